@@ -1,0 +1,14 @@
+//! # chat-runtime
+//!
+//! Frontend tools for AG-UI chat apps. The crate has a sans-IO core that builds and tests natively,
+//! and a thin WebAssembly adapter (`wasm/`, only on `wasm32`) that exposes it to JavaScript.
+//!
+//! - [`protocol`]: the AG-UI 1.0 wire protocol: the `text/event-stream` decoder, the event types,
+//!   chunk expansion, ordering rules, the thread reducer and the `RunAgentInput` builder.
+//!
+//! The core never does I/O and never reads a clock: bytes and values go in, events and messages come out.
+
+pub mod protocol;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;

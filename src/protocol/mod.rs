@@ -1,0 +1,3 @@
+//! The AG-UI 1.0 protocol core: sans-IO, no JavaScript dependencies.
+
+pub mod event;
