@@ -1,3 +1,4 @@
 //! The AG-UI 1.0 protocol core: sans-IO, no JavaScript dependencies.
 
 pub mod event;
+pub mod sse;
