@@ -1,4 +1,6 @@
 //! The AG-UI 1.0 protocol core: sans-IO, no JavaScript dependencies.
 
 pub mod event;
+pub mod input;
 pub mod sse;
+pub mod thread;

@@ -1,0 +1,174 @@
+//! The `RunAgentInput` builder: the body of a run request (DESIGN.md, "The loop", step 1).
+//!
+//! The output matches what `@ag-ui/client@1.0.0` sends (`AbstractAgent.prepareRunAgentInput`,
+//! checked against captured request bodies): `protocolVersion: "1.0"`, `tools` and `context`
+//! always present as arrays, `state` and `forwardedProps` `{}` when not given, activity messages
+//! left out of `messages`, and no `null` for any optional field.
+
+use serde_json::{Map, Value};
+
+use crate::protocol::event::{Context, Message, ResumeEntry, RunAgentInput, Tool};
+use crate::protocol::thread::Thread;
+
+/// The protocol version this client speaks, sent as `RunAgentInput.protocolVersion`.
+pub const PROTOCOL_VERSION: &str = "1.0";
+
+/// Which messages of the thread a run request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum History {
+    /// The whole thread, for stateless servers (pydantic-ai). The default.
+    #[default]
+    Full,
+    /// Only what the server has not seen, for servers that keep the thread (the nebari chat
+    /// pack): the messages from index `first_unseen` on.
+    New {
+        /// The index of the first message the server has not seen (the thread's length when the
+        /// previous request was sent, plus what that run added). Past the end means none.
+        first_unseen: usize,
+    },
+}
+
+/// Builds a [`RunAgentInput`]. The caller supplies the ids: the core has no randomness.
+///
+/// ```
+/// use chat_runtime::protocol::input::{History, RunInputBuilder};
+/// use chat_runtime::protocol::thread::Thread;
+///
+/// let thread = Thread::new();
+/// let input = RunInputBuilder::new("thread-1", "run-1")
+///     .history(History::Full)
+///     .build_for(&thread);
+/// assert_eq!(
+///     input.to_json(),
+///     r#"{"threadId":"thread-1","runId":"run-1","protocolVersion":"1.0","state":{},"messages":[],"tools":[],"context":[],"forwardedProps":{}}"#
+/// );
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct RunInputBuilder {
+    /// `threadId`.
+    thread_id: String,
+    /// `runId`: fresh per request, from the caller.
+    run_id: String,
+    /// Which messages go out.
+    history: History,
+    /// `tools`: the thread's enabled frontend tools.
+    tools: Vec<Tool>,
+    /// `context`.
+    context: Vec<Context>,
+    /// `state` when the caller overrides the thread's; `None` means the thread's (or `{}`).
+    state: Option<Value>,
+    /// `forwardedProps`; `None` means `{}`.
+    forwarded_props: Option<Value>,
+    /// `parentRunId`, omitted when `None`.
+    parent_run_id: Option<String>,
+    /// `resume`, omitted when `None` (as the TS client does).
+    resume: Option<Vec<ResumeEntry>>,
+}
+
+impl RunInputBuilder {
+    /// A builder for a run of `thread_id` with the id `run_id`: full history, no tools, no
+    /// context.
+    pub fn new(thread_id: impl Into<String>, run_id: impl Into<String>) -> Self {
+        RunInputBuilder {
+            thread_id: thread_id.into(),
+            run_id: run_id.into(),
+            ..Self::default()
+        }
+    }
+
+    /// Which messages to send.
+    pub fn history(mut self, history: History) -> Self {
+        self.history = history;
+        self
+    }
+
+    /// The tools offered (schemas only).
+    pub fn tools(mut self, tools: Vec<Tool>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// Context for the agent.
+    pub fn context(mut self, context: Vec<Context>) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// The state to send instead of the thread's. `null` is sent as `{}`.
+    pub fn state(mut self, state: Value) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// `forwardedProps`. `null` is sent as `{}` (the TS client's `?? {}`).
+    pub fn forwarded_props(mut self, forwarded_props: Value) -> Self {
+        self.forwarded_props = Some(forwarded_props);
+        self
+    }
+
+    /// The run this one continues.
+    pub fn parent_run_id(mut self, parent_run_id: impl Into<String>) -> Self {
+        self.parent_run_id = Some(parent_run_id.into());
+        self
+    }
+
+    /// Answers to open interrupts.
+    pub fn resume(mut self, resume: Vec<ResumeEntry>) -> Self {
+        self.resume = Some(resume);
+        self
+    }
+
+    /// The input for `thread`: its messages (per [`History`]) and its state, unless
+    /// [`RunInputBuilder::state`] overrides it.
+    pub fn build_for(&self, thread: &Thread) -> RunAgentInput {
+        self.build_with_state(thread.messages(), thread.state())
+    }
+
+    /// The input for these messages (per [`History`]); state `{}` unless
+    /// [`RunInputBuilder::state`] set one.
+    pub fn build(&self, messages: &[Message]) -> RunAgentInput {
+        self.build_with_state(messages, &Value::Null)
+    }
+
+    fn build_with_state(&self, messages: &[Message], thread_state: &Value) -> RunAgentInput {
+        let sent = match self.history {
+            History::Full => messages,
+            History::New { first_unseen } => messages.get(first_unseen..).unwrap_or(&[]),
+        };
+        RunAgentInput {
+            thread_id: self.thread_id.clone(),
+            run_id: self.run_id.clone(),
+            protocol_version: Some(PROTOCOL_VERSION.to_owned()),
+            parent_run_id: self.parent_run_id.clone(),
+            state: Some(or_empty_object(self.state.as_ref().unwrap_or(thread_state))),
+            // prepareRunAgentInput: activity messages never travel back to the agent.
+            messages: sent
+                .iter()
+                .filter(|m| !matches!(m, Message::Activity(_)))
+                .cloned()
+                .collect(),
+            tools: self.tools.clone(),
+            context: self.context.clone(),
+            forwarded_props: Some(or_empty_object(
+                self.forwarded_props.as_ref().unwrap_or(&Value::Null),
+            )),
+            resume: self.resume.clone(),
+        }
+    }
+}
+
+/// `null` (absent) becomes `{}`; anything else is sent as is.
+fn or_empty_object(value: &Value) -> Value {
+    match value {
+        Value::Null => Value::Object(Map::new()),
+        value => value.clone(),
+    }
+}
+
+impl RunAgentInput {
+    /// The request body: JSON with every absent optional field omitted (never `null`).
+    pub fn to_json(&self) -> String {
+        // Plain data with string keys: serialization cannot fail.
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
