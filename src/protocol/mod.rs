@@ -1,3 +1,5 @@
 //! The AG-UI 1.0 protocol core: sans-IO, no JavaScript dependencies.
 
+pub mod chunks;
 pub mod event;
+pub mod verify;
