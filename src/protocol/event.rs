@@ -564,6 +564,15 @@ impl Event {
     /// The wire `type` string of this event.
     pub fn type_name(&self) -> &str {
         match self {
+            Event::Unknown(e) => e.type_name(),
+            known => known.known_type_name().unwrap_or_default(),
+        }
+    }
+
+    /// The wire `type` string of a known event, as a `&'static str`; `None` for
+    /// [`Event::Unknown`].
+    pub fn known_type_name(&self) -> Option<&'static str> {
+        Some(match self {
             Event::RunStarted(_) => "RUN_STARTED",
             Event::RunFinished(_) => "RUN_FINISHED",
             Event::RunError(_) => "RUN_ERROR",
@@ -595,8 +604,49 @@ impl Event {
             Event::SubagentStarted(_) => "SUBAGENT_STARTED",
             Event::SubagentFinished(_) => "SUBAGENT_FINISHED",
             Event::SubagentError(_) => "SUBAGENT_ERROR",
-            Event::Unknown(e) => e.type_name(),
-        }
+            Event::Unknown(_) => return None,
+        })
+    }
+
+    /// The sub-agent run this event is attributed to: its `subagentRunId` (required on
+    /// `SUBAGENT_*`, optional on most events, absent on `RUN_*` and `MESSAGES_SNAPSHOT`).
+    /// `None` means the parent agent. For [`Event::Unknown`] it reads the field from the JSON.
+    pub fn subagent_run_id(&self) -> Option<&str> {
+        let id = match self {
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::MessagesSnapshot(_) => return None,
+            Event::SubagentStarted(e) => return Some(&e.subagent_run_id),
+            Event::SubagentFinished(e) => return Some(&e.subagent_run_id),
+            Event::SubagentError(e) => return Some(&e.subagent_run_id),
+            Event::Unknown(e) => return e.json.get("subagentRunId").and_then(Value::as_str),
+            Event::StepStarted(e) => &e.subagent_run_id,
+            Event::StepFinished(e) => &e.subagent_run_id,
+            Event::TextMessageStart(e) => &e.subagent_run_id,
+            Event::TextMessageContent(e) => &e.subagent_run_id,
+            Event::TextMessageEnd(e) => &e.subagent_run_id,
+            Event::TextMessageChunk(e) => &e.subagent_run_id,
+            Event::ToolCallStart(e) => &e.subagent_run_id,
+            Event::ToolCallArgs(e) => &e.subagent_run_id,
+            Event::ToolCallEnd(e) => &e.subagent_run_id,
+            Event::ToolCallChunk(e) => &e.subagent_run_id,
+            Event::ToolCallResult(e) => &e.subagent_run_id,
+            Event::StateSnapshot(e) => &e.subagent_run_id,
+            Event::StateDelta(e) => &e.subagent_run_id,
+            Event::ActivitySnapshot(e) => &e.subagent_run_id,
+            Event::ActivityDelta(e) => &e.subagent_run_id,
+            Event::Raw(e) => &e.subagent_run_id,
+            Event::Custom(e) => &e.subagent_run_id,
+            Event::ReasoningStart(e) => &e.subagent_run_id,
+            Event::ReasoningMessageStart(e) => &e.subagent_run_id,
+            Event::ReasoningMessageContent(e) => &e.subagent_run_id,
+            Event::ReasoningMessageEnd(e) => &e.subagent_run_id,
+            Event::ReasoningMessageChunk(e) => &e.subagent_run_id,
+            Event::ReasoningEnd(e) => &e.subagent_run_id,
+            Event::ReasoningEncryptedValue(e) => &e.subagent_run_id,
+        };
+        id.as_deref()
     }
 
     /// The wire JSON of this event.
@@ -659,10 +709,11 @@ impl Event {
             "SUBAGENT_STARTED" => known!(SubagentStarted),
             "SUBAGENT_FINISHED" => known!(SubagentFinished),
             "SUBAGENT_ERROR" => known!(SubagentError),
-            "THINKING_START" | "THINKING_END" | "THINKING_TEXT_MESSAGE_START"
-            | "THINKING_TEXT_MESSAGE_CONTENT" | "THINKING_TEXT_MESSAGE_END" => {
-                parse_legacy(data, index, &ty)
-            }
+            "THINKING_START"
+            | "THINKING_END"
+            | "THINKING_TEXT_MESSAGE_START"
+            | "THINKING_TEXT_MESSAGE_CONTENT"
+            | "THINKING_TEXT_MESSAGE_END" => parse_legacy(data, index, &ty),
             _ => match serde_json::from_str::<JsonObject>(data) {
                 Ok(json) => Ok(Parsed::Event(Event::Unknown(UnknownEvent { json }))),
                 Err(e) => Err(EventError::Json {
@@ -675,7 +726,11 @@ impl Event {
 }
 
 /// Deserializes a known event's payload; on failure, finds the path of the offending field.
-fn typed<T: for<'de> Deserialize<'de>>(data: &str, index: usize, ty: &str) -> Result<T, EventError> {
+fn typed<T: for<'de> Deserialize<'de>>(
+    data: &str,
+    index: usize,
+    ty: &str,
+) -> Result<T, EventError> {
     serde_json::from_str::<T>(data).map_err(|first| {
         // Walk the JSON again, tracking the path: only on the error path, so the happy path
         // pays nothing for it.
@@ -781,7 +836,11 @@ pub enum EncryptedValueSubtype {
 
 /// `RUN_FINISHED.outcome`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
 pub enum RunFinishedOutcome {
     /// The run succeeded. `pendingToolCallIds` hands frontend tool calls to the client.
     Success {
@@ -828,7 +887,11 @@ pub struct Interrupt {
 
 /// `SUBAGENT_FINISHED.outcome`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
 pub enum SubagentOutcome {
     /// The sub-agent succeeded.
     Success {},
