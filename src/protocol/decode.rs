@@ -1,0 +1,357 @@
+//! The decoding pipeline: `text/event-stream` bytes in, AG-UI 1.0 events out.
+//!
+//! ```text
+//! bytes ─▶ SseDecoder ─▶ Event::parse ─▶ LegacyUpgrader ─▶ wire events
+//!                                                     └─▶ ChunkExpander ─▶ Verifier  (checks only)
+//! ```
+//!
+//! [`EventDecoder`] yields either the events as they are on the wire (legacy `THINKING_*` already
+//! mapped to `REASONING_*`, chunk events left as they are; what `decodeEventStream` returns) or, with
+//! [`DecodeOptions::expand_chunks`], the expanded stream a reducer folds (no `*_CHUNK` events). The
+//! ordering rules are always checked on the expanded view when [`DecodeOptions::verify`] is set.
+//! [`decode_all`] runs it over a whole body.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use super::chunks::{ChunkError, ChunkExpander, LegacyNotice, LegacyUpgrader};
+use super::event::{Event, EventError, Parsed};
+use super::sse::{SseDecoder, SseError, DEFAULT_MAX_EVENT_BYTES};
+use super::verify::{OrderError, Verifier};
+
+/// How to decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// Check the AG-UI ordering rules (on the chunk-expanded stream).
+    pub verify: bool,
+    /// The largest single SSE event accepted, in bytes.
+    pub max_event_bytes: usize,
+    /// Yield the chunk-expanded stream (for a reducer) instead of the wire events.
+    pub expand_chunks: bool,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        Self {
+            verify: true,
+            max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
+            expand_chunks: false,
+        }
+    }
+}
+
+/// Something the decoder accepted but reports.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum Warning {
+    /// An event `type` this crate does not know; kept as [`Event::Unknown`].
+    UnknownEventType {
+        /// The event's position in the stream.
+        index: usize,
+        /// Its `type`.
+        event_type: String,
+    },
+    /// A legacy `THINKING_*` event, translated to `REASONING_*`.
+    LegacyEvent {
+        /// The event's position in the stream.
+        index: usize,
+        /// Its legacy `type`.
+        event_type: String,
+        /// The 1.0 `type` it became.
+        translated_to: String,
+    },
+    /// `THINKING_START.title` was dropped (`REASONING_START` has no title).
+    LegacyTitleDropped {
+        /// The event's position in the stream.
+        index: usize,
+        /// The title that was dropped.
+        title: String,
+    },
+    /// A legacy continuation arrived with nothing open, so an id was made up for it.
+    LegacyMintedId {
+        /// The event's position in the stream.
+        index: usize,
+        /// Its legacy `type`.
+        event_type: String,
+        /// The id made up.
+        id: String,
+    },
+}
+
+impl Warning {
+    fn from_legacy(index: usize, notice: LegacyNotice) -> Self {
+        match notice {
+            LegacyNotice::Translated { from, to } => Warning::LegacyEvent {
+                index,
+                event_type: from.to_owned(),
+                translated_to: to.to_owned(),
+            },
+            LegacyNotice::TitleDropped { title } => Warning::LegacyTitleDropped { index, title },
+            LegacyNotice::MintedId { from, id } => Warning::LegacyMintedId {
+                index,
+                event_type: from.to_owned(),
+                id,
+            },
+        }
+    }
+}
+
+/// Why a stream could not be decoded. Every variant knows the event index where it happened.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The `text/event-stream` framing failed (event too large, truncated at the end).
+    #[error("event {index}: {source}")]
+    Sse {
+        /// The position of the event being read.
+        index: usize,
+        /// What failed.
+        source: SseError,
+    },
+    /// An event's JSON is malformed.
+    #[error(transparent)]
+    Event(#[from] EventError),
+    /// A `*_CHUNK` event could not be expanded.
+    #[error(transparent)]
+    Chunk(#[from] ChunkError),
+    /// The events break the AG-UI ordering rules.
+    #[error(transparent)]
+    Order(#[from] OrderError),
+}
+
+impl DecodeError {
+    /// A stable, machine-readable code: `decode/too-large`, `decode/truncated`, `decode/json`,
+    /// `decode/no-type`, `decode/field`, `decode/chunk`, `decode/order`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            DecodeError::Sse {
+                source: SseError::EventTooLarge { .. },
+                ..
+            } => "decode/too-large",
+            DecodeError::Sse { .. } => "decode/truncated",
+            DecodeError::Event(EventError::Json { .. }) => "decode/json",
+            DecodeError::Event(EventError::NoType { .. }) => "decode/no-type",
+            DecodeError::Event(_) => "decode/field",
+            DecodeError::Chunk(_) => "decode/chunk",
+            DecodeError::Order(_) => "decode/order",
+        }
+    }
+
+    /// The 0-based position in the stream of the event that failed.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            DecodeError::Sse { index, .. } => Some(*index),
+            DecodeError::Event(e) => Some(e.index()),
+            DecodeError::Chunk(e) => Some(e.index()),
+            DecodeError::Order(e) => Some(e.index()),
+        }
+    }
+
+    /// The `type` of the event that failed, when known.
+    pub fn event_type(&self) -> Option<&str> {
+        match self {
+            DecodeError::Event(EventError::Field { event_type, .. }) => Some(event_type),
+            DecodeError::Order(e) => Some(e.event_type()),
+            _ => None,
+        }
+    }
+
+    /// The path of the malformed field, for [`EventError::Field`].
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            DecodeError::Event(EventError::Field { field, .. }) => Some(field),
+            _ => None,
+        }
+    }
+}
+
+/// Incremental decoder: [`feed`](Self::feed) bytes as they arrive, take events with
+/// [`next_event`](Self::next_event), call [`finish`](Self::finish) at the end of the body.
+///
+/// After an error the decoder is failed: later calls return the same error.
+#[derive(Debug)]
+pub struct EventDecoder {
+    sse: SseDecoder,
+    legacy: LegacyUpgrader,
+    /// Present when chunks are expanded for output or for the verifier.
+    expander: Option<ChunkExpander>,
+    /// Present when the ordering rules are checked.
+    verifier: Option<Verifier>,
+    /// Whether the expanded events are the output (else the wire events are).
+    expand: bool,
+    /// Index of the next SSE event, for error positions and warnings.
+    index: usize,
+    /// Events decoded but not yet taken.
+    ready: VecDeque<Event>,
+    /// Reusable buffer of expanded events, so a token stream does not allocate one per event.
+    expanded: Vec<Event>,
+    warnings: Vec<Warning>,
+    /// The first error; the decoder stays failed after it.
+    failed: Option<DecodeError>,
+}
+
+impl EventDecoder {
+    /// A decoder with the given options.
+    pub fn new(options: &DecodeOptions) -> Self {
+        Self {
+            sse: SseDecoder::with_max_event_bytes(options.max_event_bytes),
+            legacy: LegacyUpgrader::default(),
+            expander: (options.verify || options.expand_chunks).then(ChunkExpander::default),
+            verifier: options.verify.then(Verifier::default),
+            expand: options.expand_chunks,
+            index: 0,
+            ready: VecDeque::new(),
+            expanded: Vec::new(),
+            warnings: Vec::new(),
+            failed: None,
+        }
+    }
+
+    /// Feeds the next bytes of the body and decodes every event they complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        self.check_failed()?;
+        let fed = self.sse.feed(bytes);
+        // Events completed before a framing error come first in the stream: decode them first,
+        // so the error's index is the event that broke.
+        let result = self.drain().and_then(|()| self.sse_result(fed));
+        self.fail_on(result)
+    }
+
+    /// Ends the body: errors if an event was cut off. Chunk streams still open are closed.
+    pub fn finish(&mut self) -> Result<(), DecodeError> {
+        self.check_failed()?;
+        let finished = self.sse.finish();
+        let result = self.drain().and_then(|()| self.sse_result(finished));
+        let result = result.and_then(|()| {
+            if let Some(expander) = &mut self.expander {
+                expander.finish(&mut self.expanded);
+            }
+            self.take_expanded(self.index.saturating_sub(1))
+        });
+        self.fail_on(result)
+    }
+
+    fn sse_result(&self, result: Result<(), SseError>) -> Result<(), DecodeError> {
+        result.map_err(|source| DecodeError::Sse {
+            index: self.index,
+            source,
+        })
+    }
+
+    /// The next decoded event, in stream order.
+    pub fn next_event(&mut self) -> Option<Event> {
+        self.ready.pop_front()
+    }
+
+    /// Warnings so far (unknown event types, legacy events).
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// Takes the warnings so far.
+    pub fn take_warnings(&mut self) -> Vec<Warning> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// The last SSE `id:` in force, for resuming the stream.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.sse.last_event_id()
+    }
+
+    /// How many SSE events were read.
+    pub fn events_read(&self) -> usize {
+        self.index
+    }
+
+    fn check_failed(&self) -> Result<(), DecodeError> {
+        match &self.failed {
+            Some(error) => Err(error.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn fail_on(&mut self, result: Result<(), DecodeError>) -> Result<(), DecodeError> {
+        if let Err(error) = &result {
+            self.failed = Some(error.clone());
+        }
+        result
+    }
+
+    /// Parses every complete SSE event into wire events.
+    fn drain(&mut self) -> Result<(), DecodeError> {
+        while let Some(frame) = self.sse.next_event() {
+            let index = self.index;
+            self.index += 1;
+            let parsed = Event::parse(&frame.data, index)?;
+            if let Parsed::Event(Event::Unknown(unknown)) = &parsed {
+                self.warnings.push(Warning::UnknownEventType {
+                    index,
+                    event_type: unknown.type_name().to_owned(),
+                });
+            }
+            let event = self.legacy.upgrade(parsed);
+            while let Some(notice) = self.legacy.poll_notice() {
+                self.warnings.push(Warning::from_legacy(index, notice));
+            }
+            match &mut self.expander {
+                Some(expander) if self.expand => expander.push(event, index, &mut self.expanded)?,
+                Some(expander) => {
+                    // Wire output with verification: the verifier needs the expanded view.
+                    expander.push(event.clone(), index, &mut self.expanded)?;
+                    self.ready.push_back(event);
+                }
+                None => self.ready.push_back(event),
+            }
+            self.take_expanded(index)?;
+        }
+        Ok(())
+    }
+
+    /// Verifies the expanded events of event `index` and, in expanded mode, queues them.
+    fn take_expanded(&mut self, index: usize) -> Result<(), DecodeError> {
+        for event in self.expanded.drain(..) {
+            if let Some(verifier) = &mut self.verifier {
+                verifier.check(&event, index)?;
+            }
+            if self.expand {
+                self.ready.push_back(event);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A whole body, decoded.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Decoded {
+    /// The events, wire-shaped.
+    pub events: Vec<Event>,
+    /// What the decoder accepted but reports.
+    pub warnings: Vec<Warning>,
+    /// The last SSE `id:` seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_event_id: Option<String>,
+}
+
+/// Decodes a whole `text/event-stream` body.
+pub fn decode_all(bytes: &[u8], options: &DecodeOptions) -> Result<Decoded, DecodeError> {
+    let mut decoder = EventDecoder::new(options);
+    let mut events = Vec::new();
+    decoder.feed(bytes)?;
+    decoder.finish()?;
+    while let Some(event) = decoder.next_event() {
+        events.push(event);
+    }
+    Ok(Decoded {
+        events,
+        warnings: decoder.take_warnings(),
+        last_event_id: decoder.last_event_id().map(str::to_owned),
+    })
+}
