@@ -1,0 +1,190 @@
+// ---- AG-UI 1.0 wire types (camelCase; optional fields are omitted, never null) ----------------
+
+/** Any JSON value. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** One RFC 6902 JSON Patch operation. */
+export type JsonPatchOperation =
+  | { op: "add" | "replace" | "test"; path: string; value: JsonValue }
+  | { op: "remove"; path: string }
+  | { op: "move" | "copy"; from: string; path: string };
+
+/** A content part of a user or tool message. */
+export type ContentPart =
+  | { type: "text"; text: string; id?: string; metadata?: JsonObject }
+  | {
+      type: "image" | "audio" | "video" | "document";
+      source:
+        | { type: "data"; value: string; mimeType: string }
+        | { type: "url"; value: string; mimeType?: string }
+        | { type: "file"; value: string; provider?: string; mimeType?: string };
+      id?: string;
+      metadata?: JsonObject;
+    };
+
+/** A tool call inside an assistant message. `arguments` is JSON text. */
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+  encryptedValue?: string;
+  metadata?: JsonObject;
+}
+
+interface MessageBase {
+  id: string;
+  encryptedValue?: string;
+  metadata?: JsonObject;
+  subagentRunId?: string;
+}
+/** An AG-UI message, discriminated by `role`. */
+export type Message =
+  | (MessageBase & { role: "developer" | "system"; content: string; name?: string })
+  | (MessageBase & { role: "user"; content: string | ContentPart[]; name?: string })
+  | (MessageBase & { role: "assistant"; content?: string; toolCalls?: ToolCall[]; name?: string })
+  | (MessageBase & { role: "tool"; content: string | ContentPart[]; toolCallId: string; error?: string })
+  | { id: string; role: "activity"; activityType: string; content: JsonObject; metadata?: JsonObject; subagentRunId?: string }
+  | (MessageBase & { role: "reasoning"; content: string });
+
+/** A tool offered to the agent. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters?: JsonObject;
+  metadata?: JsonObject;
+}
+/** A piece of context for the agent. */
+export interface Context {
+  description: string;
+  value: string;
+}
+/** The body of a run request. */
+export interface RunAgentInput {
+  threadId: string;
+  runId: string;
+  protocolVersion?: string;
+  parentRunId?: string;
+  state?: JsonValue;
+  messages: Message[];
+  tools: ToolSchema[];
+  context: Context[];
+  forwardedProps?: JsonValue;
+  resume?: { interruptId: string; status: "resolved" | "cancelled"; payload?: JsonValue; metadata?: JsonObject }[];
+}
+
+/** Token usage of one model call. */
+export interface TokenUsage {
+  provider?: string;
+  model?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  reasoningTokens?: number;
+  cachedInputTokens?: number;
+  cacheWriteInputTokens?: number;
+}
+/** An open interrupt of a run. */
+export interface Interrupt {
+  id: string;
+  reason: string;
+  message?: string;
+  toolCallId?: string;
+  responseSchema?: JsonObject;
+  expiresAt?: string;
+  metadata?: JsonObject;
+  subagentRunId?: string;
+}
+/** `RUN_FINISHED.outcome`; absent means success. */
+export type RunFinishedOutcome =
+  | { type: "success"; pendingToolCallIds?: string[] }
+  | { type: "interrupt"; interrupts: Interrupt[] }
+  | { type: "cancelled" };
+
+interface EventBase {
+  timestamp?: number;
+  rawEvent?: JsonValue;
+  metadata?: JsonObject;
+}
+interface SubagentScoped extends EventBase {
+  subagentRunId?: string;
+}
+
+/** An AG-UI 1.0 event as it is on the wire. */
+export type AgUiEvent =
+  | (EventBase & { type: "RUN_STARTED"; threadId: string; runId: string; protocolVersion?: string; parentRunId?: string; input?: RunAgentInput })
+  | (EventBase & { type: "RUN_FINISHED"; threadId: string; runId: string; result?: JsonValue; outcome?: RunFinishedOutcome; usage?: TokenUsage[] })
+  | (EventBase & { type: "RUN_ERROR"; message: string; code?: string; usage?: TokenUsage[] })
+  | (SubagentScoped & { type: "STEP_STARTED" | "STEP_FINISHED"; stepName: string })
+  | (SubagentScoped & { type: "TEXT_MESSAGE_START"; messageId: string; role?: "developer" | "system" | "assistant" | "user"; name?: string })
+  | (SubagentScoped & { type: "TEXT_MESSAGE_CONTENT"; messageId: string; delta: string })
+  | (SubagentScoped & { type: "TEXT_MESSAGE_END"; messageId: string })
+  | (SubagentScoped & { type: "TEXT_MESSAGE_CHUNK"; messageId?: string; role?: "developer" | "system" | "assistant" | "user"; delta?: string; name?: string })
+  | (SubagentScoped & { type: "TOOL_CALL_START"; toolCallId: string; toolCallName: string; parentMessageId?: string })
+  | (SubagentScoped & { type: "TOOL_CALL_ARGS"; toolCallId: string; delta: string })
+  | (SubagentScoped & { type: "TOOL_CALL_END"; toolCallId: string })
+  | (SubagentScoped & { type: "TOOL_CALL_CHUNK"; toolCallId?: string; toolCallName?: string; parentMessageId?: string; delta?: string })
+  | (SubagentScoped & { type: "TOOL_CALL_RESULT"; messageId: string; toolCallId: string; content: string | ContentPart[]; role?: "tool" })
+  | (SubagentScoped & { type: "STATE_SNAPSHOT"; snapshot: JsonValue })
+  | (SubagentScoped & { type: "STATE_DELTA"; delta: JsonPatchOperation[] })
+  | (EventBase & { type: "MESSAGES_SNAPSHOT"; messages: Message[] })
+  | (SubagentScoped & { type: "ACTIVITY_SNAPSHOT"; messageId: string; activityType: string; content: JsonObject; replace?: boolean })
+  | (SubagentScoped & { type: "ACTIVITY_DELTA"; messageId: string; activityType: string; patch: JsonPatchOperation[] })
+  | (SubagentScoped & { type: "RAW"; event: JsonValue; source?: string })
+  | (SubagentScoped & { type: "CUSTOM"; name: string; value: JsonValue })
+  | (SubagentScoped & { type: "REASONING_START" | "REASONING_END"; messageId: string })
+  | (SubagentScoped & { type: "REASONING_MESSAGE_START"; messageId: string; role: "reasoning" })
+  | (SubagentScoped & { type: "REASONING_MESSAGE_CONTENT"; messageId: string; delta: string })
+  | (SubagentScoped & { type: "REASONING_MESSAGE_END"; messageId: string })
+  | (SubagentScoped & { type: "REASONING_MESSAGE_CHUNK"; messageId?: string; delta?: string })
+  | (SubagentScoped & { type: "REASONING_ENCRYPTED_VALUE"; subtype: "tool-call" | "message"; entityId: string; encryptedValue: string })
+  | (EventBase & { type: "SUBAGENT_STARTED"; subagentRunId: string; name: string; description?: string; parentSubagentRunId?: string; parentToolCallId?: string; parentMessageId?: string })
+  | (EventBase & { type: "SUBAGENT_FINISHED"; subagentRunId: string; result?: JsonValue; outcome?: { type: "success" } | { type: "suspended"; interruptIds?: string[] } })
+  | (EventBase & { type: "SUBAGENT_ERROR"; subagentRunId: string; message: string; code?: string });
+
+/** The `type` strings of the AG-UI 1.0 events. */
+export type AgUiEventType = AgUiEvent["type"];
+
+// ---- decoding -----------------------------------------------------------------------------------
+
+/** Options of `decodeEventStream`. */
+export interface DecodeOptions {
+  /** Check the AG-UI ordering rules (default `true`). */
+  verify?: boolean;
+  /** The largest single event accepted, in bytes (default 16 MiB). */
+  maxEventBytes?: number;
+}
+
+/** Something the decoder accepted but wants you to know. */
+export type DecodeWarning =
+  | { kind: "unknown_event_type"; index: number; eventType: string }
+  | { kind: "legacy_event"; index: number; eventType: string; translatedTo: string }
+  | { kind: "legacy_title_dropped"; index: number; title: string }
+  | { kind: "legacy_minted_id"; index: number; eventType: string; id: string };
+
+/** What `decodeEventStreamReport` returns. */
+export interface DecodeReport {
+  events: AgUiEvent[];
+  warnings: DecodeWarning[];
+  /** The last SSE `id:` seen, for resuming a stream. */
+  lastEventId?: string;
+}
+
+/** Every error this package throws: a real `Error` with a stable `code`. */
+export interface ChatRuntimeError extends Error {
+  name: "ChatRuntimeError";
+  /**
+   * `decode/input`, `decode/options`, `decode/too-large`, `decode/truncated`, `decode/json`,
+   * `decode/no-type`, `decode/field`, `decode/chunk`, `decode/order`, ...
+   */
+  code: string;
+  /** The 0-based position of the event in the stream, for `decode/...` errors. */
+  index?: number;
+  /** The `type` of the offending event, when known. */
+  eventType?: string;
+  /** The path of the offending field, for `decode/field`. */
+  field?: string;
+  /** The HTTP status, for `run/http` and `tools/fetch`. */
+  status?: number;
+}
