@@ -1,0 +1,102 @@
+# chat-runtime: two commands on a fresh Debian machine.
+#   make demo   installs what is missing, builds pkg/ and serves the demo on http://127.0.0.1:$(PORT)
+#   make test   installs what is missing and runs every test (native, wasm in headless Chromium, JS, e2e)
+# Every install step is idempotent and quick when the tool is already there.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PORT ?= 8080
+# Must equal the `wasm-bindgen = "=..."` pin in Cargo.toml (checked by `make tools`).
+WASM_BINDGEN_VERSION := 0.2.130
+WASM_PACK_VERSION := 0.15.1
+CARGO_BIN := $(HOME)/.cargo/bin
+export PATH := $(CARGO_BIN):$(CURDIR)/node_modules/.bin:$(PATH)
+export CHROMEDRIVER := /usr/bin/chromedriver
+export WASM_BINDGEN_TEST_TIMEOUT := 120
+# Never let a test tool download a browser: there is no network for it here.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
+
+APT_STAMP := /usr/bin/chromedriver
+
+.PHONY: help tools rust-tools browser node-deps build pkg size test test-native test-wasm test-js test-e2e demo bench fuzz clean
+
+help:
+	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
+	@echo "make test   - install what is missing, run every test"
+	@echo "make build  - build pkg/ (wasm-pack --target web, wasm-opt -Os) and print its size"
+	@echo "make bench  - native decode+reduce throughput"
+
+## ---- installs -------------------------------------------------------------
+
+tools: rust-tools browser node-deps
+
+rust-tools:
+	@grep -q '^wasm-bindgen = "=$(WASM_BINDGEN_VERSION)"' Cargo.toml \
+	  || { echo "Makefile WASM_BINDGEN_VERSION does not match the pin in Cargo.toml" >&2; exit 1; }
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
+	  || rustup target add wasm32-unknown-unknown
+	@[ "$$(wasm-bindgen --version 2>/dev/null)" = "wasm-bindgen $(WASM_BINDGEN_VERSION)" ] \
+	  || cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --force
+	@wasm-pack --version 2>/dev/null | grep -q '$(WASM_PACK_VERSION)' \
+	  || cargo install wasm-pack --version $(WASM_PACK_VERSION) --force
+
+browser:
+	@[ -x /usr/bin/chromium ] && [ -x $(APT_STAMP) ] || { \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+# npm ci from the committed lockfile, again only when the lockfile changed.
+node-deps: node_modules/.installed
+node_modules/.installed: package-lock.json package.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+## ---- build ----------------------------------------------------------------
+
+build: pkg
+pkg: rust-tools node-deps
+	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime
+	wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+	  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+	  pkg/chat_runtime_bg.wasm -o pkg/chat_runtime_bg.wasm
+	node scripts/merge-package.mjs
+	node scripts/size-report.mjs
+
+size:
+	node scripts/size-report.mjs
+
+## ---- tests ----------------------------------------------------------------
+
+test: tools test-native test-wasm build test-js test-e2e
+	@echo "make test: all suites passed"
+
+test-native: rust-tools
+	cargo test
+
+test-wasm: rust-tools browser
+	cargo test --target wasm32-unknown-unknown --tests
+
+test-js: node-deps
+	node --test tests/js/
+
+test-e2e: node-deps browser
+	node --test tests/e2e/
+
+## ---- run ------------------------------------------------------------------
+
+demo: tools build
+	node demo/serve.mjs --port $(PORT)
+
+bench: rust-tools
+	cargo bench --bench throughput
+
+# Not part of `make test`: run by hand (needs nightly and cargo-fuzz).
+fuzz:
+	cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz
+	cargo +nightly fuzz run decode -- -max_total_time=$${FUZZ_SECONDS:-300}
+
+clean:
+	rm -rf pkg target node_modules

@@ -1,0 +1,20 @@
+// Prints raw / gzip / brotli sizes of what the package ships: the .wasm and the JS glue.
+import { readFileSync } from "node:fs";
+import { gzipSync, brotliCompressSync, constants } from "node:zlib";
+
+const files = ["pkg/chat_runtime_bg.wasm", "pkg/chat_runtime.js"];
+const kb = (n) => `${(n / 1024).toFixed(1).padStart(7)} KiB`;
+let total = { raw: 0, gzip: 0, brotli: 0 };
+console.log(`${"file".padEnd(28)} ${"raw".padStart(11)} ${"gzip -9".padStart(11)} ${"brotli".padStart(11)}`);
+for (const file of files) {
+  const bytes = readFileSync(file);
+  const raw = bytes.length;
+  const gzip = gzipSync(bytes, { level: 9 }).length;
+  const brotli = brotliCompressSync(bytes, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
+  }).length;
+  total = { raw: total.raw + raw, gzip: total.gzip + gzip, brotli: total.brotli + brotli };
+  console.log(`${file.padEnd(28)} ${kb(raw)} ${kb(gzip)} ${kb(brotli)}`);
+}
+console.log(`${"total".padEnd(28)} ${kb(total.raw)} ${kb(total.gzip)} ${kb(total.brotli)}`);
+console.log(`(bytes: raw ${total.raw}, gzip ${total.gzip}, brotli ${total.brotli})`);
