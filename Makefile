@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg size test test-native test-wasm test-js test-e2e demo bench fuzz clean
+.PHONY: help tools rust-tools browser node-deps build pkg size test test-native test-wasm test-types test-js test-e2e demo bench fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -70,7 +70,7 @@ size:
 
 ## ---- tests ----------------------------------------------------------------
 
-test: tools test-native test-wasm build test-js test-e2e
+test: tools test-native test-wasm build test-types test-js test-e2e
 	@echo "make test: all suites passed"
 
 test-native: rust-tools
@@ -78,6 +78,9 @@ test-native: rust-tools
 
 test-wasm: rust-tools browser
 	cargo test --target wasm32-unknown-unknown --tests
+
+test-types: node-deps
+	tsc -p tests/tsconfig.json
 
 test-js: node-deps
 	node --test tests/js/

@@ -9,7 +9,10 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &[u8]| {
     let Some((&split_seed, body)) = input.split_first() else { return };
-    let options = DecodeOptions { verify: true, max_event_bytes: 1 << 16 };
+    let options = DecodeOptions {
+        max_event_bytes: 1 << 16,
+        ..DecodeOptions::default()
+    };
     let whole = decode_all(body, &options);
 
     let mut decoder = EventDecoder::new(&options);
@@ -37,12 +40,22 @@ fuzz_target!(|input: &[u8]| {
         _ => panic!("chunking changed the outcome: {whole:?} vs {chunked:?}"),
     }
 
-    // The reducer must take whatever the decoder let through without panicking.
-    if let Ok(decoded) = whole {
+    // The expanded stream (what a reducer folds) is accepted exactly when the wire stream is,
+    // and the reducer takes whatever the decoder let through without panicking.
+    let expanded = decode_all(
+        body,
+        &DecodeOptions {
+            expand_chunks: true,
+            ..options
+        },
+    );
+    assert_eq!(whole.is_ok(), expanded.is_ok());
+    if let Ok(decoded) = expanded {
         let mut thread = Thread::new();
         for event in &decoded.events {
             let _ = thread.apply(event);
         }
         let _ = thread.pending_tool_calls();
+        let _ = serde_json::to_string(thread.messages());
     }
 });

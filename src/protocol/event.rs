@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::locate::{offset_of, path_at};
+
 /// A JSON object (`metadata`, activity `content`, ...).
 pub type JsonObject = Map<String, Value>;
 
@@ -725,46 +727,42 @@ impl Event {
     }
 }
 
-/// Deserializes a known event's payload; on failure, finds the path of the offending field.
+/// Deserializes a known event's payload; on failure, names the offending field.
 fn typed<T: for<'de> Deserialize<'de>>(
     data: &str,
     index: usize,
     ty: &str,
 ) -> Result<T, EventError> {
-    serde_json::from_str::<T>(data).map_err(|first| {
-        // Walk the JSON again, tracking the path: only on the error path, so the happy path
-        // pays nothing for it.
-        let mut de = serde_json::Deserializer::from_str(data);
-        let (path, message) = match serde_path_to_error::deserialize::<_, T>(&mut de) {
-            Err(err) => (err.path().to_string(), err.into_inner().to_string()),
-            Ok(_) => (String::new(), first.to_string()),
+    serde_json::from_str::<T>(data).map_err(|e| {
+        let message = e.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(at) => &message[..at],
+            None => &message,
         };
-        field_error(index, ty, &path, &message)
+        // serde_json stops just past the value it rejected (or the `}` of an object that lacks a
+        // field); the scanner stops one byte earlier, inside it.
+        let at = offset_of(data, e.line(), e.column()).saturating_sub(1);
+        let field = match message
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.split('`').next())
+        {
+            Some(name) => {
+                let parent = path_at(data, at, true);
+                if parent.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{parent}.{name}")
+                }
+            }
+            None => path_at(data, at, false),
+        };
+        EventError::Field {
+            index,
+            event_type: ty.to_owned(),
+            field,
+            message: message.to_owned(),
+        }
     })
-}
-
-/// Builds [`EventError::Field`] from a serde path (`.` for the root) and message.
-fn field_error(index: usize, ty: &str, path: &str, message: &str) -> EventError {
-    let message = match message.rfind(" at line ") {
-        Some(at) => &message[..at],
-        None => message,
-    };
-    let parent = if path == "." { "" } else { path };
-    // serde reports a missing field at its parent's path, with the name in the message.
-    let field = match message
-        .strip_prefix("missing field `")
-        .and_then(|rest| rest.split('`').next())
-    {
-        Some(name) if parent.is_empty() => name.to_owned(),
-        Some(name) => format!("{parent}.{name}"),
-        None => parent.to_owned(),
-    };
-    EventError::Field {
-        index,
-        event_type: ty.to_owned(),
-        field,
-        message: message.to_owned(),
-    }
 }
 
 fn parse_legacy(data: &str, index: usize, ty: &str) -> Result<Parsed, EventError> {
@@ -785,9 +783,12 @@ fn parse_legacy(data: &str, index: usize, ty: &str) -> Result<Parsed, EventError
         "THINKING_END" => LegacyThinking::End,
         "THINKING_TEXT_MESSAGE_START" => LegacyThinking::TextMessageStart,
         "THINKING_TEXT_MESSAGE_CONTENT" => LegacyThinking::TextMessageContent {
-            delta: legacy
-                .delta
-                .ok_or_else(|| field_error(index, ty, ".", "missing field `delta`"))?,
+            delta: legacy.delta.ok_or_else(|| EventError::Field {
+                index,
+                event_type: ty.to_owned(),
+                field: "delta".to_owned(),
+                message: "missing field `delta`".to_owned(),
+            })?,
         },
         _ => LegacyThinking::TextMessageEnd,
     };
@@ -835,11 +836,15 @@ pub enum EncryptedValueSubtype {
 }
 
 /// `RUN_FINISHED.outcome`.
+///
+/// Read through a flat struct rather than serde's internally tagged enum, which buffers the object
+/// first and then can only say "somewhere in `outcome`" when a field inside it is malformed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(
     tag = "type",
     rename_all = "lowercase",
-    rename_all_fields = "camelCase"
+    rename_all_fields = "camelCase",
+    try_from = "FlatOutcome"
 )]
 pub enum RunFinishedOutcome {
     /// The run succeeded. `pendingToolCallIds` hands frontend tool calls to the client.
@@ -855,6 +860,56 @@ pub enum RunFinishedOutcome {
     },
     /// The run was cancelled.
     Cancelled {},
+}
+
+/// The wire shape of both outcome types, read field by field.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FlatOutcome {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    pending_tool_call_ids: Option<Vec<String>>,
+    #[serde(default)]
+    interrupts: Option<Vec<Interrupt>>,
+    #[serde(default)]
+    interrupt_ids: Option<Vec<String>>,
+}
+
+impl TryFrom<FlatOutcome> for RunFinishedOutcome {
+    type Error = String;
+
+    fn try_from(flat: FlatOutcome) -> Result<Self, String> {
+        match flat.kind.as_str() {
+            "success" => Ok(RunFinishedOutcome::Success {
+                pending_tool_call_ids: flat.pending_tool_call_ids,
+            }),
+            "interrupt" => flat
+                .interrupts
+                .map(|interrupts| RunFinishedOutcome::Interrupt { interrupts })
+                .ok_or_else(|| "missing field `interrupts`".to_owned()),
+            "cancelled" => Ok(RunFinishedOutcome::Cancelled {}),
+            other => Err(format!(
+                "unknown outcome type `{other}`, expected `success`, `interrupt` or `cancelled`"
+            )),
+        }
+    }
+}
+
+impl TryFrom<FlatOutcome> for SubagentOutcome {
+    type Error = String;
+
+    fn try_from(flat: FlatOutcome) -> Result<Self, String> {
+        match flat.kind.as_str() {
+            "success" => Ok(SubagentOutcome::Success {}),
+            "suspended" => Ok(SubagentOutcome::Suspended {
+                interrupt_ids: flat.interrupt_ids,
+            }),
+            other => Err(format!(
+                "unknown outcome type `{other}`, expected `success` or `suspended`"
+            )),
+        }
+    }
 }
 
 /// One open interrupt of a run.
@@ -890,7 +945,8 @@ pub struct Interrupt {
 #[serde(
     tag = "type",
     rename_all = "lowercase",
-    rename_all_fields = "camelCase"
+    rename_all_fields = "camelCase",
+    try_from = "FlatOutcome"
 )]
 pub enum SubagentOutcome {
     /// The sub-agent succeeded.

@@ -1,0 +1,188 @@
+//! Event parsing: liberal on the unknown, strict on the known, wire JSON out.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use chat_runtime::protocol::event::{Event, EventError, LegacyThinking, Parsed};
+use serde_json::json;
+
+fn event(json: &str) -> Event {
+    match Event::parse(json, 0).expect("parses") {
+        Parsed::Event(event) => event,
+        other => panic!("not a 1.0 event: {other:?}"),
+    }
+}
+
+fn field_error(json: &str) -> (String, String) {
+    match Event::parse(json, 7) {
+        Err(EventError::Field {
+            index,
+            event_type,
+            field,
+            message,
+        }) => {
+            assert_eq!(index, 7);
+            assert!(!message.contains(" at line "), "{message}");
+            (event_type, field)
+        }
+        other => panic!("expected a field error, got {other:?}"),
+    }
+}
+
+#[test]
+fn malformed_fields_are_named_by_their_json_path() {
+    let cases = [
+        (
+            r#"{"type":"TEXT_MESSAGE_START","messageId":42}"#,
+            "TEXT_MESSAGE_START",
+            "messageId",
+        ),
+        (
+            r#"{"type":"RUN_STARTED","threadId":"t"}"#,
+            "RUN_STARTED",
+            "runId",
+        ),
+        (
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":["a",5]}}"#,
+            "RUN_FINISHED",
+            "outcome.pendingToolCallIds[1]",
+        ),
+        (
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i"}]}}"#,
+            "RUN_FINISHED",
+            "outcome.interrupts[0].reason",
+        ),
+        (
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"robot"}"#,
+            "TEXT_MESSAGE_START",
+            "role",
+        ),
+        (
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":{"a":1}}"#,
+            "TOOL_CALL_ARGS",
+            "delta",
+        ),
+        (
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"1","role":"user","content":"hi"},{"id":"2","role":"tool","content":"x"}]}"#,
+            "MESSAGES_SNAPSHOT",
+            "messages[1].toolCallId",
+        ),
+        (
+            r#"{"type":"CUSTOM","name":"n","value":1,"timestamp":"yesterday"}"#,
+            "CUSTOM",
+            "timestamp",
+        ),
+        (
+            r#"{"type":"STATE_DELTA","delta":[{"op":"jump","path":"/a"}]}"#,
+            "STATE_DELTA",
+            "delta[0].op",
+        ),
+    ];
+    for (json, event_type, field) in cases {
+        assert_eq!(
+            field_error(json),
+            (event_type.to_owned(), field.to_owned()),
+            "{json}"
+        );
+    }
+}
+
+#[test]
+fn unknown_event_types_are_kept_whole() {
+    let json = r#"{"type":"FUTURE_THING","x":[1,2],"y":{"z":null}}"#;
+    let Event::Unknown(unknown) = event(json) else {
+        panic!("not unknown")
+    };
+    assert_eq!(unknown.type_name(), "FUTURE_THING");
+    assert_eq!(
+        serde_json::to_value(Event::Unknown(unknown)).unwrap(),
+        serde_json::from_str::<serde_json::Value>(json).unwrap()
+    );
+}
+
+#[test]
+fn unknown_fields_on_known_events_are_ignored() {
+    let e = event(r#"{"type":"TEXT_MESSAGE_END","messageId":"m","shiny":true}"#);
+    assert_eq!(
+        e.to_json(),
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#
+    );
+}
+
+#[test]
+fn legacy_nulls_read_as_absent_and_are_never_written() {
+    let e = event(
+        r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","parentMessageId":null,"rawEvent":null}"#,
+    );
+    assert_eq!(
+        e.to_json(),
+        r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}"#
+    );
+    let e = event(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":null}"#);
+    assert_eq!(
+        e.to_json(),
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#
+    );
+}
+
+#[test]
+fn payload_nulls_inside_values_are_kept() {
+    let e = event(r#"{"type":"CUSTOM","name":"n","value":{"a":null}}"#);
+    assert_eq!(
+        serde_json::to_value(&e).unwrap(),
+        json!({"type":"CUSTOM","name":"n","value":{"a":null}})
+    );
+}
+
+#[test]
+fn not_json_and_missing_type_have_their_own_errors() {
+    assert!(matches!(
+        Event::parse("{nope", 3),
+        Err(EventError::Json { index: 3, .. })
+    ));
+    assert!(matches!(
+        Event::parse("[1,2]", 4),
+        Err(EventError::NoType { index: 4 })
+    ));
+    assert!(matches!(
+        Event::parse(r#"{"type":""}"#, 5),
+        Err(EventError::NoType { index: 5 })
+    ));
+    assert!(matches!(
+        Event::parse(r#"{"type":7}"#, 6),
+        Err(EventError::NoType { index: 6 })
+    ));
+    assert!(matches!(
+        Event::parse(r#""RUN_STARTED""#, 1),
+        Err(EventError::NoType { index: 1 })
+    ));
+}
+
+#[test]
+fn legacy_thinking_events_parse_as_legacy() {
+    let parsed = Event::parse(
+        r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hm","timestamp":5}"#,
+        0,
+    )
+    .unwrap();
+    assert_eq!(
+        parsed,
+        Parsed::Legacy {
+            event: LegacyThinking::TextMessageContent { delta: "hm".into() },
+            timestamp: Some(5)
+        }
+    );
+    assert!(matches!(
+        Event::parse(r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT"}"#, 2),
+        Err(EventError::Field { index: 2, ref field, .. }) if field == "delta"
+    ));
+}
+
+#[test]
+fn every_event_serializes_with_type_first() {
+    let e = event(r#"{"runId":"r","threadId":"t","type":"RUN_STARTED"}"#);
+    assert!(e.to_json().starts_with(r#"{"type":"RUN_STARTED""#));
+    assert_eq!(e.type_name(), "RUN_STARTED");
+}
