@@ -1,0 +1,81 @@
+//! Frontend tools: the catalog (`tools.json`, code-registered and backend tools), argument
+//! validation against each tool's JSON Schema, per-thread toggles, and the encoding of tool
+//! outcomes. Sans-IO: storage, URL policy inputs and regular expressions come in through traits
+//! and values; nothing here touches JavaScript.
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub mod catalog;
+pub mod outcome;
+pub mod schema;
+pub mod toggles;
+pub mod url;
+
+/// Where a tool comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSource {
+    /// A frontend tool from `tools.json` or registered in code: runs in the browser, toggleable.
+    Frontend,
+    /// A tool of the agent itself (`capabilities.tools`): listed, locked, always on.
+    Backend,
+}
+
+/// How a frontend tool is run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolHandler {
+    /// From `tools.json`: `import(url)` then call the named export.
+    Module {
+        /// The absolute URL of the module (the manifest's `importPath`, resolved and checked).
+        url: String,
+        /// The named export to call.
+        entrypoint: String,
+    },
+    /// Registered in code (`registerTool`): the host keeps the function under the tool's name.
+    Registered,
+}
+
+/// A validated frontend tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrontendTool {
+    /// The tool's name as the app knows it (without any `toolNamePrefix`).
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// Its argument schema: a JSON Schema object (`{"type":"object","properties":{}}` when absent).
+    pub parameters: Value,
+    /// How to run it.
+    pub handler: ToolHandler,
+    /// `false`: fire-and-forget; runs as soon as its call ends, never causes a restart.
+    pub follow_up: bool,
+    /// Its own time limit in milliseconds, overriding the runtime's default.
+    pub timeout_ms: Option<u32>,
+}
+
+/// A backend tool, as listed in the agent's `capabilities.tools`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BackendTool {
+    /// The tool's name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its argument schema, if the agent gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+}
+
+/// A problem with one tool: the tool is skipped, everything else still loads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// The entry's position in `tools.json` (absent for registered and backend tools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// The tool's name, when it has a readable one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A stable code, e.g. `tool/bad-name` (see [`catalog`] for the list).
+    pub code: &'static str,
+    /// What is wrong, for people.
+    pub message: String,
+}
