@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use chat_runtime::protocol::decode::{DecodeOptions, EventDecoder};
+use chat_runtime::protocol::decode::{DecodeOptions, EventDecoder, Output};
 use chat_runtime::protocol::thread::Thread;
 
 const CHUNK: usize = 16 * 1024;
@@ -183,7 +183,11 @@ fn mixed() -> String {
 /// Decodes (and, with `reduce`, folds into a thread) one body; returns the events seen.
 fn run(body: &[u8], reduce: bool) -> usize {
     let options = DecodeOptions {
-        expand_chunks: reduce,
+        output: if reduce {
+            Output::Expanded
+        } else {
+            Output::Wire
+        },
         ..DecodeOptions::default()
     };
     let mut decoder = EventDecoder::new(&options);

@@ -92,3 +92,40 @@ fn every_corpus_case_decodes_the_same_fed_one_byte_at_a_time() {
         assert_eq!(events, whole.events, "{name}");
     }
 }
+
+#[test]
+fn both_views_interleave_exactly_the_wire_and_the_expanded_streams() {
+    use chat_runtime::protocol::decode::{EventDecoder, Output};
+    let with = |output| DecodeOptions {
+        output,
+        ..DecodeOptions::default()
+    };
+    for (name, sse, _) in CASES {
+        let wire = decode_all(sse.as_bytes(), &with(Output::Wire))
+            .unwrap()
+            .events;
+        let expanded = decode_all(sse.as_bytes(), &with(Output::Expanded))
+            .unwrap()
+            .events;
+        let mut decoder = EventDecoder::new(&with(Output::Both));
+        decoder.feed(sse.as_bytes()).unwrap();
+        decoder.finish().unwrap();
+        let items: Vec<_> = std::iter::from_fn(|| decoder.next_item()).collect();
+        let wire_view: Vec<_> = items
+            .iter()
+            .filter(|i| i.wire)
+            .map(|i| i.event.clone())
+            .collect();
+        let expanded_view: Vec<_> = items
+            .iter()
+            .filter(|i| i.expanded)
+            .map(|i| i.event.clone())
+            .collect();
+        assert_eq!(wire_view, wire, "{name}: wire view");
+        assert_eq!(expanded_view, expanded, "{name}: expanded view");
+        assert!(
+            expanded.iter().all(|e| !e.type_name().ends_with("_CHUNK")),
+            "{name}: no chunk survives expansion"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 //! outcome (the same events, or the same error code, as feeding the body whole).
 #![no_main]
 
-use chat_runtime::protocol::decode::{decode_all, DecodeOptions, EventDecoder};
+use chat_runtime::protocol::decode::{decode_all, DecodeOptions, EventDecoder, Output};
 use chat_runtime::protocol::thread::Thread;
 use libfuzzer_sys::fuzz_target;
 
@@ -45,7 +45,7 @@ fuzz_target!(|input: &[u8]| {
     let expanded = decode_all(
         body,
         &DecodeOptions {
-            expand_chunks: true,
+            output: Output::Expanded,
             ..options
         },
     );

@@ -5,10 +5,10 @@
 //!                                                     └─▶ ChunkExpander ─▶ Verifier  (checks only)
 //! ```
 //!
-//! [`EventDecoder`] yields either the events as they are on the wire (legacy `THINKING_*` already
-//! mapped to `REASONING_*`, chunk events left as they are; what `decodeEventStream` returns) or, with
-//! [`DecodeOptions::expand_chunks`], the expanded stream a reducer folds (no `*_CHUNK` events). The
-//! ordering rules are always checked on the expanded view when [`DecodeOptions::verify`] is set.
+//! [`EventDecoder`] yields the events as they are on the wire (legacy `THINKING_*` already mapped to
+//! `REASONING_*`, chunk events left as they are; what `decodeEventStream` returns), the expanded
+//! stream a reducer folds (no `*_CHUNK` events), or both ([`Output`]). The ordering rules are
+//! checked on the expanded view when [`DecodeOptions::verify`] is set.
 //! [`decode_all`] runs it over a whole body.
 
 use std::collections::VecDeque;
@@ -27,8 +27,32 @@ pub struct DecodeOptions {
     pub verify: bool,
     /// The largest single SSE event accepted, in bytes.
     pub max_event_bytes: usize,
-    /// Yield the chunk-expanded stream (for a reducer) instead of the wire events.
-    pub expand_chunks: bool,
+    /// What [`EventDecoder`] yields.
+    pub output: Output,
+}
+
+/// What an [`EventDecoder`] yields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Output {
+    /// The events as they are on the wire (`*_CHUNK` events stay chunks).
+    #[default]
+    Wire,
+    /// The chunk-expanded stream a reducer folds (no `*_CHUNK` events).
+    Expanded,
+    /// Both, in stream order, each [`Item`] saying which view it belongs to. A chunk event is a
+    /// wire-only item followed by its expansion; any other event is one item in both views.
+    Both,
+}
+
+/// One decoded event and the views it belongs to (see [`Output::Both`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    /// The event.
+    pub event: Event,
+    /// It is an event as it arrived on the wire (to hand to listeners).
+    pub wire: bool,
+    /// It is part of the expanded stream (to fold into the thread).
+    pub expanded: bool,
 }
 
 impl Default for DecodeOptions {
@@ -36,7 +60,7 @@ impl Default for DecodeOptions {
         Self {
             verify: true,
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
-            expand_chunks: false,
+            output: Output::Wire,
         }
     }
 }
@@ -183,12 +207,12 @@ pub struct EventDecoder {
     expander: Option<ChunkExpander>,
     /// Present when the ordering rules are checked.
     verifier: Option<Verifier>,
-    /// Whether the expanded events are the output (else the wire events are).
-    expand: bool,
+    /// Which view(s) to yield.
+    output: Output,
     /// Index of the next SSE event, for error positions and warnings.
     index: usize,
     /// Events decoded but not yet taken.
-    ready: VecDeque<Event>,
+    ready: VecDeque<Item>,
     /// Reusable buffer of expanded events, so a token stream does not allocate one per event.
     expanded: Vec<Event>,
     warnings: Vec<Warning>,
@@ -202,9 +226,10 @@ impl EventDecoder {
         Self {
             sse: SseDecoder::with_max_event_bytes(options.max_event_bytes),
             legacy: LegacyUpgrader::default(),
-            expander: (options.verify || options.expand_chunks).then(ChunkExpander::default),
+            expander: (options.verify || options.output != Output::Wire)
+                .then(ChunkExpander::default),
             verifier: options.verify.then(Verifier::default),
-            expand: options.expand_chunks,
+            output: options.output,
             index: 0,
             ready: VecDeque::new(),
             expanded: Vec::new(),
@@ -232,7 +257,7 @@ impl EventDecoder {
             if let Some(expander) = &mut self.expander {
                 expander.finish(&mut self.expanded);
             }
-            self.take_expanded(self.index.saturating_sub(1))
+            self.take_expanded(self.index.saturating_sub(1), false)
         });
         self.fail_on(result)
     }
@@ -244,8 +269,13 @@ impl EventDecoder {
         })
     }
 
-    /// The next decoded event, in stream order.
+    /// The next decoded event, in stream order (for [`Output::Wire`] and [`Output::Expanded`]).
     pub fn next_event(&mut self) -> Option<Event> {
+        self.ready.pop_front().map(|item| item.event)
+    }
+
+    /// The next decoded item, in stream order (for [`Output::Both`]).
+    pub fn next_item(&mut self) -> Option<Item> {
         self.ready.pop_front()
     }
 
@@ -299,28 +329,69 @@ impl EventDecoder {
             while let Some(notice) = self.legacy.poll_notice() {
                 self.warnings.push(Warning::from_legacy(index, notice));
             }
-            match &mut self.expander {
-                Some(expander) if self.expand => expander.push(event, index, &mut self.expanded)?,
-                Some(expander) => {
-                    // Wire output with verification: the verifier needs the expanded view.
+            let Some(expander) = &mut self.expander else {
+                self.ready.push_back(Item {
+                    event,
+                    wire: true,
+                    expanded: false,
+                });
+                continue;
+            };
+            let is_chunk = matches!(
+                event,
+                Event::TextMessageChunk(_)
+                    | Event::ToolCallChunk(_)
+                    | Event::ReasoningMessageChunk(_)
+            );
+            match self.output {
+                Output::Wire => {
+                    // The verifier needs the expanded view; the wire event is the output.
                     expander.push(event.clone(), index, &mut self.expanded)?;
-                    self.ready.push_back(event);
+                    self.take_expanded(index, false)?;
+                    self.ready.push_back(Item {
+                        event,
+                        wire: true,
+                        expanded: false,
+                    });
                 }
-                None => self.ready.push_back(event),
+                Output::Expanded => {
+                    expander.push(event, index, &mut self.expanded)?;
+                    self.take_expanded(index, false)?;
+                }
+                Output::Both if is_chunk => {
+                    expander.push(event.clone(), index, &mut self.expanded)?;
+                    self.ready.push_back(Item {
+                        event,
+                        wire: true,
+                        expanded: false,
+                    });
+                    self.take_expanded(index, false)?;
+                }
+                Output::Both => {
+                    // The expander moves a non-chunk event through last, after the ENDs it
+                    // synthesized to close chunk streams: that last event is the wire event.
+                    expander.push(event, index, &mut self.expanded)?;
+                    self.take_expanded(index, true)?;
+                }
             }
-            self.take_expanded(index)?;
         }
         Ok(())
     }
 
-    /// Verifies the expanded events of event `index` and, in expanded mode, queues them.
-    fn take_expanded(&mut self, index: usize) -> Result<(), DecodeError> {
-        for event in self.expanded.drain(..) {
+    /// Verifies the expanded events of event `index` and queues them unless only the wire view
+    /// is wanted. With `last_is_wire`, the last one is also the wire event.
+    fn take_expanded(&mut self, index: usize, last_is_wire: bool) -> Result<(), DecodeError> {
+        let count = self.expanded.len();
+        for (n, event) in self.expanded.drain(..).enumerate() {
             if let Some(verifier) = &mut self.verifier {
                 verifier.check(&event, index)?;
             }
-            if self.expand {
-                self.ready.push_back(event);
+            if self.output != Output::Wire {
+                self.ready.push_back(Item {
+                    event,
+                    wire: last_is_wire && n + 1 == count,
+                    expanded: true,
+                });
             }
         }
         Ok(())

@@ -254,6 +254,45 @@ impl Thread {
         at
     }
 
+    /// Records the answer to a tool call where the agent expects it: in place of a
+    /// [`FORWARDED_PLACEHOLDER`] result for the call if there is one, else right after the
+    /// assistant message that made the call (after the results already there), else at the end.
+    /// Returns its index; messages after it moved down by one.
+    pub fn insert_tool_result(&mut self, message: ToolMessage) -> usize {
+        let placeholder = self.messages.iter().position(|m| {
+            matches!(m, Message::Tool(t) if t.tool_call_id == message.tool_call_id
+                && is_placeholder(&t.content))
+        });
+        if let Some(at) = placeholder {
+            self.messages[at] = Message::Tool(message);
+            self.reindex();
+            return at;
+        }
+        let tool_call_id = message.tool_call_id.clone();
+        self.place_tool_message(Message::Tool(message), &tool_call_id)
+    }
+
+    /// Places a tool message like the TS reducer places `TOOL_CALL_RESULT` (default.ts: "Place
+    /// the tool result immediately after the assistant message that issued the matching tool
+    /// call — not at the end. [...] Skip past any tool results already recorded for the same
+    /// assistant so parallel results keep their order. Fall back to append when no owner is
+    /// found.")
+    fn place_tool_message(&mut self, message: Message, tool_call_id: &str) -> usize {
+        let Some(&(owner, _)) = self.tool_call_index.get(tool_call_id) else {
+            return self.append(message);
+        };
+        let mut at = owner + 1;
+        while matches!(self.messages.get(at), Some(Message::Tool(_))) {
+            at += 1;
+        }
+        if at == self.messages.len() {
+            return self.append(message);
+        }
+        self.messages.insert(at, message);
+        self.reindex();
+        at
+    }
+
     /// Starts a new run's tally of tool calls. `RUN_STARTED` does the same; call this when the
     /// request goes out, so a stream that fails before `RUN_STARTED` leaves no stale tally.
     pub fn begin_run(&mut self) {
@@ -529,23 +568,9 @@ impl Thread {
                     metadata: merged(None, e.metadata.as_ref()),
                     subagent_run_id: e.subagent_run_id.clone(),
                 });
-                // default.ts TOOL_CALL_RESULT: "Place the tool result immediately after the
-                // assistant message that issued the matching tool call — not at the end. [...]
-                // Skip past any tool results already recorded for the same assistant so
-                // parallel results keep their order. Fall back to append when no owner is found."
-                let Some(&(owner, _)) = self.tool_call_index.get(&e.tool_call_id) else {
-                    return Ok(Applied::Added(self.append(message)));
-                };
-                let mut at = owner + 1;
-                while matches!(self.messages.get(at), Some(Message::Tool(_))) {
-                    at += 1;
-                }
-                if at == self.messages.len() {
-                    return Ok(Applied::Added(self.append(message)));
-                }
-                self.messages.insert(at, message);
-                self.reindex();
-                Ok(Applied::Added(at))
+                Ok(Applied::Added(
+                    self.place_tool_message(message, &e.tool_call_id),
+                ))
             }
             Event::StateSnapshot(e) => {
                 self.state = e.snapshot.clone();
