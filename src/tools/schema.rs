@@ -1,1 +1,1103 @@
-//! (being written)
+//! Tool-argument validation against a tool's JSON Schema (`parameters`).
+//!
+//! Before a frontend tool's handler runs, its parsed arguments go through [`validate`]. The first
+//! violation becomes an `INVALID_TOOL_ARGUMENTS` result for the model (see [`Violation::to_text`])
+//! and the handler is not called. [`check_schema`] vets a schema once, when the catalog loads.
+//!
+//! This is a deliberately small validator (every byte ships in the wasm binary). It covers the
+//! keywords tool schemas use in practice (drafts 04 to 2020-12, as written by pydantic, zod and
+//! hand):
+//!
+//! - any value: `type` (a name or an array of names; `integer` is a number without a fractional
+//!   part, so `1.0` is one), `enum`, `const` (JSON equality, `1 == 1.0`), boolean schemas,
+//!   local `$ref` (`#`, `#/definitions/x`, `#/$defs/x`, any JSON pointer with `~0`/`~1` escapes,
+//!   percent-encoded or not), `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`;
+//! - numbers: `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (the draft-06+ number
+//!   form and the draft-04 / OpenAPI 3.0 boolean form), `multipleOf`;
+//! - strings: `minLength`, `maxLength` (in Unicode code points), `pattern` (through a
+//!   [`PatternMatcher`]: the host's regular expressions, so no engine is bundled);
+//! - arrays: `items` (a schema, or an array of schemas = a tuple, draft-07 style), `additionalItems`,
+//!   `prefixItems`, `minItems`, `maxItems`, `uniqueItems`, `contains`;
+//! - objects: `properties`, `required`, `additionalProperties` (boolean or schema),
+//!   `patternProperties`, `propertyNames`, `minProperties`, `maxProperties`.
+//!
+//! Not supported: remote or `$id`/`$anchor`-based references, `$dynamicRef`,
+//! `unevaluatedProperties`/`unevaluatedItems`, `dependentRequired`/`dependentSchemas`/
+//! `dependencies`, `minContains`/`maxContains`, `format` (an annotation only, as by default in JSON
+//! Schema). Unknown keywords (`description`, `title`, `default`, `examples`, ...) are ignored.
+//!
+//! **Order.** `serde_json` maps are sorted by key here, so the order the schema was written in is
+//! not known. Keywords are therefore checked in one fixed order, which makes the first violation
+//! deterministic: `$ref`, `type`, `enum`, `const`; then for numbers `minimum`, `exclusiveMinimum`,
+//! `maximum`, `exclusiveMaximum`, `multipleOf`; strings `minLength`, `maxLength`, `pattern`; arrays
+//! `minItems`, `maxItems`, `uniqueItems`, `prefixItems`/`items`/`additionalItems`, `contains`;
+//! objects `required` (in its array order), `minProperties`, `maxProperties`, `properties`,
+//! `patternProperties`, `additionalProperties`, `propertyNames`; then `allOf`, `anyOf`, `oneOf`,
+//! `not`, `if`. Properties and array items are visited in map / index order.
+//!
+//! **Limits.** No input makes [`validate`] panic or recurse without bound: a `$ref` cycle that
+//! never consumes input (`{"$ref": "#"}`) is reported as a `$ref` violation, more than
+//! [`MAX_DEPTH`] nested schema levels as a `depth` violation, and more than [`MAX_STEPS`] steps of
+//! work (exponential `anyOf` nesting, huge `uniqueItems` arrays) as a `budget` violation.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde_json::{Map, Number, Value};
+
+/// How many schema levels may apply inside one another (through `$ref`, combinators, properties
+/// and items) before validation stops with a `depth` violation.
+pub const MAX_DEPTH: usize = 64;
+
+/// How many units of work (one per schema applied to a value, one per `uniqueItems` comparison)
+/// one [`validate`] call may spend before it stops with a `budget` violation.
+pub const MAX_STEPS: u32 = 250_000;
+
+/// Regular expressions come from the host: in the browser, JavaScript's own `RegExp` (with the `u`
+/// flag), so no regex engine is bundled.
+pub trait PatternMatcher {
+    /// Whether `text` matches `pattern` (ECMA-262 semantics, unanchored like JSON Schema
+    /// `pattern`). `Err(message)` if the pattern is invalid.
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String>;
+
+    /// Whether this matcher really evaluates patterns. When `false`, `pattern` and
+    /// `patternProperties` are skipped, and `additionalProperties` is not enforced on an object
+    /// whose schema has `patternProperties` (any name might have matched).
+    fn evaluates_patterns(&self) -> bool {
+        true
+    }
+}
+
+/// A matcher that accepts everything, for hosts without regex support: it skips `pattern` (every
+/// string passes) and `patternProperties` (see [`PatternMatcher::evaluates_patterns`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoPatterns;
+
+impl PatternMatcher for NoPatterns {
+    fn is_match(&self, _pattern: &str, _text: &str) -> Result<bool, String> {
+        Ok(true)
+    }
+
+    fn evaluates_patterns(&self) -> bool {
+        false
+    }
+}
+
+/// The first way the arguments break the schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    /// JSON pointer (RFC 6901) of the offending value in the arguments: `""` for the root,
+    /// `"/location"`, `"/items/2/name"`. For a missing required property, the pointer the property
+    /// would have; for an unexpected property, the property's own pointer.
+    pub pointer: String,
+    /// The keyword that failed: `"type"`, `"required"`, `"additionalProperties"`, `"enum"`,
+    /// `"pattern"`, ...; `"false"` for a `false` schema; `"depth"` and `"budget"` when a limit
+    /// stopped validation (see the module docs).
+    pub rule: &'static str,
+    /// What was expected and what was found, lower-case, e.g. `expected a string, found a number
+    /// (3)` or `missing required property "location"`.
+    pub message: String,
+}
+
+impl Violation {
+    /// One line a model can act on: `at "/location": missing required property "location"
+    /// (required)`.
+    pub fn to_text(&self) -> String {
+        format!(
+            "at {}: {} ({})",
+            quote(&self.pointer),
+            self.message,
+            self.rule
+        )
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_text())
+    }
+}
+
+impl std::error::Error for Violation {}
+
+/// Checks `args` against `schema`; returns the first violation (in the fixed keyword order of the
+/// module docs, so the answer is deterministic).
+///
+/// Keywords whose values have the wrong JSON type are ignored here: [`check_schema`] rejects them
+/// when the catalog loads. A `$ref` that does not resolve is a `$ref` violation.
+pub fn validate(
+    schema: &Value,
+    args: &Value,
+    patterns: &dyn PatternMatcher,
+) -> Result<(), Violation> {
+    let mut v = Validator {
+        root: schema,
+        patterns,
+        pointer: String::new(),
+        stack: Vec::new(),
+        steps: 0,
+    };
+    v.check(schema, args).map_err(|fail| match fail {
+        Fail::Invalid(v) | Fail::Fatal(v) => v,
+    })
+}
+
+/// Checks a tool's `parameters` when the catalog loads: it must be a JSON object (the caller puts
+/// `{"type":"object","properties":{}}` in place of an absent one), its `type`, if present, must be
+/// `"object"` (tool arguments are an object), every keyword this module knows must have a value of
+/// the right JSON type (`required` an array of strings, `properties` an object of schemas,
+/// `minLength` a non-negative integer, `pattern` a string, ...), and every `$ref` must be local,
+/// resolve, and not loop onto itself. Returns a readable reason on failure.
+pub fn check_schema(schema: &Value) -> Result<(), String> {
+    if !schema.is_object() {
+        return Err(format!(
+            "parameters must be a JSON object, found {}",
+            describe(schema)
+        ));
+    }
+    if let Some(t) = schema.get("type") {
+        if t != "object" {
+            return Err(format!(
+                "parameters must describe an object (\"type\": \"object\"), found \"type\": {}",
+                show(t)
+            ));
+        }
+    }
+    walk(schema, schema, &mut String::new(), 0)
+}
+
+/// Why validation stopped.
+enum Fail {
+    /// The arguments break the schema; a combinator (`anyOf`, `not`, ...) may still accept that.
+    Invalid(Violation),
+    /// A limit was hit (cycle, depth, budget): stop everything, whatever the combinators say.
+    Fatal(Violation),
+}
+
+type Checked = Result<(), Fail>;
+
+struct Validator<'s, 'p> {
+    /// The whole schema, for resolving `$ref`.
+    root: &'s Value,
+    /// The host's regular expressions.
+    patterns: &'p dyn PatternMatcher,
+    /// JSON pointer of the value being checked; segments are pushed and truncated as we descend.
+    pointer: String,
+    /// (schema, value) pairs being checked, innermost last: the same pair twice is a cycle that
+    /// consumes no input, and the length is the nesting depth.
+    stack: Vec<(*const Value, *const Value)>,
+    /// Work done so far, against [`MAX_STEPS`].
+    steps: u32,
+}
+
+impl Validator<'_, '_> {
+    fn invalid(&self, rule: &'static str, message: String) -> Checked {
+        Err(Fail::Invalid(Violation {
+            pointer: self.pointer.clone(),
+            rule,
+            message,
+        }))
+    }
+
+    fn fatal(&self, rule: &'static str, message: String) -> Fail {
+        Fail::Fatal(Violation {
+            pointer: self.pointer.clone(),
+            rule,
+            message,
+        })
+    }
+
+    fn tick(&mut self, n: u32) -> Checked {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > MAX_STEPS {
+            return Err(self.fatal(
+                "budget",
+                "the arguments are too large or the schema too complex to check".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks `value` (at `self.pointer`) against `schema`.
+    fn check(&mut self, schema: &Value, value: &Value) -> Checked {
+        let s = match schema {
+            Value::Object(s) => s,
+            Value::Bool(false) => {
+                return self.invalid("false", "no value is allowed here".into());
+            }
+            // `true`, or not a schema at all (rejected by `check_schema`).
+            _ => return Ok(()),
+        };
+        self.tick(1)?;
+        let key = (schema as *const Value, value as *const Value);
+        if self.stack.contains(&key) {
+            return Err(self.fatal(
+                "$ref",
+                "the schema refers back to itself without consuming any input (a $ref cycle)"
+                    .into(),
+            ));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.fatal(
+                "depth",
+                format!("more than {MAX_DEPTH} levels of schema apply here"),
+            ));
+        }
+        self.stack.push(key);
+        let result = self.check_keywords(s, value);
+        self.stack.pop();
+        result
+    }
+
+    fn check_keywords(&mut self, s: &Map<String, Value>, value: &Value) -> Checked {
+        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            let root = self.root;
+            match resolve(root, r) {
+                Some(target) => self.check(target, value)?,
+                None => {
+                    return self.invalid(
+                        "$ref",
+                        format!("the schema's $ref {} does not resolve", quote(r)),
+                    )
+                }
+            }
+        }
+        if let Some(t) = s.get("type") {
+            let names: &[Value] = match t {
+                Value::Array(a) => a,
+                one => std::slice::from_ref(one),
+            };
+            let ok = names
+                .iter()
+                .any(|n| n.as_str().is_some_and(|n| type_matches(n, value)));
+            if !ok {
+                let expected: Vec<&str> = names
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(type_phrase)
+                    .collect();
+                return self.invalid(
+                    "type",
+                    format!(
+                        "expected {}, found {}",
+                        expected.join(" or "),
+                        describe(value)
+                    ),
+                );
+            }
+        }
+        if let Some(options) = s.get("enum").and_then(Value::as_array) {
+            if !options.iter().any(|o| json_eq(o, value)) {
+                let mut list: Vec<String> = options.iter().take(10).map(show).collect();
+                if options.len() > 10 {
+                    list.push("...".into());
+                }
+                return self.invalid(
+                    "enum",
+                    format!("expected one of {}, found {}", list.join(", "), show(value)),
+                );
+            }
+        }
+        if let Some(c) = s.get("const") {
+            if !json_eq(c, value) {
+                return self.invalid(
+                    "const",
+                    format!("expected exactly {}, found {}", show(c), show(value)),
+                );
+            }
+        }
+        match value {
+            Value::Number(n) => self.check_number(s, n)?,
+            Value::String(text) => self.check_string(s, text)?,
+            Value::Array(items) => self.check_array(s, items)?,
+            Value::Object(props) => self.check_object(s, props)?,
+            _ => {}
+        }
+        self.check_combinators(s, value)
+    }
+
+    fn check_number(&mut self, s: &Map<String, Value>, n: &Number) -> Checked {
+        let bound = |k: &str| s.get(k).and_then(Value::as_number);
+        let flag = |k: &str| s.get(k) == Some(&Value::Bool(true));
+        if let Some(min) = bound("minimum") {
+            // draft-04 / OpenAPI 3.0: `exclusiveMinimum: true` makes `minimum` strict.
+            let strict = flag("exclusiveMinimum");
+            if cmp_num(n, min).is_some_and(|o| o.is_lt() || (strict && o.is_eq())) {
+                let what = if strict { "more than" } else { "at least" };
+                return self.invalid("minimum", format!("expected {what} {min}, found {n}"));
+            }
+        }
+        if let Some(min) = bound("exclusiveMinimum") {
+            if cmp_num(n, min).is_some_and(Ordering::is_le) {
+                return self.invalid(
+                    "exclusiveMinimum",
+                    format!("expected more than {min}, found {n}"),
+                );
+            }
+        }
+        if let Some(max) = bound("maximum") {
+            let strict = flag("exclusiveMaximum");
+            if cmp_num(n, max).is_some_and(|o| o.is_gt() || (strict && o.is_eq())) {
+                let what = if strict { "less than" } else { "at most" };
+                return self.invalid("maximum", format!("expected {what} {max}, found {n}"));
+            }
+        }
+        if let Some(max) = bound("exclusiveMaximum") {
+            if cmp_num(n, max).is_some_and(Ordering::is_ge) {
+                return self.invalid(
+                    "exclusiveMaximum",
+                    format!("expected less than {max}, found {n}"),
+                );
+            }
+        }
+        if let Some(m) = bound("multipleOf") {
+            if !is_multiple(n, m) {
+                return self.invalid(
+                    "multipleOf",
+                    format!("expected a multiple of {m}, found {n}"),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_string(&mut self, s: &Map<String, Value>, text: &str) -> Checked {
+        let min = s.get("minLength").and_then(count);
+        let max = s.get("maxLength").and_then(count);
+        if min.is_some() || max.is_some() {
+            let len = text.chars().count() as u64;
+            if let Some(min) = min.filter(|&m| len < m) {
+                return self.invalid(
+                    "minLength",
+                    format!(
+                        "expected at least {}, found {len}",
+                        plural(min, "character")
+                    ),
+                );
+            }
+            if let Some(max) = max.filter(|&m| len > m) {
+                return self.invalid(
+                    "maxLength",
+                    format!("expected at most {}, found {len}", plural(max, "character")),
+                );
+            }
+        }
+        if let Some(p) = s.get("pattern").and_then(Value::as_str) {
+            if self.patterns.evaluates_patterns() {
+                match self.patterns.is_match(p, text) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        return self.invalid(
+                            "pattern",
+                            format!(
+                                "expected a string matching /{p}/, found {}",
+                                show(&Value::String(text.to_owned()))
+                            ),
+                        )
+                    }
+                    Err(e) => {
+                        return self.invalid(
+                            "pattern",
+                            format!("the schema's pattern /{p}/ is invalid: {e}"),
+                        )
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_array(&mut self, s: &Map<String, Value>, items: &[Value]) -> Checked {
+        let len = items.len() as u64;
+        if let Some(min) = s.get("minItems").and_then(count).filter(|&m| len < m) {
+            return self.invalid(
+                "minItems",
+                format!("expected at least {}, found {len}", plural(min, "item")),
+            );
+        }
+        if let Some(max) = s.get("maxItems").and_then(count).filter(|&m| len > m) {
+            return self.invalid(
+                "maxItems",
+                format!("expected at most {}, found {len}", plural(max, "item")),
+            );
+        }
+        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
+            for (j, later) in items.iter().enumerate() {
+                let j32 = u32::try_from(j).unwrap_or(u32::MAX);
+                self.tick(j32)?;
+                if let Some(i) = items[..j]
+                    .iter()
+                    .position(|earlier| json_eq(earlier, later))
+                {
+                    let at = self.pointer.len();
+                    push_index(&mut self.pointer, j);
+                    let r = self.invalid(
+                        "uniqueItems",
+                        format!("duplicate of item {i}; the items must be unique"),
+                    );
+                    self.pointer.truncate(at);
+                    return r;
+                }
+            }
+        }
+        // Positional schemas: 2020-12 `prefixItems` (then `items` for the rest), or draft-07
+        // `items` as an array (then `additionalItems` for the rest).
+        let (prefix, rest, rest_rule): (&[Value], Option<&Value>, &'static str) =
+            match (s.get("prefixItems"), s.get("items")) {
+                (Some(Value::Array(p)), items) => (p.as_slice(), items, "items"),
+                (_, Some(Value::Array(p))) => {
+                    (p.as_slice(), s.get("additionalItems"), "additionalItems")
+                }
+                (_, items) => (&[], items, "items"),
+            };
+        for (i, item) in items.iter().enumerate() {
+            let sub = match prefix.get(i) {
+                Some(sub) => sub,
+                None => match rest {
+                    Some(Value::Bool(false)) => {
+                        let at = self.pointer.len();
+                        push_index(&mut self.pointer, i);
+                        let r = self.invalid(
+                            rest_rule,
+                            format!(
+                                "unexpected item: at most {} allowed",
+                                plural(prefix.len() as u64, "item")
+                            ),
+                        );
+                        self.pointer.truncate(at);
+                        return r;
+                    }
+                    Some(sub) => sub,
+                    None => break,
+                },
+            };
+            let at = self.pointer.len();
+            push_index(&mut self.pointer, i);
+            let r = self.check(sub, item);
+            self.pointer.truncate(at);
+            r?;
+        }
+        if let Some(sub) = s.get("contains") {
+            let mut found = false;
+            for item in items {
+                if self.matches(sub, item)? {
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                return self.invalid(
+                    "contains",
+                    "expected at least one item matching the \"contains\" schema".into(),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn check_object(&mut self, s: &Map<String, Value>, props: &Map<String, Value>) -> Checked {
+        if let Some(required) = s.get("required").and_then(Value::as_array) {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !props.contains_key(name) {
+                    let at = self.pointer.len();
+                    push_key(&mut self.pointer, name);
+                    let r = self.invalid(
+                        "required",
+                        format!("missing required property {}", quote(name)),
+                    );
+                    self.pointer.truncate(at);
+                    return r;
+                }
+            }
+        }
+        let len = props.len() as u64;
+        if let Some(min) = s.get("minProperties").and_then(count).filter(|&m| len < m) {
+            return self.invalid(
+                "minProperties",
+                format!("expected at least {}, found {len}", plural(min, "property")),
+            );
+        }
+        if let Some(max) = s.get("maxProperties").and_then(count).filter(|&m| len > m) {
+            return self.invalid(
+                "maxProperties",
+                format!("expected at most {}, found {len}", plural(max, "property")),
+            );
+        }
+        let known = s.get("properties").and_then(Value::as_object);
+        if let Some(known) = known {
+            for (name, sub) in known {
+                if let Some(value) = props.get(name) {
+                    self.check_child(name, sub, value)?;
+                }
+            }
+        }
+        let evaluates = self.patterns.evaluates_patterns();
+        let pattern_props = s.get("patternProperties").and_then(Value::as_object);
+        let additional = s.get("additionalProperties");
+        if let Some(pattern_props) = pattern_props.filter(|_| evaluates) {
+            for (name, value) in props {
+                for (p, sub) in pattern_props {
+                    if self.key_matches(p, name)? {
+                        self.check_child(name, sub, value)?;
+                    }
+                }
+            }
+        }
+        // Without a regex engine, any name might match a `patternProperties` pattern.
+        let skip_additional = !evaluates && pattern_props.is_some_and(|p| !p.is_empty());
+        if let Some(sub) = additional.filter(|_| !skip_additional) {
+            for (name, value) in props {
+                if known.is_some_and(|k| k.contains_key(name)) {
+                    continue;
+                }
+                let mut matched = false;
+                for p in pattern_props.iter().flat_map(|m| m.keys()) {
+                    if self.key_matches(p, name)? {
+                        matched = true;
+                        break;
+                    }
+                }
+                if matched {
+                    continue;
+                }
+                if sub == &Value::Bool(false) {
+                    let at = self.pointer.len();
+                    push_key(&mut self.pointer, name);
+                    let mut message = format!("unexpected property {}", quote(name));
+                    if let Some(k) = known.filter(|k| !k.is_empty()) {
+                        let names: Vec<String> = k.keys().take(20).map(|n| quote(n)).collect();
+                        message.push_str("; allowed: ");
+                        message.push_str(&names.join(", "));
+                        if k.len() > 20 {
+                            message.push_str(", ...");
+                        }
+                    }
+                    let r = self.invalid("additionalProperties", message);
+                    self.pointer.truncate(at);
+                    return r;
+                }
+                self.check_child(name, sub, value)?;
+            }
+        }
+        if let Some(sub) = s.get("propertyNames") {
+            for name in props.keys() {
+                let key = Value::String(name.clone());
+                self.check_child(name, sub, &key)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_child(&mut self, name: &str, sub: &Value, value: &Value) -> Checked {
+        let at = self.pointer.len();
+        push_key(&mut self.pointer, name);
+        let r = self.check(sub, value);
+        self.pointer.truncate(at);
+        r
+    }
+
+    /// Whether property `name` matches `patternProperties` pattern `p`; an invalid pattern is a
+    /// violation at the property.
+    fn key_matches(&mut self, p: &str, name: &str) -> Result<bool, Fail> {
+        match self.patterns.is_match(p, name) {
+            Ok(m) => Ok(m),
+            Err(e) => {
+                let at = self.pointer.len();
+                push_key(&mut self.pointer, name);
+                let r = self.invalid(
+                    "patternProperties",
+                    format!("the schema's pattern /{p}/ is invalid: {e}"),
+                );
+                self.pointer.truncate(at);
+                r.map(|()| false)
+            }
+        }
+    }
+
+    /// Whether `value` matches `schema`; only a fatal failure is an error.
+    fn matches(&mut self, schema: &Value, value: &Value) -> Result<bool, Fail> {
+        self.attempt(schema, value).map(|r| r.is_none())
+    }
+
+    /// Checks without failing: `Ok(None)` if `value` matches, `Ok(Some(violation))` if not.
+    fn attempt(&mut self, schema: &Value, value: &Value) -> Result<Option<Violation>, Fail> {
+        match self.check(schema, value) {
+            Ok(()) => Ok(None),
+            Err(Fail::Invalid(v)) => Ok(Some(v)),
+            Err(fatal) => Err(fatal),
+        }
+    }
+
+    fn check_combinators(&mut self, s: &Map<String, Value>, value: &Value) -> Checked {
+        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
+            for sub in all {
+                self.check(sub, value)?;
+            }
+        }
+        if let Some(any) = s.get("anyOf").and_then(Value::as_array) {
+            let mut misses = Vec::new();
+            for sub in any {
+                match self.attempt(sub, value)? {
+                    None => {
+                        misses.clear();
+                        break;
+                    }
+                    Some(v) => misses.push(v),
+                }
+            }
+            if !misses.is_empty() {
+                let message = self.no_match("anyOf", &misses);
+                return self.invalid("anyOf", message);
+            }
+        }
+        if let Some(one) = s.get("oneOf").and_then(Value::as_array) {
+            let mut misses = Vec::new();
+            let mut hits = Vec::new();
+            for (i, sub) in one.iter().enumerate() {
+                match self.attempt(sub, value)? {
+                    None => hits.push(i + 1),
+                    Some(v) => misses.push(v),
+                }
+            }
+            match hits.as_slice() {
+                [_] => {}
+                [] if !misses.is_empty() => {
+                    let message = self.no_match("oneOf", &misses);
+                    return self.invalid("oneOf", message);
+                }
+                [] => {}
+                [a, b, ..] => {
+                    return self.invalid(
+                        "oneOf",
+                        format!(
+                            "expected exactly one schema in oneOf to match, but branches {a} and {b} of {} both match",
+                            one.len()
+                        ),
+                    );
+                }
+            }
+        }
+        if let Some(sub) = s.get("not") {
+            if self.matches(sub, value)? {
+                return self.invalid(
+                    "not",
+                    "the value matches the schema under \"not\", which is not allowed".into(),
+                );
+            }
+        }
+        if let Some(cond) = s.get("if") {
+            let branch = if self.matches(cond, value)? {
+                s.get("then")
+            } else {
+                s.get("else")
+            };
+            if let Some(sub) = branch {
+                self.check(sub, value)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The message for an `anyOf` / `oneOf` that no branch matched: the union of the expected
+    /// types when every branch failed on `type` right here, else the closest branch's violation.
+    fn no_match(&self, keyword: &str, misses: &[Violation]) -> String {
+        let here = &self.pointer;
+        let all_type = misses
+            .iter()
+            .all(|v| v.rule == "type" && &v.pointer == here);
+        if all_type {
+            let mut expected: Vec<&str> = Vec::new();
+            let mut found = "";
+            for v in misses {
+                if let Some((e, f)) = v
+                    .message
+                    .strip_prefix("expected ")
+                    .and_then(|m| m.split_once(", found "))
+                {
+                    if !expected.contains(&e) {
+                        expected.push(e);
+                    }
+                    found = f;
+                }
+            }
+            if !expected.is_empty() {
+                return format!(
+                    "no schema in {keyword} matched: expected {}, found {found}",
+                    expected.join(" or ")
+                );
+            }
+        }
+        // The branch that got furthest: deepest pointer, then one that passed `type` here.
+        let depth = |v: &Violation| v.pointer.matches('/').count();
+        let mut best = 0;
+        for (i, v) in misses.iter().enumerate().skip(1) {
+            let b = &misses[best];
+            if depth(v) > depth(b) || (depth(v) == depth(b) && b.rule == "type" && v.rule != "type")
+            {
+                best = i;
+            }
+        }
+        let Some(b) = misses.get(best) else {
+            return format!("no schema in {keyword} matched");
+        };
+        let at = if &b.pointer == here {
+            String::new()
+        } else {
+            format!(" at {}", quote(&b.pointer))
+        };
+        format!(
+            "no schema in {keyword} matched; the closest, branch {} of {}, failed {}{at}: {}",
+            best + 1,
+            misses.len(),
+            b.rule,
+            b.message
+        )
+    }
+}
+
+/// Walks a schema for [`check_schema`]; `ptr` is the schema location being checked.
+fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<(), String> {
+    let s = match schema {
+        Value::Bool(_) => return Ok(()),
+        Value::Object(s) => s,
+        other => {
+            return Err(format!(
+                "the schema at {} must be an object or a boolean, found {}",
+                place(ptr),
+                describe(other)
+            ))
+        }
+    };
+    if depth >= MAX_DEPTH {
+        return Err(format!(
+            "the schema at {} is nested more than {MAX_DEPTH} levels deep",
+            place(ptr)
+        ));
+    }
+    let loc = place(ptr);
+    for (k, v) in s {
+        let bad = |what: &str| {
+            Err(format!(
+                "{} at {loc} must be {what}, found {}",
+                quote(k),
+                describe(v)
+            ))
+        };
+        let at = ptr.len();
+        push_key(ptr, k);
+        let result = match k.as_str() {
+            "type" => {
+                let names: &[Value] = match v {
+                    Value::Array(a) if !a.is_empty() => a,
+                    Value::Array(_) => return bad("a type name or a non-empty array of them"),
+                    one => std::slice::from_ref(one),
+                };
+                let known = |n: &Value| {
+                    n.as_str().is_some_and(|n| {
+                        matches!(
+                            n,
+                            "null"
+                                | "boolean"
+                                | "object"
+                                | "array"
+                                | "number"
+                                | "integer"
+                                | "string"
+                        )
+                    })
+                };
+                if names.iter().all(known) {
+                    Ok(())
+                } else {
+                    return bad("one of \"null\", \"boolean\", \"object\", \"array\", \"number\", \"integer\", \"string\" or an array of them");
+                }
+            }
+            "properties" | "patternProperties" | "$defs" | "definitions" => match v {
+                Value::Object(m) => m.iter().try_for_each(|(name, sub)| {
+                    let at = ptr.len();
+                    push_key(ptr, name);
+                    let r = walk(root, sub, ptr, depth + 1);
+                    ptr.truncate(at);
+                    r
+                }),
+                _ => return bad("an object of schemas"),
+            },
+            "required" => match v {
+                Value::Array(a) if a.iter().all(Value::is_string) => Ok(()),
+                _ => return bad("an array of strings"),
+            },
+            "additionalProperties"
+            | "additionalItems"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "contains"
+            | "propertyNames" => walk(root, v, ptr, depth + 1),
+            "items" => match v {
+                Value::Array(a) => walk_all(root, a, ptr, depth),
+                _ => walk(root, v, ptr, depth + 1),
+            },
+            "prefixItems" | "allOf" | "anyOf" | "oneOf" => match v {
+                Value::Array(a) if !a.is_empty() => walk_all(root, a, ptr, depth),
+                _ => return bad("a non-empty array of schemas"),
+            },
+            "enum" => match v {
+                Value::Array(a) if !a.is_empty() => Ok(()),
+                _ => return bad("a non-empty array"),
+            },
+            "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
+            | "maxProperties" => match count(v) {
+                Some(_) => Ok(()),
+                None => return bad("a non-negative integer"),
+            },
+            "minimum" | "maximum" => match v {
+                Value::Number(_) => Ok(()),
+                _ => return bad("a number"),
+            },
+            "exclusiveMinimum" | "exclusiveMaximum" => match v {
+                Value::Number(_) | Value::Bool(_) => Ok(()),
+                _ => return bad("a number"),
+            },
+            "multipleOf" => match v.as_f64() {
+                Some(m) if m > 0.0 => Ok(()),
+                _ => return bad("a number greater than 0"),
+            },
+            "pattern" => match v {
+                Value::String(_) => Ok(()),
+                _ => return bad("a string"),
+            },
+            "uniqueItems" => match v {
+                Value::Bool(_) => Ok(()),
+                _ => return bad("a boolean"),
+            },
+            "$ref" => match v {
+                Value::String(r) => check_ref(root, r),
+                _ => return bad("a string"),
+            },
+            _ => Ok(()),
+        };
+        ptr.truncate(at);
+        result?;
+    }
+    Ok(())
+}
+
+fn walk_all(root: &Value, schemas: &[Value], ptr: &mut String, depth: usize) -> Result<(), String> {
+    schemas.iter().enumerate().try_for_each(|(i, sub)| {
+        let at = ptr.len();
+        push_index(ptr, i);
+        let r = walk(root, sub, ptr, depth + 1);
+        ptr.truncate(at);
+        r
+    })
+}
+
+/// A `$ref` must be local, resolve to a schema, and not lead back through `$ref`s alone (that
+/// would check the same value against itself forever).
+fn check_ref(root: &Value, r: &str) -> Result<(), String> {
+    if !r.starts_with('#') {
+        return Err(format!(
+            "$ref {} is not local: only references inside the schema (\"#...\") are supported",
+            quote(r)
+        ));
+    }
+    let mut target = r;
+    for _ in 0..MAX_DEPTH {
+        let Some(schema) = resolve(root, target) else {
+            return Err(format!("$ref {} does not resolve", quote(target)));
+        };
+        match schema {
+            Value::Object(s) => match s.get("$ref").and_then(Value::as_str) {
+                Some(next) => target = next,
+                None => return Ok(()),
+            },
+            Value::Bool(_) => return Ok(()),
+            other => {
+                return Err(format!(
+                    "$ref {} points to {}, not to a schema",
+                    quote(target),
+                    describe(other)
+                ))
+            }
+        }
+    }
+    Err(format!(
+        "$ref {} leads into a cycle of $refs that never consumes input",
+        quote(r)
+    ))
+}
+
+/// Resolves a local reference (`#`, `#/$defs/x`, `#/properties/a~1b`, percent-encoded or not).
+fn resolve<'s>(root: &'s Value, r: &str) -> Option<&'s Value> {
+    let fragment = percent_decode(r.strip_prefix('#')?)?;
+    if fragment.is_empty() {
+        return Some(root);
+    }
+    root.pointer(&fragment)
+}
+
+fn percent_decode(s: &str) -> Option<String> {
+    if !s.contains('%') {
+        return Some(s.to_owned());
+    }
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = s.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+fn type_matches(name: &str, v: &Value) -> bool {
+    match name {
+        "null" => v.is_null(),
+        "boolean" => v.is_boolean(),
+        "object" => v.is_object(),
+        "array" => v.is_array(),
+        "number" => v.is_number(),
+        "string" => v.is_string(),
+        "integer" => v.as_number().is_some_and(is_integer),
+        _ => false,
+    }
+}
+
+fn type_phrase(name: &str) -> &str {
+    match name {
+        "boolean" => "a boolean",
+        "object" => "an object",
+        "array" => "an array",
+        "number" => "a number",
+        "string" => "a string",
+        "integer" => "an integer",
+        other => other,
+    }
+}
+
+fn is_integer(n: &Number) -> bool {
+    n.is_i64()
+        || n.is_u64()
+        || n.as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+}
+
+fn int_of(n: &Number) -> Option<i128> {
+    n.as_i64()
+        .map(i128::from)
+        .or_else(|| n.as_u64().map(i128::from))
+}
+
+/// Numeric order: exact for integers, else as `f64` (so `1 == 1.0`).
+fn cmp_num(a: &Number, b: &Number) -> Option<Ordering> {
+    match (int_of(a), int_of(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+    }
+}
+
+fn is_multiple(n: &Number, m: &Number) -> bool {
+    if let (Some(x), Some(y)) = (int_of(n), int_of(m)) {
+        return y <= 0 || x % y == 0;
+    }
+    let (Some(x), Some(y)) = (n.as_f64(), m.as_f64()) else {
+        return true;
+    };
+    if y <= 0.0 {
+        return true; // malformed, rejected by `check_schema`
+    }
+    let q = x / y;
+    q.is_finite() && (q - q.round()).abs() < 1e-9
+}
+
+/// JSON equality, where numbers compare by value (`1 == 1.0`).
+fn json_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => cmp_num(x, y) == Some(Ordering::Equal),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+/// A non-negative integer keyword value (`3` or `3.0`).
+fn count(v: &Value) -> Option<u64> {
+    let n = v.as_number()?;
+    n.as_u64().or_else(|| {
+        let f = n.as_f64()?;
+        (f >= 0.0 && f.fract() == 0.0 && f < u64::MAX as f64).then_some(f as u64)
+    })
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    match (n, noun) {
+        (1, _) => format!("1 {noun}"),
+        (_, "property") => format!("{n} properties"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// What a value is, for messages: `a number (1.5)`, `a string ("abc")`, `an object`, `null`.
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(_) => format!("a boolean ({v})"),
+        Value::Number(_) => format!("a number ({v})"),
+        Value::String(_) => format!("a string ({})", show(v)),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+/// A value as compact JSON, cut to about 60 characters.
+fn show(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(60) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text,
+    }
+}
+
+/// A string as a JSON string literal.
+fn quote(s: &str) -> String {
+    Value::String(s.to_owned()).to_string()
+}
+
+/// A schema location for `check_schema` messages.
+fn place(ptr: &str) -> String {
+    if ptr.is_empty() {
+        "the root".into()
+    } else {
+        quote(ptr)
+    }
+}
+
+/// Appends one RFC 6901 segment: `~` becomes `~0`, `/` becomes `~1`.
+fn push_key(ptr: &mut String, key: &str) {
+    ptr.push('/');
+    for c in key.chars() {
+        match c {
+            '~' => ptr.push_str("~0"),
+            '/' => ptr.push_str("~1"),
+            c => ptr.push(c),
+        }
+    }
+}
+
+fn push_index(ptr: &mut String, i: usize) {
+    ptr.push('/');
+    ptr.push_str(&i.to_string());
+}
