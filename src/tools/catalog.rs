@@ -1,1 +1,981 @@
-//! (being written)
+//! `tools.json` and the tool catalog.
+//!
+//! # The manifest
+//! `tools.json` is an array. Each entry:
+//! ```json
+//! { "tool": { "name": "get_weather", "description": "…", "parameters": { "type": "object" } },
+//!   "importPath": "/tools/weather.js", "entrypoint": "fetchWeather",
+//!   "followUp": true, "timeoutMs": 5000 }
+//! ```
+//! `tool` may also be the OpenAI shape `{ "type": "function", "function": { name, description,
+//! parameters } }`. `followUp` (default `true`) and `timeoutMs` are optional; `null` reads as
+//! absent; unknown keys are ignored (room for later versions).
+//!
+//! [`parse_manifest`] fails as a whole ([`CatalogError`]) only when the file is too large, not JSON
+//! (a server's HTML fallback page, served with status 200, counts as not JSON) or not an array. A bad
+//! entry never fails the file: it is skipped with a [`Diagnostic`], and the good entries load in
+//! their order. Each entry gets at most one diagnostic, for the first rule it breaks, in the order
+//! of the list below.
+//!
+//! # Diagnostic codes
+//! Per tool (the constants in [`code`]):
+//! - `tool/not-object`: the entry, its `tool`, or the OpenAI shape's `function` is not an object.
+//! - `tool/bad-name`: the name is not a string matching `^[A-Za-z0-9_-]{1,64}$` (with a
+//!   `toolNamePrefix`, the prefixed name must also fit in 64 characters).
+//! - `tool/no-description`: the description is missing, not a string, or blank.
+//! - `tool/bad-schema`: `parameters` is not a JSON object, is over 64 KiB serialized, or fails the
+//!   schema shape check ([`check_schema`]). Absent (or `null`) means
+//!   `{"type":"object","properties":{}}`.
+//! - `tool/bad-import-path`: `importPath` is missing, not a string, or refused by the URL rules of
+//!   [`url::resolve`](super::url::resolve) (non-http(s) scheme, backslash, whitespace or control
+//!   characters, user name, no host, ...).
+//! - `tool/foreign-origin`: `importPath` resolves to an origin that is neither the page's nor in
+//!   `allowedImportOrigins`.
+//! - `tool/bad-entrypoint`: `entrypoint` is missing or not a JS identifier
+//!   (`^[A-Za-z_$][A-Za-z0-9_$]*$`). Reserved words are allowed: they are valid export names
+//!   (`default` is the default export) and the runtime calls `module[entrypoint]`.
+//! - `tool/bad-option`: `followUp` is not a boolean, or `timeoutMs` is not an integer from 1 to
+//!   600000.
+//! - `tool/duplicate-name`: a tool of that name already exists; the first one wins (in
+//!   `tools.json`, the earlier entry; between the manifest and code, the manifest).
+//! - `tool/too-many`: the catalog already holds 250 frontend tools (Coder's cap).
+//! - `tool/shadows-backend`: without a `toolNamePrefix`, the name is a backend tool's. The tool is
+//!   kept and comes back if the backend tool goes away.
+//! - `tool/prefix-collision`: with a `toolNamePrefix`, the *prefixed* name is a backend tool's.
+//!   Kept and may come back, likewise.
+//!
+//! Per backend tool (from the agent's `capabilities.tools`):
+//! - `backend/bad-tool`: the list is not an array or `{ "items": [...] }`, or an item is not an
+//!   object, has no non-empty string `name`, has a non-string `description` or non-object
+//!   `parameters`, or repeats an earlier item's name. The item is skipped.
+//!
+//! Whole-file errors ([`CatalogError::code`]): `tools/fetch`, `tools/not-json`, `tools/not-array`,
+//! `tools/too-large`, and `tools/bad-prefix` for an invalid `toolNamePrefix`.
+//!
+//! # The catalog
+//! A [`Catalog`] holds the manifest's tools, the tools registered in code, the backend tools and
+//! the optional `toolNamePrefix`. Whether a frontend tool is *active* (listed by
+//! [`Catalog::frontend_tools`], sent by [`Catalog::wire_tools`], matched by
+//! [`Catalog::resolve_call`]) is re-evaluated after every change to either side, because backend
+//! tools usually arrive after the manifest, and they can go away again.
+
+use std::collections::HashSet;
+
+use serde_json::{json, Map, Value};
+use thiserror::Error;
+
+use super::schema::check_schema;
+use super::url::{check_origin, resolve};
+use super::{BackendTool, Diagnostic, FrontendTool, ToolHandler};
+use crate::protocol::event::Tool;
+
+/// The stable diagnostic codes, one constant per rule (see the [module docs](self)).
+pub mod code {
+    /// The entry, its `tool`, or the OpenAI shape's `function` is not an object.
+    pub const NOT_OBJECT: &str = "tool/not-object";
+    /// The name is not a string matching `^[A-Za-z0-9_-]{1,64}$` (prefix included).
+    pub const BAD_NAME: &str = "tool/bad-name";
+    /// A tool of that name already exists; the first one wins.
+    pub const DUPLICATE_NAME: &str = "tool/duplicate-name";
+    /// The catalog already holds [`MAX_TOOLS`](super::MAX_TOOLS) frontend tools.
+    pub const TOO_MANY: &str = "tool/too-many";
+    /// The description is missing, not a string, or blank.
+    pub const NO_DESCRIPTION: &str = "tool/no-description";
+    /// `parameters` is not a JSON Schema object, is too large, or fails the shape check.
+    pub const BAD_SCHEMA: &str = "tool/bad-schema";
+    /// `importPath` is missing, not a string, or refused by the URL rules.
+    pub const BAD_IMPORT_PATH: &str = "tool/bad-import-path";
+    /// `importPath` is of an origin that is not allowed.
+    pub const FOREIGN_ORIGIN: &str = "tool/foreign-origin";
+    /// `entrypoint` is missing or not a JS identifier.
+    pub const BAD_ENTRYPOINT: &str = "tool/bad-entrypoint";
+    /// `followUp` or `timeoutMs` has a bad value.
+    pub const BAD_OPTION: &str = "tool/bad-option";
+    /// The name is a backend tool's (no prefix set).
+    pub const SHADOWS_BACKEND: &str = "tool/shadows-backend";
+    /// The prefixed name is a backend tool's.
+    pub const PREFIX_COLLISION: &str = "tool/prefix-collision";
+    /// An item of the agent's `capabilities.tools` is malformed.
+    pub const BACKEND_BAD_TOOL: &str = "backend/bad-tool";
+}
+
+/// The largest `tools.json` accepted, in bytes (1 MiB), checked before parsing.
+pub const MAX_MANIFEST_BYTES: usize = 1_048_576;
+/// The most frontend tools a catalog holds (manifest and registered together).
+pub const MAX_TOOLS: usize = 250;
+/// The longest tool name, in characters (the limit of the big model APIs).
+pub const MAX_NAME_LEN: usize = 64;
+/// The largest `parameters` schema accepted, serialized as compact JSON, in bytes (64 KiB).
+pub const MAX_SCHEMA_BYTES: usize = 65_536;
+/// The largest `timeoutMs` accepted (10 minutes).
+pub const MAX_TIMEOUT_MS: u32 = 600_000;
+
+/// Why `tools.json` could not be used at all.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum CatalogError {
+    /// The request failed, or the server answered with an error status. Produced by the browser
+    /// adapter; defined here so every code lives in one enum.
+    #[error("could not fetch tools.json: {message}")]
+    Fetch {
+        /// The HTTP status, when there was a response.
+        status: Option<u16>,
+        /// What went wrong.
+        message: String,
+    },
+    /// The body is an HTML page: by its `Content-Type`, or because it starts with `<`. Servers
+    /// with an SPA fallback (nginx `try_files ... /index.html`) answer a missing `tools.json` with
+    /// `index.html` and status 200.
+    #[error("tools.json looks like an HTML page (a server fallback?)")]
+    Html,
+    /// The body is not JSON.
+    #[error("tools.json is not json: {message}")]
+    NotJson {
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// The JSON is not an array.
+    #[error("tools.json must be an array of tool entries, found {found}")]
+    NotArray {
+        /// What it is instead: `an object`, `a string`, ...
+        found: &'static str,
+    },
+    /// The body is larger than [`MAX_MANIFEST_BYTES`].
+    #[error("tools.json is {size} bytes, over the limit of {limit} bytes")]
+    TooLarge {
+        /// The body's size.
+        size: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The `toolNamePrefix` option is not 1 to 63 characters of `[A-Za-z0-9_-]`.
+    #[error(
+        "the tool name prefix `{prefix}` must be 1 to 63 characters of A-Z, a-z, 0-9, _ and -"
+    )]
+    BadPrefix {
+        /// The prefix given.
+        prefix: String,
+    },
+}
+
+impl CatalogError {
+    /// A stable, machine-readable code: `tools/fetch`, `tools/not-json` (also for an HTML page),
+    /// `tools/not-array`, `tools/too-large`, `tools/bad-prefix`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CatalogError::Fetch { .. } => "tools/fetch",
+            CatalogError::Html | CatalogError::NotJson { .. } => "tools/not-json",
+            CatalogError::NotArray { .. } => "tools/not-array",
+            CatalogError::TooLarge { .. } => "tools/too-large",
+            CatalogError::BadPrefix { .. } => "tools/bad-prefix",
+        }
+    }
+
+    /// The HTTP status, for [`CatalogError::Fetch`] with a response.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            CatalogError::Fetch { status, .. } => *status,
+            _ => None,
+        }
+    }
+}
+
+/// What [`parse_manifest`] needs to know besides the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestContext {
+    /// The absolute URL `tools.json` was fetched from (after redirects): `importPath`s resolve
+    /// against it.
+    pub manifest_url: String,
+    /// The page's origin (`location.origin`): modules of this origin may always be imported.
+    pub page_origin: String,
+    /// Other origins modules may be imported from (`allowedImportOrigins`).
+    pub allowed_import_origins: Vec<String>,
+}
+
+/// The result of reading `tools.json`: the tools that loaded and the entries that did not.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ManifestReport {
+    /// The valid tools, in file order.
+    pub tools: Vec<FrontendTool>,
+    /// One diagnostic per skipped entry, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads `tools.json`: checks the whole file, then validates each entry (see the
+/// [module docs](self) for the rules and codes). Never panics.
+///
+/// `content_type` is the response's `Content-Type` header, if any.
+pub fn parse_manifest(
+    body: &[u8],
+    content_type: Option<&str>,
+    ctx: &ManifestContext,
+) -> Result<ManifestReport, CatalogError> {
+    if body.len() > MAX_MANIFEST_BYTES {
+        return Err(CatalogError::TooLarge {
+            size: body.len(),
+            limit: MAX_MANIFEST_BYTES,
+        });
+    }
+    if content_type.is_some_and(is_html_type) {
+        return Err(CatalogError::Html);
+    }
+    // `Response.json()` skips a UTF-8 byte order mark; so do we.
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let text_start = body.iter().position(|b| !b.is_ascii_whitespace());
+    match text_start {
+        None => {
+            return Err(CatalogError::NotJson {
+                message: "the body is empty".to_string(),
+            })
+        }
+        Some(start) if body[start] == b'<' => return Err(CatalogError::Html),
+        Some(_) => {}
+    }
+    let value: Value = serde_json::from_slice(body).map_err(|e| CatalogError::NotJson {
+        message: e.to_string(),
+    })?;
+    let Value::Array(entries) = value else {
+        return Err(CatalogError::NotArray {
+            found: kind_of(&value),
+        });
+    };
+
+    let mut report = ManifestReport::default();
+    let mut names: HashSet<String> = HashSet::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let tool = match validate_entry(entry, ctx) {
+            Ok(tool) => tool,
+            Err((code, message)) => {
+                report.diagnostics.push(Diagnostic {
+                    index: Some(index),
+                    name: readable_name(entry),
+                    code,
+                    message,
+                });
+                continue;
+            }
+        };
+        let rejection = if names.contains(&tool.name) {
+            Some((
+                code::DUPLICATE_NAME,
+                format!(
+                    "an earlier entry is already named \"{}\"; the first one wins",
+                    tool.name
+                ),
+            ))
+        } else if report.tools.len() >= MAX_TOOLS {
+            Some((
+                code::TOO_MANY,
+                format!("tools.json has more than {MAX_TOOLS} tools; this one is left out"),
+            ))
+        } else {
+            None
+        };
+        match rejection {
+            Some((code, message)) => report.diagnostics.push(Diagnostic {
+                index: Some(index),
+                name: Some(tool.name),
+                code,
+                message,
+            }),
+            None => {
+                names.insert(tool.name.clone());
+                report.tools.push(tool);
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// A rule broken: its code and message.
+type Broken = (&'static str, String);
+
+/// Validates one manifest entry on its own (duplicates and the cap are the caller's).
+fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, Broken> {
+    let Some(entry) = entry.as_object() else {
+        return Err((
+            code::NOT_OBJECT,
+            format!("the entry is {}, not an object", kind_of(entry)),
+        ));
+    };
+    let tool = match entry.get("tool") {
+        Some(tool) => unwrap_tool(tool, "tool")?,
+        None => return Err((code::NOT_OBJECT, "the entry has no \"tool\" object".into())),
+    };
+    let name = check_name(tool.get("name"))?;
+    let description = check_description(tool.get("description"))?;
+    let parameters = check_parameters(tool.get("parameters"))?;
+
+    let import_path = match entry.get("importPath") {
+        Some(Value::String(path)) => path,
+        Some(other) => {
+            return Err((
+                code::BAD_IMPORT_PATH,
+                format!("importPath must be a string, not {}", kind_of(other)),
+            ))
+        }
+        None => return Err((code::BAD_IMPORT_PATH, "importPath is missing".into())),
+    };
+    let url = resolve(import_path, &ctx.manifest_url)
+        .map_err(|e| (code::BAD_IMPORT_PATH, format!("importPath: {e}")))?;
+    check_origin(&url, &ctx.page_origin, &ctx.allowed_import_origins).map_err(|e| {
+        (
+            code::FOREIGN_ORIGIN,
+            format!("importPath {}: {e}", url.href),
+        )
+    })?;
+
+    let entrypoint = match entry.get("entrypoint") {
+        Some(Value::String(entrypoint)) if is_js_identifier(entrypoint) => entrypoint.clone(),
+        Some(Value::String(entrypoint)) => {
+            return Err((
+                code::BAD_ENTRYPOINT,
+                format!(
+                    "entrypoint \"{}\" is not a javascript identifier (^[A-Za-z_$][A-Za-z0-9_$]*$)",
+                    clip(entrypoint)
+                ),
+            ))
+        }
+        Some(other) => {
+            return Err((
+                code::BAD_ENTRYPOINT,
+                format!("entrypoint must be a string, not {}", kind_of(other)),
+            ))
+        }
+        None => return Err((code::BAD_ENTRYPOINT, "entrypoint is missing".into())),
+    };
+
+    let follow_up = match entry.get("followUp") {
+        None | Some(Value::Null) => true,
+        Some(Value::Bool(follow_up)) => *follow_up,
+        Some(other) => {
+            return Err((
+                code::BAD_OPTION,
+                format!("followUp must be true or false, not {}", kind_of(other)),
+            ))
+        }
+    };
+    let timeout_ms = match entry.get("timeoutMs") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(timeout_from_json(value).ok_or_else(|| {
+            (
+                code::BAD_OPTION,
+                format!("timeoutMs must be an integer from 1 to {MAX_TIMEOUT_MS}, not {value}"),
+            )
+        })?),
+    };
+
+    Ok(FrontendTool {
+        name,
+        description,
+        parameters,
+        handler: ToolHandler::Module {
+            url: url.href,
+            entrypoint,
+        },
+        follow_up,
+        timeout_ms,
+    })
+}
+
+/// The tool object itself: `value`, or its `function` in the OpenAI shape
+/// (`{"type": "function", "function": {...}}`, also recognized by a `function` key without `name`).
+fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value>, Broken> {
+    let Some(object) = value.as_object() else {
+        return Err((
+            code::NOT_OBJECT,
+            format!("the \"{what}\" field is {}, not an object", kind_of(value)),
+        ));
+    };
+    let openai = object.get("type").and_then(Value::as_str) == Some("function")
+        || (object.contains_key("function") && !object.contains_key("name"));
+    if !openai {
+        return Ok(object);
+    }
+    match object.get("function") {
+        Some(Value::Object(function)) => Ok(function),
+        Some(other) => Err((
+            code::NOT_OBJECT,
+            format!(
+                "the \"{what}.function\" field is {}, not an object",
+                kind_of(other)
+            ),
+        )),
+        None => Err((
+            code::NOT_OBJECT,
+            format!("the \"{what}\" field has type \"function\" but no \"function\" object"),
+        )),
+    }
+}
+
+/// The entry's tool name for a diagnostic, when it is a string (shortened if long).
+fn readable_name(entry: &Value) -> Option<String> {
+    let tool = unwrap_tool(entry.get("tool")?, "tool").ok()?;
+    tool.get("name").and_then(Value::as_str).map(clip)
+}
+
+fn check_name(name: Option<&Value>) -> Result<String, Broken> {
+    match name {
+        Some(Value::String(name)) if is_tool_name(name) => Ok(name.clone()),
+        Some(Value::String(name)) => Err((
+            code::BAD_NAME,
+            format!(
+                "the name \"{}\" must be 1 to {MAX_NAME_LEN} characters of A-Z, a-z, 0-9, _ and -",
+                clip(name)
+            ),
+        )),
+        Some(other) => Err((
+            code::BAD_NAME,
+            format!("the name must be a string, not {}", kind_of(other)),
+        )),
+        None => Err((code::BAD_NAME, "the tool has no name".into())),
+    }
+}
+
+fn check_description(description: Option<&Value>) -> Result<String, Broken> {
+    match description {
+        Some(Value::String(d)) if !d.trim().is_empty() => Ok(d.clone()),
+        Some(Value::String(_)) => Err((
+            code::NO_DESCRIPTION,
+            "the description is blank; the model needs it to know when to call the tool".into(),
+        )),
+        Some(Value::Null) | None => Err((
+            code::NO_DESCRIPTION,
+            "the description is missing; the model needs it to know when to call the tool".into(),
+        )),
+        Some(other) => Err((
+            code::NO_DESCRIPTION,
+            format!("the description must be a string, not {}", kind_of(other)),
+        )),
+    }
+}
+
+fn check_parameters(parameters: Option<&Value>) -> Result<Value, Broken> {
+    let parameters = match parameters {
+        None | Some(Value::Null) => return Ok(json!({"type": "object", "properties": {}})),
+        Some(object @ Value::Object(_)) => object.clone(),
+        Some(other) => {
+            return Err((
+                code::BAD_SCHEMA,
+                format!(
+                    "parameters must be a json schema object, not {}",
+                    kind_of(other)
+                ),
+            ))
+        }
+    };
+    let size = serde_json::to_vec(&parameters).map_or(usize::MAX, |bytes| bytes.len());
+    if size > MAX_SCHEMA_BYTES {
+        return Err((
+            code::BAD_SCHEMA,
+            format!("parameters is {size} bytes of json, over the limit of {MAX_SCHEMA_BYTES}"),
+        ));
+    }
+    check_schema(&parameters).map_err(|e| (code::BAD_SCHEMA, format!("parameters: {e}")))?;
+    Ok(parameters)
+}
+
+/// `timeoutMs` as a number of milliseconds from 1 to [`MAX_TIMEOUT_MS`]. `5000.0` counts as an
+/// integer: JavaScript does not tell them apart.
+fn timeout_from_json(value: &Value) -> Option<u32> {
+    let number = value.as_number()?;
+    let ms = match number.as_u64() {
+        Some(ms) => ms,
+        None => {
+            let f = number.as_f64()?;
+            if f.fract() != 0.0 || !(1.0..=f64::from(MAX_TIMEOUT_MS)).contains(&f) {
+                return None;
+            }
+            f as u64
+        }
+    };
+    u32::try_from(ms)
+        .ok()
+        .filter(|ms| (1..=MAX_TIMEOUT_MS).contains(ms))
+}
+
+fn is_tool_name(name: &str) -> bool {
+    (1..=MAX_NAME_LEN).contains(&name.len()) && name.bytes().all(is_name_byte)
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+fn is_js_identifier(value: &str) -> bool {
+    let mut bytes = value.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'$')
+}
+
+fn is_html_type(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    essence.eq_ignore_ascii_case("text/html")
+        || essence.eq_ignore_ascii_case("application/xhtml+xml")
+}
+
+/// `an object`, `a string`, ...: what a JSON value is, for messages.
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A user-supplied string for a message, shortened to [`MAX_NAME_LEN`] characters.
+fn clip(value: &str) -> String {
+    match value.char_indices().nth(MAX_NAME_LEN) {
+        Some((end, _)) => format!("{}…", &value[..end]),
+        None => value.to_string(),
+    }
+}
+
+/// Where an incoming tool call goes, by [`Catalog::resolve_call`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CallTarget<'a> {
+    /// An active frontend tool: the browser runs it (if it is enabled in the thread).
+    Frontend(&'a FrontendTool),
+    /// A backend tool: the agent runs it; the browser does nothing.
+    Backend,
+    /// No such tool: the call gets a `TOOL_NOT_AVAILABLE` error result.
+    Unknown,
+}
+
+/// The tool catalog: manifest tools, tools registered in code, the agent's backend tools and the
+/// optional `toolNamePrefix`.
+///
+/// Frontend tools are listed manifest first, then registered, each in order. A frontend tool that
+/// breaks a rule depending on the rest of the catalog (`tool/duplicate-name` between code and
+/// manifest, `tool/too-many`, `tool/shadows-backend`, `tool/prefix-collision`, `tool/bad-name` for a
+/// prefixed name that is too long) is kept but *hidden*: it is not listed, sent or called, and
+/// [`Catalog::diagnostics`] says why. Hiding is re-evaluated after every change, so a tool hidden
+/// by a backend tool comes back when that backend tool goes away.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    /// The tools from `tools.json`, in file order, with unique names and at most [`MAX_TOOLS`]:
+    /// replaced as a whole by each load.
+    manifest: Vec<FrontendTool>,
+    /// The tools registered in code, in registration order (re-registering keeps the place). Kept
+    /// while hidden, because the host still holds their handlers and they may come back.
+    registered: Vec<FrontendTool>,
+    /// The agent's tools (`capabilities.tools`), in its order, with unique names.
+    backend: Vec<BackendTool>,
+    /// Prepended to frontend tool names on the wire and stripped from incoming calls, so frontend
+    /// tools never collide with backend ones (Jaeger's `ui_`). `None`: names go out as they are.
+    prefix: Option<String>,
+    /// For each tool of `manifest` then `registered`, why it is hidden now (`None`: active).
+    /// Recomputed after every change, because shadowing depends on both sides.
+    hidden: Vec<Option<Diagnostic>>,
+}
+
+impl Catalog {
+    /// An empty catalog without a name prefix.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty catalog whose frontend tools go out as `{prefix}{name}`. An empty prefix means no
+    /// prefix; otherwise it must be 1 to 63 characters of `[A-Za-z0-9_-]`
+    /// ([`CatalogError::BadPrefix`]).
+    pub fn with_prefix(prefix: &str) -> Result<Self, CatalogError> {
+        if prefix.is_empty() {
+            return Ok(Self::new());
+        }
+        if prefix.len() >= MAX_NAME_LEN || !prefix.bytes().all(is_name_byte) {
+            return Err(CatalogError::BadPrefix {
+                prefix: clip(prefix),
+            });
+        }
+        Ok(Self {
+            prefix: Some(prefix.to_string()),
+            ..Self::default()
+        })
+    }
+
+    /// The `toolNamePrefix`, if one is set.
+    pub fn prefix(&self) -> Option<&str> {
+        self.prefix.as_deref()
+    }
+
+    /// Replaces the manifest's tools (normally [`ManifestReport::tools`]). A later duplicate name is
+    /// dropped (`tool/duplicate-name`), as are tools past [`MAX_TOOLS`] (`tool/too-many`); these
+    /// diagnostics have no `index`. Returns them followed by [`Catalog::diagnostics`]: every hidden
+    /// tool, manifest or registered, and why.
+    pub fn set_manifest(&mut self, tools: Vec<FrontendTool>) -> Vec<Diagnostic> {
+        let mut dropped = Vec::new();
+        let mut names = HashSet::new();
+        let mut kept = Vec::with_capacity(tools.len().min(MAX_TOOLS));
+        for tool in tools {
+            if names.contains(&tool.name) {
+                dropped.push(diagnostic(
+                    &tool.name,
+                    code::DUPLICATE_NAME,
+                    format!(
+                        "the manifest already has a tool named \"{}\"; the first one wins",
+                        tool.name
+                    ),
+                ));
+            } else if kept.len() >= MAX_TOOLS {
+                dropped.push(diagnostic(
+                    &tool.name,
+                    code::TOO_MANY,
+                    format!("the manifest has more than {MAX_TOOLS} tools; this one is left out"),
+                ));
+            } else {
+                names.insert(tool.name.clone());
+                kept.push(tool);
+            }
+        }
+        self.manifest = kept;
+        self.reevaluate();
+        dropped.extend(self.diagnostics());
+        dropped
+    }
+
+    /// Registers a tool defined in code (`registerTool`; [`ToolHandler::Registered`]), with the
+    /// same rules as a manifest entry. Registering a name that is already registered replaces that
+    /// tool (in its place); a name in the manifest is refused (`tool/duplicate-name`), as is a new
+    /// tool past [`MAX_TOOLS`] (`tool/too-many`).
+    ///
+    /// `Err` means the tool is not active now. For `tool/shadows-backend` and
+    /// `tool/prefix-collision` (and `tool/bad-name` for a prefixed name that is too long) the tool
+    /// is nevertheless kept, hidden, and becomes active when the conflicting backend tool goes
+    /// away; for every other code it was not stored.
+    pub fn register(
+        &mut self,
+        name: &str,
+        description: &str,
+        parameters: Option<Value>,
+        follow_up: Option<bool>,
+        timeout_ms: Option<u32>,
+    ) -> Result<(), Diagnostic> {
+        let fail = |(code, message): Broken| diagnostic(name, code, message);
+        let name_value = Value::String(name.to_string());
+        let name = check_name(Some(&name_value)).map_err(fail)?;
+        let description =
+            check_description(Some(&Value::String(description.to_string()))).map_err(fail)?;
+        let parameters = check_parameters(parameters.as_ref()).map_err(fail)?;
+        if let Some(ms) = timeout_ms {
+            if !(1..=MAX_TIMEOUT_MS).contains(&ms) {
+                return Err(fail((
+                    code::BAD_OPTION,
+                    format!("timeoutMs must be an integer from 1 to {MAX_TIMEOUT_MS}, not {ms}"),
+                )));
+            }
+        }
+        if self.manifest.iter().any(|t| t.name == name) {
+            return Err(fail((
+                code::DUPLICATE_NAME,
+                format!("tools.json already has a tool named \"{name}\""),
+            )));
+        }
+        let tool = FrontendTool {
+            name,
+            description,
+            parameters,
+            handler: ToolHandler::Registered,
+            follow_up: follow_up.unwrap_or(true),
+            timeout_ms,
+        };
+        let position = match self.registered.iter().position(|t| t.name == tool.name) {
+            Some(position) => {
+                self.registered[position] = tool;
+                position
+            }
+            None => {
+                if self.manifest.len() + self.registered.len() >= MAX_TOOLS {
+                    return Err(fail((
+                        code::TOO_MANY,
+                        format!("the catalog already has {MAX_TOOLS} frontend tools"),
+                    )));
+                }
+                self.registered.push(tool);
+                self.registered.len() - 1
+            }
+        };
+        self.reevaluate();
+        match self.hidden.get(self.manifest.len() + position) {
+            Some(Some(why)) => Err(why.clone()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Removes a tool registered in code. Returns whether there was one (manifest tools cannot be
+    /// unregistered).
+    pub fn unregister(&mut self, name: &str) -> bool {
+        let before = self.registered.len();
+        self.registered.retain(|t| t.name != name);
+        let removed = self.registered.len() != before;
+        if removed {
+            self.reevaluate();
+        }
+        removed
+    }
+
+    /// Replaces the backend tools with the agent's `capabilities.tools`: an array of
+    /// `{name, description?, parameters?}` (the OpenAI shape is accepted too) or `{"items": [...]}`;
+    /// `null` means none. Bad items are skipped with `backend/bad-tool` diagnostics (with their
+    /// `index` in the list); anything else than an array, `{items}` or `null` is one such diagnostic
+    /// and means no backend tools. Returns them followed by [`Catalog::diagnostics`], since shadowing
+    /// is re-evaluated.
+    pub fn set_backend_tools(&mut self, capabilities_tools: &Value) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        let items: &[Value] = match capabilities_tools {
+            Value::Null => &[],
+            Value::Array(items) => items,
+            Value::Object(object) => match object.get("items") {
+                Some(Value::Array(items)) => items,
+                _ => {
+                    diagnostics.push(backend_diagnostic(
+                        None,
+                        None,
+                        "capabilities.tools is an object without an \"items\" array".into(),
+                    ));
+                    &[]
+                }
+            },
+            other => {
+                diagnostics.push(backend_diagnostic(
+                    None,
+                    None,
+                    format!(
+                        "capabilities.tools must be an array or {{\"items\": [...]}}, not {}",
+                        kind_of(other)
+                    ),
+                ));
+                &[]
+            }
+        };
+        let mut backend: Vec<BackendTool> = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            match backend_tool(item) {
+                Ok(tool) if backend.iter().any(|t| t.name == tool.name) => {
+                    let message =
+                        format!("an earlier backend tool is already named \"{}\"", tool.name);
+                    diagnostics.push(backend_diagnostic(Some(index), Some(&tool.name), message));
+                }
+                Ok(tool) => backend.push(tool),
+                Err(message) => {
+                    let name = unwrap_tool(item, "tool")
+                        .ok()
+                        .and_then(|t| t.get("name"))
+                        .and_then(Value::as_str)
+                        .map(clip);
+                    diagnostics.push(backend_diagnostic(Some(index), name.as_deref(), message));
+                }
+            }
+        }
+        self.backend = backend;
+        self.reevaluate();
+        diagnostics.extend(self.diagnostics());
+        diagnostics
+    }
+
+    /// Why each hidden frontend tool is hidden now, manifest tools first (see [`Catalog`]).
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.hidden.iter().flatten().cloned().collect()
+    }
+
+    /// The active frontend tools: manifest tools, then registered ones, each in order.
+    pub fn frontend_tools(&self) -> impl Iterator<Item = &FrontendTool> {
+        self.manifest
+            .iter()
+            .chain(&self.registered)
+            .zip(&self.hidden)
+            .filter(|(_, hidden)| hidden.is_none())
+            .map(|(tool, _)| tool)
+    }
+
+    /// The backend tools, in the agent's order.
+    pub fn backend_tools(&self) -> &[BackendTool] {
+        &self.backend
+    }
+
+    /// The active frontend tool of that (unprefixed) name.
+    pub fn frontend(&self, name: &str) -> Option<&FrontendTool> {
+        self.frontend_tools().find(|t| t.name == name)
+    }
+
+    /// Whether the agent has a backend tool of exactly that name.
+    pub fn is_backend(&self, name: &str) -> bool {
+        self.backend.iter().any(|t| t.name == name)
+    }
+
+    /// The name a frontend tool goes out under: `{prefix}{name}` when a prefix is set.
+    pub fn wire_name(&self, name: &str) -> String {
+        match &self.prefix {
+            Some(prefix) => format!("{prefix}{name}"),
+            None => name.to_string(),
+        }
+    }
+
+    /// Where an incoming tool call (by its wire name) goes.
+    ///
+    /// Without a prefix: an active frontend tool of that name, else a backend tool, else
+    /// [`CallTarget::Unknown`]. With a prefix: a name that starts with it and strips to an active
+    /// frontend tool is that tool; otherwise a backend tool of exactly the incoming name (backend
+    /// names may start with the prefix too), else `Unknown`. So an unprefixed name never reaches a
+    /// frontend tool when a prefix is set (it is not what was sent), and a name that strips to the
+    /// empty string is `Unknown` unless the agent has a tool named like the prefix. Whether the tool
+    /// is enabled in the thread is the caller's question.
+    pub fn resolve_call(&self, incoming: &str) -> CallTarget<'_> {
+        let frontend_name = match &self.prefix {
+            Some(prefix) => incoming.strip_prefix(prefix.as_str()),
+            None => Some(incoming),
+        };
+        if let Some(tool) = frontend_name
+            .filter(|name| !name.is_empty())
+            .and_then(|name| self.frontend(name))
+        {
+            return CallTarget::Frontend(tool);
+        }
+        if self.is_backend(incoming) {
+            CallTarget::Backend
+        } else {
+            CallTarget::Unknown
+        }
+    }
+
+    /// The enabled active frontend tools as sent to the agent in `RunAgentInput.tools`: wire
+    /// (prefixed) names, descriptions and schemas. `enabled` is asked with the unprefixed name.
+    pub fn wire_tools(&self, enabled: impl Fn(&str) -> bool) -> Vec<Tool> {
+        self.frontend_tools()
+            .filter(|t| enabled(&t.name))
+            .map(|t| Tool {
+                name: self.wire_name(&t.name),
+                description: t.description.clone(),
+                parameters: Some(t.parameters.clone()),
+                metadata: None,
+            })
+            .collect()
+    }
+
+    /// Recomputes [`Catalog::hidden`] from the current manifest, registered and backend tools.
+    fn reevaluate(&mut self) {
+        let backend: HashSet<&str> = self.backend.iter().map(|t| t.name.as_str()).collect();
+        let manifest: HashSet<&str> = self.manifest.iter().map(|t| t.name.as_str()).collect();
+        let manifest_len = self.manifest.len();
+        let hidden = self
+            .manifest
+            .iter()
+            .chain(&self.registered)
+            .enumerate()
+            .map(|(position, tool)| {
+                let name = tool.name.as_str();
+                if position >= manifest_len && manifest.contains(name) {
+                    return Some(diagnostic(
+                        name,
+                        code::DUPLICATE_NAME,
+                        format!("tools.json already has a tool named \"{name}\"; it wins"),
+                    ));
+                }
+                if position >= MAX_TOOLS {
+                    return Some(diagnostic(
+                        name,
+                        code::TOO_MANY,
+                        format!("the catalog already has {MAX_TOOLS} frontend tools"),
+                    ));
+                }
+                match &self.prefix {
+                    None if backend.contains(name) => Some(diagnostic(
+                        name,
+                        code::SHADOWS_BACKEND,
+                        format!(
+                            "the agent has a backend tool named \"{name}\"; set toolNamePrefix to \
+                             use both"
+                        ),
+                    )),
+                    None => None,
+                    Some(prefix) => {
+                        let wire = format!("{prefix}{name}");
+                        if wire.len() > MAX_NAME_LEN {
+                            Some(diagnostic(
+                                name,
+                                code::BAD_NAME,
+                                format!(
+                                    "with the prefix, the name \"{wire}\" is longer than \
+                                     {MAX_NAME_LEN} characters"
+                                ),
+                            ))
+                        } else if backend.contains(wire.as_str()) {
+                            Some(diagnostic(
+                                name,
+                                code::PREFIX_COLLISION,
+                                format!("the agent has a backend tool named \"{wire}\""),
+                            ))
+                        } else {
+                            None
+                        }
+                    }
+                }
+            })
+            .collect();
+        self.hidden = hidden;
+    }
+}
+
+/// Reads one item of `capabilities.tools`.
+fn backend_tool(item: &Value) -> Result<BackendTool, String> {
+    let tool = unwrap_tool(item, "tool").map_err(|(_, message)| message)?;
+    let name = match tool.get("name") {
+        Some(Value::String(name)) if !name.is_empty() => name.clone(),
+        Some(Value::String(_)) => return Err("the backend tool's name is empty".into()),
+        Some(other) => {
+            return Err(format!(
+                "the backend tool's name must be a string, not {}",
+                kind_of(other)
+            ))
+        }
+        None => return Err("the backend tool has no name".into()),
+    };
+    let description = match tool.get("description") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(description)) => description.clone(),
+        Some(other) => {
+            return Err(format!(
+                "the backend tool's description must be a string, not {}",
+                kind_of(other)
+            ))
+        }
+    };
+    let parameters = match tool.get("parameters") {
+        None | Some(Value::Null) => None,
+        Some(parameters @ Value::Object(_)) => Some(parameters.clone()),
+        Some(other) => {
+            return Err(format!(
+                "the backend tool's parameters must be an object, not {}",
+                kind_of(other)
+            ))
+        }
+    };
+    Ok(BackendTool {
+        name,
+        description,
+        parameters,
+    })
+}
+
+/// A diagnostic about a named frontend tool that is not a manifest entry.
+fn diagnostic(name: &str, code: &'static str, message: String) -> Diagnostic {
+    Diagnostic {
+        index: None,
+        name: Some(clip(name)),
+        code,
+        message,
+    }
+}
+
+fn backend_diagnostic(index: Option<usize>, name: Option<&str>, message: String) -> Diagnostic {
+    Diagnostic {
+        index,
+        name: name.map(str::to_string),
+        code: code::BACKEND_BAD_TOOL,
+        message,
+    }
+}

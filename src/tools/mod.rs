@@ -68,7 +68,8 @@ pub struct BackendTool {
 /// A problem with one tool: the tool is skipped, everything else still loads.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    /// The entry's position in `tools.json` (absent for registered and backend tools).
+    /// The entry's position in `tools.json`, or, for `backend/bad-tool`, in the agent's
+    /// `capabilities.tools` (absent for registered tools and for conflicts found in the catalog).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
     /// The tool's name, when it has a readable one.
