@@ -1,0 +1,1104 @@
+//! The execute-and-restart loop (DESIGN.md, "The loop") as a sans-IO state machine.
+//!
+//! One [`Session`] holds every thread of a runtime. Inputs come in through `handle_*` methods and
+//! [`Session::start_run`] / [`Session::abort`]; the work the host must do comes out of
+//! [`Session::poll_action`]. The session never does I/O, never reads a clock and makes no random
+//! ids (a prefix comes in at construction). Per thread, one *turn* is a `run` call: the user's
+//! messages plus every restart they cause.
+//!
+//! Call order for a turn, per thread:
+//! 1. [`start_run`](Session::start_run) → [`Action::Send`] (POST the body; [`Action::Emit`]s too).
+//! 2. The response: [`handle_response`](Session::handle_response) with status and content type,
+//!    then [`handle_bytes`](Session::handle_bytes) for each chunk of the body, then
+//!    [`handle_body_end`](Session::handle_body_end) (or
+//!    [`handle_transport_error`](Session::handle_transport_error)).
+//! 3. Each [`Action::Execute`] is answered by [`handle_tool_result`](Session::handle_tool_result)
+//!    (the host imports the module, calls it, applies the timeout, converts the value).
+//! 4. When the round's calls are answered, the session restarts (another [`Action::Send`]) or
+//!    ends the turn with [`Action::Finished`].
+//!
+//! [`abort`](Session::abort) may come at any time: [`Action::Cancel`] (abort the fetch, fire the
+//! handlers' signal), unanswered calls settled with `INTERRUPTED` results, [`Action::Finished`].
+//! Inputs for a round or a call that is over (a late chunk, a late tool result) are ignored.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::protocol::decode::{DecodeError, DecodeOptions, EventDecoder, Output};
+use crate::protocol::event::{Content, Context, Event, Message, Tool, ToolMessage};
+use crate::protocol::input::RunInputBuilder;
+use crate::protocol::thread::{Applied, PendingCall, Thread};
+use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use crate::tools::schema::{validate, PatternMatcher};
+use crate::tools::FrontendTool;
+
+/// Which messages a run request carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HistoryMode {
+    /// The whole thread (stateless servers such as pydantic-ai).
+    #[default]
+    Full,
+    /// Only what the server has not seen: the user's messages, then the tool results (servers
+    /// that keep the thread, such as the nebari chat pack).
+    New,
+}
+
+/// How the loop behaves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionConfig {
+    /// Which messages a request carries.
+    pub history: HistoryMode,
+    /// How many restarts one turn may make before it stops with `max_rounds`.
+    pub max_rounds: u32,
+    /// A tool's time limit when it sets none, in milliseconds.
+    pub tool_timeout_ms: u32,
+    /// The largest single SSE event accepted, in bytes.
+    pub max_event_bytes: usize,
+}
+
+impl Default for SessionConfig {
+    fn default() -> Self {
+        Self {
+            history: HistoryMode::Full,
+            max_rounds: 8,
+            tool_timeout_ms: 30_000,
+            max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,
+        }
+    }
+}
+
+/// What the agent may call in this turn, as the runtime resolved it from its catalog and the
+/// thread's toggles when the turn started.
+#[derive(Debug, Clone, Default)]
+pub struct ToolSet {
+    /// The enabled frontend tools, as sent in `RunAgentInput.tools` (prefixed names).
+    pub wire: Vec<Tool>,
+    /// Incoming tool-call name → what it is. A name that is absent is unknown.
+    pub calls: HashMap<String, CallKind>,
+}
+
+/// What an incoming tool-call name refers to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallKind {
+    /// An enabled frontend tool: the browser runs it.
+    Enabled(FrontendTool),
+    /// A frontend tool that is disabled in this thread.
+    Disabled,
+    /// A backend tool: the server answers it.
+    Backend,
+}
+
+/// One `run` call.
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// The thread.
+    pub thread_id: String,
+    /// The messages to add to the thread (usually the user's message). Messages whose id the
+    /// thread already has are not added again, so passing the whole history works too.
+    pub messages: Vec<Message>,
+    /// `RunAgentInput.context`.
+    pub context: Vec<Context>,
+    /// Replaces the thread's state when given.
+    pub state: Option<Value>,
+    /// `RunAgentInput.forwardedProps`.
+    pub forwarded_props: Option<Value>,
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// The agent answered with nothing left for the browser.
+    Completed,
+    /// The run was aborted.
+    Aborted,
+    /// The turn reached `maxRounds` restarts.
+    MaxRounds,
+    /// The server, the network or the stream failed.
+    Error,
+}
+
+/// Why a turn ended in error.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RunError {
+    /// A stable code: `run/http`, `run/network`, `run/content-type`, `run/truncated`,
+    /// `run/error` (the agent's `RUN_ERROR`, or its own `code`), `decode/...`.
+    pub code: String,
+    /// What happened.
+    pub message: String,
+    /// The HTTP status, for `run/http`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+}
+
+/// What a turn produced.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunResult {
+    /// The thread.
+    pub thread_id: String,
+    /// How it ended.
+    pub status: RunStatus,
+    /// How many runs were sent (1 + restarts).
+    pub rounds: u32,
+    /// The whole thread after the turn.
+    pub messages: Vec<Message>,
+    /// The messages this turn added (the user's, the agent's, the tool results).
+    pub new_messages: Vec<Message>,
+    /// The thread's AG-UI state.
+    pub state: Value,
+    /// Why it failed, for `error` (and the limit, for `max_rounds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<RunError>,
+}
+
+/// The error of a tool, as listeners see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolErrorInfo {
+    /// `INVALID_TOOL_ARGUMENTS`, `TOOL_NOT_AVAILABLE`, ...
+    pub code: &'static str,
+    /// What happened.
+    pub message: String,
+}
+
+/// An event for the app's listeners.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+#[non_exhaustive]
+pub enum RuntimeEvent {
+    /// An AG-UI event as it arrived.
+    Agui {
+        /// The thread.
+        thread_id: String,
+        /// The run (the `runId` this client sent).
+        run_id: String,
+        /// The event, wire-shaped.
+        event: Event,
+    },
+    /// A run request is going out.
+    RoundStarted {
+        /// The thread.
+        thread_id: String,
+        /// The run.
+        run_id: String,
+        /// 1 for the user's run, 2 for the first restart, ...
+        round: u32,
+    },
+    /// A browser tool is starting.
+    ToolStarted {
+        /// The thread.
+        thread_id: String,
+        /// The run whose call this is.
+        run_id: String,
+        /// The call.
+        tool_call_id: String,
+        /// The tool (without any prefix).
+        tool_name: String,
+        /// The parsed arguments.
+        args: Value,
+    },
+    /// A browser tool finished, or a call was answered with an error without running.
+    ToolFinished {
+        /// The thread.
+        thread_id: String,
+        /// The run whose call this is.
+        run_id: String,
+        /// The call.
+        tool_call_id: String,
+        /// The tool called.
+        tool_name: String,
+        /// The value, when it succeeded.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// The failure, when it failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<ToolErrorInfo>,
+    },
+    /// A turn ended (the same moment [`Action::Finished`] is emitted).
+    RunFinished {
+        /// The thread.
+        thread_id: String,
+        /// How it ended.
+        status: RunStatus,
+        /// How many runs were sent.
+        rounds: u32,
+        /// Why it failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<RunError>,
+    },
+}
+
+/// A browser tool call for the host to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallJob {
+    /// The thread.
+    pub thread_id: String,
+    /// The run that made the call.
+    pub run_id: String,
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The tool, with its handler.
+    pub tool: FrontendTool,
+    /// The arguments, parsed and validated against the tool's schema.
+    pub args: Value,
+    /// The time limit in milliseconds.
+    pub timeout_ms: u32,
+}
+
+/// Work for the host.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Action {
+    /// POST `body` (a `RunAgentInput`) to the thread's run URL.
+    Send {
+        /// The thread.
+        thread_id: String,
+        /// The run's id (pass it back with the response).
+        run_id: String,
+        /// The JSON body.
+        body: String,
+    },
+    /// Run a browser tool; answer with [`Session::handle_tool_result`].
+    Execute(ToolCallJob),
+    /// Stop the thread's fetch and fire its handlers' abort signal.
+    Cancel {
+        /// The thread.
+        thread_id: String,
+    },
+    /// Tell the listeners.
+    Emit(RuntimeEvent),
+    /// The turn is over: resolve its promise.
+    Finished(Box<RunResult>),
+}
+
+/// Why a call into the session was refused (a programmer error, not a run outcome).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// A run is already going on this thread.
+    #[error("a run is already in progress on thread {thread_id}")]
+    Busy {
+        /// The thread.
+        thread_id: String,
+    },
+}
+
+impl SessionError {
+    /// A stable code: `run/busy`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SessionError::Busy { .. } => "run/busy",
+        }
+    }
+}
+
+/// The loop's state for every thread.
+pub struct Session {
+    config: SessionConfig,
+    /// Regular expressions for the schemas' `pattern` (the browser's `RegExp`).
+    patterns: Box<dyn PatternMatcher>,
+    threads: HashMap<String, ThreadState>,
+    actions: VecDeque<Action>,
+    /// Makes run and message ids: `{prefix}-{n}`; the host gives a random prefix.
+    id_prefix: String,
+    next_id: u64,
+}
+
+/// One thread's lasting state.
+#[derive(Default)]
+struct ThreadState {
+    thread: Thread,
+    /// Every tool call this thread ever executed or answered locally: exactly once per id.
+    handled: HashSet<String>,
+    /// Message ids the server has not seen yet (for [`HistoryMode::New`]).
+    unsent: Vec<String>,
+    /// Ids of messages changed since the host last took them (for coalesced rendering).
+    changed: Vec<String>,
+    /// Whether the whole list changed since the host last took the changes.
+    changed_all: bool,
+    /// The turn in progress.
+    turn: Option<Turn>,
+}
+
+/// A `run` call in progress.
+struct Turn {
+    /// What the agent may call, resolved when the turn started.
+    tools: ToolSet,
+    context: Vec<Context>,
+    forwarded_props: Option<Value>,
+    /// Ids of the messages that were in the thread before the turn (for `newMessages`).
+    before: HashSet<String>,
+    /// Runs sent so far.
+    round: u32,
+    /// The current round's run id.
+    run_id: String,
+    /// The current round's response decoder; `None` before the response or after its end.
+    decoder: Option<EventDecoder>,
+    /// Whether the current round's body has ended cleanly.
+    stream_done: bool,
+    /// Whether `RUN_FINISHED` arrived in this round.
+    run_finished: bool,
+    /// Calls the host is running: id → (tool name, follow-up?).
+    running: HashMap<String, (String, bool)>,
+    /// Follow-up calls of this round in call order, and their outcomes once known.
+    answers: Vec<(PendingCall, Option<ToolOutcome>)>,
+}
+
+impl Session {
+    /// A session. `id_prefix` makes run and tool-message ids unique (the host passes a random
+    /// one); `patterns` evaluates JSON Schema `pattern`s.
+    pub fn new(
+        config: SessionConfig,
+        id_prefix: impl Into<String>,
+        patterns: Box<dyn PatternMatcher>,
+    ) -> Self {
+        Self {
+            config,
+            patterns,
+            threads: HashMap::new(),
+            actions: VecDeque::new(),
+            id_prefix: id_prefix.into(),
+            next_id: 0,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// The next piece of work for the host.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    /// A thread's messages (empty for an unknown thread).
+    pub fn messages(&self, thread_id: &str) -> &[Message] {
+        self.threads
+            .get(thread_id)
+            .map(|t| t.thread.messages())
+            .unwrap_or(&[])
+    }
+
+    /// A thread's AG-UI state (`None` for an unknown thread).
+    pub fn state(&self, thread_id: &str) -> Option<&Value> {
+        self.threads.get(thread_id).map(|t| t.thread.state())
+    }
+
+    /// Whether a turn is going on in the thread.
+    pub fn is_running(&self, thread_id: &str) -> bool {
+        self.threads
+            .get(thread_id)
+            .is_some_and(|t| t.turn.is_some())
+    }
+
+    /// Seeds a loaded thread's history. The server is taken to know these messages, and calls
+    /// they already answer are never executed again.
+    pub fn set_messages(
+        &mut self,
+        thread_id: &str,
+        messages: Vec<Message>,
+    ) -> Result<(), SessionError> {
+        let state = self.threads.entry(thread_id.to_owned()).or_default();
+        if state.turn.is_some() {
+            return Err(SessionError::Busy {
+                thread_id: thread_id.to_owned(),
+            });
+        }
+        for message in &messages {
+            if let Message::Tool(tool) = message {
+                state.handled.insert(tool.tool_call_id.clone());
+            }
+        }
+        state.thread.set_messages(messages);
+        state.unsent.clear();
+        state.changed_all = true;
+        Ok(())
+    }
+
+    /// The messages changed since the last call, for coalesced rendering: `None` when nothing
+    /// changed, all of them when the list changed wholesale.
+    pub fn take_changed(&mut self, thread_id: &str) -> Option<Vec<Message>> {
+        let state = self.threads.get_mut(thread_id)?;
+        if !state.changed_all && state.changed.is_empty() {
+            return None;
+        }
+        let messages = if state.changed_all {
+            state.thread.messages().to_vec()
+        } else {
+            let ids: HashSet<&str> = state.changed.iter().map(String::as_str).collect();
+            state
+                .thread
+                .messages()
+                .iter()
+                .filter(|m| ids.contains(m.id()))
+                .cloned()
+                .collect()
+        };
+        state.changed.clear();
+        state.changed_all = false;
+        Some(messages)
+    }
+
+    /// Starts a turn: adds the request's messages and sends the first run.
+    pub fn start_run(&mut self, request: RunRequest, tools: ToolSet) -> Result<(), SessionError> {
+        let thread_id = request.thread_id.clone();
+        let state = self.threads.entry(thread_id.clone()).or_default();
+        if state.turn.is_some() {
+            return Err(SessionError::Busy { thread_id });
+        }
+        // A history whose calls never got an answer (a reload mid-tool, a crash) is rejected by
+        // providers that demand a result for every call: settle those first.
+        let dangling = unanswered_calls(state.thread.messages(), |_| true);
+        for tool_call_id in dangling {
+            let outcome = ToolOutcome::Failed(ToolFailure::new(
+                FailureCode::Interrupted,
+                "this call was never answered (the page was closed or reloaded while it ran)",
+            ));
+            self.record_result(&thread_id, &tool_call_id, &outcome);
+        }
+        let state = self.threads.entry(thread_id.clone()).or_default();
+        let before = state
+            .thread
+            .messages()
+            .iter()
+            .map(|m| m.id().to_owned())
+            .collect::<HashSet<_>>();
+        for message in request.messages {
+            if before.contains(message.id()) {
+                continue;
+            }
+            state.unsent.push(message.id().to_owned());
+            state.changed.push(message.id().to_owned());
+            if let Message::Tool(tool) = &message {
+                state.handled.insert(tool.tool_call_id.clone());
+            }
+            state.thread.push_message(message);
+        }
+        if let Some(initial) = request.state {
+            state.thread.set_state(initial);
+        }
+        state.turn = Some(Turn {
+            tools,
+            context: request.context,
+            forwarded_props: request.forwarded_props,
+            before,
+            round: 0,
+            run_id: String::new(),
+            decoder: None,
+            stream_done: false,
+            run_finished: false,
+            running: HashMap::new(),
+            answers: Vec::new(),
+        });
+        self.send_round(&thread_id);
+        Ok(())
+    }
+
+    /// The response to the current round arrived: anything but a 2xx `text/event-stream` ends
+    /// the turn in error. `body_start` is the beginning of the body for non-2xx answers (the
+    /// host reads a little of it so the error can say what the server said).
+    pub fn handle_response(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        status: u16,
+        content_type: Option<&str>,
+        body_start: Option<&str>,
+    ) {
+        if self.current_turn(thread_id, run_id).is_none() {
+            return;
+        }
+        if !(200..300).contains(&status) {
+            let detail = body_start.map(str::trim).filter(|b| !b.is_empty());
+            let message = match detail {
+                Some(body) => format!("the agent answered HTTP {status}: {body}"),
+                None => format!("the agent answered HTTP {status}"),
+            };
+            self.fail(thread_id, "run/http", message, Some(status));
+            return;
+        }
+        let is_sse = content_type.is_some_and(|ct| {
+            ct.split(';')
+                .next()
+                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("text/event-stream"))
+        });
+        if !is_sse {
+            let message = format!(
+                "expected a text/event-stream answer, got {}",
+                content_type.unwrap_or("no content type")
+            );
+            self.fail(thread_id, "run/content-type", message, Some(status));
+        }
+    }
+
+    /// The next bytes of the current round's body.
+    pub fn handle_bytes(&mut self, thread_id: &str, run_id: &str, bytes: &[u8]) {
+        let Some(turn) = self.current_turn(thread_id, run_id) else {
+            return;
+        };
+        let Some(decoder) = turn.decoder.as_mut() else {
+            return;
+        };
+        if let Err(error) = decoder.feed(bytes) {
+            self.decode_failed(thread_id, error);
+            return;
+        }
+        self.drain_decoder(thread_id);
+    }
+
+    /// The current round's body ended.
+    pub fn handle_body_end(&mut self, thread_id: &str, run_id: &str) {
+        let Some(turn) = self.current_turn(thread_id, run_id) else {
+            return;
+        };
+        let Some(decoder) = turn.decoder.as_mut() else {
+            return;
+        };
+        if let Err(error) = decoder.finish() {
+            self.decode_failed(thread_id, error);
+            return;
+        }
+        self.drain_decoder(thread_id);
+        let Some(turn) = self.turn_mut(thread_id) else {
+            return;
+        };
+        turn.decoder = None;
+        if !turn.run_finished {
+            self.fail(
+                thread_id,
+                "run/truncated",
+                "the stream ended without RUN_FINISHED or RUN_ERROR".to_owned(),
+                None,
+            );
+            return;
+        }
+        turn.stream_done = true;
+        self.collect_pending(thread_id);
+        self.maybe_advance(thread_id);
+    }
+
+    /// The fetch failed (network error, or the body could not be read).
+    pub fn handle_transport_error(&mut self, thread_id: &str, run_id: &str, message: &str) {
+        if self.current_turn(thread_id, run_id).is_some() {
+            self.fail(thread_id, "run/network", message.to_owned(), None);
+        }
+    }
+
+    /// A browser tool finished. Results for calls that are not running (late, after an abort,
+    /// or unknown) are ignored.
+    pub fn handle_tool_result(
+        &mut self,
+        thread_id: &str,
+        tool_call_id: &str,
+        outcome: ToolOutcome,
+    ) {
+        let Some(turn) = self.turn_mut(thread_id) else {
+            return;
+        };
+        let Some((tool_name, follow_up)) = turn.running.remove(tool_call_id) else {
+            return;
+        };
+        let run_id = turn.run_id.clone();
+        if follow_up {
+            if let Some(slot) = turn
+                .answers
+                .iter_mut()
+                .find(|(call, _)| call.tool_call_id == tool_call_id)
+            {
+                slot.1 = Some(outcome.clone());
+            }
+        } else {
+            self.record_result(thread_id, tool_call_id, &outcome);
+        }
+        self.emit_tool_finished(thread_id, &run_id, tool_call_id, &tool_name, &outcome);
+        self.maybe_advance(thread_id);
+    }
+
+    /// Aborts the thread's turn: the fetch and the handlers are cancelled, no restart happens,
+    /// and every call of the turn that got no result is settled with an `INTERRUPTED` result.
+    pub fn abort(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_mut() else {
+            return;
+        };
+        turn.decoder = None;
+        let run_id = turn.run_id.clone();
+        let running: Vec<(String, String)> = turn
+            .running
+            .drain()
+            .map(|(id, (name, _))| (id, name))
+            .collect();
+        self.actions.push_back(Action::Cancel {
+            thread_id: thread_id.to_owned(),
+        });
+        for (id, name) in running {
+            let outcome = ToolOutcome::Failed(ToolFailure::new(
+                FailureCode::Interrupted,
+                format!("the run was stopped before {name} finished"),
+            ));
+            self.emit_tool_finished(thread_id, &run_id, &id, &name, &outcome);
+        }
+        self.finish(thread_id, RunStatus::Aborted, None);
+    }
+
+    // ---- internals ----------------------------------------------------------------------
+
+    fn next_id(&mut self, kind: &str) -> String {
+        self.next_id += 1;
+        format!("{kind}-{}-{}", self.id_prefix, self.next_id)
+    }
+
+    fn turn_mut(&mut self, thread_id: &str) -> Option<&mut Turn> {
+        self.threads.get_mut(thread_id)?.turn.as_mut()
+    }
+
+    /// The thread's turn, if `run_id` is its current round.
+    fn current_turn(&mut self, thread_id: &str, run_id: &str) -> Option<&mut Turn> {
+        self.turn_mut(thread_id).filter(|t| t.run_id == run_id)
+    }
+
+    fn send_round(&mut self, thread_id: &str) {
+        let run_id = self.next_id("run");
+        let history = self.config.history;
+        let options = DecodeOptions {
+            max_event_bytes: self.config.max_event_bytes,
+            output: Output::Both,
+            ..DecodeOptions::default()
+        };
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_mut() else {
+            return;
+        };
+        turn.round += 1;
+        turn.run_id = run_id.clone();
+        turn.decoder = Some(EventDecoder::new(&options));
+        turn.stream_done = false;
+        turn.run_finished = false;
+        turn.answers.clear();
+        let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
+            .tools(turn.tools.wire.clone())
+            .context(turn.context.clone())
+            .state(state.thread.state().clone());
+        if let Some(props) = &turn.forwarded_props {
+            builder = builder.forwarded_props(props.clone());
+        }
+        let input = match history {
+            HistoryMode::Full => builder.build(state.thread.messages()),
+            HistoryMode::New => {
+                let unsent: HashSet<&str> = state.unsent.iter().map(String::as_str).collect();
+                let messages: Vec<Message> = state
+                    .thread
+                    .messages()
+                    .iter()
+                    .filter(|m| unsent.contains(m.id()))
+                    .cloned()
+                    .collect();
+                builder.build(&messages)
+            }
+        };
+        state.unsent.clear();
+        state.thread.begin_run();
+        let round = turn.round;
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::RoundStarted {
+                thread_id: thread_id.to_owned(),
+                run_id: run_id.clone(),
+                round,
+            }));
+        self.actions.push_back(Action::Send {
+            thread_id: thread_id.to_owned(),
+            run_id,
+            body: input.to_json(),
+        });
+    }
+
+    /// Folds everything the decoder has ready into the thread and tells the listeners.
+    fn drain_decoder(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_mut() else {
+            return;
+        };
+        let Some(decoder) = turn.decoder.as_mut() else {
+            return;
+        };
+        let mut fire_and_forget = Vec::new();
+        let mut run_error = None;
+        while let Some(item) = decoder.next_item() {
+            if item.expanded {
+                match state.thread.apply(&item.event) {
+                    Ok(Applied::Message(at)) | Ok(Applied::Added(at)) => {
+                        if let Some(message) = state.thread.messages().get(at) {
+                            state.changed.push(message.id().to_owned());
+                        }
+                    }
+                    Ok(Applied::Messages) => state.changed_all = true,
+                    // A patch that does not apply leaves the state as it was; the TS client
+                    // logs and continues, and so does the loop.
+                    Ok(_) | Err(_) => {}
+                }
+                match &item.event {
+                    Event::RunFinished(_) => turn.run_finished = true,
+                    Event::RunError(e) => {
+                        run_error = Some(RunError {
+                            code: e.code.clone().unwrap_or_else(|| "run/error".to_owned()),
+                            message: e.message.clone(),
+                            status: None,
+                        })
+                    }
+                    Event::ToolCallEnd(e) => {
+                        if let Some(CallKind::Enabled(tool)) = state
+                            .thread
+                            .tool_call(&e.tool_call_id)
+                            .and_then(|call| turn.tools.calls.get(&call.function.name))
+                        {
+                            if !tool.follow_up && !state.handled.contains(&e.tool_call_id) {
+                                fire_and_forget.push(e.tool_call_id.clone());
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if item.wire {
+                self.actions.push_back(Action::Emit(RuntimeEvent::Agui {
+                    thread_id: thread_id.to_owned(),
+                    run_id: turn.run_id.clone(),
+                    event: item.event,
+                }));
+            }
+        }
+        for tool_call_id in fire_and_forget {
+            if let Some(call) = self.threads[thread_id].thread.pending_call(&tool_call_id) {
+                self.dispatch(thread_id, call, false);
+            }
+        }
+        if let Some(error) = run_error {
+            self.actions.push_back(Action::Cancel {
+                thread_id: thread_id.to_owned(),
+            });
+            self.finish(thread_id, RunStatus::Error, Some(error));
+        }
+    }
+
+    /// After `RUN_FINISHED` and the end of the body: decides what the browser must answer.
+    fn collect_pending(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_ref() else {
+            return;
+        };
+        let mut calls = Vec::new();
+        for call in state.thread.pending_tool_calls() {
+            if state.handled.contains(&call.tool_call_id) {
+                continue;
+            }
+            match turn.tools.calls.get(&call.tool_name) {
+                Some(CallKind::Backend) => {}
+                Some(CallKind::Enabled(tool)) if !tool.follow_up => {}
+                _ => calls.push(call),
+            }
+        }
+        if calls.is_empty() {
+            return;
+        }
+        let restarts = turn.round.saturating_sub(1);
+        if restarts >= self.config.max_rounds {
+            // The model keeps calling tools: stop without running them (their results would
+            // never reach it), and settle the calls so the next turn is valid.
+            let limit = self.config.max_rounds;
+            for call in calls {
+                let outcome = ToolOutcome::Failed(ToolFailure::new(
+                    FailureCode::Interrupted,
+                    format!("the turn stopped after maxRounds ({limit}) restarts"),
+                ));
+                self.record_result(thread_id, &call.tool_call_id, &outcome);
+            }
+            let error = RunError {
+                code: "run/max-rounds".to_owned(),
+                message: format!("the agent still called tools after {limit} restarts"),
+                status: None,
+            };
+            self.finish(thread_id, RunStatus::MaxRounds, Some(error));
+            return;
+        }
+        for call in calls {
+            self.dispatch(thread_id, call, true);
+        }
+    }
+
+    /// Answers one call: runs it (validated), or answers it with an error at once.
+    fn dispatch(&mut self, thread_id: &str, call: PendingCall, follow_up: bool) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_mut() else {
+            return;
+        };
+        state.handled.insert(call.tool_call_id.clone());
+        let run_id = turn.run_id.clone();
+        let tool = match turn.tools.calls.get(&call.tool_name) {
+            Some(CallKind::Enabled(tool)) => Ok(tool.clone()),
+            Some(CallKind::Disabled) => Err(ToolFailure::new(
+                FailureCode::ToolNotAvailable,
+                format!("the tool {} is disabled in this chat", call.tool_name),
+            )),
+            _ => Err(ToolFailure::new(
+                FailureCode::ToolNotAvailable,
+                format!("there is no tool named {}", call.tool_name),
+            )),
+        };
+        let prepared = tool.and_then(|tool| {
+            let args = parse_arguments(&call.arguments)?;
+            validate(&tool.parameters, &args, self.patterns.as_ref()).map_err(|violation| {
+                ToolFailure::new(FailureCode::InvalidToolArguments, violation.to_text())
+            })?;
+            Ok((tool, args))
+        });
+        let tool_name = match &prepared {
+            Ok((tool, _)) => tool.name.clone(),
+            Err(_) => call.tool_name.clone(),
+        };
+        if follow_up {
+            turn.answers.push((call.clone(), None));
+        }
+        match prepared {
+            Ok((tool, args)) => {
+                let timeout_ms = tool.timeout_ms.unwrap_or(self.config.tool_timeout_ms);
+                turn.running
+                    .insert(call.tool_call_id.clone(), (tool_name.clone(), follow_up));
+                self.actions
+                    .push_back(Action::Emit(RuntimeEvent::ToolStarted {
+                        thread_id: thread_id.to_owned(),
+                        run_id: run_id.clone(),
+                        tool_call_id: call.tool_call_id.clone(),
+                        tool_name,
+                        args: args.clone(),
+                    }));
+                self.actions.push_back(Action::Execute(ToolCallJob {
+                    thread_id: thread_id.to_owned(),
+                    run_id,
+                    tool_call_id: call.tool_call_id,
+                    tool,
+                    args,
+                    timeout_ms,
+                }));
+            }
+            Err(failure) => {
+                let outcome = ToolOutcome::Failed(failure);
+                if follow_up {
+                    if let Some(slot) = turn.answers.last_mut() {
+                        slot.1 = Some(outcome.clone());
+                    }
+                } else {
+                    self.record_result(thread_id, &call.tool_call_id, &outcome);
+                }
+                self.emit_tool_finished(
+                    thread_id,
+                    &run_id,
+                    &call.tool_call_id,
+                    &tool_name,
+                    &outcome,
+                );
+            }
+        }
+    }
+
+    /// Restarts when every follow-up call of the round is answered, or ends the turn.
+    fn maybe_advance(&mut self, thread_id: &str) {
+        let Some(turn) = self.turn_mut(thread_id) else {
+            return;
+        };
+        if !turn.stream_done || !turn.running.is_empty() {
+            return;
+        }
+        if turn.answers.is_empty() {
+            self.finish(thread_id, RunStatus::Completed, None);
+            return;
+        }
+        let answers = std::mem::take(&mut turn.answers);
+        for (call, outcome) in answers {
+            let outcome = outcome.unwrap_or_else(|| {
+                ToolOutcome::Failed(ToolFailure::new(
+                    FailureCode::ToolExecutionFailed,
+                    "the tool produced no result",
+                ))
+            });
+            self.record_result(thread_id, &call.tool_call_id, &outcome);
+        }
+        self.send_round(thread_id);
+    }
+
+    /// Puts a tool message for the call into the thread, where the agent expects it.
+    fn record_result(&mut self, thread_id: &str, tool_call_id: &str, outcome: &ToolOutcome) {
+        let id = self.next_id("tool");
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        state.handled.insert(tool_call_id.to_owned());
+        state.unsent.push(id.clone());
+        state.changed.push(id.clone());
+        state.thread.insert_tool_result(ToolMessage {
+            id,
+            content: Content::Text(outcome.content()),
+            tool_call_id: tool_call_id.to_owned(),
+            error: outcome.error(),
+            encrypted_value: None,
+            metadata: None,
+            subagent_run_id: None,
+        });
+    }
+
+    fn emit_tool_finished(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        tool_call_id: &str,
+        tool_name: &str,
+        outcome: &ToolOutcome,
+    ) {
+        let (result, error) = match outcome {
+            ToolOutcome::Value(value) => (Some(value.clone()), None),
+            ToolOutcome::Failed(failure) => (
+                None,
+                Some(ToolErrorInfo {
+                    code: failure.code.as_str(),
+                    message: failure.message.clone(),
+                }),
+            ),
+        };
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::ToolFinished {
+                thread_id: thread_id.to_owned(),
+                run_id: run_id.to_owned(),
+                tool_call_id: tool_call_id.to_owned(),
+                tool_name: tool_name.to_owned(),
+                result,
+                error,
+            }));
+    }
+
+    fn decode_failed(&mut self, thread_id: &str, error: DecodeError) {
+        self.actions.push_back(Action::Cancel {
+            thread_id: thread_id.to_owned(),
+        });
+        self.fail(thread_id, error.code(), error.to_string(), None);
+    }
+
+    fn fail(&mut self, thread_id: &str, code: &str, message: String, status: Option<u16>) {
+        let error = RunError {
+            code: code.to_owned(),
+            message,
+            status,
+        };
+        self.finish(thread_id, RunStatus::Error, Some(error));
+    }
+
+    /// Ends the turn: settles every call of the turn still without a result, then reports.
+    fn finish(&mut self, thread_id: &str, status: RunStatus, error: Option<RunError>) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(mut turn) = state.turn.take() else {
+            return;
+        };
+        // Results gathered for a restart that will not happen are real answers: keep them.
+        let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
+        for (call, outcome) in turn.answers.drain(..) {
+            if let Some(outcome) = outcome {
+                settle.push((call.tool_call_id, outcome));
+            }
+        }
+        // Every other call of this turn without an answer gets one, so the next turn is valid
+        // for providers that demand a result for every call.
+        let reason = match status {
+            RunStatus::Aborted => "the run was stopped before this call was answered",
+            _ => "the run ended before this call was answered",
+        };
+        for id in unanswered_calls(state.thread.messages(), |m| !turn.before.contains(m)) {
+            if !settle.iter().any(|(s, _)| *s == id) {
+                let outcome =
+                    ToolOutcome::Failed(ToolFailure::new(FailureCode::Interrupted, reason));
+                settle.push((id, outcome));
+            }
+        }
+        for (tool_call_id, outcome) in &settle {
+            self.record_result(thread_id, tool_call_id, outcome);
+        }
+        let Some(state) = self.threads.get(thread_id) else {
+            return;
+        };
+        let new_messages = state
+            .thread
+            .messages()
+            .iter()
+            .filter(|m| !turn.before.contains(m.id()))
+            .cloned()
+            .collect();
+        let result = RunResult {
+            thread_id: thread_id.to_owned(),
+            status,
+            rounds: turn.round,
+            messages: state.thread.messages().to_vec(),
+            new_messages,
+            state: state.thread.state().clone(),
+            error: error.clone(),
+        };
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::RunFinished {
+                thread_id: thread_id.to_owned(),
+                status,
+                rounds: turn.round,
+                error,
+            }));
+        self.actions.push_back(Action::Finished(Box::new(result)));
+    }
+}
+
+/// The ids of tool calls, in assistant messages accepted by `include` (by message id), that no
+/// tool message answers; in thread order.
+fn unanswered_calls(messages: &[Message], include: impl Fn(&str) -> bool) -> Vec<String> {
+    let answered: HashSet<&str> = messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some(t.tool_call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant(a) if include(&a.id) => a.tool_calls.as_ref(),
+            _ => None,
+        })
+        .flatten()
+        .filter(|call| !answered.contains(call.id.as_str()))
+        .map(|call| call.id.clone())
+        .collect()
+}
+
+/// Parses a call's JSON arguments: `""` is `{}`.
+fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(text).map_err(|e| {
+        ToolFailure::new(
+            FailureCode::InvalidToolArguments,
+            format!("the arguments are not valid JSON: {e}"),
+        )
+    })
+}

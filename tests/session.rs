@@ -1,0 +1,919 @@
+//! The execute-and-restart loop as a state machine: scripted responses in, actions out.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
+use chat_runtime::session::{
+    Action, CallKind, HistoryMode, RunRequest, RunResult, RunStatus, RuntimeEvent, Session,
+    SessionConfig, ToolCallJob, ToolSet,
+};
+use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use chat_runtime::tools::schema::NoPatterns;
+use chat_runtime::tools::{FrontendTool, ToolHandler};
+use serde_json::{json, Value};
+
+fn tool(name: &str, parameters: Value) -> FrontendTool {
+    FrontendTool {
+        name: name.to_owned(),
+        description: format!("the {name} tool"),
+        parameters,
+        handler: ToolHandler::Module {
+            url: format!("http://127.0.0.1/tools/{name}.js"),
+            entrypoint: "run".to_owned(),
+        },
+        follow_up: true,
+        timeout_ms: None,
+    }
+}
+
+fn browser_time() -> FrontendTool {
+    FrontendTool {
+        description: "Return the current time from the browser clock.".to_owned(),
+        ..tool(
+            "get_browser_time",
+            json!({"type":"object","properties":{"format":{"type":"string"}},"required":["format"]}),
+        )
+    }
+}
+
+fn tool_set(enabled: &[FrontendTool], disabled: &[&str], backend: &[&str]) -> ToolSet {
+    let mut set = ToolSet::default();
+    for t in enabled {
+        set.wire.push(Tool {
+            name: t.name.clone(),
+            description: t.description.clone(),
+            parameters: Some(t.parameters.clone()),
+            metadata: None,
+        });
+        set.calls
+            .insert(t.name.clone(), CallKind::Enabled(t.clone()));
+    }
+    for name in disabled {
+        set.calls.insert((*name).to_owned(), CallKind::Disabled);
+    }
+    for name in backend {
+        set.calls.insert((*name).to_owned(), CallKind::Backend);
+    }
+    set
+}
+
+fn user(id: &str, text: &str) -> Message {
+    Message::User(UserMessage {
+        id: id.to_owned(),
+        content: Content::Text(text.to_owned()),
+        name: None,
+        encrypted_value: None,
+        metadata: None,
+        subagent_run_id: None,
+    })
+}
+
+fn request(thread: &str, messages: Vec<Message>) -> RunRequest {
+    RunRequest {
+        thread_id: thread.to_owned(),
+        messages,
+        ..RunRequest::default()
+    }
+}
+
+/// SSE body from JSON event lines.
+fn sse(events: &[Value]) -> String {
+    events.iter().map(|e| format!("data: {e}\n\n")).collect()
+}
+
+fn started(run: &str) -> Value {
+    json!({"type":"RUN_STARTED","threadId":"t","runId":run})
+}
+fn finished(run: &str) -> Value {
+    json!({"type":"RUN_FINISHED","threadId":"t","runId":run})
+}
+fn call(id: &str, name: &str, args: &str, parent: &str) -> Vec<Value> {
+    vec![
+        json!({"type":"TOOL_CALL_START","toolCallId":id,"toolCallName":name,"parentMessageId":parent}),
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":id,"delta":args}),
+        json!({"type":"TOOL_CALL_END","toolCallId":id}),
+    ]
+}
+fn text(id: &str, words: &str) -> Vec<Value> {
+    vec![
+        json!({"type":"TEXT_MESSAGE_START","messageId":id,"role":"assistant"}),
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":id,"delta":words}),
+        json!({"type":"TEXT_MESSAGE_END","messageId":id}),
+    ]
+}
+fn run_with(body: Vec<Vec<Value>>) -> String {
+    let mut events = vec![started("r")];
+    events.extend(body.into_iter().flatten());
+    events.push(finished("r"));
+    sse(&events)
+}
+
+/// Drives a session and records everything it asked for.
+struct Harness {
+    session: Session,
+    sent: Vec<(String, String, Value)>,
+    jobs: Vec<ToolCallJob>,
+    events: Vec<RuntimeEvent>,
+    results: Vec<RunResult>,
+    cancels: Vec<String>,
+}
+
+impl Harness {
+    fn new(config: SessionConfig) -> Self {
+        Self {
+            session: Session::new(config, "x", Box::new(NoPatterns)),
+            sent: Vec::new(),
+            jobs: Vec::new(),
+            events: Vec::new(),
+            results: Vec::new(),
+            cancels: Vec::new(),
+        }
+    }
+
+    fn pump(&mut self) {
+        while let Some(action) = self.session.poll_action() {
+            match action {
+                Action::Send {
+                    thread_id,
+                    run_id,
+                    body,
+                } => self
+                    .sent
+                    .push((thread_id, run_id, serde_json::from_str(&body).unwrap())),
+                Action::Execute(job) => self.jobs.push(job),
+                Action::Cancel { thread_id } => self.cancels.push(thread_id),
+                Action::Emit(event) => self.events.push(event),
+                Action::Finished(result) => self.results.push(*result),
+                other => panic!("unexpected action {other:?}"),
+            }
+        }
+    }
+
+    fn start(&mut self, request: RunRequest, tools: ToolSet) {
+        self.session.start_run(request, tools).unwrap();
+        self.pump();
+    }
+
+    fn last_run(&self, thread: &str) -> String {
+        self.sent
+            .iter()
+            .rev()
+            .find(|(t, _, _)| t == thread)
+            .map(|(_, run, _)| run.clone())
+            .expect("a request was sent")
+    }
+
+    fn respond(&mut self, thread: &str, body: &str) {
+        let run = self.last_run(thread);
+        self.session.handle_response(
+            thread,
+            &run,
+            200,
+            Some("text/event-stream; charset=utf-8"),
+            None,
+        );
+        self.session.handle_bytes(thread, &run, body.as_bytes());
+        self.pump();
+        self.session.handle_body_end(thread, &run);
+        self.pump();
+    }
+
+    fn answer(&mut self, thread: &str, call: &str, outcome: ToolOutcome) {
+        self.session.handle_tool_result(thread, call, outcome);
+        self.pump();
+    }
+
+    fn result(&self) -> &RunResult {
+        self.results.last().expect("the turn finished")
+    }
+
+    fn body(&self, n: usize) -> &Value {
+        &self.sent[n].2
+    }
+}
+
+fn harness() -> Harness {
+    Harness::new(SessionConfig::default())
+}
+
+fn tool_messages(result: &RunResult) -> Vec<Value> {
+    result
+        .messages
+        .iter()
+        .filter(|m| m.role() == "tool")
+        .map(|m| serde_json::to_value(m).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
+    let mut h = harness();
+    let ask = user("u1", "What time is it in my browser?");
+    h.start(
+        request("thread-1", vec![ask]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    assert_eq!(h.sent.len(), 1);
+    h.respond(
+        "thread-1",
+        include_str!("fixtures/agui-real/pydantic-ai/run1.sse"),
+    );
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.jobs[0].tool_call_id, "call_frontend_1");
+    assert_eq!(h.jobs[0].args, json!({"format": "iso"}));
+    assert_eq!(h.jobs[0].timeout_ms, 30_000);
+    assert_eq!(h.sent.len(), 1, "no restart before the tool answered");
+
+    h.answer(
+        "thread-1",
+        "call_frontend_1",
+        ToolOutcome::Value(json!("2026-01-01T12:00:00Z")),
+    );
+    assert_eq!(h.sent.len(), 2);
+
+    // The restart is exactly what @ag-ui/client sent to pydantic-ai in the capture, but for ids.
+    let mut body = h.body(1).clone();
+    body["runId"] = json!("run-2");
+    body["messages"][2]["id"] = json!("tool-result-call_frontend_1");
+    let expected: Value =
+        serde_json::from_str(include_str!("fixtures/agui-real/pydantic-ai/run2.json")).unwrap();
+    assert_eq!(body, expected);
+
+    h.respond(
+        "thread-1",
+        include_str!("fixtures/agui-real/pydantic-ai/run2.sse"),
+    );
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(result.rounds, 2);
+    assert_eq!(
+        result.new_messages.len(),
+        4,
+        "user, assistant call, tool, assistant answer"
+    );
+    assert_eq!(h.jobs.len(), 1);
+}
+
+#[test]
+fn parallel_calls_run_together_and_results_go_back_in_call_order() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "two")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "t",
+        include_str!("fixtures/agui-real/pydantic-ai/parallel-run1.sse"),
+    );
+    let ids: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
+    assert_eq!(ids, ["call_frontend_1", "call_frontend_2"]);
+    // The second finishes first.
+    h.answer("t", "call_frontend_2", ToolOutcome::Value(json!("second")));
+    assert_eq!(h.sent.len(), 1, "waits for every call of the round");
+    h.answer("t", "call_frontend_1", ToolOutcome::Value(json!("first")));
+    let messages = &h.body(1)["messages"];
+    let tools: Vec<_> = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            (
+                m["toolCallId"].as_str().unwrap(),
+                m["content"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [("call_frontend_1", "first"), ("call_frontend_2", "second")]
+    );
+}
+
+#[test]
+fn a_call_plus_text_continuing_still_runs_the_call() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "t",
+        &run_with(vec![
+            call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"),
+            text("a2", "meanwhile, some words"),
+        ]),
+    );
+    assert_eq!(h.jobs.len(), 1);
+    h.answer("t", "c1", ToolOutcome::Value(json!("now")));
+    // The tool result sits right after the assistant message that called, not after the text.
+    let roles: Vec<_> = h.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+}
+
+#[test]
+fn backend_calls_answered_by_the_server_are_not_run_in_the_browser() {
+    let mut h = harness();
+    let tools = tool_set(&[browser_time()], &[], &["search_docs"]);
+    h.start(request("t", vec![user("u1", "x")]), tools);
+    let mut body = vec![call("b1", "search_docs", r#"{"q":"x"}"#, "a1")];
+    body.push(vec![
+        json!({"type":"TOOL_CALL_RESULT","messageId":"m-b1","toolCallId":"b1","content":"found"}),
+    ]);
+    body.push(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    h.respond("t", &run_with(body));
+    let ids: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
+    assert_eq!(ids, ["c1"]);
+}
+
+#[test]
+fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    let mut body = vec![call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1")];
+    body.push(vec![json!({"type":"TOOL_CALL_RESULT","messageId":"p1","toolCallId":"c1","content":"Forwarded to client"})]);
+    h.respond("t", &run_with(body));
+    assert_eq!(h.jobs.len(), 1);
+    h.answer("t", "c1", ToolOutcome::Value(json!("real")));
+    let tools: Vec<_> = h.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect();
+    assert_eq!(tools.len(), 1, "one result per call");
+    assert_eq!(tools[0]["content"], "real");
+}
+
+#[test]
+fn a_tool_call_id_is_executed_once_even_if_the_server_asks_again() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "t",
+        &run_with(vec![call(
+            "c1",
+            "get_browser_time",
+            r#"{"format":"iso"}"#,
+            "a1",
+        )]),
+    );
+    h.answer("t", "c1", ToolOutcome::Value(json!("now")));
+    // A confused server lists the answered call as pending again.
+    h.respond(
+        "t",
+        &sse(&[
+            started("r2"),
+            json!({"type":"RUN_FINISHED","threadId":"t","runId":"r2","outcome":{"type":"success","pendingToolCallIds":["c1"]}}),
+        ]),
+    );
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn unknown_and_disabled_tools_get_an_error_result_and_the_model_hears_it() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &["delete_files"], &[]),
+    );
+    h.respond(
+        "t",
+        &run_with(vec![
+            call("c1", "delete_files", "{}", "a1"),
+            call("c2", "made_up_tool", "{}", "a1"),
+        ]),
+    );
+    assert!(h.jobs.is_empty(), "nothing ran");
+    assert_eq!(h.sent.len(), 2, "restarted with the errors");
+    let tools: Vec<_> = h.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect();
+    assert_eq!(tools.len(), 2);
+    for t in &tools {
+        assert!(t["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("TOOL ERROR: TOOL_NOT_AVAILABLE\n"));
+        assert!(t["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("TOOL_NOT_AVAILABLE: "));
+    }
+    assert!(tools[0]["content"].as_str().unwrap().contains("disabled"));
+}
+
+#[test]
+fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "t",
+        &run_with(vec![
+            call("c1", "get_browser_time", r#"{"format": "#, "a1"),
+            call("c2", "get_browser_time", r#"{"format": 7}"#, "a1"),
+            call("c3", "get_browser_time", "", "a1"),
+        ]),
+    );
+    assert!(h.jobs.is_empty());
+    let contents: Vec<String> = h.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(contents.len(), 3);
+    assert!(contents[0]
+        .starts_with("TOOL ERROR: INVALID_TOOL_ARGUMENTS\nthe arguments are not valid JSON"));
+    assert!(contents[1].contains("/format"), "{}", contents[1]);
+    assert!(
+        contents[2].contains("format"),
+        "empty arguments are {{}}: {}",
+        contents[2]
+    );
+}
+
+#[test]
+fn handler_failures_are_sent_with_error_and_readable_content() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "t",
+        &run_with(vec![call(
+            "c1",
+            "get_browser_time",
+            r#"{"format":"iso"}"#,
+            "a1",
+        )]),
+    );
+    h.answer(
+        "t",
+        "c1",
+        ToolOutcome::Failed(ToolFailure::new(
+            FailureCode::Timeout,
+            "get_browser_time took longer than 30000 ms",
+        )),
+    );
+    let tool = h.body(1)["messages"][2].clone();
+    assert_eq!(
+        tool["error"],
+        "TIMEOUT: get_browser_time took longer than 30000 ms"
+    );
+    assert!(tool["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("TOOL ERROR: TIMEOUT\nget_browser_time took longer"));
+    let finished: Vec<_> = h
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::ToolFinished { error, .. } => Some(error.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0].as_ref().unwrap().code, "TIMEOUT");
+}
+
+#[test]
+fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
+    let mut h = harness();
+    let theme = FrontendTool {
+        follow_up: false,
+        ..tool("set_theme", json!({"type":"object"}))
+    };
+    h.start(
+        request("t", vec![user("u1", "dark please")]),
+        tool_set(&[theme], &[], &[]),
+    );
+    let run = h.last_run("t");
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "set_theme", r#"{"theme":"dark"}"#, "a1"));
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
+    h.pump();
+    assert_eq!(h.jobs.len(), 1, "runs as soon as its TOOL_CALL_END arrives");
+    h.answer("t", "c1", ToolOutcome::Value(json!({"ok": true})));
+    let mut rest = text("a2", "Done, it is dark now.");
+    rest.push(finished("r"));
+    h.session.handle_bytes("t", &run, sse(&rest).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.sent.len(), 1, "no restart");
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(tool_messages(result)[0]["content"], r#"{"ok":true}"#);
+}
+
+#[test]
+fn max_rounds_stops_a_model_that_keeps_calling_tools() {
+    let mut h = Harness::new(SessionConfig {
+        max_rounds: 2,
+        ..SessionConfig::default()
+    });
+    h.start(
+        request("t", vec![user("u1", "loop")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    for n in 0..3 {
+        let id = format!("c{n}");
+        h.respond(
+            "t",
+            &run_with(vec![call(
+                &id,
+                "get_browser_time",
+                r#"{"format":"iso"}"#,
+                &format!("a{n}"),
+            )]),
+        );
+        if n < 2 {
+            h.answer("t", &id, ToolOutcome::Value(json!("now")));
+        }
+    }
+    assert_eq!(h.sent.len(), 3, "the user's run and two restarts");
+    assert_eq!(h.jobs.len(), 2, "the third round's call is not run");
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::MaxRounds);
+    assert_eq!(result.rounds, 3);
+    let last = tool_messages(result).last().cloned().unwrap();
+    assert_eq!(last["toolCallId"], "c2");
+    assert!(last["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("TOOL ERROR: INTERRUPTED\n"));
+}
+
+#[test]
+fn run_error_ends_the_turn_with_its_code_and_message() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    h.respond(
+        "t",
+        &sse(&[
+            started("r"),
+            json!({"type":"RUN_ERROR","message":"model overloaded","code":"overloaded"}),
+        ]),
+    );
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    let error = result.error.as_ref().unwrap();
+    assert_eq!(
+        (error.code.as_str(), error.message.as_str()),
+        ("overloaded", "model overloaded")
+    );
+}
+
+#[test]
+fn a_stream_without_run_finished_is_truncated() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    h.respond("t", &sse(&events));
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    assert_eq!(result.error.as_ref().unwrap().code, "run/truncated");
+    assert!(h.jobs.is_empty(), "nothing runs from a broken run");
+    // The call is settled so the next turn is valid.
+    assert_eq!(tool_messages(result).len(), 1);
+}
+
+#[test]
+fn http_errors_keep_the_status_and_what_the_server_said() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    let run = h.last_run("t");
+    let body = r#"[{"type":"missing","loc":["runId"],"msg":"Field required"}]"#;
+    h.session
+        .handle_response("t", &run, 422, Some("application/json"), Some(body));
+    h.pump();
+    let error = h.result().error.clone().unwrap();
+    assert_eq!(error.code, "run/http");
+    assert_eq!(error.status, Some(422));
+    assert!(error.message.contains("Field required"));
+    // Bytes of the dead response change nothing.
+    h.session.handle_bytes("t", &run, b"data: {}\n\n");
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.results.len(), 1);
+}
+
+#[test]
+fn an_answer_that_is_not_an_event_stream_is_an_error() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/html"), None);
+    h.pump();
+    assert_eq!(h.result().error.as_ref().unwrap().code, "run/content-type");
+}
+
+#[test]
+fn a_malformed_event_mid_stream_ends_the_turn_with_the_decode_code() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    h.respond(
+        "t",
+        "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {oops\n\n",
+    );
+    assert_eq!(h.result().error.as_ref().unwrap().code, "decode/json");
+    assert_eq!(h.cancels, ["t"]);
+}
+
+#[test]
+fn abort_mid_stream_cancels_and_settles_the_calls() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    let run = h.last_run("t");
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
+    h.session.abort("t");
+    h.pump();
+    assert_eq!(h.cancels, ["t"]);
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Aborted);
+    assert_eq!(
+        tool_messages(result)[0]["error"]
+            .as_str()
+            .unwrap()
+            .split(':')
+            .next(),
+        Some("INTERRUPTED")
+    );
+    // The rest of the body arrives anyway: nothing happens.
+    h.session
+        .handle_bytes("t", &run, sse(&[finished("r")]).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert!(h.jobs.is_empty());
+    assert_eq!(h.sent.len(), 1);
+}
+
+#[test]
+fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "t",
+        &run_with(vec![call(
+            "c1",
+            "get_browser_time",
+            r#"{"format":"iso"}"#,
+            "a1",
+        )]),
+    );
+    assert_eq!(h.jobs.len(), 1);
+    h.session.abort("t");
+    h.pump();
+    h.answer("t", "c1", ToolOutcome::Value(json!("too late")));
+    assert_eq!(h.sent.len(), 1, "no restart");
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Aborted);
+    let tools = tool_messages(result);
+    assert_eq!(tools.len(), 1);
+    assert!(tools[0]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("TOOL ERROR: INTERRUPTED"));
+    // And the thread is free for the next turn, which is valid.
+    h.start(
+        request("t", vec![user("u2", "again")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    assert_eq!(h.sent.len(), 2);
+}
+
+#[test]
+fn a_second_run_on_a_busy_thread_is_refused() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    let err = h
+        .session
+        .start_run(request("t", vec![user("u2", "y")]), ToolSet::default())
+        .unwrap_err();
+    assert_eq!(err.code(), "run/busy");
+}
+
+#[test]
+fn two_threads_run_at_once_and_results_never_cross() {
+    let mut h = harness();
+    h.start(
+        request("a", vec![user("ua", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.start(
+        request("b", vec![user("ub", "y")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "a",
+        &run_with(vec![call(
+            "ca",
+            "get_browser_time",
+            r#"{"format":"iso"}"#,
+            "aa",
+        )]),
+    );
+    h.respond(
+        "b",
+        &run_with(vec![call(
+            "cb",
+            "get_browser_time",
+            r#"{"format":"iso"}"#,
+            "ab",
+        )]),
+    );
+    // A result for b's call delivered as thread a's is ignored.
+    h.answer("a", "cb", ToolOutcome::Value(json!("wrong thread")));
+    assert_eq!(h.sent.len(), 2);
+    h.answer("b", "cb", ToolOutcome::Value(json!("b's")));
+    h.answer("a", "ca", ToolOutcome::Value(json!("a's")));
+    let body_b = &h.sent[2];
+    let body_a = &h.sent[3];
+    assert_eq!((body_b.0.as_str(), body_a.0.as_str()), ("b", "a"));
+    let content = |v: &Value| v["messages"][2]["content"].as_str().unwrap().to_owned();
+    assert_eq!(content(&body_b.2), "b's");
+    assert_eq!(content(&body_a.2), "a's");
+}
+
+#[test]
+fn history_new_sends_only_what_the_server_has_not_seen() {
+    let mut h = Harness::new(SessionConfig {
+        history: HistoryMode::New,
+        ..SessionConfig::default()
+    });
+    h.start(
+        request("t", vec![user("u1", "time?")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    assert_eq!(
+        h.body(0)["messages"],
+        json!([{"id":"u1","role":"user","content":"time?"}])
+    );
+    h.respond(
+        "t",
+        &run_with(vec![call(
+            "c1",
+            "get_browser_time",
+            r#"{"format":"iso"}"#,
+            "a1",
+        )]),
+    );
+    h.answer("t", "c1", ToolOutcome::Value(json!("now")));
+    let messages = h.body(1)["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0]["role"], "tool");
+    assert_eq!(messages[0]["toolCallId"], "c1");
+    h.respond("t", &run_with(vec![text("a2", "It is now.")]));
+    h.start(
+        request("t", vec![user("u2", "thanks")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    assert_eq!(
+        h.body(2)["messages"],
+        json!([{"id":"u2","role":"user","content":"thanks"}])
+    );
+}
+
+#[test]
+fn messages_already_in_the_thread_are_not_added_twice() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    h.respond("t", &run_with(vec![text("a1", "hi")]));
+    // The app passes the whole history plus the new message, AI-SDK style.
+    let mut all = h.result().messages.clone();
+    all.push(user("u2", "y"));
+    h.start(request("t", all), ToolSet::default());
+    let ids: Vec<_> = h.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(ids, ["u1", "a1", "u2"]);
+}
+
+#[test]
+fn a_loaded_history_with_a_dangling_call_is_settled_before_the_next_run() {
+    let mut h = harness();
+    let history: Vec<Message> = serde_json::from_value(json!([
+        {"id":"u1","role":"user","content":"x"},
+        {"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"get_browser_time","arguments":"{}"}}]}
+    ]))
+    .unwrap();
+    h.session.set_messages("t", history).unwrap();
+    h.start(request("t", vec![user("u2", "hello?")]), ToolSet::default());
+    let roles: Vec<_> = h.body(0)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "user"]);
+    assert!(h.jobs.is_empty(), "a stale call is never run");
+}
+
+#[test]
+fn listeners_get_every_wire_event_and_the_loop_events() {
+    let mut h = harness();
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run1.sse"));
+    h.answer("t", "call_frontend_1", ToolOutcome::Value(json!("now")));
+    h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run2.sse"));
+    let kinds: Vec<String> = h
+        .events
+        .iter()
+        .map(|e| match e {
+            RuntimeEvent::Agui { event, .. } => event.type_name().to_owned(),
+            other => serde_json::to_value(other).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        })
+        .collect();
+    assert_eq!(kinds.first().map(String::as_str), Some("round_started"));
+    assert_eq!(kinds.iter().filter(|k| *k == "round_started").count(), 2);
+    assert_eq!(
+        kinds.iter().filter(|k| k.as_str() == "RUN_STARTED").count(),
+        2
+    );
+    assert_eq!(kinds.iter().filter(|k| *k == "tool_started").count(), 1);
+    assert_eq!(kinds.iter().filter(|k| *k == "tool_finished").count(), 1);
+    assert_eq!(kinds.last().map(String::as_str), Some("run_finished"));
+    // 8 events in run1, 6 in run2: every one reaches the listeners.
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| k.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+            .count(),
+        14
+    );
+}
+
+#[test]
+fn changed_messages_are_coalesced_until_taken() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    let first = h.session.take_changed("t").unwrap();
+    assert_eq!(first.len(), 1);
+    assert!(h.session.take_changed("t").is_none(), "nothing new");
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    let mut events = vec![started("r")];
+    events.push(json!({"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}));
+    for word in ["one ", "two ", "three"] {
+        events.push(json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":word}));
+    }
+    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
+    let changed = h.session.take_changed("t").unwrap();
+    assert_eq!(changed.len(), 1, "many deltas, one changed message");
+    assert_eq!(
+        serde_json::to_value(&changed[0]).unwrap()["content"],
+        "one two three"
+    );
+}
