@@ -30,6 +30,7 @@ use crate::protocol::decode::{DecodeError, DecodeOptions, EventDecoder, Output};
 use crate::protocol::event::{Content, Context, Event, Message, Tool, ToolMessage};
 use crate::protocol::input::RunInputBuilder;
 use crate::protocol::thread::{Applied, PendingCall, Thread};
+use crate::tools::catalog::Catalog;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::schema::{validate, PatternMatcher};
 use crate::tools::FrontendTool;
@@ -77,6 +78,29 @@ pub struct ToolSet {
     pub wire: Vec<Tool>,
     /// Incoming tool-call name → what it is. A name that is absent is unknown.
     pub calls: HashMap<String, CallKind>,
+}
+
+impl ToolSet {
+    /// Resolves the catalog for one thread: the enabled frontend tools go out (with the
+    /// catalog's prefix), every frontend tool and backend tool is known by its incoming name.
+    pub fn from_catalog(catalog: &Catalog, mut enabled: impl FnMut(&str) -> bool) -> Self {
+        let mut set = ToolSet::default();
+        let mut on = HashSet::new();
+        for tool in catalog.frontend_tools() {
+            let kind = if enabled(&tool.name) {
+                on.insert(tool.name.clone());
+                CallKind::Enabled(tool.clone())
+            } else {
+                CallKind::Disabled
+            };
+            set.calls.insert(catalog.wire_name(&tool.name), kind);
+        }
+        for tool in catalog.backend_tools() {
+            set.calls.insert(tool.name.clone(), CallKind::Backend);
+        }
+        set.wire = catalog.wire_tools(|name| on.contains(name));
+        set
+    }
 }
 
 /// What an incoming tool-call name refers to.
@@ -219,6 +243,28 @@ pub enum RuntimeEvent {
         /// The failure, when it failed.
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<ToolErrorInfo>,
+    },
+    /// Messages changed (coalesced by the host, at most once per animation frame): only the
+    /// messages that changed, or all of them after a snapshot. Not emitted by the session itself.
+    Messages {
+        /// The thread.
+        thread_id: String,
+        /// The changed messages, in thread order.
+        messages: Vec<Message>,
+    },
+    /// A thread's toggles changed (here or in another tab). Not emitted by the session itself.
+    TogglesChanged {
+        /// The thread, or `None` for the default toggles of new chats.
+        thread_id: Option<String>,
+    },
+    /// The tool list changed (manifest loaded, tool registered, backend tools set). Not emitted
+    /// by the session itself.
+    ToolsChanged {},
+    /// Something was skipped or fell back, and the app may want to show it. Not emitted by the
+    /// session itself.
+    Diagnostic {
+        /// What happened.
+        diagnostic: crate::tools::Diagnostic,
     },
     /// A turn ended (the same moment [`Action::Finished`] is emitted).
     RunFinished {
@@ -389,6 +435,12 @@ impl Session {
     /// A thread's AG-UI state (`None` for an unknown thread).
     pub fn state(&self, thread_id: &str) -> Option<&Value> {
         self.threads.get(thread_id).map(|t| t.thread.state())
+    }
+
+    /// The run id of the thread's current round, while a turn is going on.
+    pub fn current_run_id(&self, thread_id: &str) -> Option<&str> {
+        let turn = self.threads.get(thread_id)?.turn.as_ref()?;
+        Some(turn.run_id.as_str())
     }
 
     /// Whether a turn is going on in the thread.

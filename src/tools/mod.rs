@@ -80,3 +80,52 @@ pub struct Diagnostic {
     /// What is wrong, for people.
     pub message: String,
 }
+
+/// One row of the tool selector (`listTools`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolEntry {
+    /// The tool's name.
+    pub name: String,
+    /// What it does.
+    pub description: String,
+    /// Its argument schema.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+    /// Frontend (toggleable) or backend (locked).
+    pub source: ToolSource,
+    /// Whether the agent gets it in this thread (backend tools always).
+    pub enabled: bool,
+    /// Whether the user can toggle it (backend tools cannot).
+    pub locked: bool,
+}
+
+/// The tool selector's rows for one thread: frontend tools with their toggle, then backend tools.
+pub fn list_tools<S: toggles::KeyValueStore>(
+    catalog: &catalog::Catalog,
+    toggles: &mut toggles::Toggles<S>,
+    thread_id: Option<&str>,
+) -> Vec<ToolEntry> {
+    let mut entries: Vec<ToolEntry> = catalog
+        .frontend_tools()
+        .map(|tool| ToolEntry {
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            parameters: Some(tool.parameters.clone()),
+            source: ToolSource::Frontend,
+            enabled: false,
+            locked: false,
+        })
+        .collect();
+    for entry in &mut entries {
+        entry.enabled = toggles.is_enabled(thread_id, &entry.name);
+    }
+    entries.extend(catalog.backend_tools().iter().map(|tool| ToolEntry {
+        name: tool.name.clone(),
+        description: tool.description.clone(),
+        parameters: tool.parameters.clone(),
+        source: ToolSource::Backend,
+        enabled: true,
+        locked: true,
+    }));
+    entries
+}

@@ -1,14 +1,16 @@
 //! All conversion between `JsValue` and Rust values, in one place.
 //!
-//! Events cross the boundary as one JSON text parsed by the engine's `JSON.parse`: one crossing for
-//! the whole array instead of one per field, and the result is exactly the wire JSON.
+//! Values cross the boundary as JSON text parsed by the engine's own `JSON.parse` /
+//! `JSON.stringify`: one crossing per value instead of one per field, and the result is exactly
+//! the wire JSON.
 
 use js_sys::{Uint8Array, JSON};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::chat_runtime_error;
-use crate::protocol::decode::{DecodeOptions, Decoded};
-use crate::protocol::event::Event;
+use crate::protocol::decode::DecodeOptions;
 
 /// The bytes of a `string | Uint8Array` argument.
 pub(crate) fn stream_input_bytes(input: &JsValue) -> Result<Vec<u8>, JsValue> {
@@ -56,20 +58,25 @@ pub(crate) fn options_from_js(value: Option<JsValue>) -> Result<DecodeOptions, J
     Ok(options)
 }
 
-/// `Event[]` as plain wire-shaped JS objects.
-pub(crate) fn events_to_js(events: &[Event]) -> Result<JsValue, JsValue> {
-    parse_json(&serde_json::to_string(events).map_err(internal)?)
+/// A Rust value as a plain JS value (through JSON).
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| chat_runtime_error("internal", &e.to_string(), &[]))?;
+    JSON::parse(&text)
 }
 
-/// `{ events, warnings, lastEventId }`.
-pub(crate) fn report_to_js(decoded: &Decoded) -> Result<JsValue, JsValue> {
-    parse_json(&serde_json::to_string(decoded).map_err(internal)?)
-}
-
-fn parse_json(text: &str) -> Result<JsValue, JsValue> {
-    JSON::parse(text)
-}
-
-fn internal(error: serde_json::Error) -> JsValue {
-    chat_runtime_error("internal", &error.to_string(), &[])
+/// A JS value as a Rust value (through `JSON.stringify`); a value of the wrong shape is a
+/// `ChatRuntimeError` `input/invalid` naming what is wrong.
+pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
+    let text: String = JSON::stringify(value)
+        .map_err(|e| chat_runtime_error("input/invalid", &super::storage::describe(&e), &[]))?
+        .into();
+    serde_json::from_str(&text).map_err(|e| {
+        let message = e.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(at) => &message[..at],
+            None => &message,
+        };
+        chat_runtime_error("input/invalid", message, &[])
+    })
 }

@@ -4,6 +4,11 @@
 
 mod convert;
 mod error;
+mod host;
+mod js;
+mod runtime;
+mod storage;
+mod transport;
 
 use wasm_bindgen::prelude::*;
 
@@ -37,7 +42,7 @@ pub fn decode_event_stream(
     options: Option<JsDecodeOptions>,
 ) -> Result<JsEvents, JsValue> {
     let decoded = decode(input, options)?;
-    Ok(convert::events_to_js(&decoded.events)?.unchecked_into())
+    Ok(convert::to_js(&decoded.events)?.unchecked_into())
 }
 
 /// Like `decodeEventStream`, but also returns the warnings (unknown event types, legacy events
@@ -48,7 +53,7 @@ pub fn decode_event_stream_report(
     options: Option<JsDecodeOptions>,
 ) -> Result<JsDecodeReport, JsValue> {
     let decoded = decode(input, options)?;
-    Ok(convert::report_to_js(&decoded)?.unchecked_into())
+    Ok(convert::to_js(&decoded)?.unchecked_into())
 }
 
 fn decode(

@@ -188,3 +188,145 @@ export interface ChatRuntimeError extends Error {
   /** The HTTP status, for `run/http` and `tools/fetch`. */
   status?: number;
 }
+
+// ---- the runtime ----------------------------------------------------------------------------
+
+/** Options of `new ChatRuntime(options)`. */
+export interface ChatRuntimeOptions {
+  /** The AG-UI run endpoint; `{threadId}` is filled in, e.g. `"/api/threads/{threadId}/runs"`. */
+  runUrl: string;
+  /** Where `tools.json` is (default `"/tools/tools.json"`); `null`: no manifest. */
+  toolsUrl?: string | null;
+  /** A `fetch` of your own (auth wrappers); default `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+  /** How tool modules are loaded; default dynamic `import()`. */
+  importModule?: (url: string) => Promise<Record<string, unknown>>;
+  /** Where toggles are kept; default `localStorage`; `null`: memory only. */
+  storage?: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void } | null;
+  /** `"full"` (default) sends the whole thread; `"new"` only what the server has not seen. */
+  history?: "full" | "new";
+  /** Restarts one turn may make (default 8). */
+  maxRounds?: number;
+  /** A tool's time limit when it sets none, in ms (default 30000). */
+  toolTimeoutMs?: number;
+  /** Sent before frontend tool names (and stripped from incoming calls), e.g. `"ui_"`. */
+  toolNamePrefix?: string;
+  /** Foreign origins tool modules may be imported from, e.g. `["https://cdn.example"]`. */
+  allowedImportOrigins?: string[];
+}
+
+/** One `run` call. */
+export interface RunRequest {
+  threadId: string;
+  /** The new messages (usually the user's); messages whose id the thread has are not added again. */
+  messages?: Message[];
+  context?: Context[];
+  /** Replaces the thread's AG-UI state. */
+  state?: unknown;
+  forwardedProps?: unknown;
+}
+
+/** Options of `run`. */
+export interface RunOptions {
+  /** Aborts the run like `abort(threadId)`. */
+  signal?: AbortSignal;
+}
+
+/** How a run ended. */
+export type RunStatus = "completed" | "aborted" | "max_rounds" | "error";
+
+/** What `run` resolves with, for every ending. */
+export interface RunResult {
+  threadId: string;
+  status: RunStatus;
+  /** Runs sent: 1 + restarts. */
+  rounds: number;
+  /** The whole thread. */
+  messages: Message[];
+  /** What this run added: the user's messages, the agent's, the tool results. */
+  newMessages: Message[];
+  state?: unknown;
+  /** `run/http` (with `status`), `run/network`, `run/content-type`, `run/truncated`, `run/max-rounds`, the agent's `RUN_ERROR` code or `run/error`, `decode/...`. */
+  error?: { code: string; message: string; status?: number };
+}
+
+/** A problem with one tool or with storage: skipped or fallen back, never fatal. */
+export interface Diagnostic {
+  /** The entry's position in tools.json (or in `capabilities.tools`). */
+  index?: number;
+  name?: string;
+  /** `tool/bad-name`, `tool/duplicate-name`, `tool/shadows-backend`, `toggles/corrupt`, ... */
+  code: string;
+  message: string;
+}
+
+/** One row of the tool selector. */
+export interface ToolEntry {
+  name: string;
+  description: string;
+  parameters?: JsonObject;
+  source: "frontend" | "backend";
+  /** Whether the agent gets it in this thread (backend tools: always). */
+  enabled: boolean;
+  /** Backend tools cannot be toggled. */
+  locked: boolean;
+}
+
+/** What `loadTools` resolves with. */
+export interface ToolCatalogReport {
+  tools: ToolEntry[];
+  diagnostics: Diagnostic[];
+}
+
+/** The second argument of every tool handler. */
+export interface ToolContext {
+  toolCallId: string;
+  /** The tool's name (without any `toolNamePrefix`). */
+  toolName: string;
+  threadId: string;
+  runId: string;
+  /** Fires when the run is aborted or the tool times out. */
+  signal: AbortSignal;
+}
+
+/** A tool's function: gets the validated arguments, returns a string or any JSON value. */
+export type ToolHandler<Args = Record<string, unknown>, Result = unknown> = (
+  args: Args,
+  ctx: ToolContext,
+) => Result | Promise<Result>;
+
+/** A tool defined in code (`registerTool`). */
+export interface FrontendTool<Args = any, Result = unknown> {
+  name: string;
+  description: string;
+  parameters?: JsonObject;
+  handler: ToolHandler<Args, Result>;
+  /** `false`: fire-and-forget, runs as soon as the call arrives and never restarts the run. */
+  followUp?: boolean;
+  timeoutMs?: number;
+}
+
+/** One entry of `tools.json`. */
+export interface ToolManifestEntry {
+  tool: { name: string; description: string; parameters?: JsonObject } | { type: "function"; function: { name: string; description: string; parameters?: JsonObject } };
+  /** The module's URL, resolved against tools.json; same origin unless allowed. */
+  importPath: string;
+  /** The named export to call. */
+  entrypoint: string;
+  followUp?: boolean;
+  timeoutMs?: number;
+}
+
+/** Everything a `subscribe` listener receives. */
+export type RuntimeEvent =
+  | { type: "agui"; threadId: string; runId: string; event: AgUiEvent }
+  | { type: "round_started"; threadId: string; runId: string; round: number }
+  | { type: "tool_started"; threadId: string; runId: string; toolCallId: string; toolName: string; args: JsonValue }
+  | { type: "tool_finished"; threadId: string; runId: string; toolCallId: string; toolName: string; result?: JsonValue; error?: { code: string; message: string } }
+  | { type: "messages"; threadId: string; messages: Message[] }
+  | { type: "toggles_changed"; threadId: string | null }
+  | { type: "tools_changed" }
+  | { type: "diagnostic"; diagnostic: Diagnostic }
+  | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: { code: string; message: string; status?: number } };

@@ -1,0 +1,83 @@
+//! The browser's `localStorage` (or the app's own `storage` option) as a [`KeyValueStore`].
+//!
+//! Every call is caught: private mode, a quota error or a sandboxed frame become a
+//! [`StoreError`] that the toggles turn into a diagnostic, never an exception.
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::tools::toggles::{KeyValueStore, StoreError};
+
+/// A `{ getItem, setItem, removeItem }` object, or none (memory only).
+pub(crate) struct JsStore {
+    /// The storage object; `None` when the app passed `storage: null` or there is none.
+    target: Option<JsValue>,
+}
+
+impl JsStore {
+    /// The app's `storage` option: `undefined` means `globalThis.localStorage` (reading that
+    /// property itself throws in some sandboxed frames), `null` means memory only.
+    pub(crate) fn from_option(option: &JsValue) -> Self {
+        let target = if option.is_undefined() {
+            Reflect::get(&js_sys::global(), &"localStorage".into())
+                .ok()
+                .filter(|v| v.is_object())
+        } else if option.is_null() {
+            None
+        } else {
+            Some(option.clone())
+        };
+        Self { target }
+    }
+
+    fn call(&self, method: &str, args: &[&JsValue]) -> Result<JsValue, StoreError> {
+        let Some(target) = &self.target else {
+            return Err(StoreError("no storage".to_owned()));
+        };
+        let function = Reflect::get(target, &method.into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .ok_or_else(|| StoreError(format!("storage has no {method} method")))?;
+        let result = match args {
+            [a] => function.call1(target, a),
+            [a, b] => function.call2(target, a, b),
+            _ => function.call0(target),
+        };
+        result.map_err(|e| StoreError(describe(&e)))
+    }
+}
+
+impl KeyValueStore for JsStore {
+    fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        if self.target.is_none() {
+            return Ok(None);
+        }
+        Ok(self.call("getItem", &[&key.into()])?.as_string())
+    }
+
+    // With no storage at all (`storage: null`), the toggles' own cache is the memory store.
+    fn set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        if self.target.is_none() {
+            return Ok(());
+        }
+        self.call("setItem", &[&key.into(), &value.into()])
+            .map(drop)
+    }
+
+    fn remove(&mut self, key: &str) -> Result<(), StoreError> {
+        if self.target.is_none() {
+            return Ok(());
+        }
+        self.call("removeItem", &[&key.into()]).map(drop)
+    }
+}
+
+/// A thrown value as text: an `Error`'s `name: message`, else its string form.
+pub(crate) fn describe(error: &JsValue) -> String {
+    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
+        let name: String = error.name().into();
+        let message: String = error.message().into();
+        return format!("{name}: {message}");
+    }
+    error.as_string().unwrap_or_else(|| format!("{error:?}"))
+}
