@@ -14,3 +14,8 @@ pub mod tools;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+
+/// The JavaScript-facing runtime (only on `wasm32`): also usable from Rust code running in a
+/// browser, and how `tests/web.rs` drives it.
+#[cfg(target_arch = "wasm32")]
+pub use wasm::ChatRuntime;

@@ -10,6 +10,8 @@ mod runtime;
 mod storage;
 mod transport;
 
+pub use runtime::ChatRuntime;
+
 use wasm_bindgen::prelude::*;
 
 use crate::protocol::decode::{decode_all, DecodeOptions};
