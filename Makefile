@@ -76,8 +76,10 @@ test: tools test-native test-wasm build test-types test-js test-e2e
 test-native: rust-tools
 	cargo test
 
+# The web tests fetch tools.json from the scripted test server (demo/agent), started for them.
 test-wasm: rust-tools browser
-	cargo test --target wasm32-unknown-unknown --tests
+	scripts/with-agent.sh --static /tools=tests/fixtures/tools -- \
+	  cargo test --target wasm32-unknown-unknown --tests
 
 test-types: node-deps
 	tsc -p tests/tsconfig.json

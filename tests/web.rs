@@ -26,7 +26,9 @@ fn local_storage() -> JsValue {
 
 fn storage_call(method: &str, args: &[JsValue]) -> JsValue {
     let storage = local_storage();
-    let f: Function = Reflect::get(&storage, &method.into()).unwrap().unchecked_into();
+    let f: Function = Reflect::get(&storage, &method.into())
+        .unwrap()
+        .unchecked_into();
     f.apply(&storage, &args.iter().collect::<Array>()).unwrap()
 }
 
@@ -51,9 +53,13 @@ fn runtime(extra: &[(&str, JsValue)]) -> ChatRuntime {
 }
 
 fn register(runtime: &ChatRuntime, name: &str) {
-    let tool = obj(&format!(r#"{{"name":"{name}","description":"the {name} tool"}}"#));
+    let tool = obj(&format!(
+        r#"{{"name":"{name}","description":"the {name} tool"}}"#
+    ));
     set(&tool, "handler", &Function::new_no_args("return 1"));
-    runtime.register_tool(tool.unchecked_into()).expect("registers");
+    runtime
+        .register_tool(tool.unchecked_into())
+        .expect("registers");
 }
 
 /// Collects every event as JSON text.
@@ -70,13 +76,22 @@ fn record(runtime: &ChatRuntime) -> std::rc::Rc<std::cell::RefCell<Vec<String>>>
 }
 
 fn entries(runtime: &ChatRuntime, thread: Option<&str>) -> Vec<(String, bool)> {
-    let list: JsValue = runtime.list_tools(thread.map(str::to_owned)).unwrap().into();
+    let list: JsValue = runtime
+        .list_tools(thread.map(str::to_owned))
+        .unwrap()
+        .into();
     Array::from(&list)
         .iter()
         .map(|e| {
             (
-                Reflect::get(&e, &"name".into()).unwrap().as_string().unwrap(),
-                Reflect::get(&e, &"enabled".into()).unwrap().as_bool().unwrap(),
+                Reflect::get(&e, &"name".into())
+                    .unwrap()
+                    .as_string()
+                    .unwrap(),
+                Reflect::get(&e, &"enabled".into())
+                    .unwrap()
+                    .as_bool()
+                    .unwrap(),
             )
         })
         .collect()
@@ -94,14 +109,25 @@ fn toggles_are_saved_per_thread_in_the_real_local_storage() {
         [("get_weather".into(), false), ("search_docs".into(), false)],
         "everything starts off"
     );
-    first.set_tool_enabled(Some("web-a".into()), "get_weather", true).unwrap();
-    assert_eq!(storage_get("chat:tools:web-a").as_deref(), Some(r#"{"get_weather":true}"#));
+    first
+        .set_tool_enabled(Some("web-a".into()), "get_weather", true)
+        .unwrap();
+    assert_eq!(
+        storage_get("chat:tools:web-a").as_deref(),
+        Some(r#"{"get_weather":true}"#)
+    );
     // Another runtime (a reload) reads it back; the other thread is untouched.
     let second = runtime(&[]);
     register(&second, "get_weather");
     register(&second, "search_docs");
-    assert_eq!(entries(&second, Some("web-a"))[0], ("get_weather".into(), true));
-    assert_eq!(entries(&second, Some("web-b"))[0], ("get_weather".into(), false));
+    assert_eq!(
+        entries(&second, Some("web-a"))[0],
+        ("get_weather".into(), true)
+    );
+    assert_eq!(
+        entries(&second, Some("web-b"))[0],
+        ("get_weather".into(), false)
+    );
 }
 
 #[wasm_bindgen_test]
@@ -111,29 +137,55 @@ fn a_new_chat_uses_the_default_key_and_a_thread_starts_from_a_copy_of_it() {
     let rt = runtime(&[]);
     register(&rt, "get_weather");
     rt.set_tool_enabled(None, "get_weather", true).unwrap();
-    assert_eq!(storage_get("chat:tools:default").as_deref(), Some(r#"{"get_weather":true}"#));
-    assert_eq!(entries(&rt, Some("web-new"))[0], ("get_weather".into(), true), "shows the default");
+    assert_eq!(
+        storage_get("chat:tools:default").as_deref(),
+        Some(r#"{"get_weather":true}"#)
+    );
+    assert_eq!(
+        entries(&rt, Some("web-new"))[0],
+        ("get_weather".into(), true),
+        "shows the default"
+    );
     storage_remove("chat:tools:default");
 }
 
 #[wasm_bindgen_test]
 fn a_storage_that_throws_falls_back_to_memory_with_a_diagnostic() {
     let storage = Object::new();
-    set(&storage, "getItem", &Function::new_with_args("k", "return null"));
+    set(
+        &storage,
+        "getItem",
+        &Function::new_with_args("k", "return null"),
+    );
     set(
         &storage,
         "setItem",
-        &Function::new_with_args("k, v", "throw new DOMException('quota exceeded', 'QuotaExceededError')"),
+        &Function::new_with_args(
+            "k, v",
+            "throw new DOMException('quota exceeded', 'QuotaExceededError')",
+        ),
     );
-    set(&storage, "removeItem", &Function::new_with_args("k", "return undefined"));
+    set(
+        &storage,
+        "removeItem",
+        &Function::new_with_args("k", "return undefined"),
+    );
     let rt = runtime(&[("storage", storage.into())]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    rt.set_tool_enabled(Some("t".into()), "get_weather", true).unwrap();
-    assert_eq!(entries(&rt, Some("t"))[0], ("get_weather".into(), true), "kept in memory");
+    rt.set_tool_enabled(Some("t".into()), "get_weather", true)
+        .unwrap();
+    assert_eq!(
+        entries(&rt, Some("t"))[0],
+        ("get_weather".into(), true),
+        "kept in memory"
+    );
     let events = events.borrow();
     assert!(
-        events.iter().any(|e| e.contains(r#""code":"toggles/storage-unavailable""#) && e.contains("QuotaExceededError")),
+        events
+            .iter()
+            .any(|e| e.contains(r#""code":"toggles/storage-unavailable""#)
+                && e.contains("QuotaExceededError")),
         "{events:?}"
     );
 }
@@ -144,11 +196,25 @@ fn a_corrupt_saved_value_is_reported_and_kept_until_the_user_changes_a_toggle() 
     let rt = runtime(&[]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    assert_eq!(entries(&rt, Some("web-corrupt"))[0], ("get_weather".into(), false));
-    assert!(events.borrow().iter().any(|e| e.contains(r#""code":"toggles/corrupt""#)));
-    assert_eq!(storage_get("chat:tools:web-corrupt").as_deref(), Some("{not json"), "not overwritten by reading");
-    rt.set_tool_enabled(Some("web-corrupt".into()), "get_weather", true).unwrap();
-    assert_eq!(storage_get("chat:tools:web-corrupt").as_deref(), Some(r#"{"get_weather":true}"#));
+    assert_eq!(
+        entries(&rt, Some("web-corrupt"))[0],
+        ("get_weather".into(), false)
+    );
+    assert!(events
+        .borrow()
+        .iter()
+        .any(|e| e.contains(r#""code":"toggles/corrupt""#)));
+    assert_eq!(
+        storage_get("chat:tools:web-corrupt").as_deref(),
+        Some("{not json"),
+        "not overwritten by reading"
+    );
+    rt.set_tool_enabled(Some("web-corrupt".into()), "get_weather", true)
+        .unwrap();
+    assert_eq!(
+        storage_get("chat:tools:web-corrupt").as_deref(),
+        Some(r#"{"get_weather":true}"#)
+    );
     storage_remove("chat:tools:web-corrupt");
 }
 
@@ -157,8 +223,12 @@ fn storage_null_keeps_toggles_in_memory_without_complaint() {
     let rt = runtime(&[("storage", JsValue::NULL)]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    rt.set_tool_enabled(Some("web-mem".into()), "get_weather", true).unwrap();
-    assert_eq!(entries(&rt, Some("web-mem"))[0], ("get_weather".into(), true));
+    rt.set_tool_enabled(Some("web-mem".into()), "get_weather", true)
+        .unwrap();
+    assert_eq!(
+        entries(&rt, Some("web-mem"))[0],
+        ("get_weather".into(), true)
+    );
     assert_eq!(storage_get("chat:tools:web-mem"), None);
     assert!(!events.borrow().iter().any(|e| e.contains("diagnostic")));
 }
@@ -180,7 +250,9 @@ fn a_change_made_in_another_tab_is_picked_up_and_announced() {
         &Array::of2(&"storage".into(), &init),
     )
     .unwrap();
-    let dispatch: Function = Reflect::get(&js_sys::global(), &"dispatchEvent".into()).unwrap().unchecked_into();
+    let dispatch: Function = Reflect::get(&js_sys::global(), &"dispatchEvent".into())
+        .unwrap()
+        .unchecked_into();
     dispatch.call1(&js_sys::global(), &event).unwrap();
     assert_eq!(entries(&rt, Some("web-tab"))[0].1, true);
     assert!(events
@@ -193,8 +265,11 @@ fn a_change_made_in_another_tab_is_picked_up_and_announced() {
 #[wasm_bindgen_test]
 fn backend_tools_are_listed_locked_and_cannot_be_toggled() {
     let rt = runtime(&[("storage", JsValue::NULL)]);
-    rt.set_backend_tools(obj(r#"{"items":[{"name":"search_docs","description":"Search the docs"}]}"#).unchecked_into())
-        .unwrap();
+    rt.set_backend_tools(
+        obj(r#"{"items":[{"name":"search_docs","description":"Search the docs"}]}"#)
+            .unchecked_into(),
+    )
+    .unwrap();
     let list: JsValue = rt.list_tools(None).unwrap().into();
     let row = Array::from(&list).get(0);
     assert_eq!(
@@ -217,13 +292,19 @@ async fn load(manifest: &str) -> Result<JsValue, JsValue> {
     let rt = runtime(&[
         ("storage", JsValue::NULL),
         ("toolsUrl", format!("{origin}/tools/{manifest}").into()),
-        ("allowedImportOrigins", Array::of1(&origin.clone().into()).into()),
+        (
+            "allowedImportOrigins",
+            Array::of1(&origin.clone().into()).into(),
+        ),
     ]);
     JsFuture::from(js_sys::Promise::from(JsValue::from(rt.load_tools()))).await
 }
 
 fn code_of(error: &JsValue) -> String {
-    Reflect::get(error, &"code".into()).unwrap().as_string().unwrap_or_default()
+    Reflect::get(error, &"code".into())
+        .unwrap()
+        .as_string()
+        .unwrap_or_default()
 }
 
 #[wasm_bindgen_test]
@@ -241,7 +322,12 @@ async fn bad_entries_are_skipped_with_diagnostics_and_good_ones_load() {
     let text: String = JSON::stringify(&report).unwrap().into();
     let tools = Array::from(&Reflect::get(&report, &"tools".into()).unwrap());
     assert_eq!(tools.length(), 1, "{text}");
-    for code in ["tool/bad-name", "tool/foreign-origin", "tool/bad-entrypoint", "tool/duplicate-name"] {
+    for code in [
+        "tool/bad-name",
+        "tool/foreign-origin",
+        "tool/bad-entrypoint",
+        "tool/duplicate-name",
+    ] {
         assert!(text.contains(code), "{code} in {text}");
     }
 }
@@ -250,7 +336,10 @@ async fn bad_entries_are_skipped_with_diagnostics_and_good_ones_load() {
 async fn an_html_page_served_with_200_is_not_a_manifest() {
     let error = load("fallback.html").await.unwrap_err();
     assert_eq!(code_of(&error), "tools/not-json");
-    assert_eq!(Reflect::get(&error, &"name".into()).unwrap(), "ChatRuntimeError");
+    assert_eq!(
+        Reflect::get(&error, &"name".into()).unwrap(),
+        "ChatRuntimeError"
+    );
 }
 
 #[wasm_bindgen_test]
