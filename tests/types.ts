@@ -72,3 +72,124 @@ export const input: RunAgentInput = {
 decodeEventStream(42);
 // @ts-expect-error: a tool message needs its toolCallId
 export const bad: Message = { id: "x", role: "tool", content: "r" };
+
+// ---- ChatRuntime ---------------------------------------------------------------------------------
+import {
+  ChatRuntime,
+  type ChatRuntimeOptions,
+  type Diagnostic,
+  type FrontendTool,
+  type RunOptions,
+  type RunRequest,
+  type RunResult,
+  type RunStatus,
+  type RuntimeEvent,
+  type ToolCatalogReport,
+  type ToolContext,
+  type ToolEntry,
+  type ToolHandler,
+  type ToolManifestEntry,
+  type ToolSchema,
+} from "../pkg/chat_runtime.js";
+
+const options: ChatRuntimeOptions = {
+  runUrl: "/api/threads/{threadId}/runs",
+  toolsUrl: null,
+  fetch: (input, init) => fetch(input, init),
+  headers: { Authorization: "Bearer token" },
+  importModule: (url) => import(url),
+  storage: null,
+  history: "new",
+  maxRounds: 4,
+  toolTimeoutMs: 10_000,
+  toolNamePrefix: "ui_",
+  allowedImportOrigins: ["https://cdn.example"],
+};
+
+interface WeatherArgs {
+  city: string;
+}
+const fetchWeather: ToolHandler<WeatherArgs, { temperature: number }> = async (args, ctx: ToolContext) => {
+  ctx.signal.throwIfAborted();
+  return { temperature: args.city.length + ctx.toolCallId.length + ctx.runId.length + ctx.threadId.length };
+};
+const weatherTool: FrontendTool<WeatherArgs> = {
+  name: ctx_name("get_weather"),
+  description: "weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+  handler: fetchWeather,
+  followUp: true,
+  timeoutMs: 5000,
+};
+function ctx_name(name: string): string {
+  return name;
+}
+export const manifest: ToolManifestEntry[] = [
+  { tool: { name: "get_weather", description: "weather" }, importPath: "/tools/weather.js", entrypoint: "fetchWeather" },
+  { tool: { type: "function", function: { name: "clock", description: "time" } }, importPath: "clock.js", entrypoint: "now", followUp: false, timeoutMs: 100 },
+];
+
+export async function drivesTheRuntime(): Promise<RunStatus> {
+  const rt = new ChatRuntime(options);
+  const report: ToolCatalogReport = await rt.loadTools();
+  const diagnostics: Diagnostic[] = report.diagnostics;
+  rt.registerTool(weatherTool);
+  rt.unregisterTool("other");
+  rt.setBackendTools([{ name: "search_docs", description: "docs" }]);
+  rt.setBackendTools({ items: [] });
+  const rows: ToolEntry[] = rt.listTools(null).concat(rt.listTools("t1"));
+  const locked: boolean = rows.some((row) => row.locked && row.source === "backend");
+  rt.setToolEnabled("t1", "get_weather", !locked);
+  const active: ToolSchema[] = rt.activeTools("t1");
+  rt.setMessages("t1", [{ id: "u0", role: "user", content: "earlier" }]);
+  const messages: Message[] = rt.messages("t1");
+  const state: unknown = rt.state("t1");
+  const running: boolean = rt.isRunning("t1");
+  const unsubscribe: () => void = rt.subscribe((event: RuntimeEvent) => {
+    switch (event.type) {
+      case "agui":
+        console.log(event.event.type, event.runId);
+        break;
+      case "tool_started":
+        console.log(event.toolName, event.args);
+        break;
+      case "tool_finished":
+        console.log(event.error?.code ?? event.result);
+        break;
+      case "messages":
+        console.log(event.messages.length);
+        break;
+      case "toggles_changed":
+        console.log(event.threadId ?? "default");
+        break;
+      case "diagnostic":
+        console.log(event.diagnostic.code);
+        break;
+      case "run_finished":
+        console.log(event.status, event.rounds);
+        break;
+      default:
+        console.log(event.type);
+    }
+  });
+  const controller = new AbortController();
+  const request: RunRequest = {
+    threadId: "t1",
+    messages: [{ id: "u1", role: "user", content: "weather in Paris?" }],
+    context: [{ description: "page", value: "/home" }],
+    state: { step: 1 },
+    forwardedProps: { model: "small" },
+  };
+  const runOptions: RunOptions = { signal: controller.signal };
+  const result: RunResult = await rt.run(request, runOptions);
+  rt.abort("t1");
+  unsubscribe();
+  rt.free();
+  console.log(diagnostics, active, messages, state, running, result.newMessages, result.error?.status);
+  return result.status;
+}
+
+// @ts-expect-error: runUrl is required
+new ChatRuntime({ toolsUrl: null });
+// @ts-expect-error: history is "full" or "new"
+export const badHistory: ChatRuntimeOptions = { runUrl: "/r", history: "all" };
