@@ -1,204 +1,27 @@
 //! Starts the server in-process on port 0 and talks raw HTTP/1.1 to it (a tiny client below, so
 //! the tests see every chunk the server flushes and can drop a connection mid-response).
 
+mod common;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use chat_runtime_agent::{spawn, Config, Server, StaticMount};
-use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-
-// ---- a tiny HTTP/1.1 client ----------------------------------------------------------------------
-
-struct Conn {
-    stream: TcpStream,
-    buf: Vec<u8>,
-    status: u16,
-    headers: Vec<(String, String)>,
-}
-
-impl Conn {
-    async fn open(
-        addr: SocketAddr,
-        method: &str,
-        path: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-    ) -> Conn {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        if !body.is_empty() || method == "POST" {
-            req.push_str(&format!("Content-Length: {}\r\n", body.len()));
-        }
-        req.push_str("\r\n");
-        stream.write_all(req.as_bytes()).await.unwrap();
-        stream.write_all(body).await.unwrap();
-        let mut conn = Conn {
-            stream,
-            buf: Vec::new(),
-            status: 0,
-            headers: Vec::new(),
-        };
-        conn.read_head().await;
-        conn
-    }
-
-    /// Reads more bytes into the buffer; false on EOF.
-    async fn fill(&mut self) -> bool {
-        let mut tmp = [0u8; 4096];
-        let n = tokio::time::timeout(Duration::from_secs(10), self.stream.read(&mut tmp))
-            .await
-            .expect("read timed out")
-            .unwrap();
-        self.buf.extend_from_slice(&tmp[..n]);
-        n > 0
-    }
-
-    async fn read_line(&mut self) -> String {
-        loop {
-            if let Some(i) = self.buf.windows(2).position(|w| w == b"\r\n") {
-                let line = String::from_utf8(self.buf[..i].to_vec()).unwrap();
-                self.buf.drain(..i + 2);
-                return line;
-            }
-            assert!(self.fill().await, "EOF inside a line");
-        }
-    }
-
-    async fn read_head(&mut self) {
-        let status_line = self.read_line().await;
-        self.status = status_line.split(' ').nth(1).unwrap().parse().unwrap();
-        loop {
-            let line = self.read_line().await;
-            if line.is_empty() {
-                break;
-            }
-            let (k, v) = line.split_once(':').unwrap();
-            self.headers
-                .push((k.trim().to_ascii_lowercase(), v.trim().to_string()));
-        }
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn chunked(&self) -> bool {
-        self.header("transfer-encoding")
-            .is_some_and(|v| v.contains("chunked"))
-    }
-
-    /// Next chunk of a chunked body (`None` at the terminating chunk).
-    async fn next_chunk(&mut self) -> Option<Vec<u8>> {
-        assert!(self.chunked());
-        let size_line = self.read_line().await;
-        let size = usize::from_str_radix(size_line.split(';').next().unwrap().trim(), 16).unwrap();
-        if size == 0 {
-            return None;
-        }
-        while self.buf.len() < size + 2 {
-            assert!(self.fill().await, "EOF inside a chunk");
-        }
-        let data = self.buf[..size].to_vec();
-        self.buf.drain(..size + 2);
-        Some(data)
-    }
-
-    /// The whole body (chunked, Content-Length, or up to EOF), and how many chunks it came in.
-    async fn body(&mut self) -> (Vec<u8>, usize) {
-        if self.chunked() {
-            let mut all = Vec::new();
-            let mut n = 0;
-            while let Some(c) = self.next_chunk().await {
-                all.extend(c);
-                n += 1;
-            }
-            return (all, n);
-        }
-        if let Some(len) = self
-            .header("content-length")
-            .map(|v| v.parse::<usize>().unwrap())
-        {
-            while self.buf.len() < len {
-                assert!(self.fill().await, "EOF before Content-Length");
-            }
-            return (self.buf[..len].to_vec(), 1);
-        }
-        while self.fill().await {}
-        (std::mem::take(&mut self.buf), 1)
-    }
-
-    async fn text(&mut self) -> String {
-        String::from_utf8(self.body().await.0).unwrap()
-    }
-
-    async fn json(&mut self) -> Value {
-        serde_json::from_slice(&self.body().await.0).unwrap()
-    }
-}
-
-async fn get(addr: SocketAddr, path: &str) -> Conn {
-    Conn::open(addr, "GET", path, &[], b"").await
-}
-
-async fn post_json(addr: SocketAddr, path: &str, body: Value) -> Conn {
-    let bytes = serde_json::to_vec(&body).unwrap();
-    Conn::open(
-        addr,
-        "POST",
-        path,
-        &[("Content-Type", "application/json")],
-        &bytes,
-    )
-    .await
-}
-
-async fn script(addr: SocketAddr, thread: &str, responses: Value) {
-    let mut c = post_json(
-        addr,
-        "/test/script",
-        json!({ "threadId": thread, "responses": responses }),
-    )
-    .await;
-    let status = c.status;
-    assert_eq!(status, 200, "{}", c.text().await);
-}
-
-async fn run(addr: SocketAddr, thread: &str, body: Value) -> Conn {
-    let bytes = serde_json::to_vec(&body).unwrap();
-    let headers = [
-        ("Content-Type", "application/json"),
-        ("Accept", "text/event-stream"),
-    ];
-    Conn::open(
-        addr,
-        "POST",
-        &format!("/api/threads/{thread}/runs"),
-        &headers,
-        &bytes,
-    )
-    .await
-}
-
-async fn aborted(addr: SocketAddr, thread: &str) -> u64 {
-    get(addr, &format!("/test/aborted?threadId={thread}"))
-        .await
-        .json()
-        .await["aborted"]
-        .as_u64()
-        .unwrap()
-}
+use chat_runtime_agent::{spawn, Config, Mode, Server, StaticMount};
+use common::*;
+use serde_json::json;
 
 async fn start(statics: Vec<StaticMount>) -> Server {
-    spawn(Config { statics }, 0).await.unwrap()
+    spawn(
+        Config {
+            statics,
+            mode: Mode::Script,
+            ..Config::default()
+        },
+        0,
+    )
+    .await
+    .unwrap()
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -653,7 +476,7 @@ fn binary_prints_port_and_stops_on_sigterm() {
     use std::process::{Command, Stdio};
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_chat-runtime-agent"))
-        .args(["--port", "0", "--static", "/src=src"])
+        .args(["--mode", "script", "--port", "0", "--static", "/src=src"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(Stdio::piped())
         .spawn()
