@@ -9,7 +9,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 cargo build -q -p chat-runtime-agent
 log=$(mktemp)
-target/debug/chat-runtime-agent --port 0 "${args[@]}" >"$log" 2>&1 &
+target/debug/chat-runtime-agent --mode script --port 0 "${args[@]}" >"$log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -f "$log"' EXIT
 for _ in $(seq 1 100); do

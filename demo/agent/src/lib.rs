@@ -1,12 +1,17 @@
 //! `chat-runtime-agent`: a small AG-UI server on 127.0.0.1 for chat-runtime's tests and demo.
 //!
-//! Today it has the *test-script mode* used by the browser end-to-end tests:
-//! - static files under URL prefixes (`--static /pkg=pkg`),
-//! - `POST /api/threads/{threadId}/runs` answered with the next scripted response of that thread,
-//! - a JSON control API under `/test/` to queue responses and inspect what arrived,
-//! - CORS `*` on every route.
+//! Two modes ([`Mode`]):
+//! - *demo* (default): `POST /api/threads/{threadId}/runs` is answered by a deterministic
+//!   rule-based planner ([`demo`]) or, with `--llm-url`, by an OpenAI-compatible model ([`llm`]);
+//! - *script*: every run is answered with the next response a test queued for that thread.
+//!
+//! Both serve static files under URL prefixes (`--static /pkg=pkg`), `GET /api/agents`, the JSON
+//! control API under `/test/`, and CORS `*` on every route.
 //!
 //! See `README.md` beside this crate for the API.
+
+pub mod demo;
+pub mod llm;
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -25,16 +30,47 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::net::TcpListener;
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch};
+
+use crate::demo::Ids;
+use crate::llm::{Emitter, LlmConfig, Threads};
 
 /// Largest request body the server reads (runs and control calls alike).
 const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// How runs are answered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// The rule-based planner (or the model of `--llm-url`); scripted responses queued for a
+    /// thread still come first.
+    #[default]
+    Demo,
+    /// Only scripted responses (`POST /test/script`); nothing queued is a 500.
+    Script,
+}
+
+impl Mode {
+    /// `demo` / `script`.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "demo" => Ok(Mode::Demo),
+            "script" => Ok(Mode::Script),
+            _ => Err(format!("--mode {s:?}: expected demo or script")),
+        }
+    }
+}
 
 /// What the server serves besides its API.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     /// Static mounts: URL prefix (`/`, `/pkg`, ...) and the directory served under it.
     pub statics: Vec<StaticMount>,
+    /// How runs are answered.
+    pub mode: Mode,
+    /// Demo mode: pause before each streamed token, in ms (the binary's default is 25).
+    pub pace_ms: u64,
+    /// Demo mode: answer with this model instead of the planner.
+    pub llm: Option<LlmConfig>,
 }
 
 /// One `--static /prefix=DIR`.
@@ -111,6 +147,11 @@ struct Inner {
 struct Shared {
     started: Instant,
     statics: Vec<StaticMount>,
+    mode: Mode,
+    pace: Duration,
+    llm: Option<Arc<LlmConfig>>,
+    threads: Arc<Threads>,
+    ids: Arc<Ids>,
     inner: Mutex<Inner>,
     shutdown: watch::Receiver<bool>,
 }
@@ -132,6 +173,11 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
     let state = Arc::new(Shared {
         started: Instant::now(),
         statics,
+        mode: config.mode,
+        pace: Duration::from_millis(config.pace_ms),
+        llm: config.llm.map(Arc::new),
+        threads: Arc::default(),
+        ids: Arc::default(),
         inner: Mutex::new(Inner::default()),
         shutdown,
     });
@@ -294,11 +340,12 @@ async fn run(
             }
         }
     }
-    let body = match axum::body::to_bytes(req.into_body(), MAX_BODY).await {
-        Ok(bytes) => serde_json::from_slice::<Value>(&bytes)
-            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned())),
+    let bytes = match axum::body::to_bytes(req.into_body(), MAX_BODY).await {
+        Ok(bytes) => bytes,
         Err(e) => return bad_request(format!("cannot read body: {e}")),
     };
+    let body = serde_json::from_slice::<Value>(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
     let mut record = json!({
         "threadId": thread_id,
         "method": method,
@@ -320,11 +367,65 @@ async fn run(
     };
     match next {
         Some(scripted) => scripted_response(&state, thread_id, scripted),
+        None if state.mode == Mode::Demo => demo_run(&state, &bytes),
         None => json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             json!({ "error": format!("no scripted response for thread {thread_id}") }),
         ),
     }
+}
+
+/// Demo mode: 422 on a bad RunAgentInput, else the planner's (or the model's) SSE stream.
+fn demo_run(state: &AppState, bytes: &[u8]) -> Response {
+    let input = match demo::validate(bytes) {
+        Ok(input) => input,
+        Err(detail) => {
+            return json_response(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({ "detail": detail }),
+            )
+        }
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(64);
+    let em = Emitter(tx);
+    let mut threads = state.threads.lock().unwrap_or_else(|e| e.into_inner());
+    let thread = threads.entry(input.thread_id.clone()).or_default();
+    demo::merge(thread, &input.messages);
+    if let Some(cfg) = &state.llm {
+        drop(threads);
+        tokio::spawn(llm::run(
+            cfg.clone(),
+            state.threads.clone(),
+            state.ids.clone(),
+            input,
+            em,
+        ));
+    } else {
+        let steps = demo::plan(thread, &input, &state.ids);
+        drop(threads);
+        let pace = state.pace;
+        tokio::spawn(async move {
+            for step in steps {
+                if step.paced && !pace.is_zero() {
+                    tokio::time::sleep(pace).await;
+                }
+                if !em.send(step.event).await {
+                    return; // the client went away
+                }
+            }
+        });
+    }
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|b| (Ok::<Bytes, Infallible>(b), rx))
+    });
+    let mut res = Response::new(Body::from_stream(stream));
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
 }
 
 /// The writes of a scripted response: (pause before, bytes).
@@ -513,6 +614,11 @@ async fn requests(State(state): State<AppState>, Query(q): Query<ThreadQuery>) -
 
 async fn reset(State(state): State<AppState>) -> Response {
     *state.lock() = Inner::default();
+    state
+        .threads
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clear();
     json_response(StatusCode::OK, json!({ "ok": true }))
 }
 
@@ -553,10 +659,17 @@ async fn set_backend_tools(State(state): State<AppState>, req: Request) -> Respo
 }
 
 async fn agents(State(state): State<AppState>) -> Response {
-    let items = state.lock().backend_tools.clone();
+    let mut items = state.lock().backend_tools.clone();
+    let name = match state.mode {
+        Mode::Script => "scripted",
+        Mode::Demo => {
+            items.insert(0, demo::search_docs_tool());
+            "demo"
+        }
+    };
     json_response(
         StatusCode::OK,
-        json!({ "agents": [ { "name": "scripted", "capabilities": { "tools": { "items": items } } } ] }),
+        json!({ "agents": [ { "name": name, "capabilities": { "tools": { "items": items } } } ] }),
     )
 }
 

@@ -1,15 +1,26 @@
-//! `chat-runtime-agent [--port N] [--static /prefix=DIR]...`: see README.md.
+//! `chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]... [--pace-ms N]
+//! [--llm-url URL --model NAME]`: see README.md.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use chat_runtime_agent::{serve, Config, StaticMount};
+use chat_runtime_agent::llm::LlmConfig;
+use chat_runtime_agent::{serve, Config, Mode, StaticMount};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-const USAGE: &str = "usage: chat-runtime-agent [--port N] [--static /prefix=DIR]...
+const USAGE: &str =
+    "usage: chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]...
+                          [--pace-ms N] [--llm-url URL --model NAME]
+  --mode demo|script     demo (default): the rule-based demo agent answers runs;
+                         script: only responses queued with POST /test/script (the e2e tests)
   --port N               port on 127.0.0.1 (default: $PORT, else 8080; 0 picks a free port)
   --static /prefix=DIR   serve DIR under /prefix (repeatable; a bare DIR mounts at /)
+  --pace-ms N            demo mode: pause before each streamed token (default 25; 0 for tests)
+  --llm-url URL          demo mode: answer with an OpenAI-compatible server instead of the
+                         planner, e.g. http://127.0.0.1:11434/v1 (http only; $LLM_API_KEY is
+                         sent as a bearer token when set)
+  --model NAME           the model for --llm-url, e.g. llama3.2
 Prints `listening on http://127.0.0.1:PORT` once ready. Ctrl-C / SIGTERM stops it.";
 
 struct Args {
@@ -26,7 +37,11 @@ fn parse_args(
     env_port: Option<String>,
 ) -> Result<Option<Args>, String> {
     let mut port = None;
-    let mut config = Config::default();
+    let mut config = Config {
+        pace_ms: 25,
+        ..Config::default()
+    };
+    let (mut llm_url, mut model) = (None, None);
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -45,6 +60,16 @@ fn parse_args(
             "--static" => config
                 .statics
                 .push(StaticMount::parse(&value("--static")?)?),
+            "--mode" => config.mode = Mode::parse(&value("--mode")?)?,
+            "--pace-ms" => {
+                let v = value("--pace-ms")?;
+                config.pace_ms = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("invalid --pace-ms {v:?}"))?;
+            }
+            "--llm-url" => llm_url = Some(value("--llm-url")?),
+            "--model" => model = Some(value("--model")?),
             _ => return Err(format!("unknown argument {arg:?}")),
         }
     }
@@ -53,6 +78,14 @@ fn parse_args(
         (None, Some(p)) if !p.trim().is_empty() => parse_port(&p)?,
         _ => 8080,
     };
+    config.llm = match (llm_url, model) {
+        (Some(url), model) => Some(LlmConfig::parse(&url, model.as_deref().unwrap_or(""))?),
+        (None, Some(_)) => return Err("--model needs --llm-url URL".into()),
+        (None, None) => None,
+    };
+    if config.llm.is_some() && config.mode == Mode::Script {
+        return Err("--llm-url works in --mode demo only".into());
+    }
     Ok(Some(Args { port, config }))
 }
 
@@ -90,6 +123,10 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut args = args;
+    if let Some(llm) = &mut args.config.llm {
+        llm.api_key = std::env::var("LLM_API_KEY").ok().filter(|k| !k.is_empty());
+    }
     for m in &args.config.statics {
         if !m.dir.is_dir() {
             eprintln!(
@@ -162,5 +199,40 @@ mod tests {
         .unwrap();
         let prefixes: Vec<_> = a.config.statics.iter().map(|m| m.prefix.as_str()).collect();
         assert_eq!(prefixes, ["/pkg", "/"]);
+    }
+
+    #[test]
+    fn modes_pace_and_llm() {
+        let a = args(&[], None).unwrap().unwrap();
+        assert_eq!(a.config.mode, Mode::Demo);
+        assert_eq!(a.config.pace_ms, 25);
+        assert!(a.config.llm.is_none());
+        let a = args(&["--mode", "script", "--pace-ms=0"], None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(a.config.mode, Mode::Script);
+        assert_eq!(a.config.pace_ms, 0);
+        assert!(args(&["--mode", "chat"], None).is_err());
+        let a = args(
+            &[
+                "--llm-url",
+                "http://127.0.0.1:11434/v1",
+                "--model",
+                "llama3.2",
+            ],
+            None,
+        )
+        .unwrap()
+        .unwrap();
+        let llm = a.config.llm.unwrap();
+        assert_eq!(llm.path, "/v1/chat/completions");
+        assert_eq!(llm.model, "llama3.2");
+        assert!(args(&["--llm-url", "http://x/v1"], None).is_err());
+        assert!(args(&["--model", "m"], None).is_err());
+        assert!(args(
+            &["--mode", "script", "--llm-url", "http://x", "--model", "m"],
+            None
+        )
+        .is_err());
     }
 }

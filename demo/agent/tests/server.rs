@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use chat_runtime_agent::{spawn, Config, Server, StaticMount};
+use chat_runtime_agent::{spawn, Config, Mode, Server, StaticMount};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -198,7 +198,16 @@ async fn aborted(addr: SocketAddr, thread: &str) -> u64 {
 }
 
 async fn start(statics: Vec<StaticMount>) -> Server {
-    spawn(Config { statics }, 0).await.unwrap()
+    spawn(
+        Config {
+            statics,
+            mode: Mode::Script,
+            ..Config::default()
+        },
+        0,
+    )
+    .await
+    .unwrap()
 }
 
 fn temp_dir(name: &str) -> PathBuf {
@@ -653,7 +662,7 @@ fn binary_prints_port_and_stops_on_sigterm() {
     use std::process::{Command, Stdio};
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_chat-runtime-agent"))
-        .args(["--port", "0", "--static", "/src=src"])
+        .args(["--mode", "script", "--port", "0", "--static", "/src=src"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(Stdio::piped())
         .spawn()
