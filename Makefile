@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg demo-tools demo-agent size test test-native test-wasm test-types test-js test-e2e demo bench fuzz clean
+.PHONY: help tools rust-tools browser node-deps build pkg demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e demo bench fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -79,11 +79,16 @@ demo-agent:
 
 ## ---- tests ----------------------------------------------------------------
 
-test: tools test-native test-wasm build test-types test-js test-e2e
+test: tools test-native test-agent test-wasm build test-types test-js test-e2e
 	@echo "make test: all suites passed"
 
 test-native: rust-tools
 	cargo test
+
+# The demo agent (demo/agent, a workspace member plain `cargo test` skips). Its --llm-url tests
+# run against npm @copilotkit/aimock from node_modules, hence node-deps.
+test-agent: node-deps
+	cargo test -p chat-runtime-agent
 
 # The web tests fetch tools.json from the scripted test server (demo/agent), started for them.
 test-wasm: rust-tools browser

@@ -482,12 +482,8 @@ fn sentence_at(original: &str, pos: usize) -> String {
     } else {
         s
     };
-    let s = s.trim_end_matches([',', ' ']);
-    let s = s
-        .strip_suffix(" please")
-        .or_else(|| s.strip_suffix(", please"))
-        .unwrap_or(s);
-    s.to_string()
+    let s = s.strip_suffix(" please").unwrap_or(s);
+    s.trim_end_matches([',', ' ']).to_string()
 }
 
 /// The intents of a user message, in the order they appear in it (each at most once).
@@ -934,6 +930,10 @@ mod tests {
         assert_eq!(
             intents("Please delete all my notes."),
             vec![Intent::Confirm("delete all my notes".into())]
+        );
+        assert_eq!(
+            intents("Reset the counter, please!"),
+            vec![Intent::Confirm("Reset the counter".into())]
         );
         assert_eq!(
             intents("How do I add a tool?"),
