@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg size test test-native test-agent test-wasm test-types test-js test-e2e demo bench fuzz clean
+.PHONY: help tools rust-tools browser node-deps build pkg demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e demo bench fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -56,7 +56,7 @@ node_modules/.installed: package-lock.json package.json
 
 ## ---- build ----------------------------------------------------------------
 
-build: pkg
+build: pkg demo-tools
 pkg: rust-tools node-deps
 	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime
 	wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
@@ -67,6 +67,15 @@ pkg: rust-tools node-deps
 
 size:
 	node scripts/size-report.mjs
+
+# The demo's frontend tools: TypeScript in demo/tools-src, compiled to the ES modules the browser
+# imports from /tools (demo/tools/*.js, generated and gitignored; demo/tools/tools.json is committed).
+demo-tools: node-deps
+	tsc -p demo/tools-src
+
+# The demo agent (demo/agent): the page's AG-UI server and its static file server.
+demo-agent:
+	cargo build -q -p chat-runtime-agent
 
 ## ---- tests ----------------------------------------------------------------
 
@@ -92,13 +101,18 @@ test-types: node-deps
 test-js: node-deps
 	node --test tests/js/
 
-test-e2e: node-deps browser
-	node --test tests/e2e/
+# The page against the real demo agent (demo mode) in headless Chromium; needs pkg/ (make build).
+test-e2e: node-deps browser demo-tools demo-agent
+	@[ -f pkg/chat_runtime.js ] || $(MAKE) pkg
+	node --test --test-concurrency=1 tests/e2e/
 
 ## ---- run ------------------------------------------------------------------
 
-demo: tools build
-	node demo/serve.mjs --port $(PORT)
+# Serves the page, the package and the tools from the demo agent itself; Ctrl-C stops it.
+demo: tools build demo-agent
+	@echo "chat-runtime demo: open http://127.0.0.1:$(PORT)/  (the stream decoder: /decoder.html; Ctrl-C stops)"
+	exec target/debug/chat-runtime-agent --port $(PORT) \
+	  --static /=demo --static /pkg=pkg --static /tools=demo/tools --static /fixtures=tests/fixtures
 
 bench: rust-tools
 	cargo bench --bench throughput

@@ -1,0 +1,46 @@
+// Starts the real demo agent (target/debug/chat-runtime-agent, demo mode) for the browser tests:
+// it serves the page (demo/), the package (pkg/), the tools (demo/tools/) and the recorded streams
+// (tests/fixtures/), and answers the runs with its scripted planner, without pauses (--pace-ms 0).
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Resolves with `{ child, url }` once the agent prints `listening on http://127.0.0.1:PORT`. */
+export function startAgent({ timeoutMs = 30_000 } = {}) {
+  const bin = `${root}target/debug/chat-runtime-agent`;
+  assert.ok(existsSync(bin), `${bin} is missing: run \`cargo build -p chat-runtime-agent\` (make test-e2e does)`);
+  for (const file of ["pkg/chat_runtime.js", "demo/tools/weather.js"]) {
+    assert.ok(existsSync(`${root}${file}`), `${file} is missing: run \`make build\``);
+  }
+  const child = spawn(
+    bin,
+    ["--mode", "demo", "--port", "0", "--pace-ms", "0",
+     "--static", "/=demo", "--static", "/pkg=pkg", "--static", "/tools=demo/tools",
+     "--static", "/fixtures=tests/fixtures"],
+    { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`the demo agent did not start: ${out}`)), timeoutMs);
+    child.once("exit", (code) => reject(new Error(`the demo agent exited (${code}): ${out}`)));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url });
+      }
+    });
+  });
+}
+
+/** Stops the agent (SIGTERM) and waits for it to exit. */
+export async function stopAgent(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once("exit", done));
+  child.kill("SIGTERM");
+  await exited;
+}
