@@ -88,6 +88,7 @@ test-js: node-deps
 	node --test tests/js/
 
 test-e2e: node-deps browser
+	cargo build -q -p chat-runtime-agent
 	node --test tests/e2e/
 
 ## ---- run ------------------------------------------------------------------
