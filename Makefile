@@ -101,7 +101,8 @@ test-types: node-deps
 test-js: node-deps
 	node --test tests/js/
 
-# The page against the real demo agent (demo mode) in headless Chromium; needs pkg/ (make build).
+# In headless Chromium against the real demo agent: the demo page (demo mode) and the run loop
+# (script mode); needs pkg/ (make build).
 test-e2e: node-deps browser demo-tools demo-agent
 	@[ -f pkg/chat_runtime.js ] || $(MAKE) pkg
 	node --test --test-concurrency=1 tests/e2e/
