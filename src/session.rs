@@ -280,6 +280,23 @@ pub enum RuntimeEvent {
     },
 }
 
+impl RuntimeEvent {
+    /// The event's `type` as listeners see it (`"agui"`, `"messages"`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RuntimeEvent::Agui { .. } => "agui",
+            RuntimeEvent::RoundStarted { .. } => "round_started",
+            RuntimeEvent::ToolStarted { .. } => "tool_started",
+            RuntimeEvent::ToolFinished { .. } => "tool_finished",
+            RuntimeEvent::Messages { .. } => "messages",
+            RuntimeEvent::TogglesChanged { .. } => "toggles_changed",
+            RuntimeEvent::ToolsChanged {} => "tools_changed",
+            RuntimeEvent::Diagnostic { .. } => "diagnostic",
+            RuntimeEvent::RunFinished { .. } => "run_finished",
+        }
+    }
+}
+
 /// A browser tool call for the host to run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCallJob {
@@ -792,8 +809,12 @@ impl Session {
             if item.expanded {
                 match state.thread.apply(&item.event) {
                     Ok(Applied::Message(at)) | Ok(Applied::Added(at)) => {
+                        // A token stream changes the same message thousands of times between
+                        // two frames: record it once.
                         if let Some(message) = state.thread.messages().get(at) {
-                            state.changed.push(message.id().to_owned());
+                            if state.changed.last().map(String::as_str) != Some(message.id()) {
+                                state.changed.push(message.id().to_owned());
+                            }
                         }
                     }
                     Ok(Applied::Messages) => state.changed_all = true,

@@ -145,6 +145,7 @@ export async function drivesTheRuntime(): Promise<RunStatus> {
   const messages: Message[] = rt.messages("t1");
   const state: unknown = rt.state("t1");
   const running: boolean = rt.isRunning("t1");
+  rt.subscribe((event) => console.log(event.type), { events: ["messages", "run_finished"] });
   const unsubscribe: () => void = rt.subscribe((event: RuntimeEvent) => {
     switch (event.type) {
       case "agui":

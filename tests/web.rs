@@ -71,7 +71,7 @@ fn record(runtime: &ChatRuntime) -> std::rc::Rc<std::cell::RefCell<Vec<String>>>
             .push(JSON::stringify(&event).unwrap().into());
     })
     .into_js_value();
-    runtime.subscribe(listener.unchecked_into()).unwrap();
+    runtime.subscribe(listener.unchecked_into(), None).unwrap();
     events
 }
 
@@ -347,4 +347,26 @@ async fn a_missing_manifest_is_a_fetch_error_with_its_status() {
     let error = load("nope.json").await.unwrap_err();
     assert_eq!(code_of(&error), "tools/fetch");
     assert_eq!(Reflect::get(&error, &"status".into()).unwrap(), 404);
+}
+
+#[wasm_bindgen_test]
+fn a_subscriber_can_ask_for_only_some_event_types() {
+    let rt = runtime(&[("storage", JsValue::NULL)]);
+    let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::<String>::new()));
+    let sink = seen.clone();
+    let listener = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+        sink.borrow_mut().push(
+            Reflect::get(&event, &"type".into())
+                .unwrap()
+                .as_string()
+                .unwrap(),
+        );
+    })
+    .into_js_value();
+    let options = obj(r#"{"events":["toggles_changed"]}"#);
+    rt.subscribe(listener.unchecked_into(), Some(options.unchecked_into()))
+        .unwrap();
+    register(&rt, "get_weather"); // tools_changed: not wanted
+    rt.set_tool_enabled(None, "get_weather", true).unwrap();
+    assert_eq!(*seen.borrow(), ["toggles_changed"]);
 }

@@ -69,6 +69,9 @@ extern "C" {
     /// `() => void`.
     #[wasm_bindgen(typescript_type = "() => void")]
     pub type JsUnsubscribe;
+    /// `SubscribeOptions`.
+    #[wasm_bindgen(typescript_type = "SubscribeOptions")]
+    pub type JsSubscribeOptions;
 }
 
 /// What the app configured, beyond what the core keeps.
@@ -105,8 +108,8 @@ pub(crate) struct Inner {
     pub catalog: Catalog,
     pub toggles: Toggles<JsStore>,
     pub session: Session,
-    /// Subscribers, by id (for unsubscribe).
-    listeners: Vec<(u32, Function)>,
+    /// Subscribers: id (for unsubscribe), function, and the event types it wants (`None`: all).
+    listeners: Vec<(u32, Function, Option<Vec<String>>)>,
     next_listener: u32,
     /// Code-registered tools' handlers, by name.
     pub handlers: HashMap<String, Function>,
@@ -484,23 +487,44 @@ impl ChatRuntime {
         drive(&self.inner);
     }
 
-    /// Calls `listener` with every `RuntimeEvent`. Returns the function that unsubscribes.
-    /// A listener that throws is reported on the console and does not disturb the run.
-    pub fn subscribe(&self, listener: JsListener) -> Result<JsUnsubscribe, JsValue> {
+    /// Calls `listener` with every `RuntimeEvent`, or with the types listed in
+    /// `options.events` (e.g. `["messages", "run_finished"]`: events nobody asked for are never
+    /// converted to JS, which matters for the per-token `agui` events of a long stream). Returns
+    /// the function that unsubscribes. A listener that throws is reported on the console and does
+    /// not disturb the run.
+    pub fn subscribe(
+        &self,
+        listener: JsListener,
+        options: Option<JsSubscribeOptions>,
+    ) -> Result<JsUnsubscribe, JsValue> {
         let listener: Function = JsValue::from(listener)
             .dyn_into()
             .map_err(|_| options_error("subscribe needs a function"))?;
+        let filter = match options.map(JsValue::from).map(|o| get(&o, "events")) {
+            None => None,
+            Some(v) if v.is_undefined() || v.is_null() => None,
+            Some(v) if Array::is_array(&v) => Some(
+                Array::from(&v)
+                    .iter()
+                    .map(|t| {
+                        t.as_string()
+                            .ok_or_else(|| options_error("`events` must hold event type strings"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            Some(_) => return Err(options_error("`events` must be an array of event types")),
+        };
         let id = {
             let mut inner = self.inner.borrow_mut();
             inner.next_listener += 1;
             let id = inner.next_listener;
-            inner.listeners.push((id, listener));
+            inner.listeners.push((id, listener, filter));
             id
         };
         let weak = Rc::downgrade(&self.inner);
         let unsubscribe = Closure::<dyn Fn()>::new(move || {
             if let Some(rc) = weak.upgrade() {
-                rc.borrow_mut().listeners.retain(|(n, _)| *n != id);
+                rc.borrow_mut().listeners.retain(|(n, _, _)| *n != id);
             }
         });
         Ok(unsubscribe.into_js_value().unchecked_into())
@@ -755,20 +779,33 @@ pub(crate) fn drive(rc: &Shared) {
     schedule_flush(rc);
 }
 
-/// Sends each event to every listener. A listener that throws is reported and skipped.
-pub(crate) fn emit<T: Serialize>(rc: &Shared, events: &[T]) {
-    let listeners: Vec<Function> = rc
+/// Sends each event to the listeners that want it. A listener that throws is reported and
+/// skipped. An event no listener wants is never converted.
+pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
+    let listeners: Vec<(Function, Option<Vec<String>>)> = rc
         .borrow()
         .listeners
         .iter()
-        .map(|(_, f)| f.clone())
+        .map(|(_, f, filter)| (f.clone(), filter.clone()))
         .collect();
     if listeners.is_empty() {
         return;
     }
     for event in events {
+        let kind = event.kind();
+        let wants = |filter: &Option<Vec<String>>| {
+            filter
+                .as_ref()
+                .is_none_or(|types| types.iter().any(|t| t == kind))
+        };
+        if !listeners.iter().any(|(_, filter)| wants(filter)) {
+            continue;
+        }
         let Ok(value) = to_js(event) else { continue };
-        for listener in &listeners {
+        for (listener, filter) in &listeners {
+            if !wants(filter) {
+                continue;
+            }
             if let Err(error) = listener.call1(&JsValue::UNDEFINED, &value) {
                 js::console_error("chat-runtime: a subscriber threw", &error);
             }

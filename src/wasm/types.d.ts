@@ -330,3 +330,9 @@ export type RuntimeEvent =
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }
   | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: { code: string; message: string; status?: number } };
+
+/** Options of `subscribe`. */
+export interface SubscribeOptions {
+  /** Only these event types (default: all). Leaving out `"agui"` spares converting every streamed event. */
+  events?: RuntimeEvent["type"][];
+}
