@@ -239,7 +239,7 @@ fn a_change_made_in_another_tab_is_picked_up_and_announced() {
     let rt = runtime(&[]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    assert_eq!(entries(&rt, Some("web-tab"))[0].1, false);
+    assert!(!entries(&rt, Some("web-tab"))[0].1);
     // What another tab's write looks like here: the value changes and a `storage` event fires.
     storage_set("chat:tools:web-tab", r#"{"get_weather":true}"#);
     let init = obj(r#"{"key":"chat:tools:web-tab","newValue":"{\"get_weather\":true}"}"#);
@@ -254,7 +254,7 @@ fn a_change_made_in_another_tab_is_picked_up_and_announced() {
         .unwrap()
         .unchecked_into();
     dispatch.call1(&js_sys::global(), &event).unwrap();
-    assert_eq!(entries(&rt, Some("web-tab"))[0].1, true);
+    assert!(entries(&rt, Some("web-tab"))[0].1);
     assert!(events
         .borrow()
         .iter()
@@ -283,8 +283,12 @@ fn backend_tools_are_listed_locked_and_cannot_be_toggled() {
 // ---- tools.json over the network ------------------------------------------------------------
 
 fn server() -> &'static str {
-    option_env!("CHAT_RUNTIME_TEST_SERVER")
-        .expect("CHAT_RUNTIME_TEST_SERVER is set by `make test-wasm` (the local test server's URL)")
+    match option_env!("CHAT_RUNTIME_TEST_SERVER") {
+        Some(url) => url,
+        None => panic!(
+            "CHAT_RUNTIME_TEST_SERVER is set by `make test-wasm` (the local test server's URL)"
+        ),
+    }
 }
 
 async fn load(manifest: &str) -> Result<JsValue, JsValue> {
