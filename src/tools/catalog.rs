@@ -66,7 +66,7 @@ use thiserror::Error;
 
 use super::schema::check_schema;
 use super::url::{check_origin, resolve};
-use super::{BackendTool, Diagnostic, FrontendTool, ToolHandler};
+use super::{json_kind, BackendTool, Diagnostic, FrontendTool, ToolHandler};
 use crate::protocol::event::Tool;
 
 /// The stable diagnostic codes, one constant per rule (see the [module docs](self)).
@@ -236,7 +236,7 @@ pub fn parse_manifest(
     })?;
     let Value::Array(entries) = value else {
         return Err(CatalogError::NotArray {
-            found: kind_of(&value),
+            found: json_kind(&value),
         });
     };
 
@@ -295,7 +295,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
     let Some(entry) = entry.as_object() else {
         return Err((
             code::NOT_OBJECT,
-            format!("the entry is {}, not an object", kind_of(entry)),
+            format!("the entry is {}, not an object", json_kind(entry)),
         ));
     };
     let tool = match entry.get("tool") {
@@ -311,7 +311,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
         Some(other) => {
             return Err((
                 code::BAD_IMPORT_PATH,
-                format!("importPath must be a string, not {}", kind_of(other)),
+                format!("importPath must be a string, not {}", json_kind(other)),
             ))
         }
         None => return Err((code::BAD_IMPORT_PATH, "importPath is missing".into())),
@@ -339,7 +339,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
         Some(other) => {
             return Err((
                 code::BAD_ENTRYPOINT,
-                format!("entrypoint must be a string, not {}", kind_of(other)),
+                format!("entrypoint must be a string, not {}", json_kind(other)),
             ))
         }
         None => return Err((code::BAD_ENTRYPOINT, "entrypoint is missing".into())),
@@ -351,7 +351,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
         Some(other) => {
             return Err((
                 code::BAD_OPTION,
-                format!("followUp must be true or false, not {}", kind_of(other)),
+                format!("followUp must be true or false, not {}", json_kind(other)),
             ))
         }
     };
@@ -384,7 +384,7 @@ fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value
     let Some(object) = value.as_object() else {
         return Err((
             code::NOT_OBJECT,
-            format!("the \"{what}\" field is {}, not an object", kind_of(value)),
+            format!("the \"{what}\" field is {}, not an object", json_kind(value)),
         ));
     };
     let openai = object.get("type").and_then(Value::as_str) == Some("function")
@@ -398,7 +398,7 @@ fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value
             code::NOT_OBJECT,
             format!(
                 "the \"{what}.function\" field is {}, not an object",
-                kind_of(other)
+                json_kind(other)
             ),
         )),
         None => Err((
@@ -426,7 +426,7 @@ fn check_name(name: Option<&Value>) -> Result<String, Broken> {
         )),
         Some(other) => Err((
             code::BAD_NAME,
-            format!("the name must be a string, not {}", kind_of(other)),
+            format!("the name must be a string, not {}", json_kind(other)),
         )),
         None => Err((code::BAD_NAME, "the tool has no name".into())),
     }
@@ -445,7 +445,7 @@ fn check_description(description: Option<&Value>) -> Result<String, Broken> {
         )),
         Some(other) => Err((
             code::NO_DESCRIPTION,
-            format!("the description must be a string, not {}", kind_of(other)),
+            format!("the description must be a string, not {}", json_kind(other)),
         )),
     }
 }
@@ -459,7 +459,7 @@ fn check_parameters(parameters: Option<&Value>) -> Result<Value, Broken> {
                 code::BAD_SCHEMA,
                 format!(
                     "parameters must be a json schema object, not {}",
-                    kind_of(other)
+                    json_kind(other)
                 ),
             ))
         }
@@ -516,17 +516,6 @@ fn is_html_type(content_type: &str) -> bool {
         || essence.eq_ignore_ascii_case("application/xhtml+xml")
 }
 
-/// `an object`, `a string`, ...: what a JSON value is, for messages.
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 /// A user-supplied string for a message, shortened to [`MAX_NAME_LEN`] characters.
 fn clip(value: &str) -> String {
@@ -746,7 +735,7 @@ impl Catalog {
                     None,
                     format!(
                         "capabilities.tools must be an array or {{\"items\": [...]}}, not {}",
-                        kind_of(other)
+                        json_kind(other)
                     ),
                 ));
                 &[]
@@ -929,7 +918,7 @@ fn backend_tool(item: &Value) -> Result<BackendTool, String> {
         Some(other) => {
             return Err(format!(
                 "the backend tool's name must be a string, not {}",
-                kind_of(other)
+                json_kind(other)
             ))
         }
         None => return Err("the backend tool has no name".into()),
@@ -940,7 +929,7 @@ fn backend_tool(item: &Value) -> Result<BackendTool, String> {
         Some(other) => {
             return Err(format!(
                 "the backend tool's description must be a string, not {}",
-                kind_of(other)
+                json_kind(other)
             ))
         }
     };
@@ -950,7 +939,7 @@ fn backend_tool(item: &Value) -> Result<BackendTool, String> {
         Some(other) => {
             return Err(format!(
                 "the backend tool's parameters must be an object, not {}",
-                kind_of(other)
+                json_kind(other)
             ))
         }
     };

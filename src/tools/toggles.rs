@@ -38,7 +38,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde_json::Value;
 
-use super::Diagnostic;
+use super::{json_kind, Diagnostic};
 
 /// The prefix of every key this module owns.
 pub const KEY_PREFIX: &str = "chat:tools:";
@@ -465,14 +465,4 @@ fn unreadable(map: BTreeMap<String, bool>) -> Entry {
     }
 }
 
-/// The kind of a JSON value, for messages.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+
