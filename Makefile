@@ -118,10 +118,12 @@ demo: tools build demo-agent
 bench: rust-tools
 	cargo bench --bench throughput
 
-# Not part of `make test`: run by hand (needs nightly and cargo-fuzz).
+# Not part of `make test`: run by hand (needs nightly and cargo-fuzz). Two targets: the decoder
+# pipeline over arbitrary bytes, and the session (the loop) over arbitrary input sequences.
 fuzz:
 	cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz
-	cargo +nightly fuzz run decode -- -max_total_time=$${FUZZ_SECONDS:-300}
+	cd fuzz && cargo +nightly fuzz run decode -- -max_total_time=$${FUZZ_SECONDS:-300}
+	cd fuzz && cargo +nightly fuzz run session -- -dict=session.dict -max_len=4096 -max_total_time=$${FUZZ_SECONDS:-300}
 
 clean:
 	rm -rf pkg target node_modules
