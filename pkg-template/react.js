@@ -338,7 +338,14 @@ export function ChatRuntimeProvider({ options, loadTools = true, wasm, fallback,
         () => {
           if (!h.runtime) {
             const { options: opts, loadTools: load } = latest.current;
-            const rt = new ChatRuntime(opts);
+            let rt;
+            try {
+              rt = new ChatRuntime(opts);
+            } catch (error) {
+              // Bad options (`options/invalid`, `tools/bad-prefix`): thrown from render, for an error boundary.
+              if (live) setInitError(error);
+              return;
+            }
             h.runtime = rt;
             if (load) {
               const done = (error) => {
