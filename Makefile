@@ -20,12 +20,14 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e demo bench fuzz clean
+.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging demo demo-react bench fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
 	@echo "make test   - install what is missing, run every test"
 	@echo "make build  - build pkg/ (wasm-pack --target web, wasm-opt -Os) and print its size"
+	@echo "make pack   - npm pack pkg/ into target/pack/chat-runtime-<version>.tgz"
+	@echo "make demo-react - the React demo (demo/react) on the packed tarball, served by the demo agent"
 	@echo "make bench  - native decode+reduce throughput"
 
 ## ---- installs -------------------------------------------------------------
@@ -68,6 +70,14 @@ pkg: rust-tools node-deps
 size:
 	node scripts/size-report.mjs
 
+# The npm tarball, exactly what `npm publish` would upload: target/pack/chat-runtime-<version>.tgz.
+# Packs the pkg/ that is there (`make build` first; built here only when missing).
+pack: node-deps
+	@[ -f pkg/chat_runtime.js ] || $(MAKE) pkg
+	@mkdir -p target/pack && rm -f target/pack/chat-runtime-*.tgz
+	cd pkg && npm pack --pack-destination ../target/pack --loglevel=error >/dev/null
+	@ls -l target/pack/chat-runtime-*.tgz
+
 # The demo's frontend tools: TypeScript in demo/tools-src, compiled to the ES modules the browser
 # imports from /tools (demo/tools/*.js, generated and gitignored; demo/tools/tools.json is committed).
 demo-tools: node-deps
@@ -79,7 +89,7 @@ demo-agent:
 
 ## ---- tests ----------------------------------------------------------------
 
-test: tools test-native test-agent test-wasm build test-types test-js test-e2e
+test: tools test-native test-agent test-wasm build test-types test-js test-e2e test-packaging
 	@echo "make test: all suites passed"
 
 test-native: rust-tools
@@ -107,6 +117,12 @@ test-e2e: node-deps browser demo-tools demo-agent
 	@[ -f pkg/chat_runtime.js ] || $(MAKE) pkg
 	node --test --test-concurrency=1 tests/e2e/
 
+# The packed tarball installed into fresh projects (tests/packaging/*/ copied to a temp dir):
+# Vite dev + build, webpack 5, a plain <script type="module">, Node, and the React app demo/react
+# against the demo agent, each checked in headless Chromium (or Node).
+test-packaging: node-deps browser demo-tools demo-agent pack
+	node --test --test-concurrency=1 tests/packaging/
+
 ## ---- run ------------------------------------------------------------------
 
 # Serves the page, the package and the tools from the demo agent itself; Ctrl-C stops it.
@@ -114,6 +130,15 @@ demo: tools build demo-agent
 	@echo "chat-runtime demo: open http://127.0.0.1:$(PORT)/  (the stream decoder: /decoder.html; Ctrl-C stops)"
 	exec target/debug/chat-runtime-agent --port $(PORT) \
 	  --static /=demo --static /pkg=pkg --static /tools=demo/tools --static /fixtures=tests/fixtures
+
+# The React app (demo/react, Vite + React 19 on the packed tarball and chat-runtime/react), built and
+# served by the demo agent on http://127.0.0.1:$(PORT) with the demo tools.
+demo-react: tools build demo-agent pack
+	cd demo/react && npm ci --no-audit --no-fund --loglevel=error \
+	  && npm install --no-audit --no-fund --no-save --loglevel=error ../../target/pack/chat-runtime-*.tgz \
+	  && npx vite build
+	@echo "chat-runtime React demo: open http://127.0.0.1:$(PORT)/  (Ctrl-C stops)"
+	exec target/debug/chat-runtime-agent --port $(PORT) --static /=demo/react/dist --static /tools=demo/tools
 
 bench: rust-tools
 	cargo bench --bench throughput

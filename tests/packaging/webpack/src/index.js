@@ -1,0 +1,2 @@
+import { checkInPage } from "../check.js";
+checkInPage();
