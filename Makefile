@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging demo demo-react bench fuzz clean
+.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size demo demo-react bench fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -70,6 +70,13 @@ pkg: rust-tools node-deps
 size:
 	node scripts/size-report.mjs
 
+# A regression guard on what the package ships (.wasm + JS glue, gzip -9). The product goal is
+# 60 KB; today's build is far over it (see README, Numbers), so the guard sits just above today's
+# size until the trimming work brings it down.
+SIZE_BUDGET_GZIP ?= 300000
+test-size: build
+	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
+
 # The npm tarball, exactly what `npm publish` would upload: target/pack/chat-runtime-<version>.tgz.
 # Packs the pkg/ that is there (`make build` first; built here only when missing).
 pack: node-deps
@@ -89,7 +96,7 @@ demo-agent:
 
 ## ---- tests ----------------------------------------------------------------
 
-test: tools test-native test-agent test-wasm build test-types test-js test-e2e test-packaging
+test: tools test-native test-agent test-wasm build test-size test-types test-js test-e2e test-packaging
 	@echo "make test: all suites passed"
 
 test-native: rust-tools

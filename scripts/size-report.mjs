@@ -18,3 +18,15 @@ for (const file of files) {
 }
 console.log(`${"total".padEnd(28)} ${kb(total.raw)} ${kb(total.gzip)} ${kb(total.brotli)}`);
 console.log(`(bytes: raw ${total.raw}, gzip ${total.gzip}, brotli ${total.brotli})`);
+
+// `--budget BYTES`: fail when the gzip total is over it (make test-size).
+const flag = process.argv.indexOf("--budget");
+if (flag >= 0) {
+  const budget = Number(process.argv[flag + 1]);
+  if (!Number.isInteger(budget) || budget <= 0) throw new Error("--budget needs a positive number of bytes");
+  if (total.gzip > budget) {
+    console.error(`size budget exceeded: ${total.gzip} bytes gzip > ${budget}`);
+    process.exit(1);
+  }
+  console.log(`size budget: ${total.gzip} <= ${budget} bytes gzip`);
+}
