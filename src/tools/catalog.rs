@@ -384,7 +384,10 @@ fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value
     let Some(object) = value.as_object() else {
         return Err((
             code::NOT_OBJECT,
-            format!("the \"{what}\" field is {}, not an object", json_kind(value)),
+            format!(
+                "the \"{what}\" field is {}, not an object",
+                json_kind(value)
+            ),
         ));
     };
     let openai = object.get("type").and_then(Value::as_str) == Some("function")
@@ -515,7 +518,6 @@ fn is_html_type(content_type: &str) -> bool {
     essence.eq_ignore_ascii_case("text/html")
         || essence.eq_ignore_ascii_case("application/xhtml+xml")
 }
-
 
 /// A user-supplied string for a message, shortened to [`MAX_NAME_LEN`] characters.
 fn clip(value: &str) -> String {

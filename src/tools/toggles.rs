@@ -464,5 +464,3 @@ fn unreadable(map: BTreeMap<String, bool>) -> Entry {
         status: Status::Unreadable,
     }
 }
-
-

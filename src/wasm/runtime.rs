@@ -109,7 +109,7 @@ pub(crate) struct Inner {
     pub toggles: Toggles<JsStore>,
     pub session: Session,
     /// Subscribers: id (for unsubscribe), function, and the event types it wants (`None`: all).
-    listeners: Vec<(u32, Function, Option<Vec<String>>)>,
+    listeners: Vec<(u32, Function, Option<Rc<[String]>>)>,
     next_listener: u32,
     /// Code-registered tools' handlers, by name.
     pub handlers: HashMap<String, Function>,
@@ -518,7 +518,7 @@ impl ChatRuntime {
             let mut inner = self.inner.borrow_mut();
             inner.next_listener += 1;
             let id = inner.next_listener;
-            inner.listeners.push((id, listener, filter));
+            inner.listeners.push((id, listener, filter.map(Rc::from)));
             id
         };
         let weak = Rc::downgrade(&self.inner);
@@ -725,9 +725,19 @@ pub(crate) fn mark_dirty(rc: &Shared, thread_id: &str) {
 
 /// Runs every action the session has queued. Never holds a borrow while JS runs.
 pub(crate) fn drive(rc: &Shared) {
+    // Events are handed to listeners in batches: one look at the listener list per batch, not
+    // per streamed token. A batch is flushed before any other action, so the order holds.
+    let mut events = Vec::new();
     loop {
         let action = rc.borrow_mut().session.poll_action();
         let Some(action) = action else { break };
+        if let Action::Emit(event) = action {
+            events.push(event);
+            continue;
+        }
+        if !events.is_empty() {
+            emit(rc, &std::mem::take(&mut events));
+        }
         match action {
             Action::Send {
                 thread_id,
@@ -745,12 +755,7 @@ pub(crate) fn drive(rc: &Shared) {
                     cancel(fetch, tools);
                 }
             }
-            Action::Emit(event) => {
-                if let RuntimeEvent::Agui { thread_id, .. } = &event {
-                    rc.borrow_mut().dirty.insert(thread_id.clone());
-                }
-                emit(rc, &[event]);
-            }
+            Action::Emit(_) => {}
             Action::Finished(result) => {
                 // The final messages go out before the promise settles.
                 flush_thread(rc, &result.thread_id);
@@ -776,13 +781,16 @@ pub(crate) fn drive(rc: &Shared) {
             }
         }
     }
+    if !events.is_empty() {
+        emit(rc, &events);
+    }
     schedule_flush(rc);
 }
 
 /// Sends each event to the listeners that want it. A listener that throws is reported and
 /// skipped. An event no listener wants is never converted.
 pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
-    let listeners: Vec<(Function, Option<Vec<String>>)> = rc
+    let listeners: Vec<(Function, Option<Rc<[String]>>)> = rc
         .borrow()
         .listeners
         .iter()
@@ -791,19 +799,25 @@ pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
     if listeners.is_empty() {
         return;
     }
-    for event in events {
-        let kind = event.kind();
-        let wants = |filter: &Option<Vec<String>>| {
-            filter
-                .as_ref()
-                .is_none_or(|types| types.iter().any(|t| t == kind))
-        };
-        if !listeners.iter().any(|(_, filter)| wants(filter)) {
-            continue;
-        }
-        let Ok(value) = to_js(event) else { continue };
+    let wants = |filter: &Option<Rc<[String]>>, kind: &str| {
+        filter
+            .as_ref()
+            .is_none_or(|types| types.iter().any(|t| t == kind))
+    };
+    let wanted: Vec<&RuntimeEvent> = events
+        .iter()
+        .filter(|event| listeners.iter().any(|(_, f)| wants(f, event.kind())))
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    // One JSON text and one `JSON.parse` for the whole batch.
+    let Ok(values) = to_js(&wanted) else { return };
+    let values: Array = values.unchecked_into();
+    for (n, event) in wanted.iter().enumerate() {
+        let value = values.get(n as u32);
         for (listener, filter) in &listeners {
-            if !wants(filter) {
+            if !wants(filter, event.kind()) {
                 continue;
             }
             if let Err(error) = listener.call1(&JsValue::UNDEFINED, &value) {
