@@ -108,8 +108,8 @@ pub(crate) struct Inner {
     pub catalog: Catalog,
     pub toggles: Toggles<JsStore>,
     pub session: Session,
-    /// Subscribers: id (for unsubscribe), function, and the event types it wants (`None`: all).
-    listeners: Vec<(u32, Function, Option<Rc<[String]>>)>,
+    /// Subscribers, in subscription order.
+    listeners: Vec<Listener>,
     next_listener: u32,
     /// Code-registered tools' handlers, by name.
     pub handlers: HashMap<String, Function>,
@@ -126,6 +126,12 @@ pub(crate) struct Inner {
 }
 
 pub(crate) type Shared = Rc<RefCell<Inner>>;
+
+/// The event types a listener asked for; `None`: all of them.
+type EventFilter = Option<Rc<[String]>>;
+
+/// A subscriber: its id (for unsubscribe), its function, and what it wants.
+type Listener = (u32, Function, EventFilter);
 
 /// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
 #[wasm_bindgen]
@@ -790,7 +796,7 @@ pub(crate) fn drive(rc: &Shared) {
 /// Sends each event to the listeners that want it. A listener that throws is reported and
 /// skipped. An event no listener wants is never converted.
 pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
-    let listeners: Vec<(Function, Option<Rc<[String]>>)> = rc
+    let listeners: Vec<(Function, EventFilter)> = rc
         .borrow()
         .listeners
         .iter()
@@ -799,7 +805,7 @@ pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
     if listeners.is_empty() {
         return;
     }
-    let wants = |filter: &Option<Rc<[String]>>, kind: &str| {
+    let wants = |filter: &EventFilter, kind: &str| {
         filter
             .as_ref()
             .is_none_or(|types| types.iter().any(|t| t == kind))
