@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size demo demo-react bench fuzz clean
+.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size demo demo-react bench bench-native bench-dist fuzz clean
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -28,7 +28,8 @@ help:
 	@echo "make build  - build pkg/ (wasm-pack --target web, wasm-opt -Os) and print its size"
 	@echo "make pack   - npm pack pkg/ into target/pack/chat-runtime-<version>.tgz"
 	@echo "make demo-react - the React demo (demo/react) on the packed tarball, served by the demo agent"
-	@echo "make bench  - native decode+reduce throughput"
+	@echo "make bench  - browser benchmark vs @ag-ui/client (headless Chromium), writes bench/RESULTS.md"
+	@echo "make bench-native - native decode+reduce throughput (cargo bench)"
 
 ## ---- installs -------------------------------------------------------------
 
@@ -147,7 +148,20 @@ demo-react: tools build demo-agent pack
 	@echo "chat-runtime React demo: open http://127.0.0.1:$(PORT)/  (Ctrl-C stops)"
 	exec target/debug/chat-runtime-agent --port $(PORT) --static /=demo/react/dist --static /tools=demo/tools
 
-bench: rust-tools
+# The browser benchmark (bench/): chat-runtime vs @ag-ui/client 1.0.0 in headless Chromium, against
+# the scripted agent (release build). Writes bench/RESULTS.md. A report: it asserts no speed.
+bench: node-deps browser pkg bench-dist
+	cargo build --release -q -p chat-runtime-agent
+	node bench/run.mjs
+
+# @ag-ui/client bundled for the page (esbuild, minified): the whole API, and HttpAgent alone.
+bench-dist: node-deps
+	esbuild bench/agui-entry.mjs --bundle --minify --format=esm --platform=browser \
+	  --log-level=warning --outfile=bench/dist/agui.js
+	esbuild bench/agui-httpagent-entry.mjs --bundle --minify --format=esm --platform=browser \
+	  --log-level=warning --outfile=bench/dist/agui-httpagent.js
+
+bench-native: rust-tools
 	cargo bench --bench throughput
 
 # Not part of `make test`: run by hand (needs nightly and cargo-fuzz). Two targets: the decoder

@@ -1,0 +1,361 @@
+// The benchmark page's code (bench/index.html), driven by bench/run.mjs through Playwright.
+// Nothing heavy is imported at load, so a fresh page can also measure start-up.
+//
+//   A     = chat-runtime's ChatRuntime (/pkg/chat_runtime.js)
+//   B     = @ag-ui/client 1.0.0 HttpAgent (bundled by esbuild into /dist/agui.js)
+//   floor = TextDecoder (stream mode) + split on "\n\n" + JSON.parse of each `data:` line
+import { generate, chunkSizes, THREAD_ID, RUN_ID } from "./corpora.mjs";
+
+const USER = { id: "u1", role: "user", content: "Go." };
+const SSE = { "content-type": "text/event-stream" };
+const corpora = new Map();
+let A = null; // { mod, wasm }
+let B = null; // the @ag-ui/client module
+
+async function loadA() {
+  if (!A) {
+    const mod = await import("/pkg/chat_runtime.js");
+    const wasm = await mod.default();
+    A = { mod, wasm };
+  }
+  return A;
+}
+async function loadB() {
+  if (!B) B = await import("/dist/agui.js");
+  return B;
+}
+
+/** Yields to the event loop (a macrotask, no timer clamping), as a network read would. */
+const channel = new MessageChannel();
+const waiting = [];
+channel.port1.onmessage = () => waiting.shift()();
+const macrotask = () => new Promise((resolve) => { waiting.push(resolve); channel.port2.postMessage(0); });
+
+let memory = null; // { peakHeap } while sampling
+function sampleMemory() {
+  if (memory && performance.memory) memory.peakHeap = Math.max(memory.peakHeap, performance.memory.usedJSHeapSize);
+}
+
+/** A fresh ReadableStream over the corpus's pre-cut chunks: one chunk per macrotask. */
+function stream(chunks) {
+  let i = 0;
+  return new ReadableStream({
+    async pull(controller) {
+      await macrotask();
+      sampleMemory();
+      if (i < chunks.length) controller.enqueue(chunks[i++]);
+      else controller.close();
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** Generates the corpus (once per page) and cuts it into 1-16 KiB Uint8Array chunks. */
+function prepare(name, mb) {
+  const key = `${name}/${mb}`;
+  if (!corpora.has(key)) {
+    const { text, events } = generate(name, mb * 1_000_000);
+    const bytes = new TextEncoder().encode(text);
+    const chunks = [];
+    let at = 0;
+    for (const size of chunkSizes(bytes.length)) {
+      chunks.push(bytes.slice(at, at + size));
+      at += size;
+    }
+    corpora.set(key, { bytes: bytes.length, events, chunks });
+  }
+  return corpora.get(key);
+}
+
+async function runA(corpus) {
+  const { mod } = await loadA();
+  const runtime = new mod.ChatRuntime({
+    runUrl: "/bench/{threadId}/runs",
+    toolsUrl: null,
+    storage: null,
+    fetch: async () => new Response(stream(corpus.chunks), { headers: SSE }),
+  });
+  let updates = 0;
+  // What a UI would have: a `messages` subscriber (coalesced per animation frame).
+  const unsubscribe = runtime.subscribe((event) => {
+    if (event.type === "messages") updates += event.messages.length > 0 ? 1 : 0;
+  });
+  const t0 = performance.now();
+  const result = await runtime.run({ threadId: THREAD_ID, messages: [USER] });
+  const ms = performance.now() - t0;
+  unsubscribe();
+  runtime.free();
+  if (result.status !== "completed") throw new Error(`A: ${result.status} ${JSON.stringify(result.error)}`);
+  return { ms, updates, messages: result.messages, state: result.state };
+}
+
+async function runB(corpus, limitMs = Infinity) {
+  const { HttpAgent } = await loadB();
+  const agent = new HttpAgent({
+    url: "/bench/runs",
+    threadId: THREAD_ID,
+    initialMessages: [USER],
+    fetch: async () => new Response(stream(corpus.chunks), { headers: SSE }),
+  });
+  let updates = 0;
+  // The same UI-like subscriber: counts message updates.
+  agent.subscribe({ onMessagesChanged: () => { updates++; } });
+  // A run longer than `limitMs` is aborted (abortRun) and reported as a lower bound.
+  // (abortRun alone does not stop it: the events already read keep being applied, so the
+  // driver also closes the page after an aborted run.)
+  let aborted = false;
+  let timer = null;
+  const limit = new Promise((resolve) => {
+    if (Number.isFinite(limitMs)) timer = setTimeout(() => { aborted = true; agent.abortRun(); resolve(); }, limitMs);
+  });
+  const t0 = performance.now();
+  const done = agent.runAgent({ runId: RUN_ID }).catch((error) => { if (!aborted) throw error; });
+  await Promise.race([done, limit]);
+  const ms = performance.now() - t0;
+  clearTimeout(timer);
+  return { ms, aborted, updates, messages: agent.messages, state: agent.state };
+}
+
+async function runFloor(corpus) {
+  const t0 = performance.now();
+  const reader = stream(corpus.chunks).getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let events = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    buffer += decoder.decode(value, { stream: !done });
+    const frames = buffer.split("\n\n");
+    buffer = done ? "" : frames.pop();
+    for (const frame of frames) {
+      for (const line of frame.split("\n")) {
+        if (line.startsWith("data:")) {
+          JSON.parse(line.slice(5));
+          events++;
+        }
+      }
+    }
+    if (done) break;
+  }
+  return { ms: performance.now() - t0, events };
+}
+
+// ---- result comparison ----------------------------------------------------------------------
+
+/** JSON with sorted keys and without `undefined`: key order is not a difference. */
+function canonical(value) {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value).sort().filter((k) => value[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** Where two JSON values first differ: `path: a vs b` (values cut short). */
+function firstDifference(a, b, path = "") {
+  const short = (v) => { const s = canonical(v); return s.length > 120 ? `${s.slice(0, 120)}…(${s.length} chars)` : s; };
+  if (canonical(a) === canonical(b)) return null;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return `${path || "/"}: length ${a.length} vs ${b.length}`;
+    for (let i = 0; i < a.length; i++) { const d = firstDifference(a[i], b[i], `${path}/${i}`); if (d) return d; }
+  }
+  if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => a[k] !== undefined || b[k] !== undefined));
+    for (const k of keys) { const d = firstDifference(a[k], b[k], `${path}/${k}`); if (d) return d; }
+  }
+  return `${path || "/"}: A ${short(a)} vs B ${short(b)}`;
+}
+
+function compare(a, b) {
+  const messages = firstDifference(a.messages, b.messages, "messages");
+  const state = firstDifference(a.state ?? {}, b.state ?? {}, "state");
+  return { equal: !messages && !state, messages, state, countA: a.messages.length, countB: b.messages.length };
+}
+
+// ---- what the driver calls ------------------------------------------------------------------
+
+const gc = () => { if (typeof globalThis.gc === "function") globalThis.gc(); };
+
+export async function info(name, mb) {
+  await loadA();
+  await loadB();
+  const c = prepare(name, mb);
+  return { bytes: c.bytes, events: c.events, chunks: c.chunks.length };
+}
+
+/** One timed run of `system` on the corpus. */
+export async function measure(system, name, mb, limitMs = Infinity) {
+  const corpus = prepare(name, mb);
+  gc();
+  const run = { A: runA, B: runB, floor: runFloor }[system];
+  const result = await run(corpus, limitMs);
+  return { ms: result.ms, aborted: result.aborted ?? false, updates: result.updates };
+}
+
+/** Runs A and B once each and compares their final messages and state; B's time is returned too. */
+export async function check(name, mb) {
+  const corpus = prepare(name, mb);
+  gc();
+  const a = await runA(corpus);
+  gc();
+  const b = await runB(corpus);
+  return { ...compare(a, b), msA: a.ms, msB: b.ms };
+}
+
+/** Peak JS heap during one run of A (after a GC), and the wasm memory size after it. */
+export async function memoryOf(system, name, mb) {
+  const corpus = prepare(name, mb);
+  gc();
+  const before = performance.memory?.usedJSHeapSize ?? null;
+  memory = { peakHeap: before ?? 0 };
+  const wasmBefore = system === "A" ? (await loadA()).wasm.memory.buffer.byteLength : null;
+  const run = { A: runA, B: runB }[system];
+  const result = await run(corpus);
+  sampleMemory();
+  const peak = memory.peakHeap;
+  memory = null;
+  return {
+    ms: result.ms,
+    heapBefore: before,
+    heapPeak: before === null ? null : peak,
+    wasmBefore,
+    wasmAfter: system === "A" ? A.wasm.memory.buffer.byteLength : null,
+  };
+}
+
+// ---- loop overhead: a 10-round tool conversation against the scripted agent -----------------
+
+const PING = { name: "ping", description: "Answers at once.", parameters: { type: "object", properties: {} } };
+
+function conversation(rounds) {
+  const responses = [];
+  for (let k = 0; k < rounds; k++) {
+    responses.push({ events: [
+      { type: "RUN_STARTED", threadId: "x", runId: `run-${k}` },
+      { type: "TOOL_CALL_START", toolCallId: `call-${k}`, toolCallName: "ping", parentMessageId: `msg-${k}` },
+      { type: "TOOL_CALL_ARGS", toolCallId: `call-${k}`, delta: "{}" },
+      { type: "TOOL_CALL_END", toolCallId: `call-${k}` },
+      { type: "RUN_FINISHED", threadId: "x", runId: `run-${k}`, outcome: { type: "success", pendingToolCallIds: [`call-${k}`] } },
+    ] });
+  }
+  responses.push({ events: [
+    { type: "RUN_STARTED", threadId: "x", runId: "run-final" },
+    { type: "TEXT_MESSAGE_START", messageId: "msg-final", role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: "msg-final", delta: "All done." },
+    { type: "TEXT_MESSAGE_END", messageId: "msg-final" },
+    { type: "RUN_FINISHED", threadId: "x", runId: "run-final" },
+  ] });
+  return responses;
+}
+
+let threadCounter = 0;
+async function script(rounds) {
+  const threadId = `loop-${Date.now()}-${threadCounter++}`;
+  const response = await fetch("/test/script", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ threadId, responses: conversation(rounds) }),
+  });
+  if (!response.ok) throw new Error(`script: ${response.status}`);
+  return threadId;
+}
+
+/**
+ * A `fetch` that reads each response to its last byte before handing it over (as a buffered
+ * `Response`) and adds up that time: the server's and the network's share of a round, measured
+ * in the same run as the client's.
+ */
+function timedFetch() {
+  const io = { ms: 0 };
+  const f = async (url, init) => {
+    const t0 = performance.now();
+    const response = await fetch(url, init);
+    const body = await response.arrayBuffer();
+    io.ms += performance.now() - t0;
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  return { f, io };
+}
+
+async function loopA(threadId) {
+  const { mod } = await loadA();
+  const { f, io } = timedFetch();
+  const runtime = new mod.ChatRuntime({ runUrl: "/api/threads/{threadId}/runs", toolsUrl: null, storage: null, maxRounds: 20, fetch: f });
+  runtime.registerTool({ ...PING, handler: () => "pong" });
+  const unsubscribe = runtime.subscribe(() => {});
+  const t0 = performance.now();
+  const result = await runtime.run({ threadId, messages: [USER] });
+  const ms = performance.now() - t0;
+  unsubscribe();
+  runtime.free();
+  if (result.status !== "completed") throw new Error(`loop A: ${result.status} ${JSON.stringify(result.error)}`);
+  return { ms, io: io.ms, requests: result.rounds, messages: result.messages.length };
+}
+
+async function loopB(threadId) {
+  const { HttpAgent } = await loadB();
+  const { f, io } = timedFetch();
+  const agent = new HttpAgent({ url: `/api/threads/${threadId}/runs`, threadId, initialMessages: [USER], fetch: f });
+  agent.subscribe({ onMessagesChanged: () => {} });
+  const tools = { ping: () => "pong" };
+  let requests = 0;
+  let seq = 0;
+  const t0 = performance.now();
+  for (;;) {
+    await agent.runAgent({ tools: [PING] });
+    requests++;
+    // The calls with no tool message yet.
+    const answered = new Set(agent.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId));
+    const pending = agent.messages.flatMap((m) => (m.role === "assistant" ? m.toolCalls ?? [] : []))
+      .filter((call) => !answered.has(call.id));
+    if (pending.length === 0) break;
+    for (const call of pending) {
+      const result = await tools[call.function.name](JSON.parse(call.function.arguments || "{}"));
+      agent.addMessage({ id: `tool-${seq++}`, role: "tool", toolCallId: call.id, content: String(result) });
+    }
+  }
+  const ms = performance.now() - t0;
+  return { ms, io: io.ms, requests, messages: agent.messages.length };
+}
+
+/** The same 11 requests with plain fetch + reading the body: the server's and the network's time. */
+async function loopRaw(threadId, rounds) {
+  const t0 = performance.now();
+  for (let k = 0; k <= rounds; k++) {
+    const response = await fetch(`/api/threads/${threadId}/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ threadId, runId: `raw-${k}`, messages: [USER], tools: [], context: [] }),
+    });
+    await response.text();
+  }
+  const ms = performance.now() - t0;
+  return { ms, io: ms, requests: rounds + 1 };
+}
+
+export async function loop(system, rounds = 10) {
+  await loadA();
+  await loadB();
+  const threadId = await script(rounds);
+  gc();
+  const run = { A: loopA, B: loopB, raw: (t) => loopRaw(t, rounds) }[system];
+  return run(threadId);
+}
+
+// ---- start-up (on a fresh page) -------------------------------------------------------------
+
+export async function startup(system) {
+  if (system === "A") {
+    const t0 = performance.now();
+    const mod = await import("/pkg/chat_runtime.js");
+    const t1 = performance.now();
+    await mod.default();
+    new mod.ChatRuntime({ runUrl: "/x", toolsUrl: null, storage: null });
+    const t2 = performance.now();
+    return { total: t2 - t0, initToRuntime: t2 - t1 };
+  }
+  const t0 = performance.now();
+  const { HttpAgent } = await import("/dist/agui.js");
+  new HttpAgent({ url: "/x" });
+  return { total: performance.now() - t0 };
+}

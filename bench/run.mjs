@@ -1,0 +1,355 @@
+// `make bench`: chat-runtime (A) vs @ag-ui/client 1.0.0 (B) in headless Chromium, written to
+// bench/RESULTS.md. A report, not a test: nothing here fails on a speed.
+//
+// Needs pkg/ (make build), target/release/chat-runtime-agent and bench/dist/ (the Makefile builds
+// them). Environment: BENCH_REPS (default 7), BENCH_REPS_20MB (default 5), BENCH_B_LIMIT_S
+// (a B run longer than this is aborted and reported as a lower bound; default 45),
+// BENCH_B_BUDGET_S (B's repetitions in one cell stop once they add up to this; default 25),
+// BENCH_SIZES (default "1,5,20"), BENCH_CORPORA (default "token,args,state,mixed").
+import { spawn, execSync } from "node:child_process";
+import { readFileSync, writeFileSync, statSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { CORPORA } from "./corpora.mjs";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+process.chdir(root);
+const env = (name, fallback) => process.env[name] ?? fallback;
+const REPS = Number(env("BENCH_REPS", 7));
+const REPS_20 = Number(env("BENCH_REPS_20MB", 5));
+const B_LIMIT_MS = Number(env("BENCH_B_LIMIT_S", 45)) * 1000;
+const B_BUDGET_MS = Number(env("BENCH_B_BUDGET_S", 25)) * 1000;
+const SIZES = env("BENCH_SIZES", "1,5,20").split(",").map(Number);
+const NAMES = env("BENCH_CORPORA", "token,args,state,mixed").split(",");
+const LOOP_REPS = 9;
+const STARTUP_LOADS = 15;
+const started = Date.now();
+const log = (...args) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...args);
+
+const median = (xs) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "—");
+
+// ---- the agent (static files + the scripted AG-UI server) and the browser ------------------
+
+function startAgent() {
+  const child = spawn(
+    "target/release/chat-runtime-agent",
+    ["--mode", "script", "--port", "0", "--static", "/=bench", "--static", "/pkg=pkg"],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    child.once("exit", (code) => reject(new Error(`the agent exited (${code}): ${out}`)));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      if (url) resolve({ child, url });
+    });
+  });
+}
+
+const { child: agent, url } = await startAgent();
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  headless: true,
+  args: [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--enable-precise-memory-info", "--js-flags=--expose-gc",
+  ],
+});
+const context = await browser.newContext();
+
+async function freshPage({ noCache = false } = {}) {
+  const page = await context.newPage();
+  page.on("pageerror", (e) => log("page error:", e.message));
+  if (noCache) {
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  }
+  await page.goto(`${url}/index.html`);
+  await page.waitForFunction(() => window.benchReady === true);
+  return page;
+}
+const call = (page, fn, ...args) => page.evaluate(([fn, args]) => window.bench[fn](...args), [fn, args]);
+
+// ---- 1 + 3: stream to messages, scaling ----------------------------------------------------
+
+const cells = []; // { name, mb, bytes, events, A: [], B: [], floor: [], bAborted, bNote, check }
+const skipB = {}; // name -> reason B is not run at larger sizes
+for (const name of NAMES) {
+  let check = null;
+  let prevB = null; // { mb, ms }
+  for (const mb of SIZES) {
+    let page = await freshPage();
+    const info = await call(page, "info", name, mb);
+    const cell = { name, mb, ...info, A: [], B: [], floor: [], bAborted: false, bNote: "" };
+    cells.push(cell);
+    // Warm-up (JIT, wasm tier-up); at the first size the check doubles as B's warm-up.
+    await call(page, "measure", "A", name, mb);
+    await call(page, "measure", "floor", name, mb);
+    let runB = !skipB[name];
+    if (runB && prevB && (prevB.ms * mb) / prevB.mb > B_LIMIT_MS) {
+      runB = false;
+      skipB[name] = `not run: ${fmt(prevB.ms / 1000)} s at ${prevB.mb} MB, so > ${B_LIMIT_MS / 1000} s even if linear`;
+    }
+    if (!runB) cell.bNote = skipB[name];
+    let bSpent = 0;
+    if (runB && !check) {
+      check = await call(page, "check", name, mb);
+      cell.check = check;
+      log(`${name} ${mb} MB: A vs B ${check.equal ? "identical" : `DIFFER: ${check.messages ?? ""} ${check.state ?? ""}`}`);
+      if (check.msB > B_BUDGET_MS) {
+        cell.B.push(check.msB); // too slow to repeat: the check's run is the one measurement
+        bSpent = Infinity;
+      }
+    }
+    const reps = mb >= 20 ? REPS_20 : REPS;
+    const order = ["A", "B", "floor"];
+    for (let r = 0; r < reps; r++) {
+      // Alternate: A B floor, floor B A, ...
+      for (const system of r % 2 ? [...order].reverse() : order) {
+        if (system === "B") {
+          if (!runB || bSpent >= B_BUDGET_MS) continue;
+          const res = await call(page, "measure", "B", name, mb, B_LIMIT_MS);
+          bSpent += res.ms;
+          if (res.aborted) {
+            cell.bAborted = true;
+            cell.B = [res.ms];
+            bSpent = Infinity;
+            skipB[name] = `not run: aborted after ${B_LIMIT_MS / 1000} s at ${mb} MB`;
+            // B is still busy in that page: continue the cell on a fresh, warmed-up one.
+            await page.close();
+            page = await freshPage();
+            await call(page, "info", name, mb);
+            await call(page, "measure", "A", name, mb);
+            await call(page, "measure", "floor", name, mb);
+            continue;
+          }
+          cell.B.push(res.ms);
+        } else {
+          cell[system].push((await call(page, "measure", system, name, mb)).ms);
+        }
+      }
+    }
+    if (cell.B.length && !cell.bAborted) prevB = { mb, ms: median(cell.B) };
+    else if (cell.bAborted) prevB = { mb, ms: Infinity };
+    await page.close();
+    log(`${name} ${mb} MB (${info.events} events): A ${fmt(median(cell.A))} ms (n=${cell.A.length}), ` +
+      `B ${cell.bAborted ? `> ${fmt(cell.B[0])}` : fmt(median(cell.B))} ms (n=${cell.B.length}), floor ${fmt(median(cell.floor))} ms`);
+  }
+}
+
+// Peak memory of A, one fresh page per cell.
+const memory = [];
+for (const name of NAMES) {
+  for (const mb of SIZES) {
+    const page = await freshPage();
+    await call(page, "info", name, mb);
+    memory.push({ name, mb, ...(await call(page, "memoryOf", "A", name, mb)) });
+    await page.close();
+  }
+}
+log("memory done");
+
+// ---- 2: loop overhead ----------------------------------------------------------------------
+
+const loop = { raw: [], A: [], B: [] };
+const client = { A: [], B: [] }; // per conversation: total − time spent in fetch to the last byte
+{
+  const page = await freshPage();
+  for (const system of ["raw", "A", "B"]) await call(page, "loop", system); // warm-up
+  for (let r = 0; r < LOOP_REPS; r++) {
+    const order = r % 2 ? ["B", "A", "raw"] : ["raw", "A", "B"];
+    for (const system of order) {
+      const res = await call(page, "loop", system);
+      loop[system].push(res.ms);
+      if (system !== "raw") client[system].push(res.ms - res.io);
+    }
+  }
+  await page.close();
+}
+const LOOP_REQUESTS = 11;
+log(`loop: raw ${fmt(median(loop.raw))} ms, A ${fmt(median(loop.A))} ms, B ${fmt(median(loop.B))} ms`);
+
+// ---- 4: size and start-up ------------------------------------------------------------------
+
+const gz = (file) => gzipSync(readFileSync(file), { level: 9 }).length;
+const size = {
+  wasm: gz("pkg/chat_runtime_bg.wasm"),
+  glue: gz("pkg/chat_runtime.js"),
+  wasmRaw: statSync("pkg/chat_runtime_bg.wasm").size,
+  glueRaw: statSync("pkg/chat_runtime.js").size,
+  bFull: gz("bench/dist/agui.js"),
+  bFullRaw: statSync("bench/dist/agui.js").size,
+  bHttp: gz("bench/dist/agui-httpagent.js"),
+  bHttpRaw: statSync("bench/dist/agui-httpagent.js").size,
+};
+const startup = { A: [], Ainit: [], B: [] };
+for (let r = 0; r < STARTUP_LOADS; r++) {
+  for (const system of r % 2 ? ["B", "A"] : ["A", "B"]) {
+    const page = await freshPage({ noCache: true });
+    const res = await call(page, "startup", system);
+    startup[system].push(res.total);
+    if (system === "A") startup.Ainit.push(res.initToRuntime);
+    await page.close();
+  }
+}
+log("start-up done");
+
+const chromiumVersion = browser.version();
+await browser.close();
+agent.kill("SIGTERM");
+
+// ---- the report ----------------------------------------------------------------------------
+
+const cpu = /model name\s*:\s*(.*)/.exec(readFileSync("/proc/cpuinfo", "utf8"))?.[1] ?? "unknown";
+const memGiB = (os.totalmem() / 2 ** 30).toFixed(1);
+const nproc = execSync("nproc").toString().trim();
+const commit = execSync("git describe --always --dirty --abbrev=7").toString().trim();
+const mbps = (bytes, ms) => bytes / 1e6 / (ms / 1000);
+const evps = (events, ms) => events / (ms / 1000);
+const kfmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} M` : `${(x / 1e3).toFixed(0)} k`);
+
+const rows = [];
+const goals = { floor: [], identical: [], scaling: [] };
+for (const c of cells) {
+  const a = median(c.A), b = median(c.B), f = median(c.floor);
+  const bText = c.B.length === 0 ? "—" : c.bAborted ? `> ${fmt(b / 1000)} s (aborted)` : `${fmt(b)} ms`;
+  const bRate = c.B.length === 0 ? "—" : `${c.bAborted ? "< " : ""}${fmt(mbps(c.bytes, b), 2)}`;
+  const bEv = c.B.length === 0 ? "—" : `${c.bAborted ? "< " : ""}${kfmt(evps(c.events, b))}`;
+  const ab = c.B.length === 0 ? "—" : `${c.bAborted ? "> " : ""}${fmt(b / a, 1)}×`;
+  const check = c.check ? (c.check.equal ? "✓" : "✗") : "";
+  goals.floor.push({ name: c.name, mb: c.mb, ratio: f / a });
+  rows.push(`| ${c.name} | ${c.mb} | ${c.events.toLocaleString("en")} | ${fmt(a)} ms | ${fmt(mbps(c.bytes, a), 1)} | ${kfmt(evps(c.events, a))} | ${bText} | ${bRate} | ${bEv} | ${ab} | ${fmt(f)} ms | ${fmt(mbps(c.bytes, f), 0)} | ${fmt(f / a, 2)} | ${check} | ${c.A.length}/${c.B.length}/${c.floor.length} |`);
+}
+const bNotes = [...new Set(cells.filter((c) => c.bNote).map((c) => `${c.name} ${c.mb} MB: ${c.bNote}`))];
+const checks = cells.filter((c) => c.check).map((c) => ({ name: c.name, mb: c.mb, ...c.check }));
+
+const scaling = NAMES.map((name) => {
+  const t = (mb) => median(cells.find((c) => c.name === name && c.mb === mb)?.A ?? []);
+  const m = (mb) => memory.find((x) => x.name === name && x.mb === mb);
+  const lo = Math.min(...SIZES), hi = Math.max(...SIZES);
+  return { name, ratio: t(hi) / t(lo), times: SIZES.map(t), mem: SIZES.map(m) };
+});
+const MiB = (x) => (x === null || x === undefined ? "—" : (x / 2 ** 20).toFixed(1));
+
+const floorMet = goals.floor.filter((g) => g.ratio >= 0.5);
+const worstFloor = goals.floor.reduce((w, g) => (g.ratio < w.ratio ? g : w), goals.floor[0]);
+const identical = checks.every((c) => c.equal);
+const overheadA = median(client.A) / LOOP_REQUESTS;
+const overheadB = median(client.B) / LOOP_REQUESTS;
+const vsRawA = (median(loop.A) - median(loop.raw)) / LOOP_REQUESTS;
+const vsRawB = (median(loop.B) - median(loop.raw)) / LOOP_REQUESTS;
+const scalingMet = scaling.filter((s) => s.ratio <= 22);
+const yes = (ok) => (ok ? "**met**" : "**missed**");
+
+const md = `# Benchmark results: chat-runtime (A) vs @ag-ui/client 1.0.0 (B), in headless Chromium
+
+Generated by \`make bench\` (\`node bench/run.mjs\`); do not edit by hand. A report, not a test.
+
+- **Date**: ${new Date().toISOString()} (commit ${commit}, bench run took ${((Date.now() - started) / 60000).toFixed(1)} min)
+- **Command**: \`make bench\`${process.env.BENCH_REPS || process.env.BENCH_SIZES || process.env.BENCH_CORPORA ? ` (with ${["BENCH_REPS", "BENCH_REPS_20MB", "BENCH_SIZES", "BENCH_CORPORA", "BENCH_B_LIMIT_S", "BENCH_B_BUDGET_S"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).join(" ")})` : ""}
+- **Machine**: ${nproc} cores (\`nproc\`), ${cpu}, ${memGiB} GiB RAM; shared with other jobs while this ran (a CI run and another job), so timings are noisy: every number is a median of alternating runs.
+- **Browser**: Chromium ${chromiumVersion} (Debian \`/usr/bin/chromium\`, headless, Playwright \`playwright-core\`), flags \`--enable-precise-memory-info --js-flags=--expose-gc\` (a GC before every timed run, outside the timing).
+- **A**: \`ChatRuntime\` from \`pkg/\` (\`make build\`: wasm-pack --release, wasm-opt -Os), \`toolsUrl: null\`, \`storage: null\`, a \`fetch\` option returning \`new Response(stream)\`, \`run({threadId, messages: [user]})\` until it resolves, with a \`messages\` subscriber (as a UI would have).
+- **B**: \`@ag-ui/client@1.0.0\` \`HttpAgent\` (its \`fetch\` config option, same stream) \`runAgent()\` until it resolves, then \`agent.messages\` / \`agent.state\`; with an \`onMessagesChanged\` subscriber. Bundled by esbuild (\`bench/dist/agui.js\`, minified).
+- **Floor**: the same bytes through \`TextDecoder\` (stream mode), split on \`\\n\\n\`, \`JSON.parse\` of each \`data:\` line, nothing else.
+
+## Goals
+
+| goal | result |
+|---|---|
+| stream to messages within 2× of the floor on every corpus (floor time / A time ≥ 0.5) | ${yes(floorMet.length === goals.floor.length)}: ${floorMet.length} of ${goals.floor.length} cells; worst ${worstFloor.name} ${worstFloor.mb} MB at ${fmt(worstFloor.ratio, 2)}; range ${fmt(Math.min(...goals.floor.map((g) => g.ratio)), 2)}–${fmt(Math.max(...goals.floor.map((g) => g.ratio)), 2)} |
+| final messages and state identical to @ag-ui/client | ${yes(identical)}: ${checks.map((c) => `${c.name} ${c.equal ? "✓" : "✗"}`).join(", ")} (checked at ${checks[0]?.mb ?? "?"} MB) |
+| per-round loop overhead under 1 ms | ${yes(overheadA < 1)}: A ${fmt(overheadA, 2)} ms of client time per round (B ${fmt(overheadB, 2)} ms); total − raw: A ${fmt(vsRawA, 2)} ms, B ${fmt(vsRawB, 2)} ms |
+| linear scaling, time(${Math.max(...SIZES)} MB) / time(${Math.min(...SIZES)} MB) ≤ ${22 * Math.max(...SIZES) / 20 / Math.min(...SIZES)}× | ${yes(scalingMet.length === scaling.length)}: ${scaling.map((s) => `${s.name} ${fmt(s.ratio, 1)}×`).join(", ")} |
+
+## 1. Stream to messages
+
+Recorded-style AG-UI streams generated deterministically in the page (\`bench/corpora.mjs\`), each a
+single run (RUN_STARTED … RUN_FINISHED) whose pattern is repeated to reach the size (MB = 10⁶ bytes),
+delivered as a \`ReadableStream\` of pre-cut \`Uint8Array\` chunks of deterministic pseudo-random
+1–16 KiB, one chunk per macrotask (a \`MessageChannel\` hop, as network reads are; animation frames can
+run in between). Warm-up run first, then ${REPS} runs per system (${REPS_20} at 20 MB), alternating the order
+(A B floor / floor B A); medians. MB/s and events/s are over the whole stream.
+
+${NAMES.map((n) => `- **${n}**: ${CORPORA[n].describe}.`).join("\n")}
+
+| corpus | MB | events | A time | A MB/s | A events/s | B time | B MB/s | B events/s | B/A | floor time | floor MB/s | floor/A | A = B | runs A/B/floor |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+${rows.join("\n")}
+
+B/A > 1 means A is faster. floor/A is the goal's ratio (≥ 0.5 means within 2× of the floor).
+
+**@ag-ui/client is far slower and super-linear**, so it gets fewer runs: a cell's B runs stop once
+they add up to ${B_BUDGET_MS / 1000} s (the 1 MB equality check's B run counts as the measurement when it
+alone took longer), a B run over ${B_LIMIT_MS / 1000} s is aborted (\`abortRun()\`) and reported as a lower
+bound, and B is not run at a larger size when even a linear projection from the smaller one exceeds
+${B_LIMIT_MS / 1000} s:
+${bNotes.length ? bNotes.map((n) => `- ${n}`).join("\n") : "- (B ran everywhere)"}
+
+**A = B**: ${checks.map((c) => `${c.name} (${c.mb} MB): ${c.equal ? `identical (${c.countA} messages)` : `differ: ${[c.messages, c.state].filter(Boolean).join("; ")}`}`).join("; ")}.
+Compared as JSON with sorted keys (key order is not a difference), A's \`RunResult.messages\` and
+\`.state\` against B's \`agent.messages\` and \`agent.state\`; nothing else is normalized.
+
+## 2. Loop overhead
+
+A 10-round tool conversation against the local agent (\`target/release/chat-runtime-agent --mode
+script\`): 10 scripted responses each calling one instant frontend tool (\`ping\`), then a final text:
+11 requests. Median of ${LOOP_REPS} alternating runs after a warm-up.
+
+| | median total | per request | client time per round | total − raw, per round |
+|---|---|---|---|---|
+| raw: the same 11 POSTs with plain \`fetch\` + \`response.text()\` (server + network) | ${fmt(median(loop.raw))} ms | ${fmt(median(loop.raw) / LOOP_REQUESTS, 2)} ms | — | — |
+| A: \`ChatRuntime.run\` with a registered tool returning \`"pong"\` (\`maxRounds: 20\`) | ${fmt(median(loop.A))} ms | ${fmt(median(loop.A) / LOOP_REQUESTS, 2)} ms | **${fmt(overheadA, 2)} ms** | ${fmt(vsRawA, 2)} ms |
+| B: the same loop by hand on \`HttpAgent\` (run, find calls without a tool message, run the tool, \`addMessage\`, run again) | ${fmt(median(loop.B))} ms | ${fmt(median(loop.B) / LOOP_REQUESTS, 2)} ms | **${fmt(overheadB, 2)} ms** | ${fmt(vsRawB, 2)} ms |
+
+**Client time per round** (the goal's number) = (total − the time spent inside \`fetch\`, from the call
+to the response's last byte) / 11, measured in the same run: A and B get a \`fetch\` option that reads
+each response fully, adds up that time, and hands over a buffered \`Response\`. So it is everything
+but the server and the network: building and serializing the request, decoding, reducing,
+dispatching the tool, restarting. **total − raw** is the cruder alternative (median total minus the
+median of the raw run, / 11); it also carries the run-to-run noise of the shared machine.
+
+## 3. Scaling (A)
+
+Time is the median from section 1. Memory: one extra run of A per cell on a fresh page after a GC:
+peak \`performance.memory.usedJSHeapSize\` sampled at every chunk (\`--enable-precise-memory-info\`), and
+the wasm \`WebAssembly.Memory\` size before/after the run (wasm memory never shrinks, so "after" is the
+peak). \`measureUserAgentSpecificMemory()\` needs cross-origin isolation and is not used.
+
+| corpus | ${SIZES.map((s) => `time ${s} MB`).join(" | ")} | time ${Math.max(...SIZES)}/${Math.min(...SIZES)} MB | ${SIZES.map((s) => `JS heap peak ${s} MB (MiB)`).join(" | ")} | ${SIZES.map((s) => `wasm memory ${s} MB (MiB)`).join(" | ")} |
+|---|${SIZES.map(() => "---|").join("")}---|${SIZES.map(() => "---|").join("")}${SIZES.map(() => "---|").join("")}
+${scaling.map((s) => `| ${s.name} | ${s.times.map((t) => `${fmt(t)} ms`).join(" | ")} | ${fmt(s.ratio, 1)}× | ${s.mem.map((m) => `${MiB(m?.heapPeak)} (base ${MiB(m?.heapBefore)})`).join(" | ")} | ${s.mem.map((m) => `${MiB(m?.wasmBefore)} → ${MiB(m?.wasmAfter)}`).join(" | ")} |`).join("\n")}
+
+## 4. Size and start-up
+
+| | raw | gzip -9 |
+|---|---|---|
+| A: \`chat_runtime_bg.wasm\` | ${(size.wasmRaw / 1024).toFixed(1)} KiB | ${(size.wasm / 1024).toFixed(1)} KiB |
+| A: \`chat_runtime.js\` (glue) | ${(size.glueRaw / 1024).toFixed(1)} KiB | ${(size.glue / 1024).toFixed(1)} KiB |
+| **A total** | ${((size.wasmRaw + size.glueRaw) / 1024).toFixed(1)} KiB | **${((size.wasm + size.glue) / 1024).toFixed(1)} KiB** |
+| **B**: esbuild --bundle --minify of \`export * from "@ag-ui/client"\` | ${(size.bFullRaw / 1024).toFixed(1)} KiB | **${(size.bFull / 1024).toFixed(1)} KiB** |
+| B: only \`export { HttpAgent }\` (tree-shaken) | ${(size.bHttpRaw / 1024).toFixed(1)} KiB | ${(size.bHttp / 1024).toFixed(1)} KiB |
+
+Start-up, median of ${STARTUP_LOADS} fresh page loads each (alternating, browser cache disabled over CDP; the
+server also sends \`Cache-Control: no-store\`), served from 127.0.0.1:
+
+| | median |
+|---|---|
+| A: \`import("/pkg/chat_runtime.js")\` + \`init()\` + \`new ChatRuntime(...)\` | ${fmt(median(startup.A))} ms |
+| A: \`init()\` start → constructed \`ChatRuntime\` | ${fmt(median(startup.Ainit))} ms |
+| B: \`import("/dist/agui.js")\` + \`new HttpAgent(...)\` | ${fmt(median(startup.B))} ms |
+`;
+writeFileSync("bench/RESULTS.md", md);
+log("wrote bench/RESULTS.md");
+console.log(md);
