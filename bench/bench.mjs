@@ -76,9 +76,12 @@ async function runA(corpus) {
   });
   let updates = 0;
   // What a UI would have: a `messages` subscriber (coalesced per animation frame).
-  const unsubscribe = runtime.subscribe((event) => {
-    if (event.type === "messages") updates += event.messages.length > 0 ? 1 : 0;
-  });
+  const unsubscribe = runtime.subscribe(
+    (event) => {
+      if (event.type === "messages") updates += event.messages.length > 0 ? 1 : 0;
+    },
+    { events: ["messages"] },
+  );
   const t0 = performance.now();
   const result = await runtime.run({ threadId: THREAD_ID, messages: [USER] });
   const ms = performance.now() - t0;

@@ -501,13 +501,17 @@ impl Session {
         let messages = if state.changed_all {
             state.thread.messages().to_vec()
         } else {
-            let ids: HashSet<&str> = state.changed.iter().map(String::as_str).collect();
-            state
-                .thread
-                .messages()
+            // O(changed), not O(thread): each frame of a long thread looks up only what changed.
+            let mut positions: Vec<usize> = state
+                .changed
                 .iter()
-                .filter(|m| ids.contains(m.id()))
-                .cloned()
+                .filter_map(|id| state.thread.position(id))
+                .collect();
+            positions.sort_unstable();
+            positions.dedup();
+            positions
+                .into_iter()
+                .map(|at| state.thread.messages()[at].clone())
                 .collect()
         };
         state.changed.clear();
