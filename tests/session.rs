@@ -111,6 +111,21 @@ fn run_with(body: Vec<Vec<Value>>) -> String {
     sse(&events)
 }
 
+/// Only `get_browser_time`, enabled.
+fn clock() -> ToolSet {
+    tool_set(&[browser_time()], &[], &[])
+}
+
+/// A run whose assistant message `parent` calls `get_browser_time` once, as call `id`.
+fn clock_run(id: &str, parent: &str) -> String {
+    run_with(vec![call(
+        id,
+        "get_browser_time",
+        r#"{"format":"iso"}"#,
+        parent,
+    )])
+}
+
 /// Drives a session and records everything it asked for.
 struct Harness {
     session: Session,
@@ -260,10 +275,7 @@ fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
 #[test]
 fn parallel_calls_run_together_and_results_go_back_in_call_order() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "two")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "two")]), clock());
     h.respond(
         "t",
         include_str!("fixtures/agui-real/pydantic-ai/parallel-run1.sse"),
@@ -296,10 +308,7 @@ fn parallel_calls_run_together_and_results_go_back_in_call_order() {
 #[test]
 fn a_call_plus_text_continuing_still_runs_the_call() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
     h.respond(
         "t",
         &run_with(vec![
@@ -337,10 +346,7 @@ fn backend_calls_answered_by_the_server_are_not_run_in_the_browser() {
 #[test]
 fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
     let mut body = vec![call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1")];
     body.push(vec![json!({"type":"TOOL_CALL_RESULT","messageId":"p1","toolCallId":"c1","content":"Forwarded to client"})]);
     h.respond("t", &run_with(body));
@@ -360,19 +366,8 @@ fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
 #[test]
 fn a_tool_call_id_is_executed_once_even_if_the_server_asks_again() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
-    h.respond(
-        "t",
-        &run_with(vec![call(
-            "c1",
-            "get_browser_time",
-            r#"{"format":"iso"}"#,
-            "a1",
-        )]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(json!("now")));
     // A confused server lists the answered call as pending again.
     h.respond(
@@ -426,10 +421,7 @@ fn unknown_and_disabled_tools_get_an_error_result_and_the_model_hears_it() {
 #[test]
 fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
     h.respond(
         "t",
         &run_with(vec![
@@ -460,19 +452,8 @@ fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
 #[test]
 fn handler_failures_are_sent_with_error_and_readable_content() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
-    h.respond(
-        "t",
-        &run_with(vec![call(
-            "c1",
-            "get_browser_time",
-            r#"{"format":"iso"}"#,
-            "a1",
-        )]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
     h.answer(
         "t",
         "c1",
@@ -539,10 +520,7 @@ fn max_rounds_stops_a_model_that_keeps_calling_tools() {
         max_rounds: 2,
         ..SessionConfig::default()
     });
-    h.start(
-        request("t", vec![user("u1", "loop")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "loop")]), clock());
     for n in 0..3 {
         let id = format!("c{n}");
         h.respond(
@@ -594,10 +572,7 @@ fn run_error_ends_the_turn_with_its_code_and_message() {
 #[test]
 fn a_stream_without_run_finished_is_truncated() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
     let mut events = vec![started("r")];
     events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
     h.respond("t", &sse(&events));
@@ -655,10 +630,7 @@ fn a_malformed_event_mid_stream_ends_the_turn_with_the_decode_code() {
 #[test]
 fn abort_mid_stream_cancels_and_settles_the_calls() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
     let run = h.last_run("t");
     let mut events = vec![started("r")];
     events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
@@ -690,19 +662,8 @@ fn abort_mid_stream_cancels_and_settles_the_calls() {
 #[test]
 fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
-    h.respond(
-        "t",
-        &run_with(vec![call(
-            "c1",
-            "get_browser_time",
-            r#"{"format":"iso"}"#,
-            "a1",
-        )]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
     assert_eq!(h.jobs.len(), 1);
     h.session.abort("t");
     h.pump();
@@ -717,10 +678,7 @@ fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
         .unwrap()
         .starts_with("TOOL ERROR: INTERRUPTED"));
     // And the thread is free for the next turn, which is valid.
-    h.start(
-        request("t", vec![user("u2", "again")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u2", "again")]), clock());
     assert_eq!(h.sent.len(), 2);
 }
 
@@ -738,32 +696,10 @@ fn a_second_run_on_a_busy_thread_is_refused() {
 #[test]
 fn two_threads_run_at_once_and_results_never_cross() {
     let mut h = harness();
-    h.start(
-        request("a", vec![user("ua", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
-    h.start(
-        request("b", vec![user("ub", "y")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
-    h.respond(
-        "a",
-        &run_with(vec![call(
-            "ca",
-            "get_browser_time",
-            r#"{"format":"iso"}"#,
-            "aa",
-        )]),
-    );
-    h.respond(
-        "b",
-        &run_with(vec![call(
-            "cb",
-            "get_browser_time",
-            r#"{"format":"iso"}"#,
-            "ab",
-        )]),
-    );
+    h.start(request("a", vec![user("ua", "x")]), clock());
+    h.start(request("b", vec![user("ub", "y")]), clock());
+    h.respond("a", &clock_run("ca", "aa"));
+    h.respond("b", &clock_run("cb", "ab"));
     // A result for b's call delivered as thread a's is ignored.
     h.answer("a", "cb", ToolOutcome::Value(json!("wrong thread")));
     assert_eq!(h.sent.len(), 2);
@@ -783,33 +719,19 @@ fn history_new_sends_only_what_the_server_has_not_seen() {
         history: HistoryMode::New,
         ..SessionConfig::default()
     });
-    h.start(
-        request("t", vec![user("u1", "time?")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "time?")]), clock());
     assert_eq!(
         h.body(0)["messages"],
         json!([{"id":"u1","role":"user","content":"time?"}])
     );
-    h.respond(
-        "t",
-        &run_with(vec![call(
-            "c1",
-            "get_browser_time",
-            r#"{"format":"iso"}"#,
-            "a1",
-        )]),
-    );
+    h.respond("t", &clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(json!("now")));
     let messages = h.body(1)["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "tool");
     assert_eq!(messages[0]["toolCallId"], "c1");
     h.respond("t", &run_with(vec![text("a2", "It is now.")]));
-    h.start(
-        request("t", vec![user("u2", "thanks")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u2", "thanks")]), clock());
     assert_eq!(
         h.body(2)["messages"],
         json!([{"id":"u2","role":"user","content":"thanks"}])
@@ -857,10 +779,7 @@ fn a_loaded_history_with_a_dangling_call_is_settled_before_the_next_run() {
 #[test]
 fn listeners_get_every_wire_event_and_the_loop_events() {
     let mut h = harness();
-    h.start(
-        request("t", vec![user("u1", "x")]),
-        tool_set(&[browser_time()], &[], &[]),
-    );
+    h.start(request("t", vec![user("u1", "x")]), clock());
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run1.sse"));
     h.answer("t", "call_frontend_1", ToolOutcome::Value(json!("now")));
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run2.sse"));
