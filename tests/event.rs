@@ -186,3 +186,26 @@ fn every_event_serializes_with_type_first() {
     assert!(e.to_json().starts_with(r#"{"type":"RUN_STARTED""#));
     assert_eq!(e.type_name(), "RUN_STARTED");
 }
+
+#[test]
+fn the_type_is_found_wherever_it_stands_and_however_it_is_written() {
+    let first = event(r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#);
+    let last = event(r#"{"messageId":"m","type":"TEXT_MESSAGE_END"}"#);
+    let spaced = event(r#"{ "type" : "TEXT_MESSAGE_END", "messageId": "m" }"#);
+    let escaped = event(r#"{"type":"TEXT_MESSAGE_\u0045ND","messageId":"m"}"#);
+    assert_eq!(first, last);
+    assert_eq!(first, spaced);
+    assert_eq!(first, escaped);
+}
+
+#[test]
+fn broken_json_after_a_leading_type_is_still_a_json_error() {
+    assert!(matches!(
+        Event::parse(r#"{"type":"TEXT_MESSAGE_END","messageId":"m""#, 9),
+        Err(EventError::Json { index: 9, .. })
+    ));
+    assert!(matches!(
+        Event::parse(r#"{"type":"TEXT_MESSAGE_END","messageId":}"#, 9),
+        Err(EventError::Json { index: 9, .. })
+    ));
+}

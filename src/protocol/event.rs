@@ -660,19 +660,24 @@ impl Event {
     /// Parses one event from the `data` of an SSE frame. `index` is the event's position in the
     /// stream, carried into errors.
     pub fn parse(data: &str, index: usize) -> Result<Parsed, EventError> {
-        let head: TypeOnly<'_> = match serde_json::from_str(data) {
-            Ok(head) => head,
-            Err(e) if e.is_data() => return Err(EventError::NoType { index }),
-            Err(e) => {
-                return Err(EventError::Json {
-                    index,
-                    message: e.to_string(),
-                })
+        let ty = match leading_type(data) {
+            Some(ty) => std::borrow::Cow::Borrowed(ty),
+            None => {
+                let head: TypeOnly<'_> = match serde_json::from_str(data) {
+                    Ok(head) => head,
+                    Err(e) if e.is_data() => return Err(EventError::NoType { index }),
+                    Err(e) => {
+                        return Err(EventError::Json {
+                            index,
+                            message: e.to_string(),
+                        })
+                    }
+                };
+                match head.ty {
+                    Some(ty) if !ty.is_empty() => ty,
+                    _ => return Err(EventError::NoType { index }),
+                }
             }
-        };
-        let ty = match head.ty {
-            Some(ty) if !ty.is_empty() => ty,
-            _ => return Err(EventError::NoType { index }),
         };
         macro_rules! known {
             ($variant:ident) => {
@@ -727,6 +732,16 @@ impl Event {
     }
 }
 
+/// The `type` of an event whose JSON starts with it (`{"type":"TEXT_MESSAGE_CONTENT",...`), as
+/// the TS and Python encoders write it: read without a parse, so each event is parsed once. Any
+/// other layout (or an escape in the type) returns `None` and takes the full sniffing parse.
+fn leading_type(data: &str) -> Option<&str> {
+    let rest = data.strip_prefix("{\"type\":\"")?;
+    let end = rest.find('"')?;
+    let ty = &rest[..end];
+    (!ty.is_empty() && !ty.contains('\\')).then_some(ty)
+}
+
 /// Deserializes a known event's payload; on failure, names the offending field.
 fn typed<T: for<'de> Deserialize<'de>>(
     data: &str,
@@ -734,6 +749,13 @@ fn typed<T: for<'de> Deserialize<'de>>(
     ty: &str,
 ) -> Result<T, EventError> {
     serde_json::from_str::<T>(data).map_err(|e| {
+        // With the fast type read, this is the first full parse: broken JSON is still `Json`.
+        if e.is_syntax() || e.is_eof() {
+            return EventError::Json {
+                index,
+                message: e.to_string(),
+            };
+        }
         let message = e.to_string();
         let message = match message.rfind(" at line ") {
             Some(at) => &message[..at],
