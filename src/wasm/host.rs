@@ -208,11 +208,7 @@ impl PatternMatcher for RegExpMatcher {
 
 #[wasm_bindgen]
 extern "C" {
+    /// `new RegExp(pattern, flags)`, catching the `SyntaxError` of an invalid pattern.
     #[wasm_bindgen(catch, js_name = RegExp)]
-    fn new_regexp_raw(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
-}
-
-/// `new RegExp(pattern, flags)`, catching a `SyntaxError`.
-fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue> {
-    new_regexp_raw(pattern, flags)
+    fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
 }
