@@ -23,13 +23,13 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::Value;
 
 use crate::protocol::decode::{DecodeError, DecodeOptions, EventDecoder, Output};
 use crate::protocol::event::{Content, Context, Event, Message, Tool, ToolMessage};
 use crate::protocol::input::RunInputBuilder;
 use crate::protocol::thread::{Applied, PendingCall, Thread};
+use crate::protocol::wire::{ObjWriter, ToJson};
 use crate::tools::catalog::Catalog;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::schema::{validate, PatternMatcher};
@@ -131,8 +131,7 @@ pub struct RunRequest {
 }
 
 /// How a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunStatus {
     /// The agent answered with nothing left for the browser.
     Completed,
@@ -145,7 +144,7 @@ pub enum RunStatus {
 }
 
 /// Why a turn ended in error.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunError {
     /// A stable code: `run/http`, `run/network`, `run/content-type`, `run/truncated`,
     /// `run/error` (the agent's `RUN_ERROR`, or its own `code`), `decode/...`.
@@ -153,13 +152,11 @@ pub struct RunError {
     /// What happened.
     pub message: String,
     /// The HTTP status, for `run/http`.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
 }
 
 /// What a turn produced.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunResult {
     /// The thread.
     pub thread_id: String,
@@ -174,12 +171,11 @@ pub struct RunResult {
     /// The thread's AG-UI state.
     pub state: Value,
     /// Why it failed, for `error` (and the limit, for `max_rounds`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<RunError>,
 }
 
 /// The error of a tool, as listeners see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolErrorInfo {
     /// `INVALID_TOOL_ARGUMENTS`, `TOOL_NOT_AVAILABLE`, ...
     pub code: &'static str,
@@ -188,12 +184,7 @@ pub struct ToolErrorInfo {
 }
 
 /// An event for the app's listeners.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(
-    tag = "type",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase"
-)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum RuntimeEvent {
     /// An AG-UI event as it arrived.
@@ -238,10 +229,8 @@ pub enum RuntimeEvent {
         /// The tool called.
         tool_name: String,
         /// The value, when it succeeded.
-        #[serde(skip_serializing_if = "Option::is_none")]
         result: Option<Value>,
         /// The failure, when it failed.
-        #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<ToolErrorInfo>,
     },
     /// Messages changed (coalesced by the host, at most once per animation frame): only the
@@ -275,7 +264,6 @@ pub enum RuntimeEvent {
         /// How many runs were sent.
         rounds: u32,
         /// Why it failed.
-        #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<RunError>,
     },
 }
@@ -294,6 +282,137 @@ impl RuntimeEvent {
             RuntimeEvent::Diagnostic { .. } => "diagnostic",
             RuntimeEvent::RunFinished { .. } => "run_finished",
         }
+    }
+}
+
+impl RunStatus {
+    /// The status as listeners see it (`"completed"`, `"max_rounds"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Aborted => "aborted",
+            RunStatus::MaxRounds => "max_rounds",
+            RunStatus::Error => "error",
+        }
+    }
+}
+
+impl ToJson for RunStatus {
+    fn write_json(&self, out: &mut String) {
+        self.as_str().write_json(out);
+    }
+}
+
+/// `{"code","message","status"?}`.
+impl ToJson for RunError {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("code", &self.code);
+        w.field("message", &self.message);
+        w.field("status", &self.status);
+        w.end();
+    }
+}
+
+impl ToJson for ToolErrorInfo {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("code", self.code);
+        w.field("message", &self.message);
+        w.end();
+    }
+}
+
+/// The object `run()` resolves with (camelCase fields).
+impl ToJson for RunResult {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("threadId", &self.thread_id);
+        w.field("status", &self.status);
+        w.field("rounds", &self.rounds);
+        w.field("messages", &self.messages);
+        w.field("newMessages", &self.new_messages);
+        w.field("state", &self.state);
+        w.field("error", &self.error);
+        w.end();
+    }
+}
+
+/// `{"type":"tool_finished","threadId":...}`: `type` first, camelCase fields.
+impl ToJson for RuntimeEvent {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("type", self.kind());
+        match self {
+            RuntimeEvent::Agui {
+                thread_id,
+                run_id,
+                event,
+            } => {
+                w.field("threadId", thread_id);
+                w.field("runId", run_id);
+                w.field("event", event);
+            }
+            RuntimeEvent::RoundStarted {
+                thread_id,
+                run_id,
+                round,
+            } => {
+                w.field("threadId", thread_id);
+                w.field("runId", run_id);
+                w.field("round", round);
+            }
+            RuntimeEvent::ToolStarted {
+                thread_id,
+                run_id,
+                tool_call_id,
+                tool_name,
+                args,
+            } => {
+                w.field("threadId", thread_id);
+                w.field("runId", run_id);
+                w.field("toolCallId", tool_call_id);
+                w.field("toolName", tool_name);
+                w.field("args", args);
+            }
+            RuntimeEvent::ToolFinished {
+                thread_id,
+                run_id,
+                tool_call_id,
+                tool_name,
+                result,
+                error,
+            } => {
+                w.field("threadId", thread_id);
+                w.field("runId", run_id);
+                w.field("toolCallId", tool_call_id);
+                w.field("toolName", tool_name);
+                w.field("result", result);
+                w.field("error", error);
+            }
+            RuntimeEvent::Messages {
+                thread_id,
+                messages,
+            } => {
+                w.field("threadId", thread_id);
+                w.field("messages", messages);
+            }
+            RuntimeEvent::TogglesChanged { thread_id } => w.nullable("threadId", thread_id),
+            RuntimeEvent::ToolsChanged {} => {}
+            RuntimeEvent::Diagnostic { diagnostic } => w.field("diagnostic", diagnostic),
+            RuntimeEvent::RunFinished {
+                thread_id,
+                status,
+                rounds,
+                error,
+            } => {
+                w.field("threadId", thread_id);
+                w.field("status", status);
+                w.field("rounds", rounds);
+                w.field("error", error);
+            }
+        }
+        w.end();
     }
 }
 
@@ -1172,7 +1291,7 @@ fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    serde_json::from_str(text).map_err(|e| {
+    Value::parse(text).map_err(|e| {
         ToolFailure::new(
             FailureCode::InvalidToolArguments,
             format!("the arguments are not valid JSON: {e}"),

@@ -1,10 +1,14 @@
 //! `tools.json` validation and the tool catalog: every rule and every code.
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use chat_runtime::json::Value as JsonValue;
 use chat_runtime::protocol::event::Tool;
 use chat_runtime::tools::catalog::{
     code, parse_manifest, CallTarget, Catalog, CatalogError, ManifestContext, ManifestReport,
@@ -89,7 +93,7 @@ fn tool(name: &str) -> FrontendTool {
     FrontendTool {
         name: name.into(),
         description: format!("the {name} tool"),
-        parameters: json!({"type": "object", "properties": {}}),
+        parameters: value!({"type": "object", "properties": {}}),
         handler: ToolHandler::Module {
             url: format!("https://app.example/tools/{name}.js"),
             entrypoint: "run".into(),
@@ -122,7 +126,7 @@ fn the_seed_example_loads() {
         [FrontendTool {
             name: "get_weather".into(),
             description: "Get current weather for a location".into(),
-            parameters: json!({
+            parameters: value!({
                 "type": "object",
                 "properties": { "location": { "type": "string", "description": "City name" } },
                 "required": ["location"]
@@ -162,7 +166,7 @@ fn the_openai_tool_shape_is_accepted() {
     assert_eq!(names(&report.tools), ["search_docs", "no_type"]);
     assert_eq!(
         report.tools[0].parameters,
-        json!({ "type": "object", "properties": { "q": { "type": "string" } } })
+        value!({ "type": "object", "properties": { "q": { "type": "string" } } })
     );
     assert_eq!(
         report.tools[0].handler,
@@ -180,7 +184,10 @@ fn absent_or_null_parameters_mean_an_empty_object_schema() {
         entry_with("b", json!({"tool": {"parameters": null}}))
     ]));
     for tool in &report.tools {
-        assert_eq!(tool.parameters, json!({"type": "object", "properties": {}}));
+        assert_eq!(
+            tool.parameters,
+            value!({"type": "object", "properties": {}})
+        );
     }
     assert_eq!(report.tools.len(), 2);
 }
@@ -592,19 +599,19 @@ fn a_deeply_nested_body_is_an_error_not_a_crash() {
 // ---------------------------------------------------------------------------------------------
 // The catalog
 
-fn backend(names: &[&str]) -> Value {
-    Value::Array(
+fn backend(names: &[&str]) -> JsonValue {
+    ours(Value::Array(
         names
             .iter()
             .map(|n| json!({"name": n, "description": "backend"}))
             .collect(),
-    )
+    ))
 }
 
 #[test]
 fn backend_tools_are_read_from_an_array_or_items() {
     let mut catalog = Catalog::new();
-    let diagnostics = catalog.set_backend_tools(&json!([
+    let diagnostics = catalog.set_backend_tools(&value!([
         {"name": "search", "description": "web search", "parameters": {"type": "object"}},
         {"name": "lookup"},
         {"type": "function", "function": {"name": "openai_style"}},
@@ -618,24 +625,24 @@ fn backend_tools_are_read_from_an_array_or_items() {
     assert_eq!(names, ["search", "lookup", "openai_style"]);
     assert_eq!(
         catalog.backend_tools()[0].parameters,
-        Some(json!({"type": "object"}))
+        Some(value!({"type": "object"}))
     );
     assert_eq!(catalog.backend_tools()[1].description, "");
     assert!(catalog.is_backend("lookup"));
 
-    let diagnostics = catalog.set_backend_tools(&json!({"items": [{"name": "only"}]}));
+    let diagnostics = catalog.set_backend_tools(&value!({"items": [{"name": "only"}]}));
     assert_eq!(diagnostics, []);
     assert!(catalog.is_backend("only"));
     assert!(!catalog.is_backend("search"), "the list is replaced");
 
-    assert_eq!(catalog.set_backend_tools(&Value::Null), []);
+    assert_eq!(catalog.set_backend_tools(&JsonValue::Null), []);
     assert_eq!(catalog.backend_tools(), []);
 }
 
 #[test]
 fn bad_backend_tools_are_skipped_with_a_diagnostic() {
     let mut catalog = Catalog::new();
-    let diagnostics = catalog.set_backend_tools(&json!([
+    let diagnostics = catalog.set_backend_tools(&value!([
         {"name": "ok"},
         "search",
         {"description": "no name"},
@@ -654,7 +661,7 @@ fn bad_backend_tools_are_skipped_with_a_diagnostic() {
     assert_eq!(diagnostics[5].name.as_deref(), Some("ok"));
 
     for not_a_list in [json!("tools"), json!({"tools": []}), json!(3)] {
-        let diagnostics = catalog.set_backend_tools(&not_a_list);
+        let diagnostics = catalog.set_backend_tools(&ours(not_a_list.clone()));
         assert_eq!(
             codes(&diagnostics),
             [(None, code::BACKEND_BAD_TOOL)],
@@ -735,7 +742,7 @@ fn with_a_prefix_a_prefixed_name_may_not_collide_with_a_backend_tool() {
     assert_eq!(active(&catalog), ["search"]);
     assert_eq!(catalog.resolve_call("ui_zoom"), CallTarget::Backend);
 
-    catalog.set_backend_tools(&Value::Null);
+    catalog.set_backend_tools(&JsonValue::Null);
     assert_eq!(active(&catalog), ["search", "zoom"]);
     assert_eq!(catalog.diagnostics(), []);
 }
@@ -763,7 +770,7 @@ fn prefixes_are_checked() {
 fn wire_tools_are_the_enabled_ones_with_wire_names_and_schemas() {
     let mut catalog = Catalog::with_prefix("ui_").unwrap();
     let mut weather = tool("weather");
-    weather.parameters = json!({"type": "object", "properties": {"city": {"type": "string"}}});
+    weather.parameters = value!({"type": "object", "properties": {"city": {"type": "string"}}});
     catalog.set_manifest(vec![weather, tool("off")]);
     catalog
         .register("pick_color", "Pick a color", None, Some(false), Some(1000))
@@ -776,14 +783,14 @@ fn wire_tools_are_the_enabled_ones_with_wire_names_and_schemas() {
                 name: "ui_weather".into(),
                 description: "the weather tool".into(),
                 parameters: Some(
-                    json!({"type": "object", "properties": {"city": {"type": "string"}}})
+                    value!({"type": "object", "properties": {"city": {"type": "string"}}})
                 ),
                 metadata: None,
             },
             Tool {
                 name: "ui_pick_color".into(),
                 description: "Pick a color".into(),
-                parameters: Some(json!({"type": "object", "properties": {}})),
+                parameters: Some(value!({"type": "object", "properties": {}})),
                 metadata: None,
             },
         ]
@@ -796,12 +803,12 @@ fn registered_tools_follow_the_manifest_rules() {
     let mut catalog = Catalog::new();
     catalog.set_manifest(vec![tool("weather")]);
     /// name, description, parameters, timeoutMs, expected code
-    type Case<'a> = (&'a str, &'a str, Option<Value>, Option<u32>, &'a str);
+    type Case<'a> = (&'a str, &'a str, Option<JsonValue>, Option<u32>, &'a str);
     let cases: [Case; 7] = [
         ("bad name", "d", None, None, code::BAD_NAME),
         ("", "d", None, None, code::BAD_NAME),
         ("t", " ", None, None, code::NO_DESCRIPTION),
-        ("t", "d", Some(json!("object")), None, code::BAD_SCHEMA),
+        ("t", "d", Some(value!("object")), None, code::BAD_SCHEMA),
         ("t", "d", None, Some(0), code::BAD_OPTION),
         ("t", "d", None, Some(600_001), code::BAD_OPTION),
         ("weather", "d", None, None, code::DUPLICATE_NAME),
@@ -856,7 +863,7 @@ fn a_registered_tool_shadowing_a_backend_tool_waits_for_it_to_go() {
         .unwrap_err();
     assert_eq!(error.code, code::SHADOWS_BACKEND);
     assert_eq!(active(&catalog), Vec::<&str>::new());
-    catalog.set_backend_tools(&Value::Null);
+    catalog.set_backend_tools(&JsonValue::Null);
     assert_eq!(active(&catalog), ["search"]);
 }
 

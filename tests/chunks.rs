@@ -1,6 +1,9 @@
 //! Chunk expansion and the legacy `THINKING_*` upgrade, checked against the behaviour of the
 //! TS client (`transformChunks`, `CompatibilityBoundary`).
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -26,10 +29,7 @@ fn expand(lines: &[&str]) -> Result<Vec<Value>, ChunkError> {
         expander.push(ev(line), i, &mut out)?;
     }
     expander.finish(&mut out);
-    Ok(out
-        .iter()
-        .map(|e| serde_json::to_value(e).unwrap())
-        .collect())
+    Ok(out.iter().map(to_serde).collect())
 }
 
 /// Parses the expected output.
@@ -397,10 +397,7 @@ fn finish_closes_open_streams_and_is_empty_when_nothing_is_open() {
 }
 
 fn json_of(events: &[Event]) -> Vec<Value> {
-    events
-        .iter()
-        .map(|e| serde_json::to_value(e).unwrap())
-        .collect()
+    events.iter().map(to_serde).collect()
 }
 
 #[test]
@@ -591,7 +588,7 @@ fn upgrade_all(upgrader: &mut LegacyUpgrader, lines: &[&str]) -> Vec<Value> {
         .enumerate()
         .map(|(i, l)| {
             let event = upgrader.upgrade(Event::parse(l, i).unwrap());
-            serde_json::to_value(&event).unwrap()
+            to_serde(&event)
         })
         .collect()
 }

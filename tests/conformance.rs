@@ -2,6 +2,9 @@
 //! `@ag-ui/core` schemas, see `tests/fixtures/conformance/README.md`) must decode to exactly the
 //! events the encoder wrote, wire JSON for wire JSON, natively and on wasm32 in a browser.
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -53,7 +56,7 @@ fn every_corpus_case_decodes_to_the_official_encoders_events() {
     for (name, sse, expected) in CASES {
         let decoded = decode_all(sse.as_bytes(), &DecodeOptions::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let actual = serde_json::to_value(&decoded.events).unwrap();
+        let actual = to_serde(&decoded.events);
         let expected: Value = serde_json::from_str(expected).unwrap();
         assert_eq!(actual, expected, "{name}");
         assert!(

@@ -1,10 +1,14 @@
 //! The `RunAgentInput` builder, against request bodies captured from `@ag-ui/client` 1.0.
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use chat_runtime::json::Value as JsonValue;
 use chat_runtime::protocol::event::{
     Context, Event, Message, Parsed, ResumeEntry, ResumeStatus, Tool,
 };
@@ -32,15 +36,15 @@ fn body(json: &str) -> Value {
 }
 
 fn tools_of(body: &Value) -> Vec<Tool> {
-    serde_json::from_value(body["tools"].clone()).unwrap()
+    from_serde(body["tools"].clone())
 }
 
 fn messages_of(body: &Value) -> Vec<Message> {
-    serde_json::from_value(body["messages"].clone()).unwrap()
+    from_serde(body["messages"].clone())
 }
 
 fn msg(value: Value) -> Message {
-    serde_json::from_value(value).unwrap()
+    from_serde(value)
 }
 
 /// Replays a first run and the browser's tool results, then builds the second request.
@@ -139,8 +143,8 @@ fn defaults_are_sent_as_empty_objects_and_arrays_never_null() {
     );
     assert_eq!(PROTOCOL_VERSION, "1.0");
     let with_nulls = RunInputBuilder::new("t", "r")
-        .state(Value::Null)
-        .forwarded_props(Value::Null)
+        .state(JsonValue::Null)
+        .forwarded_props(JsonValue::Null)
         .build(&[]);
     assert_eq!(with_nulls, input);
 }
@@ -180,13 +184,13 @@ fn new_history_sends_only_the_messages_the_server_has_not_seen() {
 #[test]
 fn the_threads_state_is_sent_unless_the_caller_overrides_it() {
     let mut thread = Thread::new();
-    thread.set_state(json!({ "count": 3 }));
+    thread.set_state(value!({ "count": 3 }));
     let from_thread = RunInputBuilder::new("t", "r").build_for(&thread);
-    assert_eq!(from_thread.state, Some(json!({ "count": 3 })));
+    assert_eq!(from_thread.state, Some(value!({ "count": 3 })));
     let overridden = RunInputBuilder::new("t", "r")
-        .state(json!({ "count": 9 }))
+        .state(value!({ "count": 9 }))
         .build_for(&thread);
-    assert_eq!(overridden.state, Some(json!({ "count": 9 })));
+    assert_eq!(overridden.state, Some(value!({ "count": 9 })));
 }
 
 #[test]
@@ -196,12 +200,12 @@ fn context_forwarded_props_parent_run_and_resume_are_sent_when_given() {
             description: "user locale".into(),
             value: "fr-FR".into(),
         }])
-        .forwarded_props(json!({ "model": "small" }))
+        .forwarded_props(value!({ "model": "small" }))
         .parent_run_id("r0")
         .resume(vec![ResumeEntry {
             interrupt_id: "i1".into(),
             status: ResumeStatus::Resolved,
-            payload: Some(json!({ "ok": true })),
+            payload: Some(value!({ "ok": true })),
             metadata: None,
         }])
         .build(&[]);

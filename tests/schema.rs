@@ -2,6 +2,9 @@
 //! pointer and rule of the first violation, `$ref` resolution and cycles, limits, messages, and
 //! `check_schema` on good and bad tool schemas. Table-driven: (label, schema, args, expected).
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -41,7 +44,7 @@ fn table(rows: Vec<(&str, Value, Value, Expect)>) {
 fn table_with(patterns: &dyn PatternMatcher, rows: Vec<(&str, Value, Value, Expect)>) {
     let mut failures = Vec::new();
     for (label, schema, args, expect) in rows {
-        let got = validate(&schema, &args, patterns);
+        let got = validate(&ours(schema), &ours(args), patterns);
         let got_short = got.as_ref().err().map(|v| (v.pointer.as_str(), v.rule));
         if got_short != expect {
             failures.push(format!(
@@ -54,7 +57,7 @@ fn table_with(patterns: &dyn PatternMatcher, rows: Vec<(&str, Value, Value, Expe
 }
 
 fn violation(schema: Value, args: Value) -> Violation {
-    match validate(&schema, &args, &Re) {
+    match validate(&ours(schema.clone()), &ours(args.clone()), &Re) {
         Err(v) => v,
         Ok(()) => panic!("expected a violation for {args} against {schema}"),
     }
@@ -1021,7 +1024,10 @@ fn ref_cycles_and_deep_nesting_stop_with_a_violation_not_a_stack_overflow() {
         schema = json!({"allOf": [schema]});
     }
     assert_eq!(violation(schema.clone(), json!("x")).rule, "depth");
-    assert!(check_schema(&json!({"type": "object", "properties": {"x": schema}})).is_err());
+    assert!(check_schema(&ours(
+        json!({"type": "object", "properties": {"x": schema}})
+    ))
+    .is_err());
 }
 
 #[test]
@@ -1129,7 +1135,7 @@ fn a_realistic_tool_schema_accepts_good_calls_and_rejects_bad_ones() {
         "required": ["location"],
         "additionalProperties": false
     });
-    assert!(check_schema(&schema).is_ok());
+    assert!(check_schema(&ours(schema.clone())).is_ok());
     table(vec![
         (
             "good",
@@ -1194,7 +1200,7 @@ fn check_schema_accepts_well_formed_tool_schemas() {
         json!({"x-vendor": {"minLength": "not checked"}, "default": {"type": 5}}),
     ];
     for schema in good {
-        assert_eq!(check_schema(&schema), Ok(()), "{schema}");
+        assert_eq!(check_schema(&ours(schema.clone())), Ok(()), "{schema}");
     }
 }
 
@@ -1237,7 +1243,7 @@ fn check_schema_rejects_malformed_tool_schemas_with_a_reason() {
     ];
     let mut failures = Vec::new();
     for (schema, reason) in bad_schemas {
-        match check_schema(&schema) {
+        match check_schema(&ours(schema.clone())) {
             Ok(()) => failures.push(format!("{schema}: accepted")),
             Err(e) if !e.contains(reason) => {
                 failures.push(format!("{schema}: {e:?} does not contain {reason:?}"))
@@ -1273,11 +1279,11 @@ fn no_input_makes_validate_panic() {
         json!([1, [2, [3]], {"a": null}]),
         json!({"": 1, "/": 2, "~": 3}),
     ];
-    for schema in &schemas {
-        let _ = check_schema(schema);
-        for value in &values {
-            let _ = validate(schema, value, &Re);
-            let _ = validate(schema, value, &NoPatterns);
+    for schema in schemas.map(ours) {
+        let _ = check_schema(&schema);
+        for value in values.clone().map(ours) {
+            let _ = validate(&schema, &value, &Re);
+            let _ = validate(&schema, &value, &NoPatterns);
         }
     }
 }

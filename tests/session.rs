@@ -1,5 +1,8 @@
 //! The execute-and-restart loop as a state machine: scripted responses in, actions out.
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -19,7 +22,7 @@ fn tool(name: &str, parameters: Value) -> FrontendTool {
     FrontendTool {
         name: name.to_owned(),
         description: format!("the {name} tool"),
-        parameters,
+        parameters: ours(parameters),
         handler: ToolHandler::Module {
             url: format!("http://127.0.0.1/tools/{name}.js"),
             entrypoint: "run".to_owned(),
@@ -219,7 +222,7 @@ fn tool_messages(result: &RunResult) -> Vec<Value> {
         .messages
         .iter()
         .filter(|m| m.role() == "tool")
-        .map(|m| serde_json::to_value(m).unwrap())
+        .map(to_serde)
         .collect()
 }
 
@@ -238,14 +241,14 @@ fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
     );
     assert_eq!(h.jobs.len(), 1);
     assert_eq!(h.jobs[0].tool_call_id, "call_frontend_1");
-    assert_eq!(h.jobs[0].args, json!({"format": "iso"}));
+    assert_eq!(h.jobs[0].args, value!({"format": "iso"}));
     assert_eq!(h.jobs[0].timeout_ms, 30_000);
     assert_eq!(h.sent.len(), 1, "no restart before the tool answered");
 
     h.answer(
         "thread-1",
         "call_frontend_1",
-        ToolOutcome::Value(json!("2026-01-01T12:00:00Z")),
+        ToolOutcome::Value(value!("2026-01-01T12:00:00Z")),
     );
     assert_eq!(h.sent.len(), 2);
 
@@ -283,9 +286,9 @@ fn parallel_calls_run_together_and_results_go_back_in_call_order() {
     let ids: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
     assert_eq!(ids, ["call_frontend_1", "call_frontend_2"]);
     // The second finishes first.
-    h.answer("t", "call_frontend_2", ToolOutcome::Value(json!("second")));
+    h.answer("t", "call_frontend_2", ToolOutcome::Value(value!("second")));
     assert_eq!(h.sent.len(), 1, "waits for every call of the round");
-    h.answer("t", "call_frontend_1", ToolOutcome::Value(json!("first")));
+    h.answer("t", "call_frontend_1", ToolOutcome::Value(value!("first")));
     let messages = &h.body(1)["messages"];
     let tools: Vec<_> = messages
         .as_array()
@@ -317,7 +320,7 @@ fn a_call_plus_text_continuing_still_runs_the_call() {
         ]),
     );
     assert_eq!(h.jobs.len(), 1);
-    h.answer("t", "c1", ToolOutcome::Value(json!("now")));
+    h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     // The tool result sits right after the assistant message that called, not after the text.
     let roles: Vec<_> = h.body(1)["messages"]
         .as_array()
@@ -351,7 +354,7 @@ fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
     body.push(vec![json!({"type":"TOOL_CALL_RESULT","messageId":"p1","toolCallId":"c1","content":"Forwarded to client"})]);
     h.respond("t", &run_with(body));
     assert_eq!(h.jobs.len(), 1);
-    h.answer("t", "c1", ToolOutcome::Value(json!("real")));
+    h.answer("t", "c1", ToolOutcome::Value(value!("real")));
     let tools: Vec<_> = h.body(1)["messages"]
         .as_array()
         .unwrap()
@@ -368,7 +371,7 @@ fn a_tool_call_id_is_executed_once_even_if_the_server_asks_again() {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "x")]), clock());
     h.respond("t", &clock_run("c1", "a1"));
-    h.answer("t", "c1", ToolOutcome::Value(json!("now")));
+    h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     // A confused server lists the answered call as pending again.
     h.respond(
         "t",
@@ -502,7 +505,7 @@ fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
     h.session.handle_bytes("t", &run, sse(&events).as_bytes());
     h.pump();
     assert_eq!(h.jobs.len(), 1, "runs as soon as its TOOL_CALL_END arrives");
-    h.answer("t", "c1", ToolOutcome::Value(json!({"ok": true})));
+    h.answer("t", "c1", ToolOutcome::Value(value!({"ok": true})));
     let mut rest = text("a2", "Done, it is dark now.");
     rest.push(finished("r"));
     h.session.handle_bytes("t", &run, sse(&rest).as_bytes());
@@ -533,7 +536,7 @@ fn max_rounds_stops_a_model_that_keeps_calling_tools() {
             )]),
         );
         if n < 2 {
-            h.answer("t", &id, ToolOutcome::Value(json!("now")));
+            h.answer("t", &id, ToolOutcome::Value(value!("now")));
         }
     }
     assert_eq!(h.sent.len(), 3, "the user's run and two restarts");
@@ -667,7 +670,7 @@ fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
     assert_eq!(h.jobs.len(), 1);
     h.session.abort("t");
     h.pump();
-    h.answer("t", "c1", ToolOutcome::Value(json!("too late")));
+    h.answer("t", "c1", ToolOutcome::Value(value!("too late")));
     assert_eq!(h.sent.len(), 1, "no restart");
     let result = h.result();
     assert_eq!(result.status, RunStatus::Aborted);
@@ -701,10 +704,10 @@ fn two_threads_run_at_once_and_results_never_cross() {
     h.respond("a", &clock_run("ca", "aa"));
     h.respond("b", &clock_run("cb", "ab"));
     // A result for b's call delivered as thread a's is ignored.
-    h.answer("a", "cb", ToolOutcome::Value(json!("wrong thread")));
+    h.answer("a", "cb", ToolOutcome::Value(value!("wrong thread")));
     assert_eq!(h.sent.len(), 2);
-    h.answer("b", "cb", ToolOutcome::Value(json!("b's")));
-    h.answer("a", "ca", ToolOutcome::Value(json!("a's")));
+    h.answer("b", "cb", ToolOutcome::Value(value!("b's")));
+    h.answer("a", "ca", ToolOutcome::Value(value!("a's")));
     let body_b = &h.sent[2];
     let body_a = &h.sent[3];
     assert_eq!((body_b.0.as_str(), body_a.0.as_str()), ("b", "a"));
@@ -725,7 +728,7 @@ fn history_new_sends_only_what_the_server_has_not_seen() {
         json!([{"id":"u1","role":"user","content":"time?"}])
     );
     h.respond("t", &clock_run("c1", "a1"));
-    h.answer("t", "c1", ToolOutcome::Value(json!("now")));
+    h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     let messages = h.body(1)["messages"].as_array().unwrap();
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "tool");
@@ -759,11 +762,10 @@ fn messages_already_in_the_thread_are_not_added_twice() {
 #[test]
 fn a_loaded_history_with_a_dangling_call_is_settled_before_the_next_run() {
     let mut h = harness();
-    let history: Vec<Message> = serde_json::from_value(json!([
+    let history: Vec<Message> = from_serde(json!([
         {"id":"u1","role":"user","content":"x"},
         {"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"get_browser_time","arguments":"{}"}}]}
-    ]))
-    .unwrap();
+    ]));
     h.session.set_messages("t", history).unwrap();
     h.start(request("t", vec![user("u2", "hello?")]), ToolSet::default());
     let roles: Vec<_> = h.body(0)["messages"]
@@ -781,17 +783,14 @@ fn listeners_get_every_wire_event_and_the_loop_events() {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "x")]), clock());
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run1.sse"));
-    h.answer("t", "call_frontend_1", ToolOutcome::Value(json!("now")));
+    h.answer("t", "call_frontend_1", ToolOutcome::Value(value!("now")));
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run2.sse"));
     let kinds: Vec<String> = h
         .events
         .iter()
         .map(|e| match e {
             RuntimeEvent::Agui { event, .. } => event.type_name().to_owned(),
-            other => serde_json::to_value(other).unwrap()["type"]
-                .as_str()
-                .unwrap()
-                .to_owned(),
+            other => to_serde(other)["type"].as_str().unwrap().to_owned(),
         })
         .collect();
     assert_eq!(kinds.first().map(String::as_str), Some("round_started"));
@@ -831,8 +830,5 @@ fn changed_messages_are_coalesced_until_taken() {
     h.session.handle_bytes("t", &run, sse(&events).as_bytes());
     let changed = h.session.take_changed("t").unwrap();
     assert_eq!(changed.len(), 1, "many deltas, one changed message");
-    assert_eq!(
-        serde_json::to_value(&changed[0]).unwrap()["content"],
-        "one two three"
-    );
+    assert_eq!(to_serde(&changed[0])["content"], "one two three");
 }

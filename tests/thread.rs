@@ -1,5 +1,8 @@
 //! The thread reducer, on real captures and on every rule of `@ag-ui/client`'s `defaultApplyEvents`.
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -44,11 +47,11 @@ fn apply_all(thread: &mut Thread, events: &[Event]) {
 }
 
 fn messages_json(thread: &Thread) -> Value {
-    serde_json::to_value(thread.messages()).unwrap()
+    to_serde(thread.messages())
 }
 
 fn msg(value: Value) -> Message {
-    serde_json::from_value(value).unwrap()
+    from_serde(value)
 }
 
 fn user(id: &str, text: &str) -> Message {
@@ -832,7 +835,7 @@ fn messages_snapshot_keeps_client_only_reasoning_and_activity_it_does_not_mentio
 #[test]
 fn state_snapshot_replaces_and_state_delta_patches() {
     let mut thread = Thread::new();
-    assert_eq!(thread.state(), &json!({}));
+    assert_eq!(thread.state(), &value!({}));
     assert_eq!(
         thread.apply(&ev(
             json!({ "type": "STATE_SNAPSHOT", "snapshot": { "n": 1, "list": [] } })
@@ -845,13 +848,13 @@ fn state_snapshot_replaces_and_state_delta_patches() {
             { "op": "add", "path": "/list/-", "value": "x" }
         ] })))
         .unwrap();
-    assert_eq!(thread.state(), &json!({ "n": 2, "list": ["x"] }));
+    assert_eq!(thread.state(), &value!({ "n": 2, "list": ["x"] }));
 }
 
 #[test]
 fn a_failed_state_delta_is_an_error_and_leaves_the_state_unchanged() {
     let mut thread = Thread::new();
-    thread.set_state(json!({ "n": 1 }));
+    thread.set_state(value!({ "n": 1 }));
     let err = thread
         .apply(&ev(json!({ "type": "STATE_DELTA", "delta": [
             { "op": "replace", "path": "/n", "value": 2 },
@@ -862,7 +865,7 @@ fn a_failed_state_delta_is_an_error_and_leaves_the_state_unchanged() {
     assert!(err
         .to_string()
         .starts_with("state patch failed, state unchanged: "));
-    assert_eq!(thread.state(), &json!({ "n": 1 }));
+    assert_eq!(thread.state(), &value!({ "n": 1 }));
 }
 
 // ---- activity ----
@@ -1120,5 +1123,5 @@ fn into_parts_returns_messages_and_state() {
         .unwrap();
     let (messages, state) = thread.into_parts();
     assert_eq!(messages.len(), 1);
-    assert_eq!(state, json!([1]));
+    assert_eq!(state, value!([1]));
 }

@@ -1,6 +1,9 @@
 //! Ordering rules (TS `verifyEvents`), and the whole parse → upgrade → expand → verify pipeline
 //! on hand-written streams and on real server captures.
 
+mod common;
+use common::*;
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -776,7 +779,7 @@ fn real_server_captures_expand_and_verify() {
         );
         if let Some(request) = request {
             let input: RunAgentInput =
-                serde_json::from_str(request).unwrap_or_else(|e| panic!("{name} request: {e}"));
+                parse_as(request).unwrap_or_else(|e| panic!("{name} request: {e}"));
             assert_eq!(input.protocol_version.as_deref(), Some("1.0"), "{name}");
         }
     }
@@ -787,5 +790,5 @@ fn the_bad_input_capture_is_a_json_error_body_not_sse() {
     let body = include_str!("fixtures/agui-real/pydantic-ai/bad-input.sse");
     assert!(sse_data(body).is_empty());
     let request = include_str!("fixtures/agui-real/pydantic-ai/bad-input.json");
-    assert!(serde_json::from_str::<RunAgentInput>(request).is_err());
+    assert!(parse_as::<RunAgentInput>(request).is_err());
 }

@@ -5,6 +5,7 @@
 
 use chat_runtime::protocol::decode::{decode_all, DecodeOptions, EventDecoder, Output};
 use chat_runtime::protocol::thread::Thread;
+use chat_runtime::protocol::wire::ToJson;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: &[u8]| {
@@ -56,6 +57,6 @@ fuzz_target!(|input: &[u8]| {
             let _ = thread.apply(event);
         }
         let _ = thread.pending_tool_calls();
-        let _ = serde_json::to_string(thread.messages());
+        let _ = thread.messages().to_json_string();
     }
 });

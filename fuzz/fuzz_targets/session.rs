@@ -12,7 +12,7 @@ use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
 use chat_runtime::tools::{FrontendTool, ToolHandler};
 use libfuzzer_sys::fuzz_target;
-use serde_json::json;
+use chat_runtime::json::Value;
 
 const THREADS: [&str; 2] = ["a", "b"];
 
@@ -22,7 +22,7 @@ fn tools() -> ToolSet {
         let tool = FrontendTool {
             name: name.into(),
             description: name.into(),
-            parameters: json!({"type": "object"}),
+            parameters: Value::parse(r#"{"type": "object"}"#).unwrap(),
             handler: ToolHandler::Registered,
             follow_up,
             timeout_ms: None,
@@ -86,7 +86,7 @@ fuzz_target!(|input: &[u8]| {
                 if !jobs.is_empty() {
                     let (t, call) = jobs[pick % jobs.len()].clone();
                     let outcome = if pick & 1 == 0 {
-                        ToolOutcome::Value(json!("ok"))
+                        ToolOutcome::Value(Value::from("ok"))
                     } else {
                         ToolOutcome::Failed(ToolFailure::new(FailureCode::ToolExecutionFailed, "no"))
                     };

@@ -425,7 +425,7 @@ struct Chunk {
     id: Option<String>,
     tag: Option<String>,
     delta: Option<String>,
-    raw_event: Option<serde_json::Value>,
+    raw_event: Option<crate::json::Value>,
     metadata: Option<JsonObject>,
     /// Text: `role`, `name`; tool: `toolCallName`, `parentMessageId`.
     text_role: Option<TextMessageRole>,
@@ -834,7 +834,7 @@ fn content_event(
     delta: String,
     subagent_run_id: Option<String>,
     metadata: Option<JsonObject>,
-    raw_event: Option<serde_json::Value>,
+    raw_event: Option<crate::json::Value>,
 ) -> Event {
     match kind {
         Kind::Text => Event::TextMessageContent(TextMessageContent {

@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
+use super::wire::{ObjWriter, ToJson};
 
 use super::chunks::{ChunkError, ChunkExpander, LegacyNotice, LegacyUpgrader};
 use super::event::{Event, EventError, Parsed};
@@ -66,12 +66,7 @@ impl Default for DecodeOptions {
 }
 
 /// Something the decoder accepted but reports.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    rename_all_fields = "camelCase"
-)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Warning {
     /// An event `type` this crate does not know; kept as [`Event::Unknown`].
@@ -106,6 +101,35 @@ pub enum Warning {
         /// The id made up.
         id: String,
     },
+}
+
+/// `{"kind":"unknown_event_type","index":3,"eventType":"X"}`.
+impl ToJson for Warning {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        let (kind, index, event_type) = match self {
+            Warning::UnknownEventType { index, event_type } => {
+                ("unknown_event_type", index, Some(event_type))
+            }
+            Warning::LegacyEvent {
+                index, event_type, ..
+            } => ("legacy_event", index, Some(event_type)),
+            Warning::LegacyTitleDropped { index, .. } => ("legacy_title_dropped", index, None),
+            Warning::LegacyMintedId {
+                index, event_type, ..
+            } => ("legacy_minted_id", index, Some(event_type)),
+        };
+        w.field("kind", kind);
+        w.field("index", &(*index as u64));
+        w.field("eventType", &event_type);
+        match self {
+            Warning::LegacyEvent { translated_to, .. } => w.field("translatedTo", translated_to),
+            Warning::LegacyTitleDropped { title, .. } => w.field("title", title),
+            Warning::LegacyMintedId { id, .. } => w.field("id", id),
+            Warning::UnknownEventType { .. } => {}
+        }
+        w.end();
+    }
 }
 
 impl Warning {
@@ -399,16 +423,25 @@ impl EventDecoder {
 }
 
 /// A whole body, decoded.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Decoded {
     /// The events, wire-shaped.
     pub events: Vec<Event>,
     /// What the decoder accepted but reports.
     pub warnings: Vec<Warning>,
     /// The last SSE `id:` seen.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_event_id: Option<String>,
+}
+
+/// `{"events":[...],"warnings":[...],"lastEventId":"..."}` (`lastEventId` when there was one).
+impl ToJson for Decoded {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("events", &self.events);
+        w.field("warnings", &self.warnings);
+        w.field("lastEventId", &self.last_event_id);
+        w.end();
+    }
 }
 
 /// Decodes a whole `text/event-stream` body.

@@ -1,49 +1,49 @@
-//! AG-UI 1.0 events and messages, with serde in wire form.
+//! AG-UI 1.0 events and messages, in wire form.
 //!
 //! Wire conventions (see `agui-1.0.md`): field names are camelCase, optional fields are *omitted*
 //! (never serialized as `null`), and the TS client's legacy `null`s on input are read as "absent".
 //! Parsing is liberal on the unknown and strict on the known: an unknown `type` becomes
 //! [`Event::Unknown`] (kept with its JSON), unknown fields of a known event are ignored, and a
 //! malformed known field is an [`EventError::Field`] naming the event index, type and field.
+//!
+//! Every type here is read and written by hand through [`super::wire`] (one JSON parser, no
+//! per-type deserializer code); each struct declares its JSON names once.
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use crate::json::patch::PatchOp;
+use crate::json::{parse_object_borrowed, Map, Value};
+use crate::{wire_literals, wire_struct};
 
-use super::locate::{offset_of, path_at};
+use super::wire::{FieldError, Fields, FromJson, ObjWriter, ToJson};
 
 /// A JSON object (`metadata`, activity `content`, ...).
-pub type JsonObject = Map<String, Value>;
+pub type JsonObject = Map;
 
 /// An RFC 6902 JSON Patch (`STATE_DELTA.delta`, `ACTIVITY_DELTA.patch`).
-pub type JsonPatch = json_patch::Patch;
+pub type JsonPatch = Vec<PatchOp>;
 
 /// Declares an event payload struct: the event's own fields plus the base fields every event has
 /// (`timestamp`, `rawEvent`, `metadata`) and, where the spec allows it, `subagentRunId`.
 macro_rules! event_struct {
     (
         $(#[$doc:meta])* $name:ident $(+ $subagent:ident)? {
-            $( $(#[$fdoc:meta])* $field:ident : $ty:ty ),* $(,)?
+            $( $(#[$fdoc:meta])* $field:ident $wire:literal : $ty:ty ),* $(,)?
         }
     ) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct $name {
-            $( $(#[$fdoc])* pub $field: $ty, )*
-            /// Milliseconds since the epoch, by convention.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub timestamp: Option<i64>,
-            /// The upstream event this one was translated from, if any.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub raw_event: Option<Value>,
-            /// Free-form metadata; the key `"ag-ui"` is reserved.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub metadata: Option<JsonObject>,
-            $(
-                /// The sub-agent run that emitted this event, if any.
-                #[serde(default, skip_serializing_if = "Option::is_none")]
-                pub $subagent: Option<String>,
-            )?
+        wire_struct! {
+            $(#[$doc])*
+            pub struct $name {
+                $( $(#[$fdoc])* $field $wire: $ty, )*
+                /// Milliseconds since the epoch, by convention.
+                timestamp "timestamp": Option<i64>,
+                /// The upstream event this one was translated from, if any.
+                raw_event "rawEvent": Option<Value>,
+                /// Free-form metadata; the key `"ag-ui"` is reserved.
+                metadata "metadata": Option<JsonObject>,
+                $(
+                    /// The sub-agent run that emitted this event, if any.
+                    $subagent "subagentRunId": Option<String>,
+                )?
+            }
         }
     };
 }
@@ -52,18 +52,15 @@ event_struct! {
     /// `RUN_STARTED`: a run began.
     RunStarted {
         /// The thread the run belongs to.
-        thread_id: String,
+        thread_id "threadId": String,
         /// The run's id.
-        run_id: String,
+        run_id "runId": String,
         /// The producer's protocol version, `"MAJOR.MINOR"`.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        protocol_version: Option<String>,
+        protocol_version "protocolVersion": Option<String>,
         /// The run that spawned this one.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parent_run_id: Option<String>,
+        parent_run_id "parentRunId": Option<String>,
         /// An echo of the input the run was started with.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        input: Option<Box<RunAgentInput>>,
+        input "input": Option<Box<RunAgentInput>>,
     }
 }
 
@@ -71,18 +68,15 @@ event_struct! {
     /// `RUN_FINISHED`: the run ended normally.
     RunFinished {
         /// The thread the run belongs to.
-        thread_id: String,
+        thread_id "threadId": String,
         /// The run's id.
-        run_id: String,
+        run_id "runId": String,
         /// The run's result, any JSON.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        result: Option<Value>,
+        result "result": Option<Value>,
         /// How the run ended; absent means success.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        outcome: Option<RunFinishedOutcome>,
+        outcome "outcome": Option<RunFinishedOutcome>,
         /// Token usage per model call.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        usage: Option<Vec<TokenUsage>>,
+        usage "usage": Option<Vec<TokenUsage>>,
     }
 }
 
@@ -90,13 +84,11 @@ event_struct! {
     /// `RUN_ERROR`: the run failed.
     RunError {
         /// What went wrong.
-        message: String,
+        message "message": String,
         /// A machine-readable code.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<String>,
+        code "code": Option<String>,
         /// Token usage per model call.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        usage: Option<Vec<TokenUsage>>,
+        usage "usage": Option<Vec<TokenUsage>>,
     }
 }
 
@@ -104,7 +96,7 @@ event_struct! {
     /// `STEP_STARTED`: a named step of the agent began.
     StepStarted + subagent_run_id {
         /// The step's name.
-        step_name: String,
+        step_name "stepName": String,
     }
 }
 
@@ -112,7 +104,7 @@ event_struct! {
     /// `STEP_FINISHED`: a named step ended.
     StepFinished + subagent_run_id {
         /// The step's name.
-        step_name: String,
+        step_name "stepName": String,
     }
 }
 
@@ -120,13 +112,11 @@ event_struct! {
     /// `TEXT_MESSAGE_START`: a text message opens.
     TextMessageStart + subagent_run_id {
         /// The message's id.
-        message_id: String,
+        message_id "messageId": String,
         /// The author; absent means assistant.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        role: Option<TextMessageRole>,
+        role "role": Option<TextMessageRole>,
         /// The author's name.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        name: Option<String>,
+        name "name": Option<String>,
     }
 }
 
@@ -134,9 +124,9 @@ event_struct! {
     /// `TEXT_MESSAGE_CONTENT`: a piece of an open text message.
     TextMessageContent + subagent_run_id {
         /// The message's id.
-        message_id: String,
+        message_id "messageId": String,
         /// The text to append (may be empty).
-        delta: String,
+        delta "delta": String,
     }
 }
 
@@ -144,7 +134,7 @@ event_struct! {
     /// `TEXT_MESSAGE_END`: a text message closes.
     TextMessageEnd + subagent_run_id {
         /// The message's id.
-        message_id: String,
+        message_id "messageId": String,
     }
 }
 
@@ -152,17 +142,13 @@ event_struct! {
     /// `TEXT_MESSAGE_CHUNK`: shorthand for start/content/end, expanded by [`crate::protocol::chunks`].
     TextMessageChunk + subagent_run_id {
         /// The message's id (required on the first chunk).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message_id: Option<String>,
+        message_id "messageId": Option<String>,
         /// The author.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        role: Option<TextMessageRole>,
+        role "role": Option<TextMessageRole>,
         /// The text to append.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        delta: Option<String>,
+        delta "delta": Option<String>,
         /// The author's name.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        name: Option<String>,
+        name "name": Option<String>,
     }
 }
 
@@ -170,12 +156,11 @@ event_struct! {
     /// `TOOL_CALL_START`: the model begins a tool call.
     ToolCallStart + subagent_run_id {
         /// The call's id.
-        tool_call_id: String,
+        tool_call_id "toolCallId": String,
         /// The tool's name.
-        tool_call_name: String,
+        tool_call_name "toolCallName": String,
         /// The assistant message holding the call.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parent_message_id: Option<String>,
+        parent_message_id "parentMessageId": Option<String>,
     }
 }
 
@@ -183,9 +168,9 @@ event_struct! {
     /// `TOOL_CALL_ARGS`: a fragment of the call's JSON arguments.
     ToolCallArgs + subagent_run_id {
         /// The call's id.
-        tool_call_id: String,
+        tool_call_id "toolCallId": String,
         /// A fragment of JSON text (may be empty).
-        delta: String,
+        delta "delta": String,
     }
 }
 
@@ -193,7 +178,7 @@ event_struct! {
     /// `TOOL_CALL_END`: the call's arguments are complete.
     ToolCallEnd + subagent_run_id {
         /// The call's id.
-        tool_call_id: String,
+        tool_call_id "toolCallId": String,
     }
 }
 
@@ -201,17 +186,13 @@ event_struct! {
     /// `TOOL_CALL_CHUNK`: shorthand for start/args/end, expanded by [`crate::protocol::chunks`].
     ToolCallChunk + subagent_run_id {
         /// The call's id (required on the first chunk).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        tool_call_id: Option<String>,
+        tool_call_id "toolCallId": Option<String>,
         /// The tool's name (required on the first chunk).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        tool_call_name: Option<String>,
+        tool_call_name "toolCallName": Option<String>,
         /// The assistant message holding the call.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parent_message_id: Option<String>,
+        parent_message_id "parentMessageId": Option<String>,
         /// A fragment of JSON text.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        delta: Option<String>,
+        delta "delta": Option<String>,
     }
 }
 
@@ -219,14 +200,13 @@ event_struct! {
     /// `TOOL_CALL_RESULT`: the server answered a tool call (a backend tool).
     ToolCallResult + subagent_run_id {
         /// The id of the tool message this creates.
-        message_id: String,
+        message_id "messageId": String,
         /// The call answered.
-        tool_call_id: String,
+        tool_call_id "toolCallId": String,
         /// The result.
-        content: Content,
+        content "content": Content,
         /// Always `"tool"` when present.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        role: Option<ToolRole>,
+        role "role": Option<ToolRole>,
     }
 }
 
@@ -234,7 +214,7 @@ event_struct! {
     /// `STATE_SNAPSHOT`: the whole agent state.
     StateSnapshot + subagent_run_id {
         /// The new state.
-        snapshot: Value,
+        snapshot "snapshot": Value,
     }
 }
 
@@ -242,7 +222,7 @@ event_struct! {
     /// `STATE_DELTA`: an RFC 6902 patch to the agent state.
     StateDelta + subagent_run_id {
         /// The patch.
-        delta: JsonPatch,
+        delta "delta": JsonPatch,
     }
 }
 
@@ -250,7 +230,7 @@ event_struct! {
     /// `MESSAGES_SNAPSHOT`: the whole message list.
     MessagesSnapshot {
         /// The messages.
-        messages: Vec<Message>,
+        messages "messages": Vec<Message>,
     }
 }
 
@@ -258,14 +238,13 @@ event_struct! {
     /// `ACTIVITY_SNAPSHOT`: the content of an activity message.
     ActivitySnapshot + subagent_run_id {
         /// The activity message's id.
-        message_id: String,
+        message_id "messageId": String,
         /// The kind of activity.
-        activity_type: String,
+        activity_type "activityType": String,
         /// The activity's content.
-        content: JsonObject,
+        content "content": JsonObject,
         /// Replace an existing message with this id (default true).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        replace: Option<bool>,
+        replace "replace": Option<bool>,
     }
 }
 
@@ -273,11 +252,11 @@ event_struct! {
     /// `ACTIVITY_DELTA`: an RFC 6902 patch to an activity message's content.
     ActivityDelta + subagent_run_id {
         /// The activity message's id.
-        message_id: String,
+        message_id "messageId": String,
         /// The kind of activity.
-        activity_type: String,
+        activity_type "activityType": String,
         /// The patch.
-        patch: JsonPatch,
+        patch "patch": JsonPatch,
     }
 }
 
@@ -285,10 +264,9 @@ event_struct! {
     /// `RAW`: an upstream event passed through.
     Raw + subagent_run_id {
         /// The upstream event.
-        event: Value,
+        event "event": Value,
         /// Where it came from.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        source: Option<String>,
+        source "source": Option<String>,
     }
 }
 
@@ -296,9 +274,9 @@ event_struct! {
     /// `CUSTOM`: an application-defined event.
     Custom + subagent_run_id {
         /// The event's name.
-        name: String,
+        name "name": String,
         /// Its value.
-        value: Value,
+        value "value": Value,
     }
 }
 
@@ -306,7 +284,7 @@ event_struct! {
     /// `REASONING_START`: a reasoning span opens.
     ReasoningStart + subagent_run_id {
         /// The span's id.
-        message_id: String,
+        message_id "messageId": String,
     }
 }
 
@@ -314,9 +292,9 @@ event_struct! {
     /// `REASONING_MESSAGE_START`: a reasoning message opens.
     ReasoningMessageStart + subagent_run_id {
         /// The message's id.
-        message_id: String,
+        message_id "messageId": String,
         /// Always `"reasoning"`.
-        role: ReasoningRole,
+        role "role": ReasoningRole,
     }
 }
 
@@ -324,9 +302,9 @@ event_struct! {
     /// `REASONING_MESSAGE_CONTENT`: a piece of an open reasoning message.
     ReasoningMessageContent + subagent_run_id {
         /// The message's id.
-        message_id: String,
+        message_id "messageId": String,
         /// The text to append.
-        delta: String,
+        delta "delta": String,
     }
 }
 
@@ -334,7 +312,7 @@ event_struct! {
     /// `REASONING_MESSAGE_END`: a reasoning message closes.
     ReasoningMessageEnd + subagent_run_id {
         /// The message's id.
-        message_id: String,
+        message_id "messageId": String,
     }
 }
 
@@ -342,11 +320,9 @@ event_struct! {
     /// `REASONING_MESSAGE_CHUNK`: shorthand for reasoning start/content/end.
     ReasoningMessageChunk + subagent_run_id {
         /// The message's id (required on the first chunk).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        message_id: Option<String>,
+        message_id "messageId": Option<String>,
         /// The text to append.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        delta: Option<String>,
+        delta "delta": Option<String>,
     }
 }
 
@@ -354,7 +330,7 @@ event_struct! {
     /// `REASONING_END`: a reasoning span closes.
     ReasoningEnd + subagent_run_id {
         /// The span's id.
-        message_id: String,
+        message_id "messageId": String,
     }
 }
 
@@ -362,11 +338,11 @@ event_struct! {
     /// `REASONING_ENCRYPTED_VALUE`: an opaque value for a tool call or message.
     ReasoningEncryptedValue + subagent_run_id {
         /// What the value belongs to.
-        subtype: EncryptedValueSubtype,
+        subtype "subtype": EncryptedValueSubtype,
         /// The id of the tool call or message.
-        entity_id: String,
+        entity_id "entityId": String,
         /// The opaque value.
-        encrypted_value: String,
+        encrypted_value "encryptedValue": String,
     }
 }
 
@@ -374,21 +350,17 @@ event_struct! {
     /// `SUBAGENT_STARTED`: a sub-agent run began.
     SubagentStarted {
         /// The sub-agent run's id.
-        subagent_run_id: String,
+        subagent_run_id "subagentRunId": String,
         /// The sub-agent's name.
-        name: String,
+        name "name": String,
         /// What it does.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        description: Option<String>,
+        description "description": Option<String>,
         /// The sub-agent run that spawned it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parent_subagent_run_id: Option<String>,
+        parent_subagent_run_id "parentSubagentRunId": Option<String>,
         /// The tool call that spawned it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parent_tool_call_id: Option<String>,
+        parent_tool_call_id "parentToolCallId": Option<String>,
         /// The message that spawned it.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        parent_message_id: Option<String>,
+        parent_message_id "parentMessageId": Option<String>,
     }
 }
 
@@ -396,13 +368,11 @@ event_struct! {
     /// `SUBAGENT_FINISHED`: a sub-agent run ended.
     SubagentFinished {
         /// The sub-agent run's id.
-        subagent_run_id: String,
+        subagent_run_id "subagentRunId": String,
         /// Its result.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        result: Option<Value>,
+        result "result": Option<Value>,
         /// How it ended.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        outcome: Option<SubagentOutcome>,
+        outcome "outcome": Option<SubagentOutcome>,
     }
 }
 
@@ -410,18 +380,16 @@ event_struct! {
     /// `SUBAGENT_ERROR`: a sub-agent run failed.
     SubagentError {
         /// The sub-agent run's id.
-        subagent_run_id: String,
+        subagent_run_id "subagentRunId": String,
         /// What went wrong.
-        message: String,
+        message "message": String,
         /// A machine-readable code.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        code: Option<String>,
+        code "code": Option<String>,
     }
 }
 
 /// An event whose `type` this crate does not know: kept whole, reported, never dropped silently.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(transparent)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnknownEvent {
     /// The event object as it arrived (including its `type`).
     pub json: JsonObject,
@@ -435,8 +403,7 @@ impl UnknownEvent {
 }
 
 /// An AG-UI 1.0 event. Serializes to its wire JSON, with `type` first.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 #[allow(missing_docs)] // each variant is documented on its payload struct
 pub enum Event {
@@ -472,7 +439,6 @@ pub enum Event {
     SubagentFinished(SubagentFinished),
     SubagentError(SubagentError),
     /// An event of a type this crate does not know.
-    #[serde(untagged)]
     Unknown(UnknownEvent),
 }
 
@@ -553,13 +519,6 @@ impl EventError {
             | EventError::Field { index, .. } => *index,
         }
     }
-}
-
-/// Reads only the `type` of an event, skipping everything else without building values.
-#[derive(Deserialize)]
-struct TypeOnly<'a> {
-    #[serde(rename = "type", borrow, default)]
-    ty: Option<std::borrow::Cow<'a, str>>,
 }
 
 impl Event {
@@ -651,40 +610,41 @@ impl Event {
         id.as_deref()
     }
 
-    /// The wire JSON of this event.
+    /// The wire JSON of this event (`type` first).
     pub fn to_json(&self) -> String {
-        // Serializing plain data structures with string keys cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        self.to_json_string()
     }
 
     /// Parses one event from the `data` of an SSE frame. `index` is the event's position in the
     /// stream, carried into errors.
     pub fn parse(data: &str, index: usize) -> Result<Parsed, EventError> {
-        let ty = match leading_type(data) {
-            Some(ty) => std::borrow::Cow::Borrowed(ty),
-            None => {
-                let head: TypeOnly<'_> = match serde_json::from_str(data) {
-                    Ok(head) => head,
-                    Err(e) if e.is_data() => return Err(EventError::NoType { index }),
-                    Err(e) => {
-                        return Err(EventError::Json {
-                            index,
-                            message: e.to_string(),
-                        })
-                    }
-                };
-                match head.ty {
-                    Some(ty) if !ty.is_empty() => ty,
-                    _ => return Err(EventError::NoType { index }),
-                }
+        let members = match parse_object_borrowed(data) {
+            Ok(Some(members)) => members,
+            Ok(None) => return Err(EventError::NoType { index }),
+            Err(e) => {
+                return Err(EventError::Json {
+                    index,
+                    message: e.to_string(),
+                })
             }
+        };
+        let mut fields = Fields::borrowed(members);
+        let ty = match fields.take_value("type") {
+            Some(Value::String(ty)) if !ty.is_empty() => ty,
+            _ => return Err(EventError::NoType { index }),
+        };
+        let field_error = |e: FieldError| EventError::Field {
+            index,
+            event_type: ty.clone(),
+            field: e.path,
+            message: e.message,
         };
         macro_rules! known {
             ($variant:ident) => {
-                typed::<$variant>(data, index, &ty).map(|e| Parsed::Event(Event::$variant(e)))
+                $variant::read(&mut fields).map(Event::$variant)
             };
         }
-        match &*ty {
+        let event = match ty.as_str() {
             "RUN_STARTED" => known!(RunStarted),
             "RUN_FINISHED" => known!(RunFinished),
             "RUN_ERROR" => known!(RunError),
@@ -720,159 +680,131 @@ impl Event {
             | "THINKING_END"
             | "THINKING_TEXT_MESSAGE_START"
             | "THINKING_TEXT_MESSAGE_CONTENT"
-            | "THINKING_TEXT_MESSAGE_END" => parse_legacy(data, index, &ty),
-            _ => match serde_json::from_str::<JsonObject>(data) {
-                Ok(json) => Ok(Parsed::Event(Event::Unknown(UnknownEvent { json }))),
-                Err(e) => Err(EventError::Json {
-                    index,
-                    message: e.to_string(),
-                }),
-            },
-        }
+            | "THINKING_TEXT_MESSAGE_END" => {
+                return parse_legacy(&mut fields, &ty).map_err(field_error)
+            }
+            _ => {
+                fields.put("type", Value::String(ty));
+                return Ok(Parsed::Event(Event::Unknown(UnknownEvent {
+                    json: fields.into_map(),
+                })));
+            }
+        };
+        event.map(Parsed::Event).map_err(field_error)
     }
 }
 
-/// The `type` of an event whose JSON starts with it (`{"type":"TEXT_MESSAGE_CONTENT",...`), as
-/// the TS and Python encoders write it: read without a parse, so each event is parsed once. Any
-/// other layout (or an escape in the type) returns `None` and takes the full sniffing parse.
-fn leading_type(data: &str) -> Option<&str> {
-    let rest = data.strip_prefix("{\"type\":\"")?;
-    let end = rest.find('"')?;
-    let ty = &rest[..end];
-    (!ty.is_empty() && !ty.contains('\\')).then_some(ty)
-}
-
-/// Deserializes a known event's payload; on failure, names the offending field.
-fn typed<T: for<'de> Deserialize<'de>>(
-    data: &str,
-    index: usize,
-    ty: &str,
-) -> Result<T, EventError> {
-    serde_json::from_str::<T>(data).map_err(|e| {
-        // With the fast type read, this is the first full parse: broken JSON is still `Json`.
-        if e.is_syntax() || e.is_eof() {
-            return EventError::Json {
-                index,
-                message: e.to_string(),
+impl ToJson for Event {
+    fn write_json(&self, out: &mut String) {
+        if let Event::Unknown(e) = self {
+            return e.json.write_json(out);
+        }
+        let mut w = ObjWriter::new(out);
+        w.field("type", self.type_name());
+        macro_rules! fields {
+            ($($variant:ident),*) => {
+                match self {
+                    $( Event::$variant(e) => e.write_fields(&mut w), )*
+                    Event::Unknown(_) => {}
+                }
             };
         }
-        let message = e.to_string();
-        let message = match message.rfind(" at line ") {
-            Some(at) => &message[..at],
-            None => &message,
-        };
-        // serde_json stops just past the value it rejected (or the `}` of an object that lacks a
-        // field); the scanner stops one byte earlier, inside it.
-        let at = offset_of(data, e.line(), e.column()).saturating_sub(1);
-        let field = match message
-            .strip_prefix("missing field `")
-            .and_then(|rest| rest.split('`').next())
-        {
-            Some(name) => {
-                let parent = path_at(data, at, true);
-                if parent.is_empty() {
-                    name.to_owned()
-                } else {
-                    format!("{parent}.{name}")
-                }
-            }
-            None => path_at(data, at, false),
-        };
-        EventError::Field {
-            index,
-            event_type: ty.to_owned(),
-            field,
-            message: message.to_owned(),
-        }
-    })
+        fields!(
+            RunStarted,
+            RunFinished,
+            RunError,
+            StepStarted,
+            StepFinished,
+            TextMessageStart,
+            TextMessageContent,
+            TextMessageEnd,
+            TextMessageChunk,
+            ToolCallStart,
+            ToolCallArgs,
+            ToolCallEnd,
+            ToolCallChunk,
+            ToolCallResult,
+            StateSnapshot,
+            StateDelta,
+            MessagesSnapshot,
+            ActivitySnapshot,
+            ActivityDelta,
+            Raw,
+            Custom,
+            ReasoningStart,
+            ReasoningMessageStart,
+            ReasoningMessageContent,
+            ReasoningMessageEnd,
+            ReasoningMessageChunk,
+            ReasoningEnd,
+            ReasoningEncryptedValue,
+            SubagentStarted,
+            SubagentFinished,
+            SubagentError
+        );
+        w.end();
+    }
 }
 
-fn parse_legacy(data: &str, index: usize, ty: &str) -> Result<Parsed, EventError> {
-    #[derive(Deserialize)]
-    struct Legacy {
-        #[serde(default)]
-        title: Option<String>,
-        #[serde(default)]
-        delta: Option<String>,
-        #[serde(default)]
-        timestamp: Option<i64>,
-    }
-    let legacy: Legacy = typed(data, index, ty)?;
+fn parse_legacy(fields: &mut Fields<'_>, ty: &str) -> Result<Parsed, FieldError> {
+    let timestamp = fields.take("timestamp")?;
     let event = match ty {
         "THINKING_START" => LegacyThinking::Start {
-            title: legacy.title,
+            title: fields.take("title")?,
         },
         "THINKING_END" => LegacyThinking::End,
         "THINKING_TEXT_MESSAGE_START" => LegacyThinking::TextMessageStart,
         "THINKING_TEXT_MESSAGE_CONTENT" => LegacyThinking::TextMessageContent {
-            delta: legacy.delta.ok_or_else(|| EventError::Field {
-                index,
-                event_type: ty.to_owned(),
-                field: "delta".to_owned(),
-                message: "missing field `delta`".to_owned(),
-            })?,
+            delta: fields.take("delta")?,
         },
         _ => LegacyThinking::TextMessageEnd,
     };
-    Ok(Parsed::Legacy {
-        event,
-        timestamp: legacy.timestamp,
-    })
+    Ok(Parsed::Legacy { event, timestamp })
 }
 
-/// The author of a text message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[allow(missing_docs)]
-pub enum TextMessageRole {
-    Developer,
-    System,
-    Assistant,
-    User,
+wire_literals! {
+    /// The author of a text message.
+    #[allow(missing_docs)]
+    pub enum TextMessageRole {
+        Developer = "developer",
+        System = "system",
+        Assistant = "assistant",
+        User = "user",
+    }
 }
 
-/// The `"tool"` role literal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolRole {
-    /// `"tool"`.
-    Tool,
+wire_literals! {
+    /// The `"tool"` role literal.
+    pub enum ToolRole {
+        /// `"tool"`.
+        Tool = "tool",
+    }
 }
 
-/// The `"reasoning"` role literal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ReasoningRole {
-    /// `"reasoning"`.
-    Reasoning,
+wire_literals! {
+    /// The `"reasoning"` role literal.
+    pub enum ReasoningRole {
+        /// `"reasoning"`.
+        Reasoning = "reasoning",
+    }
 }
 
-/// What a `REASONING_ENCRYPTED_VALUE` belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EncryptedValueSubtype {
-    /// A tool call (`entityId` is its `toolCallId`).
-    ToolCall,
-    /// A message (`entityId` is its `messageId`).
-    Message,
+wire_literals! {
+    /// What a `REASONING_ENCRYPTED_VALUE` belongs to.
+    pub enum EncryptedValueSubtype {
+        /// A tool call (`entityId` is its `toolCallId`).
+        ToolCall = "tool-call",
+        /// A message (`entityId` is its `messageId`).
+        Message = "message",
+    }
 }
 
 /// `RUN_FINISHED.outcome`.
-///
-/// Read through a flat struct rather than serde's internally tagged enum, which buffers the object
-/// first and then can only say "somewhere in `outcome`" when a field inside it is malformed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase",
-    try_from = "FlatOutcome"
-)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum RunFinishedOutcome {
     /// The run succeeded. `pendingToolCallIds` hands frontend tool calls to the client.
     Success {
         /// Tool calls this run started and did not answer, in call order.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pending_tool_call_ids: Option<Vec<String>>,
     },
     /// The run stopped for human input.
@@ -884,129 +816,136 @@ pub enum RunFinishedOutcome {
     Cancelled {},
 }
 
-/// The wire shape of both outcome types, read field by field.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FlatOutcome {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    pending_tool_call_ids: Option<Vec<String>>,
-    #[serde(default)]
-    interrupts: Option<Vec<Interrupt>>,
-    #[serde(default)]
-    interrupt_ids: Option<Vec<String>>,
-}
-
-impl TryFrom<FlatOutcome> for RunFinishedOutcome {
-    type Error = String;
-
-    fn try_from(flat: FlatOutcome) -> Result<Self, String> {
-        match flat.kind.as_str() {
-            "success" => Ok(RunFinishedOutcome::Success {
-                pending_tool_call_ids: flat.pending_tool_call_ids,
-            }),
-            "interrupt" => flat
-                .interrupts
-                .map(|interrupts| RunFinishedOutcome::Interrupt { interrupts })
-                .ok_or_else(|| "missing field `interrupts`".to_owned()),
-            "cancelled" => Ok(RunFinishedOutcome::Cancelled {}),
-            other => Err(format!(
-                "unknown outcome type `{other}`, expected `success`, `interrupt` or `cancelled`"
-            )),
-        }
+impl FromJson for RunFinishedOutcome {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        let mut f = Fields::of(value)?;
+        let kind: String = f.take("type")?;
+        Ok(match kind.as_str() {
+            "success" => RunFinishedOutcome::Success {
+                pending_tool_call_ids: f.take("pendingToolCallIds")?,
+            },
+            "interrupt" => RunFinishedOutcome::Interrupt {
+                interrupts: f.take("interrupts")?,
+            },
+            "cancelled" => RunFinishedOutcome::Cancelled {},
+            other => {
+                return Err(unknown_outcome(
+                    other,
+                    &["success", "interrupt", "cancelled"],
+                ))
+            }
+        })
     }
 }
 
-impl TryFrom<FlatOutcome> for SubagentOutcome {
-    type Error = String;
-
-    fn try_from(flat: FlatOutcome) -> Result<Self, String> {
-        match flat.kind.as_str() {
-            "success" => Ok(SubagentOutcome::Success {}),
-            "suspended" => Ok(SubagentOutcome::Suspended {
-                interrupt_ids: flat.interrupt_ids,
-            }),
-            other => Err(format!(
-                "unknown outcome type `{other}`, expected `success` or `suspended`"
-            )),
+impl ToJson for RunFinishedOutcome {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        match self {
+            RunFinishedOutcome::Success {
+                pending_tool_call_ids,
+            } => {
+                w.field("type", "success");
+                w.field("pendingToolCallIds", pending_tool_call_ids);
+            }
+            RunFinishedOutcome::Interrupt { interrupts } => {
+                w.field("type", "interrupt");
+                w.field("interrupts", interrupts);
+            }
+            RunFinishedOutcome::Cancelled {} => w.field("type", "cancelled"),
         }
+        w.end();
     }
 }
 
-/// One open interrupt of a run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Interrupt {
-    /// The interrupt's id.
-    pub id: String,
-    /// Why the run stopped.
-    pub reason: String,
-    /// A message for the user.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-    /// The tool call it concerns.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
-    /// The JSON Schema of the expected answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub response_schema: Option<JsonObject>,
-    /// When it expires (ISO 8601).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
-    /// Free-form metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
-    /// The sub-agent run it belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_run_id: Option<String>,
+fn unknown_outcome(kind: &str, expected: &[&str]) -> FieldError {
+    FieldError::new(format!(
+        "unknown outcome type `{kind}`, expected {}",
+        super::wire::one_of(expected)
+    ))
+    .in_member("type")
 }
 
 /// `SUBAGENT_FINISHED.outcome`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "type",
-    rename_all = "lowercase",
-    rename_all_fields = "camelCase",
-    try_from = "FlatOutcome"
-)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SubagentOutcome {
     /// The sub-agent succeeded.
     Success {},
     /// The sub-agent is waiting on interrupts.
     Suspended {
         /// The interrupts it waits on.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         interrupt_ids: Option<Vec<String>>,
     },
 }
 
-/// Token usage of one model call.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(missing_docs)]
-pub struct TokenUsage {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reasoning_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cached_input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_write_input_tokens: Option<u64>,
+impl FromJson for SubagentOutcome {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        let mut f = Fields::of(value)?;
+        let kind: String = f.take("type")?;
+        Ok(match kind.as_str() {
+            "success" => SubagentOutcome::Success {},
+            "suspended" => SubagentOutcome::Suspended {
+                interrupt_ids: f.take("interruptIds")?,
+            },
+            other => return Err(unknown_outcome(other, &["success", "suspended"])),
+        })
+    }
+}
+
+impl ToJson for SubagentOutcome {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        match self {
+            SubagentOutcome::Success {} => w.field("type", "success"),
+            SubagentOutcome::Suspended { interrupt_ids } => {
+                w.field("type", "suspended");
+                w.field("interruptIds", interrupt_ids);
+            }
+        }
+        w.end();
+    }
+}
+
+wire_struct! {
+    /// One open interrupt of a run.
+    pub struct Interrupt {
+        /// The interrupt's id.
+        id "id": String,
+        /// Why the run stopped.
+        reason "reason": String,
+        /// A message for the user.
+        message "message": Option<String>,
+        /// The tool call it concerns.
+        tool_call_id "toolCallId": Option<String>,
+        /// The JSON Schema of the expected answer.
+        response_schema "responseSchema": Option<JsonObject>,
+        /// When it expires (ISO 8601).
+        expires_at "expiresAt": Option<String>,
+        /// Free-form metadata.
+        metadata "metadata": Option<JsonObject>,
+        /// The sub-agent run it belongs to.
+        subagent_run_id "subagentRunId": Option<String>,
+    }
+}
+
+wire_struct! {
+    /// Token usage of one model call.
+    #[derive(Default, Eq)]
+    #[allow(missing_docs)]
+    pub struct TokenUsage {
+        provider "provider": Option<String>,
+        model "model": Option<String>,
+        input_tokens "inputTokens": Option<u64>,
+        output_tokens "outputTokens": Option<u64>,
+        total_tokens "totalTokens": Option<u64>,
+        reasoning_tokens "reasoningTokens": Option<u64>,
+        cached_input_tokens "cachedInputTokens": Option<u64>,
+        cache_write_input_tokens "cacheWriteInputTokens": Option<u64>,
+    }
 }
 
 /// Message content: a string, or an array of content parts (`{ type: "text" | "image" | ... }`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Content {
     /// Plain text.
     Text(String),
@@ -1020,46 +959,66 @@ impl Default for Content {
     }
 }
 
-/// A tool call inside an assistant message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ToolCall {
-    /// The call's id.
-    pub id: String,
-    /// Always `"function"`.
-    #[serde(rename = "type")]
-    pub kind: FunctionKind,
-    /// The function called.
-    pub function: FunctionCall,
-    /// An opaque value from the provider.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encrypted_value: Option<String>,
-    /// Free-form metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
+impl FromJson for Content {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        match value {
+            Value::String(text) => Ok(Content::Text(text)),
+            parts @ Value::Array(_) => Vec::from_json(parts).map(Content::Parts),
+            other => Err(FieldError::expected(
+                "a string or an array of content parts",
+                &other,
+            )),
+        }
+    }
 }
 
-/// The `"function"` literal of [`ToolCall::kind`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FunctionKind {
-    /// `"function"`.
-    #[default]
-    Function,
+impl ToJson for Content {
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Content::Text(text) => text.write_json(out),
+            Content::Parts(parts) => parts.write_json(out),
+        }
+    }
 }
 
-/// The function of a [`ToolCall`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FunctionCall {
-    /// The tool's name.
-    pub name: String,
-    /// The arguments, as JSON text.
-    pub arguments: String,
+wire_struct! {
+    /// A tool call inside an assistant message.
+    pub struct ToolCall {
+        /// The call's id.
+        id "id": String,
+        /// Always `"function"`.
+        kind "type": FunctionKind,
+        /// The function called.
+        function "function": FunctionCall,
+        /// An opaque value from the provider.
+        encrypted_value "encryptedValue": Option<String>,
+        /// Free-form metadata.
+        metadata "metadata": Option<JsonObject>,
+    }
+}
+
+wire_literals! {
+    /// The `"function"` literal of [`ToolCall::kind`].
+    #[derive(Default)]
+    pub enum FunctionKind {
+        /// `"function"`.
+        #[default]
+        Function = "function",
+    }
+}
+
+wire_struct! {
+    /// The function of a [`ToolCall`].
+    pub struct FunctionCall {
+        /// The tool's name.
+        name "name": String,
+        /// The arguments, as JSON text.
+        arguments "arguments": String,
+    }
 }
 
 /// An AG-UI message, discriminated by `role`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "role", rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)] // documented on the payload structs
 pub enum Message {
     Developer(TextMessage),
@@ -1096,189 +1055,211 @@ impl Message {
             Message::Reasoning(_) => "reasoning",
         }
     }
+
+    /// The wire JSON of this message (`role` first).
+    pub fn to_json(&self) -> String {
+        self.to_json_string()
+    }
 }
 
-/// A `developer` or `system` message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(missing_docs)]
-pub struct TextMessage {
-    pub id: String,
-    pub content: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encrypted_value: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_run_id: Option<String>,
+impl FromJson for Message {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        let mut f = Fields::of(value)?;
+        let role: String = f.take("role")?;
+        Ok(match role.as_str() {
+            "developer" => Message::Developer(TextMessage::read(&mut f)?),
+            "system" => Message::System(TextMessage::read(&mut f)?),
+            "user" => Message::User(UserMessage::read(&mut f)?),
+            "assistant" => Message::Assistant(AssistantMessage::read(&mut f)?),
+            "tool" => Message::Tool(ToolMessage::read(&mut f)?),
+            "activity" => Message::Activity(ActivityMessage::read(&mut f)?),
+            "reasoning" => Message::Reasoning(ReasoningMessage::read(&mut f)?),
+            other => {
+                return Err(FieldError::new(format!(
+                    "unknown role `{other}`, expected {}",
+                    super::wire::one_of(&[
+                        "developer",
+                        "system",
+                        "user",
+                        "assistant",
+                        "tool",
+                        "activity",
+                        "reasoning"
+                    ])
+                ))
+                .in_member("role"))
+            }
+        })
+    }
 }
 
-/// A `user` message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(missing_docs)]
-pub struct UserMessage {
-    pub id: String,
-    pub content: Content,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encrypted_value: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_run_id: Option<String>,
+impl ToJson for Message {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("role", self.role());
+        match self {
+            Message::Developer(m) | Message::System(m) => m.write_fields(&mut w),
+            Message::User(m) => m.write_fields(&mut w),
+            Message::Assistant(m) => m.write_fields(&mut w),
+            Message::Tool(m) => m.write_fields(&mut w),
+            Message::Activity(m) => m.write_fields(&mut w),
+            Message::Reasoning(m) => m.write_fields(&mut w),
+        }
+        w.end();
+    }
 }
 
-/// An `assistant` message: text, tool calls, or both.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(missing_docs)]
-pub struct AssistantMessage {
-    pub id: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub content: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_calls: Option<Vec<ToolCall>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encrypted_value: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_run_id: Option<String>,
+wire_struct! {
+    /// A `developer` or `system` message.
+    #[allow(missing_docs)]
+    pub struct TextMessage {
+        id "id": String,
+        content "content": String,
+        name "name": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
 }
 
-/// A `tool` message: the answer to one tool call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(missing_docs)]
-pub struct ToolMessage {
-    pub id: String,
-    pub content: Content,
-    pub tool_call_id: String,
-    /// Set when the tool failed; `content` still says what happened.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encrypted_value: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_run_id: Option<String>,
+wire_struct! {
+    /// A `user` message.
+    #[allow(missing_docs)]
+    pub struct UserMessage {
+        id "id": String,
+        content "content": Content,
+        name "name": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
 }
 
-/// An `activity` message: structured progress shown to the user, never sent to the agent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(missing_docs)]
-pub struct ActivityMessage {
-    pub id: String,
-    pub activity_type: String,
-    pub content: JsonObject,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_run_id: Option<String>,
+wire_struct! {
+    /// An `assistant` message: text, tool calls, or both.
+    #[derive(Default)]
+    #[allow(missing_docs)]
+    pub struct AssistantMessage {
+        id "id": String,
+        content "content": Option<String>,
+        tool_calls "toolCalls": Option<Vec<ToolCall>>,
+        name "name": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
 }
 
-/// A `reasoning` message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[allow(missing_docs)]
-pub struct ReasoningMessage {
-    pub id: String,
-    pub content: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub encrypted_value: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subagent_run_id: Option<String>,
+wire_struct! {
+    /// A `tool` message: the answer to one tool call.
+    #[allow(missing_docs)]
+    pub struct ToolMessage {
+        id "id": String,
+        content "content": Content,
+        tool_call_id "toolCallId": String,
+        /// Set when the tool failed; `content` still says what happened.
+        error "error": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
 }
 
-/// A tool offered to the agent in [`RunAgentInput::tools`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tool {
-    /// The tool's name.
-    pub name: String,
-    /// What it does, for the model.
-    pub description: String,
-    /// The JSON Schema of its arguments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parameters: Option<Value>,
-    /// Free-form metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
+wire_struct! {
+    /// An `activity` message: structured progress shown to the user, never sent to the agent.
+    #[allow(missing_docs)]
+    pub struct ActivityMessage {
+        id "id": String,
+        activity_type "activityType": String,
+        content "content": JsonObject,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
 }
 
-/// A piece of context for the agent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Context {
-    /// What the value is.
-    pub description: String,
-    /// The value.
-    pub value: String,
+wire_struct! {
+    /// A `reasoning` message.
+    #[allow(missing_docs)]
+    pub struct ReasoningMessage {
+        id "id": String,
+        content "content": String,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
 }
 
-/// The answer to an open interrupt, sent in [`RunAgentInput::resume`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResumeEntry {
-    /// The interrupt answered.
-    pub interrupt_id: String,
-    /// `"resolved"` or `"cancelled"`.
-    pub status: ResumeStatus,
-    /// The answer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payload: Option<Value>,
-    /// Free-form metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub metadata: Option<JsonObject>,
+wire_struct! {
+    /// A tool offered to the agent in [`RunAgentInput::tools`].
+    pub struct Tool {
+        /// The tool's name.
+        name "name": String,
+        /// What it does, for the model.
+        description "description": String,
+        /// The JSON Schema of its arguments.
+        parameters "parameters": Option<Value>,
+        /// Free-form metadata.
+        metadata "metadata": Option<JsonObject>,
+    }
 }
 
-/// How an interrupt was answered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-#[allow(missing_docs)]
-pub enum ResumeStatus {
-    Resolved,
-    Cancelled,
+wire_struct! {
+    /// A piece of context for the agent.
+    #[derive(Eq)]
+    pub struct Context {
+        /// What the value is.
+        description "description": String,
+        /// The value.
+        value "value": String,
+    }
 }
 
-/// The body of a run request (`POST runUrl`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunAgentInput {
-    /// The thread.
-    pub thread_id: String,
-    /// A fresh id for this run.
-    pub run_id: String,
-    /// The consumer's protocol version (`"1.0"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol_version: Option<String>,
-    /// The run that this one continues.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_run_id: Option<String>,
-    /// The agent state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub state: Option<Value>,
-    /// The messages (the whole thread or only the new ones).
-    pub messages: Vec<Message>,
-    /// The frontend tools offered.
-    #[serde(default)]
-    pub tools: Vec<Tool>,
-    /// Context for the agent.
-    #[serde(default)]
-    pub context: Vec<Context>,
-    /// Properties passed through to the agent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forwarded_props: Option<Value>,
-    /// Answers to open interrupts.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub resume: Option<Vec<ResumeEntry>>,
+wire_struct! {
+    /// The answer to an open interrupt, sent in [`RunAgentInput::resume`].
+    pub struct ResumeEntry {
+        /// The interrupt answered.
+        interrupt_id "interruptId": String,
+        /// `"resolved"` or `"cancelled"`.
+        status "status": ResumeStatus,
+        /// The answer.
+        payload "payload": Option<Value>,
+        /// Free-form metadata.
+        metadata "metadata": Option<JsonObject>,
+    }
+}
+
+wire_literals! {
+    /// How an interrupt was answered.
+    #[allow(missing_docs)]
+    pub enum ResumeStatus {
+        Resolved = "resolved",
+        Cancelled = "cancelled",
+    }
+}
+
+wire_struct! {
+    /// The body of a run request (`POST runUrl`).
+    #[derive(Default)]
+    pub struct RunAgentInput {
+        /// The thread.
+        thread_id "threadId": String,
+        /// A fresh id for this run.
+        run_id "runId": String,
+        /// The consumer's protocol version (`"1.0"`).
+        protocol_version "protocolVersion": Option<String>,
+        /// The run that this one continues.
+        parent_run_id "parentRunId": Option<String>,
+        /// The agent state.
+        state "state": Option<Value>,
+        /// The messages (the whole thread or only the new ones).
+        messages "messages": Vec<Message>,
+        /// The frontend tools offered.
+        tools "tools" default: Vec<Tool>,
+        /// Context for the agent.
+        context "context" default: Vec<Context>,
+        /// Properties passed through to the agent.
+        forwarded_props "forwardedProps": Option<Value>,
+        /// Answers to open interrupts.
+        resume "resume": Option<Vec<ResumeEntry>>,
+    }
 }

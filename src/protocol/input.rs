@@ -5,7 +5,9 @@
 //! always present as arrays, `state` and `forwardedProps` `{}` when not given, activity messages
 //! left out of `messages`, and no `null` for any optional field.
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
+
+use super::wire::ToJson;
 
 use crate::protocol::event::{Context, Message, ResumeEntry, RunAgentInput, Tool};
 use crate::protocol::thread::Thread;
@@ -168,7 +170,6 @@ fn or_empty_object(value: &Value) -> Value {
 impl RunAgentInput {
     /// The request body: JSON with every absent optional field omitted (never `null`).
     pub fn to_json(&self) -> String {
-        // Plain data with string keys: serialization cannot fail.
-        serde_json::to_string(self).unwrap_or_default()
+        self.to_json_string()
     }
 }

@@ -4,7 +4,7 @@ pub mod chunks;
 pub mod decode;
 pub mod event;
 pub mod input;
-mod locate;
 pub mod sse;
 pub mod thread;
 pub mod verify;
+pub mod wire;

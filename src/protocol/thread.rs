@@ -18,7 +18,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Map, Value};
+use crate::json::{Map, Value};
 
 use crate::protocol::event::{
     ActivityMessage, AssistantMessage, Content, EncryptedValueSubtype, Event, FunctionCall,
@@ -579,7 +579,7 @@ impl Thread {
             Event::StateDelta(e) => {
                 // json_patch::patch reverts every applied operation when one fails, so a failed
                 // patch leaves the state as it was (the TS client patches a copy and warns).
-                json_patch::patch(&mut self.state, &e.delta).map_err(|err| {
+                crate::json::patch::apply(&mut self.state, &e.delta).map_err(|err| {
                     ReduceError::StatePatch {
                         message: err.to_string(),
                     }
@@ -642,7 +642,7 @@ impl Thread {
                 // default.ts: "Metadata does not depend on the patch succeeding", merge first.
                 merge_metadata(&mut activity.metadata, e.metadata.as_ref());
                 let mut content = Value::Object(activity.content.clone());
-                let patched = json_patch::patch(&mut content, &e.patch)
+                let patched = crate::json::patch::apply(&mut content, &e.patch)
                     .map_err(|err| err.to_string())
                     .and_then(|()| match content {
                         Value::Object(object) => Ok(object),

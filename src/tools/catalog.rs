@@ -61,7 +61,7 @@
 
 use std::collections::HashSet;
 
-use serde_json::{json, Map, Value};
+use crate::json::{Map, Value};
 use thiserror::Error;
 
 use super::schema::check_schema;
@@ -231,7 +231,10 @@ pub fn parse_manifest(
         Some(start) if body[start] == b'<' => return Err(CatalogError::Html),
         Some(_) => {}
     }
-    let value: Value = serde_json::from_slice(body).map_err(|e| CatalogError::NotJson {
+    let text = std::str::from_utf8(body).map_err(|e| CatalogError::NotJson {
+        message: format!("the body is not UTF-8 ({e})"),
+    })?;
+    let value = Value::parse(text).map_err(|e| CatalogError::NotJson {
         message: e.to_string(),
     })?;
     let Value::Array(entries) = value else {
@@ -380,7 +383,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
 
 /// The tool object itself: `value`, or its `function` in the OpenAI shape
 /// (`{"type": "function", "function": {...}}`, also recognized by a `function` key without `name`).
-fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map<String, Value>, Broken> {
+fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map, Broken> {
     let Some(object) = value.as_object() else {
         return Err((
             code::NOT_OBJECT,
@@ -455,7 +458,12 @@ fn check_description(description: Option<&Value>) -> Result<String, Broken> {
 
 fn check_parameters(parameters: Option<&Value>) -> Result<Value, Broken> {
     let parameters = match parameters {
-        None | Some(Value::Null) => return Ok(json!({"type": "object", "properties": {}})),
+        None | Some(Value::Null) => {
+            return Ok(Value::Object(Map::from_iter([
+                ("type", Value::from("object")),
+                ("properties", Value::Object(Map::new())),
+            ])))
+        }
         Some(object @ Value::Object(_)) => object.clone(),
         Some(other) => {
             return Err((
@@ -467,7 +475,7 @@ fn check_parameters(parameters: Option<&Value>) -> Result<Value, Broken> {
             ))
         }
     };
-    let size = serde_json::to_vec(&parameters).map_or(usize::MAX, |bytes| bytes.len());
+    let size = parameters.to_json().len();
     if size > MAX_SCHEMA_BYTES {
         return Err((
             code::BAD_SCHEMA,
@@ -485,7 +493,7 @@ fn timeout_from_json(value: &Value) -> Option<u32> {
     let ms = match number.as_u64() {
         Some(ms) => ms,
         None => {
-            let f = number.as_f64()?;
+            let f = number.as_f64();
             if f.fract() != 0.0 || !(1.0..=f64::from(MAX_TIMEOUT_MS)).contains(&f) {
                 return None;
             }

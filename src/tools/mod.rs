@@ -3,8 +3,8 @@
 //! outcomes. Sans-IO: storage, URL policy inputs and regular expressions come in through traits
 //! and values; nothing here touches JavaScript.
 
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::Value;
+use crate::protocol::wire::{ObjWriter, ToJson};
 
 pub mod catalog;
 pub mod outcome;
@@ -14,19 +14,11 @@ pub mod url;
 
 /// `an object`, `a string`, ...: what a JSON value is, for diagnostics.
 pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
+    value.kind()
 }
 
 /// Where a tool comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolSource {
     /// A frontend tool from `tools.json` or registered in code: runs in the browser, toggleable.
     Frontend,
@@ -66,26 +58,23 @@ pub struct FrontendTool {
 }
 
 /// A backend tool, as listed in the agent's `capabilities.tools`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BackendTool {
     /// The tool's name.
     pub name: String,
     /// What it does.
     pub description: String,
     /// Its argument schema, if the agent gave one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub parameters: Option<Value>,
 }
 
 /// A problem with one tool: the tool is skipped, everything else still loads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// The entry's position in `tools.json`, or, for `backend/bad-tool`, in the agent's
     /// `capabilities.tools` (absent for registered tools and for conflicts found in the catalog).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
     /// The tool's name, when it has a readable one.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// A stable code, e.g. `tool/bad-name` (see [`catalog`] for the list).
     pub code: &'static str,
@@ -94,14 +83,13 @@ pub struct Diagnostic {
 }
 
 /// One row of the tool selector (`listTools`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolEntry {
     /// The tool's name.
     pub name: String,
     /// What it does.
     pub description: String,
     /// Its argument schema.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub parameters: Option<Value>,
     /// Frontend (toggleable) or backend (locked).
     pub source: ToolSource,
@@ -109,6 +97,50 @@ pub struct ToolEntry {
     pub enabled: bool,
     /// Whether the user can toggle it (backend tools cannot).
     pub locked: bool,
+}
+
+impl ToJson for ToolSource {
+    fn write_json(&self, out: &mut String) {
+        match self {
+            ToolSource::Frontend => "frontend",
+            ToolSource::Backend => "backend",
+        }
+        .write_json(out);
+    }
+}
+
+impl ToJson for BackendTool {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("name", &self.name);
+        w.field("description", &self.description);
+        w.field("parameters", &self.parameters);
+        w.end();
+    }
+}
+
+impl ToJson for Diagnostic {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("index", &self.index);
+        w.field("name", &self.name);
+        w.field("code", self.code);
+        w.field("message", &self.message);
+        w.end();
+    }
+}
+
+impl ToJson for ToolEntry {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("name", &self.name);
+        w.field("description", &self.description);
+        w.field("parameters", &self.parameters);
+        w.field("source", &self.source);
+        w.field("enabled", &self.enabled);
+        w.field("locked", &self.locked);
+        w.end();
+    }
 }
 
 /// The tool selector's rows for one thread: frontend tools with their toggle, then backend tools.

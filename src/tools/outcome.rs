@@ -7,12 +7,10 @@
 //! RECOVERY HINT: <what the model can do>
 //! ```
 
-use serde::Serialize;
-use serde_json::Value;
+use crate::json::Value;
 
 /// Why a tool call produced no result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FailureCode {
     /// The arguments were not JSON, or broke the tool's schema.
@@ -160,7 +158,7 @@ mod tests {
             "72F"
         );
         assert_eq!(
-            ToolOutcome::Value(serde_json::json!({"t": 72})).content(),
+            ToolOutcome::Value(Value::parse(r#"{"t": 72}"#).unwrap()).content(),
             r#"{"t":72}"#
         );
         assert_eq!(ToolOutcome::Value(Value::Null).content(), "null");

@@ -26,9 +26,8 @@
 //! `dependencies`, `minContains`/`maxContains`, `format` (an annotation only, as by default in JSON
 //! Schema). Unknown keywords (`description`, `title`, `default`, `examples`, ...) are ignored.
 //!
-//! **Order.** `serde_json` maps are sorted by key here, so the order the schema was written in is
-//! not known. Keywords are therefore checked in one fixed order, which makes the first violation
-//! deterministic: `$ref`, `type`, `enum`, `const`; then for numbers `minimum`, `exclusiveMinimum`,
+//! **Order.** Keywords are checked in one fixed order, whatever order the schema was written in,
+//! which makes the first violation deterministic: `$ref`, `type`, `enum`, `const`; then for numbers `minimum`, `exclusiveMinimum`,
 //! `maximum`, `exclusiveMaximum`, `multipleOf`; strings `minLength`, `maxLength`, `pattern`; arrays
 //! `minItems`, `maxItems`, `uniqueItems`, `prefixItems`/`items`/`additionalItems`, `contains`;
 //! objects `required` (in its array order), `minProperties`, `maxProperties`, `properties`,
@@ -43,7 +42,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use serde_json::{Map, Number, Value};
+use crate::json::{Map, Number, Value};
 
 /// How many schema levels may apply inside one another (through `$ref`, combinators, properties
 /// and items) before validation stops with a `depth` violation.
@@ -249,7 +248,7 @@ impl Validator<'_, '_> {
         result
     }
 
-    fn check_keywords(&mut self, s: &Map<String, Value>, value: &Value) -> Checked {
+    fn check_keywords(&mut self, s: &Map, value: &Value) -> Checked {
         if let Some(r) = s.get("$ref").and_then(Value::as_str) {
             let root = self.root;
             match resolve(root, r) {
@@ -316,7 +315,7 @@ impl Validator<'_, '_> {
         self.check_combinators(s, value)
     }
 
-    fn check_number(&mut self, s: &Map<String, Value>, n: &Number) -> Checked {
+    fn check_number(&mut self, s: &Map, n: &Number) -> Checked {
         let bound = |k: &str| s.get(k).and_then(Value::as_number);
         let flag = |k: &str| s.get(k) == Some(&Value::Bool(true));
         if let Some(min) = bound("minimum") {
@@ -361,7 +360,7 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
-    fn check_string(&mut self, s: &Map<String, Value>, text: &str) -> Checked {
+    fn check_string(&mut self, s: &Map, text: &str) -> Checked {
         let min = s.get("minLength").and_then(count);
         let max = s.get("maxLength").and_then(count);
         if min.is_some() || max.is_some() {
@@ -407,7 +406,7 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
-    fn check_array(&mut self, s: &Map<String, Value>, items: &[Value]) -> Checked {
+    fn check_array(&mut self, s: &Map, items: &[Value]) -> Checked {
         let len = items.len() as u64;
         if let Some(min) = s.get("minItems").and_then(count).filter(|&m| len < m) {
             return self.invalid(
@@ -495,7 +494,7 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
-    fn check_object(&mut self, s: &Map<String, Value>, props: &Map<String, Value>) -> Checked {
+    fn check_object(&mut self, s: &Map, props: &Map) -> Checked {
         if let Some(required) = s.get("required").and_then(Value::as_array) {
             for name in required.iter().filter_map(Value::as_str) {
                 if !props.contains_key(name) {
@@ -628,7 +627,7 @@ impl Validator<'_, '_> {
         }
     }
 
-    fn check_combinators(&mut self, s: &Map<String, Value>, value: &Value) -> Checked {
+    fn check_combinators(&mut self, s: &Map, value: &Value) -> Checked {
         if let Some(all) = s.get("allOf").and_then(Value::as_array) {
             for sub in all {
                 self.check(sub, value)?;
@@ -983,10 +982,7 @@ fn type_phrase(name: &str) -> &str {
 }
 
 fn is_integer(n: &Number) -> bool {
-    n.is_i64()
-        || n.is_u64()
-        || n.as_f64()
-            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    n.is_whole()
 }
 
 fn int_of(n: &Number) -> Option<i128> {
@@ -999,7 +995,7 @@ fn int_of(n: &Number) -> Option<i128> {
 fn cmp_num(a: &Number, b: &Number) -> Option<Ordering> {
     match (int_of(a), int_of(b)) {
         (Some(x), Some(y)) => Some(x.cmp(&y)),
-        _ => a.as_f64()?.partial_cmp(&b.as_f64()?),
+        _ => a.as_f64().partial_cmp(&b.as_f64()),
     }
 }
 
@@ -1007,9 +1003,7 @@ fn is_multiple(n: &Number, m: &Number) -> bool {
     if let (Some(x), Some(y)) = (int_of(n), int_of(m)) {
         return y <= 0 || x % y == 0;
     }
-    let (Some(x), Some(y)) = (n.as_f64(), m.as_f64()) else {
-        return true;
-    };
+    let (x, y) = (n.as_f64(), m.as_f64());
     if y <= 0.0 {
         return true; // malformed, rejected by `check_schema`
     }
@@ -1017,27 +1011,16 @@ fn is_multiple(n: &Number, m: &Number) -> bool {
     q.is_finite() && (q - q.round()).abs() < 1e-9
 }
 
-/// JSON equality, where numbers compare by value (`1 == 1.0`).
+/// JSON equality, where numbers compare by value (`1 == 1.0`): [`Value`]'s own equality.
 fn json_eq(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => cmp_num(x, y) == Some(Ordering::Equal),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
-        }
-        _ => a == b,
-    }
+    a == b
 }
 
 /// A non-negative integer keyword value (`3` or `3.0`).
 fn count(v: &Value) -> Option<u64> {
     let n = v.as_number()?;
     n.as_u64().or_else(|| {
-        let f = n.as_f64()?;
+        let f = n.as_f64();
         (f >= 0.0 && f.fract() == 0.0 && f < u64::MAX as f64).then_some(f as u64)
     })
 }

@@ -36,7 +36,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use serde_json::Value;
+use crate::json::Value;
 
 use super::{json_kind, Diagnostic};
 
@@ -356,7 +356,7 @@ impl<S: KeyValueStore> Toggles<S> {
     /// Parses a stored value; anything but a JSON object of booleans queues diagnostics and gives
     /// an `Unreadable` entry holding the booleans that could be read.
     fn parse(&mut self, key: &str, text: &str) -> Entry {
-        let object = match serde_json::from_str::<Value>(text) {
+        let object = match Value::parse(text) {
             Ok(Value::Object(object)) => object,
             Ok(other) => {
                 let kind = json_kind(&other);
@@ -409,23 +409,21 @@ impl<S: KeyValueStore> Toggles<S> {
     fn write(&mut self, slot: Option<&str>, map: BTreeMap<String, bool>, name: Option<&str>) {
         if !self.memory_only {
             let key = storage_key(slot);
-            match serde_json::to_string(&map) {
-                Ok(text) => {
-                    if let Err(err) = self.store.set(&key, &text) {
-                        self.memory_only = true;
-                        self.diagnose(
-                            name.map(str::to_owned),
-                            CODE_STORAGE_UNAVAILABLE,
-                            format!("could not write {key}: {err}; toggles are kept in memory for this session"),
-                        );
-                    }
-                }
-                // Unreachable for a map of strings to booleans; kept so no input can panic.
-                Err(err) => self.diagnose(
+            let text = Value::Object(
+                map.iter()
+                    .map(|(name, on)| (name.as_str(), Value::Bool(*on)))
+                    .collect(),
+            )
+            .to_json();
+            if let Err(err) = self.store.set(&key, &text) {
+                self.memory_only = true;
+                self.diagnose(
                     name.map(str::to_owned),
                     CODE_STORAGE_UNAVAILABLE,
-                    format!("could not encode {key}: {err}; the change is kept in memory"),
-                ),
+                    format!(
+                        "could not write {key}: {err}; toggles are kept in memory for this session"
+                    ),
+                );
             }
         }
         let entry = Entry {

@@ -5,12 +5,12 @@
 //! the wire JSON.
 
 use js_sys::{Uint8Array, JSON};
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::chat_runtime_error;
+use crate::json::Value;
 use crate::protocol::decode::DecodeOptions;
+use crate::protocol::wire::{FromJson, ToJson};
 
 /// The bytes of a `string | Uint8Array` argument.
 pub(crate) fn stream_input_bytes(input: &JsValue) -> Result<Vec<u8>, JsValue> {
@@ -59,24 +59,24 @@ pub(crate) fn options_from_js(value: Option<JsValue>) -> Result<DecodeOptions, J
 }
 
 /// A Rust value as a plain JS value (through JSON).
-pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value)
-        .map_err(|e| chat_runtime_error("internal", &e.to_string(), &[]))?;
-    JSON::parse(&text)
+pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    JSON::parse(&value.to_json_string())
 }
 
 /// A JS value as a Rust value (through `JSON.stringify`); a value of the wrong shape is a
-/// `ChatRuntimeError` `input/invalid` naming what is wrong.
-pub(crate) fn from_js<T: DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
+/// `ChatRuntimeError` `input/invalid` naming what is wrong and where (`[0].id: missing field`).
+pub(crate) fn from_js<T: FromJson>(value: &JsValue) -> Result<T, JsValue> {
     let text: String = JSON::stringify(value)
         .map_err(|e| chat_runtime_error("input/invalid", &super::storage::describe(&e), &[]))?
         .into();
-    serde_json::from_str(&text).map_err(|e| {
-        let message = e.to_string();
-        let message = match message.rfind(" at line ") {
-            Some(at) => &message[..at],
-            None => &message,
+    let json = Value::parse(&text)
+        .map_err(|e| chat_runtime_error("input/invalid", &e.to_string(), &[]))?;
+    T::from_json(json).map_err(|e| {
+        let message = if e.path.is_empty() {
+            e.message
+        } else {
+            format!("{}: {}", e.path, e.message)
         };
-        chat_runtime_error("input/invalid", message, &[])
+        chat_runtime_error("input/invalid", &message, &[])
     })
 }

@@ -163,10 +163,10 @@ async fn call(rc: &Shared, job: &ToolCallJob, controller: &AbortController) -> T
 /// encode (a BigInt, a cycle, a function) are a failure rather than a silent `{}`.
 fn to_outcome(value: &JsValue) -> ToolOutcome {
     if let Some(text) = value.as_string() {
-        return ToolOutcome::Value(serde_json::Value::String(text));
+        return ToolOutcome::Value(crate::json::Value::String(text));
     }
     match js::json_or_throw(value) {
-        Ok(text) => match serde_json::from_str(&text) {
+        Ok(text) => match crate::json::Value::parse(&text) {
             Ok(json) => ToolOutcome::Value(json),
             Err(e) => failure(
                 FailureCode::ToolExecutionFailed,

@@ -9,9 +9,8 @@ use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::rc::{Rc, Weak};
 
+use crate::json::Value;
 use js_sys::{Array, Function, Object, Promise, Reflect};
-use serde::Serialize;
-use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -21,6 +20,7 @@ use super::js::{self, AbortController, AbortSignal};
 use super::storage::JsStore;
 use super::{host, transport};
 use crate::protocol::event::{Context, Message};
+use crate::protocol::wire::ObjWriter;
 use crate::session::{
     Action, HistoryMode, RunRequest, RuntimeEvent, Session, SessionConfig, ToolSet,
 };
@@ -940,11 +940,6 @@ fn status_field(status: Option<u16>) -> Vec<(&'static str, JsValue)> {
 
 /// `{ tools, diagnostics }`, and the matching events.
 fn report(rc: &Shared, diagnostics: Vec<Diagnostic>) -> Result<JsValue, JsValue> {
-    #[derive(Serialize)]
-    struct Report<'a> {
-        tools: Vec<crate::tools::ToolEntry>,
-        diagnostics: &'a [Diagnostic],
-    }
     let tools = {
         let mut inner = rc.borrow_mut();
         let Inner {
@@ -952,10 +947,12 @@ fn report(rc: &Shared, diagnostics: Vec<Diagnostic>) -> Result<JsValue, JsValue>
         } = &mut *inner;
         list_tools(catalog, toggles, None)
     };
-    let value = to_js(&Report {
-        tools,
-        diagnostics: &diagnostics,
-    })?;
+    let mut text = String::new();
+    let mut w = ObjWriter::new(&mut text);
+    w.field("tools", &tools);
+    w.field("diagnostics", &diagnostics);
+    w.end();
+    let value = js_sys::JSON::parse(&text)?;
     let mut events: Vec<RuntimeEvent> = diagnostics
         .into_iter()
         .map(|diagnostic| RuntimeEvent::Diagnostic { diagnostic })

@@ -1,0 +1,551 @@
+//! Typed data to and from JSON, by hand: [`FromJson`] / [`ToJson`] over [`crate::json::Value`].
+//!
+//! The wire structs declare their JSON names once ([`wire_struct!`](crate::wire_struct)); each
+//! field is read with [`Fields::take`] and written with [`ObjWriter::field`]. Optional fields are
+//! `Option`s: absent or `null` reads as `None`, and `None` is never written (AG-UI omits, never
+//! nulls). An error names the JSON path of the value at fault (`outcome.interrupts[1].id`).
+
+use std::borrow::Cow;
+
+use crate::json::patch::PatchOp;
+use crate::json::{push_i64, write_str, Map, Value};
+
+/// Why a value could not be read: where (a JSON path relative to the value read) and what.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// `messages[1].toolCallId`; empty for the value itself.
+    pub path: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl FieldError {
+    /// An error about the value itself.
+    pub fn new(message: impl Into<String>) -> FieldError {
+        FieldError {
+            path: String::new(),
+            message: message.into(),
+        }
+    }
+
+    /// "expected a string, found a number".
+    pub fn expected(what: &str, found: &Value) -> FieldError {
+        FieldError::new(format!("expected {what}, found {}", found.kind()))
+    }
+
+    /// The same error, one object member further out.
+    pub fn in_member(mut self, key: &str) -> FieldError {
+        self.path = match self.path.as_bytes().first() {
+            None => key.to_owned(),
+            Some(b'[') => format!("{key}{}", self.path),
+            Some(_) => format!("{key}.{}", self.path),
+        };
+        self
+    }
+
+    /// The same error, one array item further out.
+    pub fn in_item(mut self, index: usize) -> FieldError {
+        self.path = match self.path.as_bytes().first() {
+            None | Some(b'[') => format!("[{index}]{}", self.path),
+            Some(_) => format!("[{index}].{}", self.path),
+        };
+        self
+    }
+}
+
+/// A type read from a JSON value.
+pub trait FromJson: Sized {
+    /// Reads the value.
+    fn from_json(value: Value) -> Result<Self, FieldError>;
+
+    /// The value of an absent member: `Some` for optional types, `None` when it is required.
+    fn absent() -> Option<Self> {
+        None
+    }
+}
+
+/// A type written as JSON.
+pub trait ToJson {
+    /// Appends the JSON text.
+    fn write_json(&self, out: &mut String);
+
+    /// Whether an object member holding this is left out (`None`).
+    fn omitted(&self) -> bool {
+        false
+    }
+
+    /// The JSON text.
+    fn to_json_string(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+}
+
+/// The members of an object being read. Members are taken out as they are read, so nothing is
+/// copied; unknown members are ignored.
+pub struct Fields<'a> {
+    members: Vec<(Cow<'a, str>, Value)>,
+}
+
+impl<'a> Fields<'a> {
+    /// The members of a parsed top-level object (keys borrowed from the text).
+    pub fn borrowed(members: Vec<(Cow<'a, str>, Value)>) -> Fields<'a> {
+        Fields { members }
+    }
+
+    /// The members of `value`, which must be an object.
+    pub fn of(value: Value) -> Result<Fields<'static>, FieldError> {
+        match value {
+            Value::Object(map) => Ok(Fields {
+                members: map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect(),
+            }),
+            other => Err(FieldError::expected("an object", &other)),
+        }
+    }
+
+    /// The member `key` as a `T`; absent reads as [`FromJson::absent`].
+    pub fn take<T: FromJson>(&mut self, key: &str) -> Result<T, FieldError> {
+        match self.take_value(key) {
+            Some(value) => T::from_json(value).map_err(|e| e.in_member(key)),
+            None => T::absent().ok_or_else(|| missing(key)),
+        }
+    }
+
+    /// The member `key` as a `T`, or `default()` when it is absent.
+    pub fn take_or<T: FromJson>(
+        &mut self,
+        key: &str,
+        default: impl FnOnce() -> T,
+    ) -> Result<T, FieldError> {
+        match self.take_value(key) {
+            Some(value) => T::from_json(value).map_err(|e| e.in_member(key)),
+            None => Ok(default()),
+        }
+    }
+
+    /// The raw member `key`, taken out.
+    pub fn take_value(&mut self, key: &str) -> Option<Value> {
+        self.members
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.take())
+    }
+
+    /// The member `key` as a string, borrowed (`None` when absent or not a string).
+    pub fn peek_str(&self, key: &str) -> Option<&str> {
+        self.members
+            .iter()
+            .find(|(k, _)| k == key)
+            .and_then(|(_, v)| v.as_str())
+    }
+
+    /// Sets the member `key` (one that was taken out) back to `value`.
+    pub fn put(&mut self, key: &str, value: Value) {
+        if let Some(slot) = self.members.iter_mut().find(|(k, _)| k == key) {
+            slot.1 = value;
+        }
+    }
+
+    /// All members, as an owned object (for data kept whole).
+    pub fn into_map(self) -> Map {
+        Map::from_unique(
+            self.members
+                .into_iter()
+                .map(|(k, v)| (k.into_owned(), v))
+                .collect(),
+        )
+    }
+}
+
+fn missing(key: &str) -> FieldError {
+    FieldError {
+        path: key.to_owned(),
+        message: format!("missing field `{key}`"),
+    }
+}
+
+/// Writes an object member by member.
+pub struct ObjWriter<'o> {
+    out: &'o mut String,
+    first: bool,
+}
+
+impl<'o> ObjWriter<'o> {
+    /// Opens an object.
+    pub fn new(out: &'o mut String) -> ObjWriter<'o> {
+        out.push('{');
+        ObjWriter { out, first: true }
+    }
+
+    fn key(&mut self, key: &str) {
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        write_str(self.out, key);
+        self.out.push(':');
+    }
+
+    /// Writes `key: value` unless the value is omitted (`None`).
+    pub fn field<T: ToJson + ?Sized>(&mut self, key: &str, value: &T) {
+        if !value.omitted() {
+            self.key(key);
+            value.write_json(self.out);
+        }
+    }
+
+    /// Writes `key: value`, or `key: null` for `None`.
+    pub fn nullable<T: ToJson>(&mut self, key: &str, value: &Option<T>) {
+        self.key(key);
+        value.write_json(self.out);
+    }
+
+    /// Writes the members of `map` (after the ones written so far).
+    pub fn members(&mut self, map: &Map) {
+        for (k, v) in map.iter() {
+            self.key(k);
+            v.write_json(self.out);
+        }
+    }
+
+    /// Closes the object.
+    pub fn end(self) {
+        self.out.push('}');
+    }
+}
+
+impl FromJson for String {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        match value {
+            Value::String(s) => Ok(s),
+            other => Err(FieldError::expected("a string", &other)),
+        }
+    }
+}
+
+impl ToJson for String {
+    fn write_json(&self, out: &mut String) {
+        write_str(out, self);
+    }
+}
+
+impl ToJson for str {
+    fn write_json(&self, out: &mut String) {
+        write_str(out, self);
+    }
+}
+
+impl FromJson for bool {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        value
+            .as_bool()
+            .ok_or_else(|| FieldError::expected("a boolean", &value))
+    }
+}
+
+impl ToJson for bool {
+    fn write_json(&self, out: &mut String) {
+        out.push_str(if *self { "true" } else { "false" });
+    }
+}
+
+impl FromJson for i64 {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        value
+            .as_i64()
+            .ok_or_else(|| FieldError::expected("an integer", &value))
+    }
+}
+
+impl ToJson for i64 {
+    fn write_json(&self, out: &mut String) {
+        push_i64(out, *self);
+    }
+}
+
+macro_rules! small_unsigned {
+    ($($t:ty),*) => {$(
+        impl ToJson for $t {
+            fn write_json(&self, out: &mut String) {
+                push_i64(out, *self as i64);
+            }
+        }
+    )*};
+}
+small_unsigned!(u16, u32, usize);
+
+impl FromJson for u64 {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        value
+            .as_u64()
+            .ok_or_else(|| FieldError::expected("a non-negative integer", &value))
+    }
+}
+
+impl ToJson for u64 {
+    fn write_json(&self, out: &mut String) {
+        Value::from(*self).write_json(out);
+    }
+}
+
+impl FromJson for Value {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        Ok(value)
+    }
+}
+
+impl ToJson for Value {
+    fn write_json(&self, out: &mut String) {
+        Value::write_json(self, out);
+    }
+}
+
+impl FromJson for Map {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        match value {
+            Value::Object(map) => Ok(map),
+            other => Err(FieldError::expected("an object", &other)),
+        }
+    }
+}
+
+impl ToJson for Map {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.members(self);
+        w.end();
+    }
+}
+
+impl<T: FromJson> FromJson for Option<T> {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        match value {
+            Value::Null => Ok(None),
+            value => T::from_json(value).map(Some),
+        }
+    }
+
+    fn absent() -> Option<Self> {
+        Some(None)
+    }
+}
+
+impl<T: ToJson> ToJson for Option<T> {
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Some(value) => value.write_json(out),
+            None => out.push_str("null"),
+        }
+    }
+
+    fn omitted(&self) -> bool {
+        self.is_none()
+    }
+}
+
+impl<T: ToJson + ?Sized> ToJson for &T {
+    fn write_json(&self, out: &mut String) {
+        (**self).write_json(out);
+    }
+
+    fn omitted(&self) -> bool {
+        (**self).omitted()
+    }
+}
+
+impl<T: FromJson> FromJson for Box<T> {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        T::from_json(value).map(Box::new)
+    }
+}
+
+impl<T: ToJson> ToJson for Box<T> {
+    fn write_json(&self, out: &mut String) {
+        (**self).write_json(out);
+    }
+}
+
+impl<T: FromJson> FromJson for Vec<T> {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        match value {
+            Value::Array(items) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| T::from_json(item).map_err(|e| e.in_item(i)))
+                .collect(),
+            other => Err(FieldError::expected("an array", &other)),
+        }
+    }
+}
+
+impl<T: ToJson> ToJson for [T] {
+    fn write_json(&self, out: &mut String) {
+        out.push('[');
+        for (i, item) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            item.write_json(out);
+        }
+        out.push(']');
+    }
+}
+
+impl<T: ToJson> ToJson for Vec<T> {
+    fn write_json(&self, out: &mut String) {
+        self.as_slice().write_json(out);
+    }
+}
+
+impl FromJson for PatchOp {
+    fn from_json(value: Value) -> Result<Self, FieldError> {
+        PatchOp::from_json(value).map_err(|(key, message)| {
+            let e = FieldError::new(message);
+            if key.is_empty() {
+                e
+            } else {
+                e.in_member(key)
+            }
+        })
+    }
+}
+
+impl ToJson for PatchOp {
+    fn write_json(&self, out: &mut String) {
+        PatchOp::write_json(self, out);
+    }
+}
+
+/// Declares a struct read from and written as a JSON object, each field with its JSON name:
+/// `field "jsonName": Type` (optional: `Option<_>`), or `field "jsonName" default: Type` for a
+/// field always written that reads as `Default::default()` when absent. Derives `Debug`, `Clone` and
+/// `PartialEq`; further attributes (docs, derives) pass through.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! wire_struct {
+    (
+        $(#[$attr:meta])* $vis:vis struct $name:ident {
+            $( $(#[$fattr:meta])* $field:ident $wire:literal $($default:ident)? : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, PartialEq)]
+        $vis struct $name {
+            $( $(#[$fattr])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// Reads the fields from an object's members.
+            pub(crate) fn read(
+                fields: &mut $crate::protocol::wire::Fields<'_>,
+            ) -> Result<Self, $crate::protocol::wire::FieldError> {
+                Ok($name {
+                    $( $field: $crate::wire_struct!(@take fields $wire $($default)?), )*
+                })
+            }
+
+            /// Writes the fields as members of an open object.
+            pub(crate) fn write_fields(&self, w: &mut $crate::protocol::wire::ObjWriter<'_>) {
+                $( w.field($wire, &self.$field); )*
+            }
+        }
+
+        impl $crate::protocol::wire::FromJson for $name {
+            fn from_json(
+                value: $crate::json::Value,
+            ) -> Result<Self, $crate::protocol::wire::FieldError> {
+                $name::read(&mut $crate::protocol::wire::Fields::of(value)?)
+            }
+        }
+
+        impl $crate::protocol::wire::ToJson for $name {
+            fn write_json(&self, out: &mut String) {
+                let mut w = $crate::protocol::wire::ObjWriter::new(out);
+                self.write_fields(&mut w);
+                w.end();
+            }
+        }
+    };
+    (@take $fields:ident $wire:literal) => { $fields.take($wire)? };
+    (@take $fields:ident $wire:literal default) => { $fields.take_or($wire, Default::default)? };
+}
+
+/// Declares an enum of string literals (`Developer = "developer"`), read and written as the string.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! wire_literals {
+    (
+        $(#[$attr:meta])* $vis:vis enum $name:ident {
+            $( $(#[$vattr:meta])* $variant:ident = $wire:literal ),* $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis enum $name {
+            $( $(#[$vattr])* $variant, )*
+        }
+
+        impl $name {
+            /// The wire string.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $wire, )*
+                }
+            }
+        }
+
+        impl $crate::protocol::wire::FromJson for $name {
+            fn from_json(
+                value: $crate::json::Value,
+            ) -> Result<Self, $crate::protocol::wire::FieldError> {
+                const NAMES: &[&str] = &[$($wire),*];
+                match value.as_str() {
+                    $( Some($wire) => Ok($name::$variant), )*
+                    Some(other) => Err($crate::protocol::wire::FieldError::new(format!(
+                        "unknown value `{other}`, expected {}",
+                        $crate::protocol::wire::one_of(NAMES)
+                    ))),
+                    None => Err($crate::protocol::wire::FieldError::expected("a string", &value)),
+                }
+            }
+        }
+
+        impl $crate::protocol::wire::ToJson for $name {
+            fn write_json(&self, out: &mut String) {
+                $crate::json::write_str(out, self.as_str());
+            }
+        }
+    };
+}
+
+/// "`a`, `b` or `c`".
+pub fn one_of(names: &[&str]) -> String {
+    let mut out = String::new();
+    for (i, name) in names.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == names.len() { " or " } else { ", " });
+        }
+        out.push('`');
+        out.push_str(name);
+        out.push('`');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_nest() {
+        let e = FieldError::new("bad")
+            .in_member("id")
+            .in_item(2)
+            .in_member("interrupts");
+        assert_eq!(e.path, "interrupts[2].id");
+        let e = FieldError::new("bad").in_item(0).in_item(1).in_member("a");
+        assert_eq!(e.path, "a[1][0]");
+        assert_eq!(one_of(&["x", "y", "z"]), "`x`, `y` or `z`");
+    }
+}
