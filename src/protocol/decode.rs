@@ -361,16 +361,10 @@ impl EventDecoder {
                 });
                 continue;
             };
-            let is_chunk = matches!(
-                event,
-                Event::TextMessageChunk(_)
-                    | Event::ToolCallChunk(_)
-                    | Event::ReasoningMessageChunk(_)
-            );
-            match self.output {
-                Output::Wire => {
+            match (self.output, chunk_copy(&event)) {
+                (Output::Wire, Some(copy)) => {
                     // The verifier needs the expanded view; the wire event is the output.
-                    expander.push(event.clone(), index, &mut self.expanded)?;
+                    expander.push(copy, index, &mut self.expanded)?;
                     self.take_expanded(index, false)?;
                     self.ready.push_back(Item {
                         event,
@@ -378,12 +372,17 @@ impl EventDecoder {
                         expanded: false,
                     });
                 }
-                Output::Expanded => {
+                (Output::Wire, None) => {
+                    // A non-chunk event comes out of the expander last, as it went in.
+                    expander.push(event, index, &mut self.expanded)?;
+                    self.take_expanded(index, true)?;
+                }
+                (Output::Expanded, _) => {
                     expander.push(event, index, &mut self.expanded)?;
                     self.take_expanded(index, false)?;
                 }
-                Output::Both if is_chunk => {
-                    expander.push(event.clone(), index, &mut self.expanded)?;
+                (Output::Both, Some(copy)) => {
+                    expander.push(copy, index, &mut self.expanded)?;
                     self.ready.push_back(Item {
                         event,
                         wire: true,
@@ -391,7 +390,7 @@ impl EventDecoder {
                     });
                     self.take_expanded(index, false)?;
                 }
-                Output::Both => {
+                (Output::Both, None) => {
                     // The expander moves a non-chunk event through last, after the ENDs it
                     // synthesized to close chunk streams: that last event is the wire event.
                     expander.push(event, index, &mut self.expanded)?;
@@ -410,16 +409,34 @@ impl EventDecoder {
             if let Some(verifier) = &mut self.verifier {
                 verifier.check(&event, index)?;
             }
+            let wire = last_is_wire && n + 1 == count;
             if self.output != Output::Wire {
                 self.ready.push_back(Item {
                     event,
-                    wire: last_is_wire && n + 1 == count,
+                    wire,
                     expanded: true,
+                });
+            } else if wire {
+                self.ready.push_back(Item {
+                    event,
+                    wire,
+                    expanded: false,
                 });
             }
         }
         Ok(())
     }
+}
+
+/// A copy of a chunk event (which the expander turns into other events while the wire keeps it);
+/// `None` for any other event. Only the three chunk types are ever cloned.
+fn chunk_copy(event: &Event) -> Option<Event> {
+    Some(match event {
+        Event::TextMessageChunk(e) => Event::TextMessageChunk(e.clone()),
+        Event::ToolCallChunk(e) => Event::ToolCallChunk(e.clone()),
+        Event::ReasoningMessageChunk(e) => Event::ReasoningMessageChunk(e.clone()),
+        _ => return None,
+    })
 }
 
 /// A whole body, decoded.

@@ -169,13 +169,13 @@ fn optional_function(object: &JsValue, key: &str) -> Result<Option<Function>, Js
         .map_err(|_| options_error(&format!("`{key}` must be a function")))
 }
 
-fn optional_positive(object: &JsValue, key: &str, max: f64) -> Result<Option<u32>, JsValue> {
+fn optional_positive(object: &JsValue, key: &str, max: u32) -> Result<Option<u32>, JsValue> {
     let value = get(object, key);
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
     match value.as_f64() {
-        Some(n) if n >= 1.0 && n <= max && n.fract() == 0.0 => Ok(Some(n as u32)),
+        Some(n) if n >= 1.0 && n <= f64::from(max) && n.fract() == 0.0 => Ok(Some(n as u32)),
         _ => Err(options_error(&format!(
             "`{key}` must be a positive integer up to {max}"
         ))),
@@ -224,9 +224,9 @@ impl ChatRuntime {
         let defaults = SessionConfig::default();
         let config = SessionConfig {
             history,
-            max_rounds: optional_positive(&options, "maxRounds", 1000.0)?
+            max_rounds: optional_positive(&options, "maxRounds", 1000)?
                 .unwrap_or(defaults.max_rounds),
-            tool_timeout_ms: optional_positive(&options, "toolTimeoutMs", 3_600_000.0)?
+            tool_timeout_ms: optional_positive(&options, "toolTimeoutMs", 3_600_000)?
                 .unwrap_or(defaults.tool_timeout_ms),
             max_event_bytes: defaults.max_event_bytes,
         };
@@ -324,7 +324,7 @@ impl ChatRuntime {
                     .ok_or_else(|| options_error("`followUp` must be a boolean"))?,
             ),
         };
-        let timeout_ms = optional_positive(&tool, "timeoutMs", 600_000.0)?;
+        let timeout_ms = optional_positive(&tool, "timeoutMs", 600_000)?;
         let result = {
             let mut inner = self.inner.borrow_mut();
             let result =
