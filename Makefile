@@ -74,7 +74,7 @@ size:
 # A regression guard on what the package ships (.wasm + JS glue, gzip -9). The product goal is
 # 60 KB; today's build is far over it (see README, Numbers), so the guard sits just above today's
 # size until the trimming work brings it down.
-SIZE_BUDGET_GZIP ?= 300000
+SIZE_BUDGET_GZIP ?= 210000
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 
