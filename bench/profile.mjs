@@ -64,7 +64,7 @@ for (const name of names) {
       const rt = new mod.ChatRuntime({ runUrl: "/x/{threadId}", toolsUrl: null, storage: null,
         fetch: async () => new Response(stream(), { headers: { "content-type": "text/event-stream" } }) });
       const calls = { agui: 0, messages: 0, other: 0 };
-      if (subscribe) rt.subscribe((e) => { calls[e.type in calls ? e.type : "other"]++; });
+      if (subscribe) rt.subscribe((e) => { calls[e.type in calls ? e.type : "other"]++; }, { events: ["messages"] });
       const t0 = performance.now();
       const r = await rt.run({ threadId: "bench-thread", messages: [{ id: "u1", role: "user", content: "Go." }] });
       const ms = performance.now() - t0;

@@ -21,7 +21,9 @@
 //! handlers' signal), unanswered calls settled with `INTERRUPTED` results, [`Action::Finished`].
 //! Inputs for a round or a call that is over (a late chunk, a late tool result) are ignored.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::hash::{HashMap, HashSet};
 
 use crate::json::Value;
 
@@ -85,7 +87,7 @@ impl ToolSet {
     /// catalog's prefix), every frontend tool and backend tool is known by its incoming name.
     pub fn from_catalog(catalog: &Catalog, mut enabled: impl FnMut(&str) -> bool) -> Self {
         let mut set = ToolSet::default();
-        let mut on = HashSet::new();
+        let mut on = HashSet::default();
         for tool in catalog.frontend_tools() {
             let kind = if enabled(&tool.name) {
                 on.insert(tool.name.clone());
@@ -326,15 +328,45 @@ impl ToJson for ToolErrorInfo {
 /// The object `run()` resolves with (camelCase fields).
 impl ToJson for RunResult {
     fn write_json(&self, out: &mut String) {
+        self.write_json_with(out, true);
+    }
+}
+
+impl RunResult {
+    /// The JSON of [`ToJson`], with `newMessages` written as `[]` unless `new_messages` is set
+    /// (for a host that fills it in from `messages`, whose subsequence it is).
+    pub fn write_json_with(&self, out: &mut String, new_messages: bool) {
         let mut w = ObjWriter::new(out);
         w.field("threadId", &self.thread_id);
         w.field("status", &self.status);
         w.field("rounds", &self.rounds);
         w.field("messages", &self.messages);
-        w.field("newMessages", &self.new_messages);
+        let none: &[Message] = &[];
+        w.field(
+            "newMessages",
+            if new_messages {
+                &self.new_messages[..]
+            } else {
+                none
+            },
+        );
         w.field("state", &self.state);
         w.field("error", &self.error);
         w.end();
+    }
+
+    /// The positions in `messages` of the `new_messages` (which are a subsequence of it, by id),
+    /// or `None` if they are not.
+    pub fn new_message_positions(&self) -> Option<Vec<usize>> {
+        let mut positions = Vec::with_capacity(self.new_messages.len());
+        let mut next = self.new_messages.iter().peekable();
+        for (at, message) in self.messages.iter().enumerate() {
+            if next.peek().is_some_and(|new| new.id() == message.id()) {
+                positions.push(at);
+                next.next();
+            }
+        }
+        next.peek().is_none().then_some(positions)
     }
 }
 
@@ -543,7 +575,7 @@ impl Session {
         Self {
             config,
             patterns,
-            threads: HashMap::new(),
+            threads: HashMap::default(),
             actions: VecDeque::new(),
             id_prefix: id_prefix.into(),
             next_id: 0,
@@ -686,7 +718,7 @@ impl Session {
             decoder: None,
             stream_done: false,
             run_finished: false,
-            running: HashMap::new(),
+            running: HashMap::default(),
             answers: Vec::new(),
         });
         self.send_round(&thread_id);

@@ -578,13 +578,43 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     }
 }
 
-/// Appends `s` as a JSON string literal, escaped as `JSON.stringify` escapes it.
+/// Whether any of the 8 bytes of `word` is `"`, `\\` or a control character (below 0x20): the
+/// bytes a JSON string must escape, or, when parsing, the bytes that end a plain run.
+#[inline]
+pub(crate) fn has_special_byte(word: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    (below_space | zero_in(word ^ (ONES * b'"' as u64)) | zero_in(word ^ (ONES * b'\\' as u64)))
+        != 0
+}
+
+/// The 8 bytes at `at` as a little-endian word, if there are 8.
+#[inline]
+pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+    let chunk = bytes.get(at..at + 8)?;
+    let mut w = [0u8; 8];
+    w.copy_from_slice(chunk);
+    Some(u64::from_le_bytes(w))
+}
+
+/// Appends `s` as a JSON string literal, escaped as `JSON.stringify` escapes it. Runs without
+/// anything to escape are skipped 8 bytes at a time.
 pub fn write_str(out: &mut String, s: &str) {
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(word) = word_at(bytes, i) {
+            if !has_special_byte(word) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         let escape: &str = match b {
             b'"' => "\\\"",
             b'\\' => "\\\\",
@@ -594,7 +624,10 @@ pub fn write_str(out: &mut String, s: &str) {
             0x08 => "\\b",
             0x0c => "\\f",
             0..=0x1f => "",
-            _ => continue,
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.push_str(&s[start..i]);
         if escape.is_empty() {
@@ -605,7 +638,8 @@ pub fn write_str(out: &mut String, s: &str) {
         } else {
             out.push_str(escape);
         }
-        start = i + 1;
+        i += 1;
+        start = i;
     }
     out.push_str(&s[start..]);
     out.push('"');
@@ -652,6 +686,26 @@ mod tests {
         assert_ne!(parse("1.5").unwrap(), parse("1").unwrap());
         assert!(v[3].as_number().unwrap().is_whole());
         assert!(!parse("1.5").unwrap().as_number().unwrap().is_whole());
+    }
+
+    #[test]
+    fn the_word_scan_finds_every_special_byte() {
+        for b in 0u8..=255 {
+            let special = b < 0x20 || b == b'"' || b == b'\\';
+            for at in 0..8 {
+                let mut word = *b"abcdefgh";
+                word[at] = b;
+                assert_eq!(
+                    has_special_byte(u64::from_le_bytes(word)),
+                    special,
+                    "{b} at {at}"
+                );
+            }
+        }
+        let long = "0123456789abcdef\u{e9}\"x\n0123456789";
+        let mut out = String::new();
+        write_str(&mut out, long);
+        assert_eq!(out, "\"0123456789abcdef\u{e9}\\\"x\\n0123456789\"");
     }
 
     #[test]

@@ -265,6 +265,13 @@ impl<'a> Parser<'a> {
         self.pos += 1;
         let start = self.pos;
         loop {
+            // Plain runs (most of a text delta) are skipped 8 bytes at a time.
+            while let Some(word) = super::word_at(self.bytes, self.pos) {
+                if super::has_special_byte(word) {
+                    break;
+                }
+                self.pos += 8;
+            }
             match self.peek() {
                 Some(b'"') => {
                     let s = &self.text[start..self.pos];
@@ -281,6 +288,12 @@ impl<'a> Parser<'a> {
         out.push_str(&self.text[start..self.pos]);
         loop {
             let run = self.pos;
+            while let Some(word) = super::word_at(self.bytes, self.pos) {
+                if super::has_special_byte(word) {
+                    break;
+                }
+                self.pos += 8;
+            }
             while let Some(b) = self.peek() {
                 if b == b'"' || b == b'\\' || b < 0x20 {
                     break;

@@ -16,7 +16,7 @@
 //! returns a [`ReduceError`] instead and leaves the thread unchanged (one documented exception:
 //! [`ReduceError::ActivityPatch`]); the caller reports it and keeps going, like the TS client.
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use crate::json::{Map, Value};
 
@@ -182,8 +182,8 @@ impl Thread {
         let mut thread = Thread {
             messages,
             state: Value::Object(Map::new()),
-            message_index: HashMap::new(),
-            tool_call_index: HashMap::new(),
+            message_index: HashMap::default(),
+            tool_call_index: HashMap::default(),
             run: RunTally::default(),
         };
         thread.reindex();
@@ -319,7 +319,7 @@ impl Thread {
     pub fn pending_tool_calls(&self) -> Vec<PendingCall> {
         match &self.run.finished {
             Some(Finished::Named(ids)) => {
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 ids.iter()
                     .filter(|id| seen.insert(id.as_str()))
                     .filter_map(|id| self.pending_call(id))
@@ -745,7 +745,7 @@ impl Thread {
         // `new Map(...)`: for a repeated id, the last snapshot message wins.
         let by_id: HashMap<&str, &Message> = incoming.iter().map(|m| (m.id(), m)).collect();
         let old = std::mem::take(&mut self.messages);
-        let mut kept: HashSet<String> = HashSet::new();
+        let mut kept: HashSet<String> = HashSet::default();
         for message in old {
             if let Some(&update) = by_id.get(message.id()) {
                 kept.insert(message.id().to_owned());

@@ -20,7 +20,7 @@
 //! and other optional `null`s (the parser reads `null` as absent), a `SUBAGENT_*` without its
 //! required fields, and an unknown `SUBAGENT_FINISHED.outcome.type` (both are parse errors).
 
-use std::collections::{HashMap, HashSet};
+use crate::hash::{HashMap, HashSet};
 
 use super::event::{EncryptedValueSubtype, Event, Message};
 

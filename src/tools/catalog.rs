@@ -59,7 +59,7 @@
 //! [`Catalog::resolve_call`]) is re-evaluated after every change to either side, because backend
 //! tools usually arrive after the manifest, and they can go away again.
 
-use std::collections::HashSet;
+use crate::hash::HashSet;
 
 use crate::json::{Map, Value};
 use thiserror::Error;
@@ -244,7 +244,7 @@ pub fn parse_manifest(
     };
 
     let mut report = ManifestReport::default();
-    let mut names: HashSet<String> = HashSet::new();
+    let mut names: HashSet<String> = HashSet::default();
     for (index, entry) in entries.iter().enumerate() {
         let tool = match validate_entry(entry, ctx) {
             Ok(tool) => tool,
@@ -608,7 +608,7 @@ impl Catalog {
     /// tool, manifest or registered, and why.
     pub fn set_manifest(&mut self, tools: Vec<FrontendTool>) -> Vec<Diagnostic> {
         let mut dropped = Vec::new();
-        let mut names = HashSet::new();
+        let mut names = HashSet::default();
         let mut kept = Vec::with_capacity(tools.len().min(MAX_TOOLS));
         for tool in tools {
             if names.contains(&tool.name) {

@@ -34,7 +34,9 @@
 //! [`Toggles::poll_diagnostic`], to drain after any of them. Each key is read from the store at most
 //! once; after that, answers come from the cache in `O(log n)`.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::hash::HashMap;
 
 use crate::json::Value;
 
@@ -202,7 +204,7 @@ impl<S: KeyValueStore> Toggles<S> {
         Self {
             store,
             default: None,
-            threads: HashMap::new(),
+            threads: HashMap::default(),
             memory_only: false,
             diagnostics: VecDeque::new(),
         }

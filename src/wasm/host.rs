@@ -2,8 +2,8 @@
 //! `(args, { toolCallId, toolName, threadId, runId, signal })`, bound by the tool's timeout, and
 //! turn whatever happens into a [`ToolOutcome`]. Also the `RegExp`-backed schema `pattern`s.
 
+use crate::hash::HashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use js_sys::{Function, Object, Promise, Reflect, RegExp, JSON};
 use wasm_bindgen::prelude::*;

@@ -6,8 +6,10 @@
 //! session under a short borrow, the borrow is released, then JS is called.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
+
+use crate::hash::HashMap;
 
 use crate::json::Value;
 use js_sys::{Array, Function, Object, Promise, Reflect};
@@ -22,7 +24,7 @@ use super::{host, transport};
 use crate::protocol::event::{Context, Message};
 use crate::protocol::wire::ObjWriter;
 use crate::session::{
-    Action, HistoryMode, RunRequest, RuntimeEvent, Session, SessionConfig, ToolSet,
+    Action, HistoryMode, RunRequest, RunResult, RuntimeEvent, Session, SessionConfig, ToolSet,
 };
 use crate::tools::catalog::{parse_manifest, Catalog, CatalogError, ManifestContext};
 use crate::tools::toggles::{ThreadKey, Toggles};
@@ -280,9 +282,9 @@ impl ChatRuntime {
             ),
             listeners: Vec::new(),
             next_listener: 0,
-            handlers: HashMap::new(),
-            modules: HashMap::new(),
-            running: HashMap::new(),
+            handlers: HashMap::default(),
+            modules: HashMap::default(),
+            running: HashMap::default(),
             dirty: BTreeSet::new(),
             frame_scheduled: false,
             storage_listener: None,
@@ -775,7 +777,7 @@ pub(crate) fn drive(rc: &Shared) {
                         .map(|f| f.call2(&signal, &"abort".into(), &listener));
                 }
                 if let Some(resolve) = running.resolve {
-                    match to_js(&*result) {
+                    match run_result_to_js(&result) {
                         Ok(value) => {
                             let _ = resolve.call1(&JsValue::UNDEFINED, &value);
                         }
@@ -791,6 +793,25 @@ pub(crate) fn drive(rc: &Shared) {
         emit(rc, &events);
     }
     schedule_flush(rc);
+}
+
+/// `run()`'s value. `newMessages` is a subsequence of `messages`, so its objects are taken from
+/// `messages`: the thread crosses as JSON once, not twice, and `newMessages[i]` is the very object
+/// in `messages` (what a memoised UI wants).
+fn run_result_to_js(result: &RunResult) -> Result<JsValue, JsValue> {
+    let Some(positions) = result.new_message_positions() else {
+        return to_js(result);
+    };
+    let mut text = String::new();
+    result.write_json_with(&mut text, false);
+    let value = js_sys::JSON::parse(&text)?;
+    let messages: Array = Reflect::get(&value, &"messages".into())?.unchecked_into();
+    let new_messages = Array::new_with_length(positions.len() as u32);
+    for (n, at) in positions.into_iter().enumerate() {
+        new_messages.set(n as u32, messages.get(at as u32));
+    }
+    Reflect::set(&value, &"newMessages".into(), &new_messages)?;
+    Ok(value)
 }
 
 /// Sends each event to the listeners that want it. A listener that throws is reported and
