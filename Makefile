@@ -74,7 +74,7 @@ size:
 # A regression guard on what the package ships (.wasm + JS glue, gzip -9). The product goal is
 # 60 KB; today's build is far over it (see README, Numbers), so the guard sits just above today's
 # size until the trimming work brings it down.
-SIZE_BUDGET_GZIP ?= 210000
+SIZE_BUDGET_GZIP ?= 230000
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 
@@ -164,12 +164,14 @@ bench-dist: node-deps
 bench-native: rust-tools
 	cargo bench --bench throughput
 
-# Not part of `make test`: run by hand (needs nightly and cargo-fuzz). Two targets: the decoder
-# pipeline over arbitrary bytes, and the session (the loop) over arbitrary input sequences.
+# Not part of `make test`: run by hand (needs nightly and cargo-fuzz). Three targets: the decoder
+# pipeline over arbitrary bytes, the session (the loop) over arbitrary input sequences, and the
+# JSON layer against serde_json (plus JSON Patch atomicity).
 fuzz:
 	cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz
 	cd fuzz && cargo +nightly fuzz run decode -- -max_total_time=$${FUZZ_SECONDS:-300}
 	cd fuzz && cargo +nightly fuzz run session -- -dict=session.dict -max_len=4096 -max_total_time=$${FUZZ_SECONDS:-300}
+	cd fuzz && cargo +nightly fuzz run json -- -dict=json.dict -max_len=2048 -max_total_time=$${FUZZ_SECONDS:-300}
 
 clean:
 	rm -rf pkg target node_modules

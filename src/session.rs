@@ -645,12 +645,20 @@ impl Session {
     /// The messages changed since the last call, for coalesced rendering: `None` when nothing
     /// changed, all of them when the list changed wholesale.
     pub fn take_changed(&mut self, thread_id: &str) -> Option<Vec<Message>> {
+        let positions = self.take_changed_positions(thread_id)?;
+        let messages = self.threads.get(thread_id)?.thread.messages();
+        Some(positions.into_iter().map(|at| messages[at].clone()).collect())
+    }
+
+    /// [`take_changed`](Self::take_changed) as positions in the thread's messages (ascending),
+    /// for a host that already holds the messages in another form.
+    pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<Vec<usize>> {
         let state = self.threads.get_mut(thread_id)?;
         if !state.changed_all && state.changed.is_empty() {
             return None;
         }
-        let messages = if state.changed_all {
-            state.thread.messages().to_vec()
+        let positions = if state.changed_all {
+            (0..state.thread.messages().len()).collect()
         } else {
             // O(changed), not O(thread): each frame of a long thread looks up only what changed.
             let mut positions: Vec<usize> = state
@@ -661,13 +669,10 @@ impl Session {
             positions.sort_unstable();
             positions.dedup();
             positions
-                .into_iter()
-                .map(|at| state.thread.messages()[at].clone())
-                .collect()
         };
         state.changed.clear();
         state.changed_all = false;
-        Some(messages)
+        Some(positions)
     }
 
     /// Starts a turn: adds the request's messages and sends the first run.

@@ -765,8 +765,13 @@ pub(crate) fn drive(rc: &Shared) {
             }
             Action::Emit(_) => {}
             Action::Finished(result) => {
-                // The final messages go out before the promise settles.
-                flush_thread(rc, &result.thread_id);
+                // The final messages go out before the promise settles, as objects of the
+                // result's `messages` (the thread crosses once, and they are the same objects).
+                let value = run_result_to_js(&result);
+                match &value {
+                    Ok(value) => flush_thread_from(rc, &result.thread_id, value),
+                    Err(_) => flush_thread(rc, &result.thread_id),
+                }
                 let running = rc.borrow_mut().running.remove(&result.thread_id);
                 let Some(running) = running else { continue };
                 cancel(running.fetch, running.tools);
@@ -777,7 +782,7 @@ pub(crate) fn drive(rc: &Shared) {
                         .map(|f| f.call2(&signal, &"abort".into(), &listener));
                 }
                 if let Some(resolve) = running.resolve {
-                    match run_result_to_js(&result) {
+                    match value {
                         Ok(value) => {
                             let _ = resolve.call1(&JsValue::UNDEFINED, &value);
                         }
@@ -814,23 +819,40 @@ fn run_result_to_js(result: &RunResult) -> Result<JsValue, JsValue> {
     Ok(value)
 }
 
-/// Sends each event to the listeners that want it. A listener that throws is reported and
-/// skipped. An event no listener wants is never converted.
-pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
-    let listeners: Vec<(Function, EventFilter)> = rc
-        .borrow()
+/// The listeners, copied out so a listener may subscribe or unsubscribe while being called.
+fn listeners(rc: &Shared) -> Vec<(Function, EventFilter)> {
+    rc.borrow()
         .listeners
         .iter()
         .map(|(_, f, filter)| (f.clone(), filter.clone()))
-        .collect();
+        .collect()
+}
+
+fn wants(filter: &EventFilter, kind: &str) -> bool {
+    filter
+        .as_ref()
+        .is_none_or(|types| types.iter().any(|t| t == kind))
+}
+
+/// Calls each listener that wants `kind` with `value`; one that throws is reported and skipped.
+fn deliver(listeners: &[(Function, EventFilter)], kind: &str, value: &JsValue) {
+    for (listener, filter) in listeners {
+        if !wants(filter, kind) {
+            continue;
+        }
+        if let Err(error) = listener.call1(&JsValue::UNDEFINED, value) {
+            js::console_error("chat-runtime: a subscriber threw", &error);
+        }
+    }
+}
+
+/// Sends each event to the listeners that want it. A listener that throws is reported and
+/// skipped. An event no listener wants is never converted.
+pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
+    let listeners = listeners(rc);
     if listeners.is_empty() {
         return;
     }
-    let wants = |filter: &EventFilter, kind: &str| {
-        filter
-            .as_ref()
-            .is_none_or(|types| types.iter().any(|t| t == kind))
-    };
     let wanted: Vec<&RuntimeEvent> = events
         .iter()
         .filter(|event| listeners.iter().any(|(_, f)| wants(f, event.kind())))
@@ -842,15 +864,7 @@ pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
     let Ok(values) = to_js(&wanted) else { return };
     let values: Array = values.unchecked_into();
     for (n, event) in wanted.iter().enumerate() {
-        let value = values.get(n as u32);
-        for (listener, filter) in &listeners {
-            if !wants(filter, event.kind()) {
-                continue;
-            }
-            if let Err(error) = listener.call1(&JsValue::UNDEFINED, &value) {
-                js::console_error("chat-runtime: a subscriber threw", &error);
-            }
-        }
+        deliver(&listeners, event.kind(), &values.get(n as u32));
     }
 }
 
@@ -906,6 +920,34 @@ fn flush_thread(rc: &Shared, thread_id: &str) {
             }],
         );
     }
+}
+
+/// Emits the thread's changed messages now, taking the objects from `result.messages` (a
+/// run's result, built from the same thread at the same moment).
+fn flush_thread_from(rc: &Shared, thread_id: &str, result: &JsValue) {
+    let positions = {
+        let mut inner = rc.borrow_mut();
+        inner.dirty.remove(thread_id);
+        inner.session.take_changed_positions(thread_id)
+    };
+    let Some(positions) = positions else { return };
+    let listeners = listeners(rc);
+    if !listeners.iter().any(|(_, f)| wants(f, "messages")) {
+        return;
+    }
+    let Ok(all) = Reflect::get(result, &"messages".into()) else {
+        return;
+    };
+    let all: Array = all.unchecked_into();
+    let messages = Array::new_with_length(positions.len() as u32);
+    for (n, at) in positions.into_iter().enumerate() {
+        messages.set(n as u32, all.get(at as u32));
+    }
+    let event = Object::new();
+    let _ = Reflect::set(&event, &"type".into(), &"messages".into());
+    let _ = Reflect::set(&event, &"threadId".into(), &thread_id.into());
+    let _ = Reflect::set(&event, &"messages".into(), &messages);
+    deliver(&listeners, "messages", &event);
 }
 
 /// `loadTools()`.

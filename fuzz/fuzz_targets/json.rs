@@ -1,0 +1,80 @@
+//! The crate's JSON layer against serde_json, over arbitrary text, and JSON Patch atomicity.
+//! Properties:
+//! - whatever serde_json accepts, `json::parse` accepts, to the same value (serde_json reads our
+//!   output back to exactly what it read from the input);
+//! - what only `json::parse` accepts is a lone surrogate escape (U+FFFD here, an error there) or
+//!   nesting deeper than serde_json's 128;
+//! - writing and re-parsing gives the same value, and strings are written as serde_json (and
+//!   `JSON.stringify`) write them;
+//! - a JSON Patch read from the input either applies, or fails and leaves the document as it was.
+#![no_main]
+
+use chat_runtime::json::{parse, patch, Value};
+use libfuzzer_sys::fuzz_target;
+
+fn depth(text: &str) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+fn has_surrogate_escape(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["\\ud8", "\\ud9", "\\uda", "\\udb", "\\udc", "\\udd", "\\ude", "\\udf"]
+        .iter()
+        .any(|p| lower.contains(p))
+}
+
+fuzz_target!(|input: &[u8]| {
+    let Ok(text) = std::str::from_utf8(input) else { return };
+    let ours = parse(text);
+    let theirs = serde_json::from_str::<serde_json::Value>(text);
+    match (&ours, &theirs) {
+        (Ok(value), Ok(expected)) => {
+            let written = value.to_json();
+            let back: serde_json::Value = serde_json::from_str(&written).expect("we write JSON");
+            assert_eq!(&back, expected, "{text:?} -> {written:?}");
+        }
+        (Err(e), Ok(_)) => panic!("{text:?}: serde_json accepts it, we say {e}"),
+        (Ok(_), Err(_)) => assert!(
+            has_surrogate_escape(text) || depth(text) > 128,
+            "{text:?}: we accept what serde_json refuses"
+        ),
+        (Err(_), Err(_)) => {}
+    }
+    let Ok(value) = ours else { return };
+    assert_eq!(parse(&value.to_json()).as_ref(), Ok(&value), "{text:?}");
+    if let Value::String(s) = &value {
+        assert_eq!(value.to_json(), serde_json::to_string(s).unwrap());
+    }
+    // `[document, patch]`: apply, and check that a failure changed nothing.
+    if let Value::Array(pair) = value {
+        if let [mut doc, ops] = <[Value; 2]>::try_from(pair).unwrap_or_default() {
+            if let Ok(ops) = patch::from_json(ops) {
+                let before = doc.clone();
+                if patch::apply(&mut doc, &ops).is_err() {
+                    assert_eq!(doc.to_json(), before.to_json(), "a failed patch changed the document");
+                }
+            }
+        }
+    }
+});
