@@ -647,7 +647,12 @@ impl Session {
     pub fn take_changed(&mut self, thread_id: &str) -> Option<Vec<Message>> {
         let positions = self.take_changed_positions(thread_id)?;
         let messages = self.threads.get(thread_id)?.thread.messages();
-        Some(positions.into_iter().map(|at| messages[at].clone()).collect())
+        Some(
+            positions
+                .into_iter()
+                .map(|at| messages[at].clone())
+                .collect(),
+        )
     }
 
     /// [`take_changed`](Self::take_changed) as positions in the thread's messages (ascending),
