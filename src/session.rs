@@ -519,6 +519,8 @@ pub struct Session {
     patterns: Box<dyn PatternMatcher>,
     threads: HashMap<String, ThreadState>,
     actions: VecDeque<Action>,
+    /// Whether each wire event becomes a [`RuntimeEvent::Agui`] (see [`Session::set_agui_events`]).
+    agui_events: bool,
     /// Makes run and message ids: `{prefix}-{n}`; the host gives a random prefix.
     id_prefix: String,
     next_id: u64,
@@ -577,6 +579,7 @@ impl Session {
             patterns,
             threads: HashMap::default(),
             actions: VecDeque::new(),
+            agui_events: true,
             id_prefix: id_prefix.into(),
             next_id: 0,
         }
@@ -678,6 +681,13 @@ impl Session {
         state.changed.clear();
         state.changed_all = false;
         Some(positions)
+    }
+
+    /// Whether each AG-UI event as it arrived is emitted as [`RuntimeEvent::Agui`] (on by
+    /// default). A host whose listeners do not want them turns this off, and the stream then costs
+    /// no per-event action.
+    pub fn set_agui_events(&mut self, on: bool) {
+        self.agui_events = on;
     }
 
     /// Starts a turn: adds the request's messages and sends the first run.
@@ -1010,7 +1020,7 @@ impl Session {
                     _ => {}
                 }
             }
-            if item.wire {
+            if item.wire && self.agui_events {
                 self.actions.push_back(Action::Emit(RuntimeEvent::Agui {
                     thread_id: thread_id.to_owned(),
                     run_id: turn.run_id.clone(),

@@ -832,3 +832,31 @@ fn changed_messages_are_coalesced_until_taken() {
     assert_eq!(changed.len(), 1, "many deltas, one changed message");
     assert_eq!(to_serde(&changed[0])["content"], "one two three");
 }
+
+#[test]
+fn agui_events_can_be_turned_off_and_the_loop_still_runs() {
+    let count = |h: &Harness| {
+        h.events
+            .iter()
+            .filter(|e| matches!(e, RuntimeEvent::Agui { .. }))
+            .count()
+    };
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "hi")]), clock());
+    h.respond("t", &run_with(vec![text("a1", "one two")]));
+    let with = count(&h);
+    assert!(with > 0, "on by default");
+
+    let mut h = harness();
+    h.session.set_agui_events(false);
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
+    assert_eq!(count(&h), 0);
+    // The call still ran and the turn still finished once it was answered.
+    assert_eq!(h.jobs.len(), 1);
+    h.answer("t", "c1", ToolOutcome::Value(value!("12:00")));
+    h.respond("t", &run_with(vec![text("a2", "It is noon.")]));
+    assert_eq!(h.result().status, RunStatus::Completed);
+    assert_eq!(h.result().messages.len(), 4);
+    assert_eq!(count(&h), 0);
+}

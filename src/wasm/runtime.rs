@@ -127,6 +127,18 @@ pub(crate) struct Inner {
     storage_listener: Option<Function>,
 }
 
+impl Inner {
+    /// Tells the session whether any listener wants `agui` events (none: the stream costs no
+    /// per-event action).
+    fn sync_agui_events(&mut self) {
+        let on = self
+            .listeners
+            .iter()
+            .any(|(_, _, filter)| wants(filter, "agui"));
+        self.session.set_agui_events(on);
+    }
+}
+
 pub(crate) type Shared = Rc<RefCell<Inner>>;
 
 /// The event types a listener asked for; `None`: all of them.
@@ -264,7 +276,7 @@ impl ChatRuntime {
                 .collect::<Result<_, _>>()?,
             _ => return Err(options_error("`allowedImportOrigins` must be an array")),
         };
-        let inner = Inner {
+        let mut inner = Inner {
             options: Options {
                 run_url,
                 tools_url,
@@ -289,6 +301,7 @@ impl ChatRuntime {
             frame_scheduled: false,
             storage_listener: None,
         };
+        inner.sync_agui_events();
         let runtime = ChatRuntime {
             inner: Rc::new(RefCell::new(inner)),
         };
@@ -527,12 +540,15 @@ impl ChatRuntime {
             inner.next_listener += 1;
             let id = inner.next_listener;
             inner.listeners.push((id, listener, filter.map(Rc::from)));
+            inner.sync_agui_events();
             id
         };
         let weak = Rc::downgrade(&self.inner);
         let unsubscribe = Closure::<dyn Fn()>::new(move || {
             if let Some(rc) = weak.upgrade() {
-                rc.borrow_mut().listeners.retain(|(n, _, _)| *n != id);
+                let mut inner = rc.borrow_mut();
+                inner.listeners.retain(|(n, _, _)| *n != id);
+                inner.sync_agui_events();
             }
         });
         Ok(unsubscribe.into_js_value().unchecked_into())
