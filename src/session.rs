@@ -328,20 +328,20 @@ impl ToJson for ToolErrorInfo {
 /// The object `run()` resolves with (camelCase fields).
 impl ToJson for RunResult {
     fn write_json(&self, out: &mut String) {
-        self.write_json_with(out, true);
+        self.write_json_with(out, true, true);
     }
 }
 
 impl RunResult {
-    /// The JSON of [`ToJson`], with `newMessages` written as `[]` unless `new_messages` is set
-    /// (for a host that fills it in from `messages`, whose subsequence it is).
-    pub fn write_json_with(&self, out: &mut String, new_messages: bool) {
+    /// The JSON of [`ToJson`], with `messages` / `newMessages` written as `[]` unless asked for
+    /// (for a host that fills them in from messages it already holds).
+    pub fn write_json_with(&self, out: &mut String, messages: bool, new_messages: bool) {
         let mut w = ObjWriter::new(out);
         w.field("threadId", &self.thread_id);
         w.field("status", &self.status);
         w.field("rounds", &self.rounds);
-        w.field("messages", &self.messages);
         let none: &[Message] = &[];
+        w.field("messages", if messages { &self.messages[..] } else { none });
         w.field(
             "newMessages",
             if new_messages {
@@ -446,6 +446,20 @@ impl ToJson for RuntimeEvent {
         }
         w.end();
     }
+}
+
+/// The messages of a thread that changed since the last [`Session::take_changed_positions`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedMessages {
+    /// Their positions in the thread, ascending.
+    pub positions: Vec<usize>,
+    /// Every message changed (a snapshot, `set_messages`, or a message inserted before others):
+    /// `positions` is `0..len` and a copy kept by position must be rebuilt. Otherwise each
+    /// position is a message changed in place or appended at the end: positions past the
+    /// previous length are exactly the appended messages.
+    pub all: bool,
+    /// The thread's length now.
+    pub len: usize,
 }
 
 /// A browser tool call for the host to run.
@@ -648,25 +662,27 @@ impl Session {
     /// The messages changed since the last call, for coalesced rendering: `None` when nothing
     /// changed, all of them when the list changed wholesale.
     pub fn take_changed(&mut self, thread_id: &str) -> Option<Vec<Message>> {
-        let positions = self.take_changed_positions(thread_id)?;
+        let changed = self.take_changed_positions(thread_id)?;
         let messages = self.threads.get(thread_id)?.thread.messages();
         Some(
-            positions
+            changed
+                .positions
                 .into_iter()
                 .map(|at| messages[at].clone())
                 .collect(),
         )
     }
 
-    /// [`take_changed`](Self::take_changed) as positions in the thread's messages (ascending),
-    /// for a host that already holds the messages in another form.
-    pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<Vec<usize>> {
+    /// [`take_changed`](Self::take_changed) as positions in the thread's messages, for a host
+    /// that keeps its own copy of the messages up to date.
+    pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<ChangedMessages> {
         let state = self.threads.get_mut(thread_id)?;
         if !state.changed_all && state.changed.is_empty() {
             return None;
         }
+        let len = state.thread.messages().len();
         let positions = if state.changed_all {
-            (0..state.thread.messages().len()).collect()
+            (0..len).collect()
         } else {
             // O(changed), not O(thread): each frame of a long thread looks up only what changed.
             let mut positions: Vec<usize> = state
@@ -678,9 +694,14 @@ impl Session {
             positions.dedup();
             positions
         };
+        let all = state.changed_all;
         state.changed.clear();
         state.changed_all = false;
-        Some(positions)
+        Some(ChangedMessages {
+            positions,
+            all,
+            len,
+        })
     }
 
     /// Whether each AG-UI event as it arrived is emitted as [`RuntimeEvent::Agui`] (on by
@@ -983,6 +1004,10 @@ impl Session {
         while let Some(item) = decoder.next_item() {
             if item.expanded {
                 match state.thread.apply(&item.event) {
+                    Ok(Applied::Added(at)) if at + 1 != state.thread.messages().len() => {
+                        // Inserted before other messages: every later position moved.
+                        state.changed_all = true;
+                    }
                     Ok(Applied::Message(at)) | Ok(Applied::Added(at)) => {
                         // A token stream changes the same message thousands of times between
                         // two frames: record it once.
@@ -1199,7 +1224,7 @@ impl Session {
         state.handled.insert(tool_call_id.to_owned());
         state.unsent.push(id.clone());
         state.changed.push(id.clone());
-        state.thread.insert_tool_result(ToolMessage {
+        let at = state.thread.insert_tool_result(ToolMessage {
             id,
             content: Content::Text(outcome.content()),
             tool_call_id: tool_call_id.to_owned(),
@@ -1208,6 +1233,10 @@ impl Session {
             metadata: None,
             subagent_run_id: None,
         });
+        if at + 1 != state.thread.messages().len() {
+            // Placed before later messages (right after its assistant message).
+            state.changed_all = true;
+        }
     }
 
     fn emit_tool_finished(

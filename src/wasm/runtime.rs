@@ -24,7 +24,8 @@ use super::{host, transport};
 use crate::protocol::event::{Context, Message};
 use crate::protocol::wire::ObjWriter;
 use crate::session::{
-    Action, HistoryMode, RunRequest, RunResult, RuntimeEvent, Session, SessionConfig, ToolSet,
+    Action, ChangedMessages, HistoryMode, RunRequest, RunResult, RuntimeEvent, Session,
+    SessionConfig, ToolSet,
 };
 use crate::tools::catalog::{parse_manifest, Catalog, CatalogError, ManifestContext};
 use crate::tools::toggles::{ThreadKey, Toggles};
@@ -121,6 +122,9 @@ pub(crate) struct Inner {
     pub running: HashMap<String, Running>,
     /// Threads whose messages changed since the last `messages` event.
     dirty: BTreeSet<String>,
+    /// Per thread: its messages as the JS objects last handed out, by position (see
+    /// [`flush_thread`]); absent when not known to be current.
+    mirrors: HashMap<String, Array>,
     /// Whether a frame is scheduled to send the `messages` events.
     frame_scheduled: bool,
     /// The window's `storage` listener, removed on `free()`.
@@ -298,6 +302,7 @@ impl ChatRuntime {
             modules: HashMap::default(),
             running: HashMap::default(),
             dirty: BTreeSet::new(),
+            mirrors: HashMap::default(),
             frame_scheduled: false,
             storage_listener: None,
         };
@@ -781,13 +786,10 @@ pub(crate) fn drive(rc: &Shared) {
             }
             Action::Emit(_) => {}
             Action::Finished(result) => {
-                // The final messages go out before the promise settles, as objects of the
-                // result's `messages` (the thread crosses once, and they are the same objects).
-                let value = run_result_to_js(&result);
-                match &value {
-                    Ok(value) => flush_thread_from(rc, &result.thread_id, value),
-                    Err(_) => flush_thread(rc, &result.thread_id),
-                }
+                // The final messages go out before the promise settles; the result's messages
+                // are then the objects the listeners already have.
+                flush_thread(rc, &result.thread_id);
+                let value = run_result_to_js(rc, &result);
                 let running = rc.borrow_mut().running.remove(&result.thread_id);
                 let Some(running) = running else { continue };
                 cancel(running.fetch, running.tools);
@@ -816,17 +818,33 @@ pub(crate) fn drive(rc: &Shared) {
     schedule_flush(rc);
 }
 
-/// `run()`'s value. `newMessages` is a subsequence of `messages`, so its objects are taken from
-/// `messages`: the thread crosses as JSON once, not twice, and `newMessages[i]` is the very object
-/// in `messages` (what a memoised UI wants).
-fn run_result_to_js(result: &RunResult) -> Result<JsValue, JsValue> {
+/// `run()`'s value. Its `messages` are the thread's mirror (the objects the `messages` events
+/// handed out, kept by [`flush_thread`]) when there is one, so a finished run does not send the
+/// thread across again; and `newMessages` are taken from `messages` (same objects).
+fn run_result_to_js(rc: &Shared, result: &RunResult) -> Result<JsValue, JsValue> {
+    let mirror = rc.borrow().mirrors.get(&result.thread_id).cloned();
+    let mirror = mirror.filter(|m| m.length() as usize == result.messages.len());
     let Some(positions) = result.new_message_positions() else {
         return to_js(result);
     };
     let mut text = String::new();
-    result.write_json_with(&mut text, false);
+    result.write_json_with(&mut text, mirror.is_none(), false);
     let value = js_sys::JSON::parse(&text)?;
-    let messages: Array = Reflect::get(&value, &"messages".into())?.unchecked_into();
+    let messages: Array = match mirror {
+        Some(mirror) => {
+            let messages = mirror.slice(0, mirror.length());
+            Reflect::set(&value, &"messages".into(), &messages)?;
+            messages
+        }
+        None => {
+            let messages: Array = Reflect::get(&value, &"messages".into())?.unchecked_into();
+            let copy = messages.slice(0, messages.length());
+            rc.borrow_mut()
+                .mirrors
+                .insert(result.thread_id.clone(), copy);
+            messages
+        }
+    };
     let new_messages = Array::new_with_length(positions.len() as u32);
     for (n, at) in positions.into_iter().enumerate() {
         new_messages.set(n as u32, messages.get(at as u32));
@@ -920,50 +938,85 @@ fn schedule_flush(rc: &Shared) {
     js::schedule_frame(callback.unchecked_ref());
 }
 
-/// Emits the thread's changed messages now, if any.
+/// Emits the thread's changed messages now, if any, and keeps the thread's mirror (its messages
+/// as JS objects, by position) up to date with them: the first time (or after a snapshot) the
+/// whole thread is converted and the event's messages are picked from it. Without a `messages`
+/// listener nothing is converted and the mirror is dropped.
 fn flush_thread(rc: &Shared, thread_id: &str) {
-    let changed = {
+    let listeners = listeners(rc);
+    let (text, changed, full) = {
         let mut inner = rc.borrow_mut();
         inner.dirty.remove(thread_id);
-        inner.session.take_changed(thread_id)
+        let Some(changed) = inner.session.take_changed_positions(thread_id) else {
+            return;
+        };
+        if !listeners.iter().any(|(_, f)| wants(f, "messages")) {
+            inner.mirrors.remove(thread_id);
+            return;
+        }
+        let full = changed.all || !inner.mirrors.contains_key(thread_id);
+        let all = inner.session.messages(thread_id);
+        let list: Vec<&Message> = if full {
+            all.iter().collect()
+        } else {
+            changed.positions.iter().map(|&at| &all[at]).collect()
+        };
+        let mut text = String::new();
+        let mut w = ObjWriter::new(&mut text);
+        w.field("type", "messages");
+        w.field("threadId", thread_id);
+        w.field("messages", &list);
+        w.end();
+        (text, changed, full)
     };
-    if let Some(messages) = changed {
-        emit(
-            rc,
-            &[RuntimeEvent::Messages {
-                thread_id: thread_id.to_owned(),
-                messages,
-            }],
-        );
+    let Ok(event) = js_sys::JSON::parse(&text) else {
+        return;
+    };
+    let Ok(list) = Reflect::get(&event, &"messages".into()) else {
+        return;
+    };
+    let list: Array = list.unchecked_into();
+    if full {
+        let copy = list.slice(0, list.length());
+        rc.borrow_mut().mirrors.insert(thread_id.to_owned(), copy);
+        if !changed.all {
+            // The event carries only what changed.
+            let picked = Array::new_with_length(changed.positions.len() as u32);
+            for (n, &at) in changed.positions.iter().enumerate() {
+                picked.set(n as u32, list.get(at as u32));
+            }
+            let _ = Reflect::set(&event, &"messages".into(), &picked);
+        }
+    } else {
+        update_mirror(rc, thread_id, &changed, &list);
     }
+    deliver(&listeners, "messages", &event);
 }
 
-/// Emits the thread's changed messages now, taking the objects from `result.messages` (a
-/// run's result, built from the same thread at the same moment).
-fn flush_thread_from(rc: &Shared, thread_id: &str, result: &JsValue) {
-    let positions = {
-        let mut inner = rc.borrow_mut();
-        inner.dirty.remove(thread_id);
-        inner.session.take_changed_positions(thread_id)
-    };
-    let Some(positions) = positions else { return };
-    let listeners = listeners(rc);
-    if !listeners.iter().any(|(_, f)| wants(f, "messages")) {
-        return;
-    }
-    let Ok(all) = Reflect::get(result, &"messages".into()) else {
+/// Applies one `messages` event's objects (changed in place or appended) to the thread's mirror,
+/// or drops the mirror when they do not line up with it.
+fn update_mirror(rc: &Shared, thread_id: &str, changed: &ChangedMessages, messages: &Array) {
+    let mut inner = rc.borrow_mut();
+    let Some(mirror) = inner.mirrors.get(thread_id) else {
         return;
     };
-    let all: Array = all.unchecked_into();
-    let messages = Array::new_with_length(positions.len() as u32);
-    for (n, at) in positions.into_iter().enumerate() {
-        messages.set(n as u32, all.get(at as u32));
+    let mut len = mirror.length() as usize;
+    let mut in_line = true;
+    for (n, &at) in changed.positions.iter().enumerate() {
+        let object = messages.get(n as u32);
+        if at < len {
+            mirror.set(at as u32, object);
+        } else if at == len {
+            mirror.push(&object);
+            len += 1;
+        } else {
+            in_line = false;
+            break;
+        }
     }
-    let event = Object::new();
-    let _ = Reflect::set(&event, &"type".into(), &"messages".into());
-    let _ = Reflect::set(&event, &"threadId".into(), &thread_id.into());
-    let _ = Reflect::set(&event, &"messages".into(), &messages);
-    deliver(&listeners, "messages", &event);
+    if !in_line || len != changed.len {
+        inner.mirrors.remove(thread_id);
+    }
 }
 
 /// `loadTools()`.

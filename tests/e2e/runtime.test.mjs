@@ -219,7 +219,13 @@ async function startRun(threadId, { messages = [user()], withSignal = false } = 
     window.controllers ??= {};
     const options = withSignal ? { signal: (window.controllers[threadId] = new AbortController()).signal } : undefined;
     window.runs[threadId] = rt.run({ threadId, messages }, options).then(
-      (result) => ({ result }),
+      // The result's messages (the runtime's mirror of what the `messages` events handed out)
+      // must be exactly the thread, and `newMessages` must be objects of `messages`.
+      (result) => ({
+        result,
+        sameAsThread: JSON.stringify(result.messages) === JSON.stringify(rt.messages(threadId)),
+        newAreShared: result.newMessages.every((m) => result.messages.includes(m)),
+      }),
       (error) => ({ error: { name: error.name, code: error.code, message: error.message } }),
     );
   }, { threadId, messages, withSignal });
@@ -229,6 +235,8 @@ async function startRun(threadId, { messages = [user()], withSignal = false } = 
 async function finish(threadId) {
   const outcome = await page.evaluate((threadId) => window.runs[threadId], threadId);
   assert.equal(outcome.error, undefined, `run rejected: ${JSON.stringify(outcome.error)}`);
+  assert.ok(outcome.sameAsThread, "run() resolved with messages that differ from rt.messages()");
+  assert.ok(outcome.newAreShared, "newMessages are not objects of messages");
   const events = await page.evaluate((threadId) => window.events.filter((e) => e.threadId === threadId || e.type === "diagnostic"), threadId);
   return { result: outcome.result, events };
 }
