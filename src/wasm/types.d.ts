@@ -243,9 +243,11 @@ export interface RunResult {
   status: RunStatus;
   /** Runs sent: 1 + restarts. */
   rounds: number;
-  /** The whole thread. */
+  /** The whole thread. With a `messages` subscriber these are the very objects the `messages`
+   * events handed out (an unchanged message keeps its object); treat them as read-only. */
   messages: Message[];
-  /** What this run added: the user's messages, the agent's, the tool results. */
+  /** What this run added: the user's messages, the agent's, the tool results (objects of
+   * `messages`). */
   newMessages: Message[];
   state?: unknown;
   /** `run/http` (with `status`), `run/network`, `run/content-type`, `run/truncated`, `run/max-rounds`, the agent's `RUN_ERROR` code or `run/error`, `decode/...`. */
