@@ -107,11 +107,12 @@ impl Number {
     }
 }
 
-/// `f64` from JSON number text. In the browser this is the engine's own `Number()` (the exact
-/// value `JSON.parse` gives, and no float parser in the `.wasm`); natively it is `str::parse`.
+/// `f64` from JSON number text. In the browser this is the engine's own `Number.parseFloat`
+/// (for JSON number text, the exact value `JSON.parse` gives, and no float parser in the
+/// `.wasm`); natively it is `str::parse`.
 #[cfg(target_arch = "wasm32")]
 fn parse_f64(text: &str) -> f64 {
-    js_sys::Number::from(wasm_bindgen::JsValue::from_str(text)).value_of()
+    js_sys::Number::parse_float(text)
 }
 
 #[cfg(not(target_arch = "wasm32"))]
