@@ -21,7 +21,7 @@ pub mod patch;
 
 use std::fmt;
 
-pub use parse::{parse, parse_object_borrowed, BorrowedMembers, JsonError};
+pub use parse::{parse, parse_tagged_object, BorrowedMembers, JsonError, TaggedObject};
 
 /// A JSON value.
 #[derive(Clone, Debug, Default, PartialEq)]

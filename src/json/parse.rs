@@ -37,9 +37,25 @@ pub fn parse(text: &str) -> Result<Value, JsonError> {
 /// The members of an object, keys borrowed from the text where possible.
 pub type BorrowedMembers<'a> = Vec<(Cow<'a, str>, Value)>;
 
-/// Parses a JSON object whose keys stay borrowed from `text` where they have no escapes: the top
-/// level of an event, read once per event, whose keys are only looked at.
-pub fn parse_object_borrowed(text: &str) -> Result<Option<BorrowedMembers<'_>>, JsonError> {
+/// A top-level object read by [`parse_tagged_object`].
+#[derive(Debug)]
+pub struct TaggedObject<'a> {
+    /// The tag member's string value, borrowed when it has no escapes, and its position among the
+    /// members (where it goes back if the object is kept whole). `None` when the tag is absent or
+    /// not a string (a non-string tag stays in `members`).
+    pub tag: Option<(usize, Cow<'a, str>)>,
+    /// The other members, keys borrowed where possible.
+    pub members: BorrowedMembers<'a>,
+}
+
+/// Parses a JSON object whose keys stay borrowed from `text` where they have no escapes, with its
+/// string member `tag` (an event's `type`) read without an allocation: the top level of an
+/// event, read once per event. `None` when the text is JSON but not an object. Repeated keys keep
+/// the last value, as everywhere.
+pub fn parse_tagged_object<'a>(
+    text: &'a str,
+    tag: &str,
+) -> Result<Option<TaggedObject<'a>>, JsonError> {
     let mut p = Parser::new(text);
     p.skip_ws();
     if p.peek() != Some(b'{') {
@@ -48,7 +64,10 @@ pub fn parse_object_borrowed(text: &str) -> Result<Option<BorrowedMembers<'_>>, 
         return Ok(None);
     }
     p.pos += 1;
-    let mut members: BorrowedMembers<'_> = Vec::with_capacity(4);
+    let mut object = TaggedObject {
+        tag: None,
+        members: Vec::with_capacity(4),
+    };
     p.skip_ws();
     if p.peek() == Some(b'}') {
         p.pos += 1;
@@ -57,10 +76,31 @@ pub fn parse_object_borrowed(text: &str) -> Result<Option<BorrowedMembers<'_>>, 
             p.skip_ws();
             let key = p.key()?;
             p.depth = 1;
-            let value = p.value()?;
-            match members.iter_mut().find(|(k, _)| *k == key) {
-                Some(slot) => slot.1 = value,
-                None => members.push((key, value)),
+            if key == tag {
+                // The tag's place is kept by its first occurrence, like any repeated key.
+                let at = match &object.tag {
+                    Some((at, _)) => *at,
+                    None => match object.members.iter().position(|(k, _)| *k == key) {
+                        Some(at) => {
+                            object.members.remove(at);
+                            at
+                        }
+                        None => object.members.len(),
+                    },
+                };
+                if p.peek() == Some(b'"') {
+                    object.tag = Some((at, p.string()?));
+                } else {
+                    object.tag = None;
+                    let value = p.value()?;
+                    object.members.insert(at, (key, value));
+                }
+            } else {
+                let value = p.value()?;
+                match object.members.iter_mut().find(|(k, _)| *k == key) {
+                    Some(slot) => slot.1 = value,
+                    None => object.members.push((key, value)),
+                }
             }
             if p.after_member(b'}')? {
                 break;
@@ -68,7 +108,7 @@ pub fn parse_object_borrowed(text: &str) -> Result<Option<BorrowedMembers<'_>>, 
         }
     }
     p.end()?;
-    Ok(Some(members))
+    Ok(Some(object))
 }
 
 struct Parser<'a> {
@@ -499,15 +539,31 @@ mod tests {
     }
 
     #[test]
-    fn borrowed_object_keys() {
-        let members = parse_object_borrowed(r#"{"type":"X","a\u0041":1,"type":"Y"}"#)
+    fn tagged_objects() {
+        let object = parse_tagged_object(r#"{"a\u0041":1,"type":"X","b":2,"type":"Y"}"#, "type")
             .unwrap()
             .unwrap();
-        assert_eq!(members.len(), 2);
-        assert!(matches!(members[0].0, Cow::Borrowed("type")));
-        assert_eq!(members[0].1.as_str(), Some("Y"));
-        assert_eq!(members[1].0, "aA");
-        assert!(parse_object_borrowed("[1]").unwrap().is_none());
-        assert!(parse_object_borrowed("{\"a\":1").is_err());
+        assert_eq!(object.members.len(), 2);
+        assert_eq!(object.members[0].0, "aA");
+        assert!(matches!(object.members[1].0, Cow::Borrowed("b")));
+        assert!(matches!(object.tag, Some((1, Cow::Borrowed("Y")))));
+        // A tag that is not a string stays a member, in its place; a later string tag wins.
+        let object = parse_tagged_object(r#"{"type":5,"a":1}"#, "type")
+            .unwrap()
+            .unwrap();
+        assert!(object.tag.is_none());
+        assert_eq!(object.members[0].0, "type");
+        let object = parse_tagged_object(r#"{"a":1,"type":5,"type":"T\n"}"#, "type")
+            .unwrap()
+            .unwrap();
+        assert_eq!(object.members.len(), 1);
+        assert!(matches!(&object.tag, Some((1, Cow::Owned(t))) if t == "T\n"));
+        let object = parse_tagged_object(r#"{"type":"T","type":[1]}"#, "type")
+            .unwrap()
+            .unwrap();
+        assert!(object.tag.is_none());
+        assert_eq!(object.members[0].1, parse("[1]").unwrap());
+        assert!(parse_tagged_object("[1]", "type").unwrap().is_none());
+        assert!(parse_tagged_object("{\"a\":1", "type").is_err());
     }
 }

@@ -342,7 +342,9 @@ impl EventDecoder {
         while let Some(frame) = self.sse.next_event() {
             let index = self.index;
             self.index += 1;
-            let parsed = Event::parse(&frame.data, index)?;
+            let parsed = Event::parse(&frame.data, index);
+            self.sse.recycle(frame.data);
+            let parsed = parsed?;
             if let Parsed::Event(Event::Unknown(unknown)) = &parsed {
                 self.warnings.push(Warning::UnknownEventType {
                     index,

@@ -10,7 +10,7 @@
 //! per-type deserializer code); each struct declares its JSON names once.
 
 use crate::json::patch::PatchOp;
-use crate::json::{parse_object_borrowed, Map, Value};
+use crate::json::{parse_tagged_object, Map, Value};
 use crate::{wire_literals, wire_struct};
 
 use super::wire::{FieldError, Fields, FromJson, ObjWriter, ToJson};
@@ -618,8 +618,8 @@ impl Event {
     /// Parses one event from the `data` of an SSE frame. `index` is the event's position in the
     /// stream, carried into errors.
     pub fn parse(data: &str, index: usize) -> Result<Parsed, EventError> {
-        let members = match parse_object_borrowed(data) {
-            Ok(Some(members)) => members,
+        let object = match parse_tagged_object(data, "type") {
+            Ok(Some(object)) => object,
             Ok(None) => return Err(EventError::NoType { index }),
             Err(e) => {
                 return Err(EventError::Json {
@@ -628,14 +628,14 @@ impl Event {
                 })
             }
         };
-        let mut fields = Fields::borrowed(members);
-        let ty = match fields.take_value("type") {
-            Some(Value::String(ty)) if !ty.is_empty() => ty,
+        let (at, ty) = match object.tag {
+            Some((at, ty)) if !ty.is_empty() => (at, ty),
             _ => return Err(EventError::NoType { index }),
         };
+        let mut fields = Fields::borrowed(object.members);
         let field_error = |e: FieldError| EventError::Field {
             index,
-            event_type: ty.clone(),
+            event_type: ty.to_string(),
             field: e.path,
             message: e.message,
         };
@@ -644,7 +644,7 @@ impl Event {
                 $variant::read(&mut fields).map(Event::$variant)
             };
         }
-        let event = match ty.as_str() {
+        let event = match &*ty {
             "RUN_STARTED" => known!(RunStarted),
             "RUN_FINISHED" => known!(RunFinished),
             "RUN_ERROR" => known!(RunError),
@@ -684,7 +684,7 @@ impl Event {
                 return parse_legacy(&mut fields, &ty).map_err(field_error)
             }
             _ => {
-                fields.put("type", Value::String(ty));
+                fields.insert(at, "type", Value::String(ty.into_owned()));
                 return Ok(Parsed::Event(Event::Unknown(UnknownEvent {
                     json: fields.into_map(),
                 })));

@@ -137,6 +137,9 @@ pub struct SseDecoder {
     in_block: bool,
     /// Complete events not yet taken with `next_event`, oldest first.
     queue: VecDeque<SseEvent>,
+    /// Emptied data buffers handed back with [`recycle`](Self::recycle), reused for the next
+    /// events' data instead of allocating one per event.
+    spare: Vec<String>,
 }
 
 impl Default for SseDecoder {
@@ -170,6 +173,7 @@ impl SseDecoder {
             reconnection_time: None,
             in_block: false,
             queue: VecDeque::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -194,6 +198,17 @@ impl SseDecoder {
     /// after an error.
     pub fn next_event(&mut self) -> Option<SseEvent> {
         self.queue.pop_front()
+    }
+
+    /// Hands back an event's `data` once it has been read, so its memory carries the data of a
+    /// later event (a stream of small events then allocates no buffer per event). Optional.
+    pub fn recycle(&mut self, mut data: String) {
+        const KEEP: usize = 64;
+        const LARGEST: usize = 4096;
+        if self.spare.len() < KEEP && data.capacity() <= LARGEST {
+            data.clear();
+            self.spare.push(data);
+        }
     }
 
     /// Signals the end of the input.
@@ -450,9 +465,10 @@ impl SseDecoder {
         // terminated. Steps 4-6: create the event with type (default "message"), data and last
         // event ID; then reset the data and event type buffers.
         self.has_data = false;
+        let fresh = self.spare.pop().unwrap_or_default();
         let event = SseEvent {
             event: non_empty(std::mem::take(&mut self.event_type)),
-            data: std::mem::take(&mut self.data),
+            data: std::mem::replace(&mut self.data, fresh),
             id: self.last_event_id.clone(),
             retry,
         };
@@ -492,7 +508,12 @@ fn find_line_end(hay: &[u8]) -> Option<usize> {
 /// 9.2.6: the stream is decoded with "UTF-8 decode", which replaces invalid sequences with
 /// U+FFFD; `from_utf8_lossy` does the same (maximal subparts) and borrows when the bytes are valid.
 fn decode(bytes: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(bytes)
+    // `from_utf8` checks ASCII a word at a time; the lossy decoder walks byte by byte, so it only
+    // runs when there is something to replace.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// `None` for the empty string, which the spec uses as "not set".

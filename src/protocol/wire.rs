@@ -140,11 +140,10 @@ impl<'a> Fields<'a> {
             .and_then(|(_, v)| v.as_str())
     }
 
-    /// Sets the member `key` (one that was taken out) back to `value`.
-    pub fn put(&mut self, key: &str, value: Value) {
-        if let Some(slot) = self.members.iter_mut().find(|(k, _)| k == key) {
-            slot.1 = value;
-        }
+    /// Puts the member `key: value` back at position `at` (clamped to the end).
+    pub fn insert(&mut self, at: usize, key: &'static str, value: Value) {
+        let at = at.min(self.members.len());
+        self.members.insert(at, (Cow::Borrowed(key), value));
     }
 
     /// All members, as an owned object (for data kept whole).
