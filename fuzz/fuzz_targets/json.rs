@@ -6,10 +6,11 @@
 //!   nesting deeper than serde_json's 128, or a number beyond f64 (Infinity for `JSON.parse`);
 //! - writing and re-parsing gives the same value, and strings are written as serde_json (and
 //!   `JSON.stringify`) write them;
-//! - a JSON Patch read from the input either applies, or fails and leaves the document as it was.
+//! - a JSON Patch read from the input either applies, or fails and leaves the document as it was;
+//! - `parse_tagged_object` (the event reader) accepts what `parse` accepts, to the same object.
 #![no_main]
 
-use chat_runtime::json::{parse, patch, Value};
+use chat_runtime::json::{parse, parse_tagged_object, patch, Map, Value};
 use libfuzzer_sys::fuzz_target;
 
 fn depth(text: &str) -> usize {
@@ -61,6 +62,26 @@ fuzz_target!(|input: &[u8]| {
             "{text:?}: we accept what serde_json refuses ({e})"
         ),
         (Err(_), Err(_)) => {}
+    }
+    // The event reader's tagged parse agrees with the plain one: same acceptance, and the
+    // members with the tag put back in its place are the same object, in the same order.
+    match (&ours, parse_tagged_object(text, "type")) {
+        (Ok(Value::Object(map)), Ok(Some(tagged))) => {
+            let mut members: Vec<(String, Value)> =
+                tagged.members.into_iter().map(|(k, v)| (k.into_owned(), v)).collect();
+            if let Some((at, tag)) = tagged.tag {
+                members.insert(at, ("type".to_owned(), Value::String(tag.into_owned())));
+            }
+            let rebuilt: Map = members.into_iter().collect();
+            assert_eq!(
+                Value::Object(rebuilt).to_json(),
+                Value::Object(map.clone()).to_json(),
+                "{text:?}"
+            );
+        }
+        (Ok(Value::Object(_)), other) => panic!("{text:?}: tagged parse gave {other:?}"),
+        (Ok(_), other) => assert!(matches!(other, Ok(None)), "{text:?}: {other:?}"),
+        (Err(_), other) => assert!(other.is_err(), "{text:?}: tagged parse accepted it"),
     }
     let Ok(value) = ours else { return };
     assert_eq!(parse(&value.to_json()).as_ref(), Ok(&value), "{text:?}");
