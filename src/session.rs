@@ -370,6 +370,20 @@ impl RunResult {
     }
 }
 
+/// The JSON of a [`RuntimeEvent::Messages`] from borrowed messages (a host that sends the event
+/// without building it writes it here, in the same shape).
+pub fn write_messages_event<M: ToJson>(out: &mut String, thread_id: &str, messages: &[M]) {
+    let mut w = ObjWriter::new(out);
+    w.field("type", "messages");
+    write_messages_fields(&mut w, thread_id, messages);
+    w.end();
+}
+
+fn write_messages_fields<M: ToJson>(w: &mut ObjWriter<'_>, thread_id: &str, messages: &[M]) {
+    w.field("threadId", thread_id);
+    w.field("messages", messages);
+}
+
 /// `{"type":"tool_finished","threadId":...}`: `type` first, camelCase fields.
 impl ToJson for RuntimeEvent {
     fn write_json(&self, out: &mut String) {
@@ -425,10 +439,7 @@ impl ToJson for RuntimeEvent {
             RuntimeEvent::Messages {
                 thread_id,
                 messages,
-            } => {
-                w.field("threadId", thread_id);
-                w.field("messages", messages);
-            }
+            } => write_messages_fields(&mut w, thread_id, messages),
             RuntimeEvent::TogglesChanged { thread_id } => w.nullable("threadId", thread_id),
             RuntimeEvent::ToolsChanged {} => {}
             RuntimeEvent::Diagnostic { diagnostic } => w.field("diagnostic", diagnostic),

@@ -107,26 +107,37 @@ pub enum Warning {
 impl ToJson for Warning {
     fn write_json(&self, out: &mut String) {
         let mut w = ObjWriter::new(out);
-        let (kind, index, event_type) = match self {
+        match self {
             Warning::UnknownEventType { index, event_type } => {
-                ("unknown_event_type", index, Some(event_type))
+                w.field("kind", "unknown_event_type");
+                w.field("index", index);
+                w.field("eventType", event_type);
             }
             Warning::LegacyEvent {
-                index, event_type, ..
-            } => ("legacy_event", index, Some(event_type)),
-            Warning::LegacyTitleDropped { index, .. } => ("legacy_title_dropped", index, None),
+                index,
+                event_type,
+                translated_to,
+            } => {
+                w.field("kind", "legacy_event");
+                w.field("index", index);
+                w.field("eventType", event_type);
+                w.field("translatedTo", translated_to);
+            }
+            Warning::LegacyTitleDropped { index, title } => {
+                w.field("kind", "legacy_title_dropped");
+                w.field("index", index);
+                w.field("title", title);
+            }
             Warning::LegacyMintedId {
-                index, event_type, ..
-            } => ("legacy_minted_id", index, Some(event_type)),
-        };
-        w.field("kind", kind);
-        w.field("index", &(*index as u64));
-        w.field("eventType", &event_type);
-        match self {
-            Warning::LegacyEvent { translated_to, .. } => w.field("translatedTo", translated_to),
-            Warning::LegacyTitleDropped { title, .. } => w.field("title", title),
-            Warning::LegacyMintedId { id, .. } => w.field("id", id),
-            Warning::UnknownEventType { .. } => {}
+                index,
+                event_type,
+                id,
+            } => {
+                w.field("kind", "legacy_minted_id");
+                w.field("index", index);
+                w.field("eventType", event_type);
+                w.field("id", id);
+            }
         }
         w.end();
     }

@@ -132,14 +132,6 @@ impl<'a> Fields<'a> {
             .map(|(_, v)| v.take())
     }
 
-    /// The member `key` as a string, borrowed (`None` when absent or not a string).
-    pub fn peek_str(&self, key: &str) -> Option<&str> {
-        self.members
-            .iter()
-            .find(|(k, _)| k == key)
-            .and_then(|(_, v)| v.as_str())
-    }
-
     /// Puts the member `key: value` back at position `at` (clamped to the end).
     pub fn insert(&mut self, at: usize, key: &'static str, value: Value) {
         let at = at.min(self.members.len());

@@ -66,7 +66,7 @@ use thiserror::Error;
 
 use super::schema::check_schema;
 use super::url::{check_origin, resolve};
-use super::{json_kind, BackendTool, Diagnostic, FrontendTool, ToolHandler};
+use super::{BackendTool, Diagnostic, FrontendTool, ToolHandler};
 use crate::protocol::event::Tool;
 
 /// The stable diagnostic codes, one constant per rule (see the [module docs](self)).
@@ -239,7 +239,7 @@ pub fn parse_manifest(
     })?;
     let Value::Array(entries) = value else {
         return Err(CatalogError::NotArray {
-            found: json_kind(&value),
+            found: value.kind(),
         });
     };
 
@@ -298,7 +298,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
     let Some(entry) = entry.as_object() else {
         return Err((
             code::NOT_OBJECT,
-            format!("the entry is {}, not an object", json_kind(entry)),
+            format!("the entry is {}, not an object", entry.kind()),
         ));
     };
     let tool = match entry.get("tool") {
@@ -314,7 +314,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
         Some(other) => {
             return Err((
                 code::BAD_IMPORT_PATH,
-                format!("importPath must be a string, not {}", json_kind(other)),
+                format!("importPath must be a string, not {}", other.kind()),
             ))
         }
         None => return Err((code::BAD_IMPORT_PATH, "importPath is missing".into())),
@@ -342,7 +342,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
         Some(other) => {
             return Err((
                 code::BAD_ENTRYPOINT,
-                format!("entrypoint must be a string, not {}", json_kind(other)),
+                format!("entrypoint must be a string, not {}", other.kind()),
             ))
         }
         None => return Err((code::BAD_ENTRYPOINT, "entrypoint is missing".into())),
@@ -354,7 +354,7 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
         Some(other) => {
             return Err((
                 code::BAD_OPTION,
-                format!("followUp must be true or false, not {}", json_kind(other)),
+                format!("followUp must be true or false, not {}", other.kind()),
             ))
         }
     };
@@ -387,10 +387,7 @@ fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map, Broken> {
     let Some(object) = value.as_object() else {
         return Err((
             code::NOT_OBJECT,
-            format!(
-                "the \"{what}\" field is {}, not an object",
-                json_kind(value)
-            ),
+            format!("the \"{what}\" field is {}, not an object", value.kind()),
         ));
     };
     let openai = object.get("type").and_then(Value::as_str) == Some("function")
@@ -404,7 +401,7 @@ fn unwrap_tool<'a>(value: &'a Value, what: &str) -> Result<&'a Map, Broken> {
             code::NOT_OBJECT,
             format!(
                 "the \"{what}.function\" field is {}, not an object",
-                json_kind(other)
+                other.kind()
             ),
         )),
         None => Err((
@@ -432,7 +429,7 @@ fn check_name(name: Option<&Value>) -> Result<String, Broken> {
         )),
         Some(other) => Err((
             code::BAD_NAME,
-            format!("the name must be a string, not {}", json_kind(other)),
+            format!("the name must be a string, not {}", other.kind()),
         )),
         None => Err((code::BAD_NAME, "the tool has no name".into())),
     }
@@ -451,7 +448,7 @@ fn check_description(description: Option<&Value>) -> Result<String, Broken> {
         )),
         Some(other) => Err((
             code::NO_DESCRIPTION,
-            format!("the description must be a string, not {}", json_kind(other)),
+            format!("the description must be a string, not {}", other.kind()),
         )),
     }
 }
@@ -470,7 +467,7 @@ fn check_parameters(parameters: Option<&Value>) -> Result<Value, Broken> {
                 code::BAD_SCHEMA,
                 format!(
                     "parameters must be a json schema object, not {}",
-                    json_kind(other)
+                    other.kind()
                 ),
             ))
         }
@@ -745,7 +742,7 @@ impl Catalog {
                     None,
                     format!(
                         "capabilities.tools must be an array or {{\"items\": [...]}}, not {}",
-                        json_kind(other)
+                        other.kind()
                     ),
                 ));
                 &[]
@@ -928,7 +925,7 @@ fn backend_tool(item: &Value) -> Result<BackendTool, String> {
         Some(other) => {
             return Err(format!(
                 "the backend tool's name must be a string, not {}",
-                json_kind(other)
+                other.kind()
             ))
         }
         None => return Err("the backend tool has no name".into()),
@@ -939,7 +936,7 @@ fn backend_tool(item: &Value) -> Result<BackendTool, String> {
         Some(other) => {
             return Err(format!(
                 "the backend tool's description must be a string, not {}",
-                json_kind(other)
+                other.kind()
             ))
         }
     };
@@ -949,7 +946,7 @@ fn backend_tool(item: &Value) -> Result<BackendTool, String> {
         Some(other) => {
             return Err(format!(
                 "the backend tool's parameters must be an object, not {}",
-                json_kind(other)
+                other.kind()
             ))
         }
     };

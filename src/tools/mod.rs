@@ -12,11 +12,6 @@ pub mod schema;
 pub mod toggles;
 pub mod url;
 
-/// `an object`, `a string`, ...: what a JSON value is, for diagnostics.
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    value.kind()
-}
-
 /// Where a tool comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolSource {

@@ -42,7 +42,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::json::{Map, Number, Value};
+use crate::json::{write_str, Map, Number, Value};
 
 /// How many schema levels may apply inside one another (through `$ref`, combinators, properties
 /// and items) before validation stops with a `depth` violation.
@@ -286,7 +286,7 @@ impl Validator<'_, '_> {
             }
         }
         if let Some(options) = s.get("enum").and_then(Value::as_array) {
-            if !options.iter().any(|o| json_eq(o, value)) {
+            if !options.iter().any(|o| o == value) {
                 let mut list: Vec<String> = options.iter().take(10).map(show).collect();
                 if options.len() > 10 {
                     list.push("...".into());
@@ -298,7 +298,7 @@ impl Validator<'_, '_> {
             }
         }
         if let Some(c) = s.get("const") {
-            if !json_eq(c, value) {
+            if c != value {
                 return self.invalid(
                     "const",
                     format!("expected exactly {}, found {}", show(c), show(value)),
@@ -424,10 +424,7 @@ impl Validator<'_, '_> {
             for (j, later) in items.iter().enumerate() {
                 let j32 = u32::try_from(j).unwrap_or(u32::MAX);
                 self.tick(j32)?;
-                if let Some(i) = items[..j]
-                    .iter()
-                    .position(|earlier| json_eq(earlier, later))
-                {
+                if let Some(i) = items[..j].iter().position(|earlier| earlier == later) {
                     let at = self.pointer.len();
                     push_index(&mut self.pointer, j);
                     let r = self.invalid(
@@ -1011,11 +1008,6 @@ fn is_multiple(n: &Number, m: &Number) -> bool {
     q.is_finite() && (q - q.round()).abs() < 1e-9
 }
 
-/// JSON equality, where numbers compare by value (`1 == 1.0`): [`Value`]'s own equality.
-fn json_eq(a: &Value, b: &Value) -> bool {
-    a == b
-}
-
 /// A non-negative integer keyword value (`3` or `3.0`).
 fn count(v: &Value) -> Option<u64> {
     let n = v.as_number()?;
@@ -1047,7 +1039,7 @@ fn describe(v: &Value) -> String {
 
 /// A value as compact JSON, cut to about 60 characters.
 fn show(v: &Value) -> String {
-    let text = v.to_string();
+    let text = v.to_json();
     match text.char_indices().nth(60) {
         Some((cut, _)) => format!("{}...", &text[..cut]),
         None => text,
@@ -1056,7 +1048,9 @@ fn show(v: &Value) -> String {
 
 /// A string as a JSON string literal.
 fn quote(s: &str) -> String {
-    Value::String(s.to_owned()).to_string()
+    let mut out = String::new();
+    write_str(&mut out, s);
+    out
 }
 
 /// A schema location for `check_schema` messages.

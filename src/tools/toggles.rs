@@ -40,7 +40,7 @@ use crate::hash::HashMap;
 
 use crate::json::Value;
 
-use super::{json_kind, Diagnostic};
+use super::Diagnostic;
 
 /// The prefix of every key this module owns.
 pub const KEY_PREFIX: &str = "chat:tools:";
@@ -361,7 +361,7 @@ impl<S: KeyValueStore> Toggles<S> {
         let object = match Value::parse(text) {
             Ok(Value::Object(object)) => object,
             Ok(other) => {
-                let kind = json_kind(&other);
+                let kind = other.kind();
                 self.diagnose(
                     None,
                     CODE_CORRUPT,
@@ -387,7 +387,7 @@ impl<S: KeyValueStore> Toggles<S> {
                 }
                 other => {
                     bad = true;
-                    let kind = json_kind(&other);
+                    let kind = other.kind();
                     self.diagnose(
                         Some(name.clone()),
                         CODE_CORRUPT,

@@ -24,8 +24,8 @@ use super::{host, transport};
 use crate::protocol::event::{Context, Message};
 use crate::protocol::wire::ObjWriter;
 use crate::session::{
-    Action, ChangedMessages, HistoryMode, RunRequest, RunResult, RuntimeEvent, Session,
-    SessionConfig, ToolSet,
+    write_messages_event, Action, ChangedMessages, HistoryMode, RunRequest, RunResult,
+    RuntimeEvent, Session, SessionConfig, ToolSet,
 };
 use crate::tools::catalog::{parse_manifest, Catalog, CatalogError, ManifestContext};
 use crate::tools::toggles::{ThreadKey, Toggles};
@@ -845,12 +845,17 @@ fn run_result_to_js(rc: &Shared, result: &RunResult) -> Result<JsValue, JsValue>
             messages
         }
     };
-    let new_messages = Array::new_with_length(positions.len() as u32);
-    for (n, at) in positions.into_iter().enumerate() {
-        new_messages.set(n as u32, messages.get(at as u32));
-    }
-    Reflect::set(&value, &"newMessages".into(), &new_messages)?;
+    Reflect::set(&value, &"newMessages".into(), &pick(&messages, &positions))?;
     Ok(value)
+}
+
+/// The items of `list` at `positions`, as a new array (the same objects).
+fn pick(list: &Array, positions: &[usize]) -> Array {
+    let picked = Array::new_with_length(positions.len() as u32);
+    for (n, &at) in positions.iter().enumerate() {
+        picked.set(n as u32, list.get(at as u32));
+    }
+    picked
 }
 
 /// The listeners, copied out so a listener may subscribe or unsubscribe while being called.
@@ -962,11 +967,7 @@ fn flush_thread(rc: &Shared, thread_id: &str) {
             changed.positions.iter().map(|&at| &all[at]).collect()
         };
         let mut text = String::new();
-        let mut w = ObjWriter::new(&mut text);
-        w.field("type", "messages");
-        w.field("threadId", thread_id);
-        w.field("messages", &list);
-        w.end();
+        write_messages_event(&mut text, thread_id, &list);
         (text, changed, full)
     };
     let Ok(event) = js_sys::JSON::parse(&text) else {
@@ -981,11 +982,7 @@ fn flush_thread(rc: &Shared, thread_id: &str) {
         rc.borrow_mut().mirrors.insert(thread_id.to_owned(), copy);
         if !changed.all {
             // The event carries only what changed.
-            let picked = Array::new_with_length(changed.positions.len() as u32);
-            for (n, &at) in changed.positions.iter().enumerate() {
-                picked.set(n as u32, list.get(at as u32));
-            }
-            let _ = Reflect::set(&event, &"messages".into(), &picked);
+            let _ = Reflect::set(&event, &"messages".into(), &pick(&list, &changed.positions));
         }
     } else {
         update_mirror(rc, thread_id, &changed, &list);
