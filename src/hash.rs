@@ -20,18 +20,19 @@ pub type HashSet<K> = std::collections::HashSet<K, BuildHasherDefault<IdHasher>>
 pub struct IdHasher(u64);
 
 impl IdHasher {
+    #[inline(always)]
     fn add(&mut self, word: u64) {
         self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
 }
 
 impl Hasher for IdHasher {
+    #[inline]
     fn write(&mut self, bytes: &[u8]) {
         let mut words = bytes.chunks_exact(8);
         for word in &mut words {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(word);
-            self.add(u64::from_le_bytes(w));
+            let word: &[u8; 8] = word.try_into().expect("chunks_exact(8) yields 8 bytes");
+            self.add(u64::from_le_bytes(*word));
         }
         let rest = words.remainder();
         if !rest.is_empty() {
@@ -57,6 +58,7 @@ impl Hasher for IdHasher {
         self.add(n as u64);
     }
 
+    #[inline]
     fn finish(&self) -> u64 {
         // MurmurHash3's 64-bit finalizer: every output bit depends on every input bit.
         let mut h = self.0;

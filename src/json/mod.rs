@@ -581,7 +581,7 @@ impl<T: Into<Value>> From<Option<T>> for Value {
 
 /// Whether any of the 8 bytes of `word` is `"`, `\\` or a control character (below 0x20): the
 /// bytes a JSON string must escape, or, when parsing, the bytes that end a plain run.
-#[inline]
+#[inline(always)]
 pub(crate) fn has_special_byte(word: u64) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -591,13 +591,12 @@ pub(crate) fn has_special_byte(word: u64) -> bool {
         != 0
 }
 
-/// The 8 bytes at `at` as a little-endian word, if there are 8.
-#[inline]
+/// The 8 bytes at `at` as a little-endian word, if there are 8. (A plain load: `copy_from_slice`
+/// became a call per word at `opt-level = "s"`.)
+#[inline(always)]
 pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
-    let chunk = bytes.get(at..at + 8)?;
-    let mut w = [0u8; 8];
-    w.copy_from_slice(chunk);
-    Some(u64::from_le_bytes(w))
+    let chunk: &[u8; 8] = bytes.get(at..at + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(*chunk))
 }
 
 /// Appends `s` as a JSON string literal, escaped as `JSON.stringify` escapes it. Runs without

@@ -105,6 +105,9 @@ impl<'a> Fields<'a> {
     }
 
     /// The member `key` as a `T`; absent reads as [`FromJson::absent`].
+    // `inline(never)` here and on `take_or`, `take_value`, `ObjWriter::field`/`nullable`: one
+    // copy per field type, shared by every struct's reader and writer (2.9 KB gzip less).
+    #[inline(never)]
     pub fn take<T: FromJson>(&mut self, key: &str) -> Result<T, FieldError> {
         match self.take_value(key) {
             Some(value) => T::from_json(value).map_err(|e| e.in_member(key)),
@@ -113,6 +116,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The member `key` as a `T`, or `default()` when it is absent.
+    #[inline(never)]
     pub fn take_or<T: FromJson>(
         &mut self,
         key: &str,
@@ -125,6 +129,7 @@ impl<'a> Fields<'a> {
     }
 
     /// The raw member `key`, taken out.
+    #[inline(never)]
     pub fn take_value(&mut self, key: &str) -> Option<Value> {
         self.members
             .iter_mut()
@@ -179,6 +184,7 @@ impl<'o> ObjWriter<'o> {
     }
 
     /// Writes `key: value` unless the value is omitted (`None`).
+    #[inline(never)]
     pub fn field<T: ToJson + ?Sized>(&mut self, key: &str, value: &T) {
         if !value.omitted() {
             self.key(key);
@@ -187,6 +193,7 @@ impl<'o> ObjWriter<'o> {
     }
 
     /// Writes `key: value`, or `key: null` for `None`.
+    #[inline(never)]
     pub fn nullable<T: ToJson>(&mut self, key: &str, value: &Option<T>) {
         self.key(key);
         value.write_json(self.out);
