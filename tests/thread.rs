@@ -310,6 +310,67 @@ fn text_message_content_appends_and_end_changes_nothing() {
 }
 
 #[test]
+fn deltas_follow_their_message_and_call_when_a_tool_result_moves_them_down() {
+    // Deltas to one target in a row skip the index (a one-entry cache); a result placed after
+    // its call's message moves the later messages down, and the next deltas must follow them.
+    let mut thread = Thread::new();
+    apply_all(
+        &mut thread,
+        &[
+            start_tool("c1", "first", Some("a")),
+            end_tool("c1"),
+            ev(json!({ "type": "TEXT_MESSAGE_START", "messageId": "b", "role": "assistant" })),
+            ev(json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": "b", "delta": "Hel" })),
+            start_tool("c2", "second", Some("b")),
+            args("c2", "{\"x\":"),
+            result("r1", "c1", "done"),
+            ev(json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": "b", "delta": "lo" })),
+            args("c2", "1}"),
+        ],
+    );
+    let messages = messages_json(&thread);
+    assert_eq!(
+        messages
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].clone())
+            .collect::<Vec<_>>(),
+        [json!("a"), json!("r1"), json!("b")]
+    );
+    assert_eq!(messages[1]["content"], json!("done"));
+    assert_eq!(messages[2]["content"], json!("Hello"));
+    assert_eq!(
+        messages[2]["toolCalls"][0]["function"]["arguments"],
+        json!("{\"x\":1}")
+    );
+}
+
+#[test]
+fn deltas_alternating_between_two_messages_each_land_on_their_own() {
+    let mut thread = Thread::new();
+    let mut events = Vec::new();
+    for id in ["m1", "m2"] {
+        events.push(ev(json!({ "type": "TEXT_MESSAGE_START", "messageId": id })));
+    }
+    for (id, delta) in [
+        ("m1", "a"),
+        ("m2", "x"),
+        ("m1", "b"),
+        ("m1", "c"),
+        ("m2", "y"),
+    ] {
+        events.push(ev(
+            json!({ "type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta }),
+        ));
+    }
+    apply_all(&mut thread, &events);
+    let messages = messages_json(&thread);
+    assert_eq!(messages[0]["content"], json!("abc"));
+    assert_eq!(messages[1]["content"], json!("xy"));
+}
+
+#[test]
 fn text_content_for_an_unknown_message_is_an_error_and_changes_nothing() {
     let mut thread = Thread::new();
     let err = thread

@@ -238,6 +238,16 @@ fn every_ordering_violation_is_reported_at_the_offending_event() {
             "SubagentMismatch",
         ),
         (
+            "rule 7: tool call arguments tagged with another subagent than the call's opener",
+            &[
+                RS,
+                r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","subagentRunId":"A"}"#,
+                r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{"}"#,
+                r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"}","subagentRunId":"B"}"#,
+            ],
+            "SubagentMismatch",
+        ),
+        (
             "rule 7: tool call tagged unlike its parent message",
             &[
                 RS,

@@ -850,15 +850,12 @@ impl Verifier {
                 message_id: id.to_owned(),
             });
         }
-        let owner = self.message_owners.get(id);
-        tag_error(
-            index,
-            event,
-            event.subagent_run_id(),
-            owner,
-            EntityKind::Message,
-            id,
-        )?;
+        // Only a sub-agent's event can contradict the owner (`tag_error`): skip the look-up in
+        // the map of every id of the run (a cache miss per delta on long runs) otherwise.
+        if let Some(tag) = event.subagent_run_id() {
+            let owner = self.message_owners.get(id);
+            tag_error(index, event, Some(tag), owner, EntityKind::Message, id)?;
+        }
         if end {
             self.text_messages.remove(id);
         }
@@ -879,15 +876,12 @@ impl Verifier {
                 tool_call_id: id.to_owned(),
             });
         }
-        let owner = self.tool_call_owners.get(id);
-        tag_error(
-            index,
-            event,
-            event.subagent_run_id(),
-            owner,
-            EntityKind::ToolCall,
-            id,
-        )?;
+        // Only a sub-agent's event can contradict the owner (`tag_error`): skip the look-up in
+        // the map of every id of the run (a cache miss per delta on long runs) otherwise.
+        if let Some(tag) = event.subagent_run_id() {
+            let owner = self.tool_call_owners.get(id);
+            tag_error(index, event, Some(tag), owner, EntityKind::ToolCall, id)?;
+        }
         if end {
             self.tool_calls.remove(id);
         }
