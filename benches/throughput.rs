@@ -112,14 +112,15 @@ fn state_heavy() -> String {
 }
 
 /// Interleaved text, tool calls with results, steps and state: 2,000 rounds.
-fn mixed() -> String {
+/// `steps` interleaved steps of text, a tool call with its result and a state delta.
+fn mixed(steps: usize) -> String {
     let mut s = String::new();
     frame(
         &mut s,
         r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
     );
     frame(&mut s, r#"{"type":"STATE_SNAPSHOT","snapshot":{"n":0}}"#);
-    for i in 0..2_000 {
+    for i in 0..steps {
         frame(
             &mut s,
             &format!(r#"{{"type":"STEP_STARTED","stepName":"s{i}"}}"#),
@@ -223,7 +224,7 @@ fn main() {
         ("token-heavy", token_heavy()),
         ("args-heavy", args_heavy()),
         ("state-heavy", state_heavy()),
-        ("mixed", mixed()),
+        ("mixed", mixed(2_000)),
     ];
     println!(
         "chat-runtime native throughput ({RUNS} runs, median, {} KiB chunks)",
@@ -257,4 +258,28 @@ fn main() {
             cells[0], cells[1]
         );
     }
+
+    // Scaling: the mixed stream (every kind of event; messages, tool calls and their ids pile
+    // up in the thread and the verifier) at 20 times the steps, decode + reduce, the two sizes
+    // alternating so the machine's load falls on both alike. Linear code stays near 20x
+    // (allocator and cache effects of the growing thread add some).
+    let (small, large) = (mixed(1_000), mixed(20_000));
+    let (mut t_small, mut t_large) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        for (body, times) in [(&small, &mut t_small), (&large, &mut t_large)] {
+            let start = Instant::now();
+            run(body.as_bytes(), true);
+            times.push(start.elapsed());
+        }
+    }
+    let (t_small, t_large) = (median(t_small), median(t_large));
+    println!(
+        "scaling, mixed decode+reduce: {:.2} MB {:.1} ms, {:.2} MB {:.1} ms: {:.1}x the time for {:.1}x the bytes",
+        small.len() as f64 / 1e6,
+        t_small.as_secs_f64() * 1e3,
+        large.len() as f64 / 1e6,
+        t_large.as_secs_f64() * 1e3,
+        t_large.as_secs_f64() / t_small.as_secs_f64(),
+        large.len() as f64 / small.len() as f64
+    );
 }
