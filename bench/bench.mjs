@@ -12,7 +12,7 @@ const corpora = new Map();
 let A = null; // { mod, wasm }
 let B = null; // the @ag-ui/client module
 
-async function loadA() {
+export async function loadA() {
   if (!A) {
     const mod = await import("/pkg/chat_runtime.js");
     const wasm = await mod.default();
@@ -37,7 +37,7 @@ function sampleMemory() {
 }
 
 /** A fresh ReadableStream over the corpus's pre-cut chunks: one chunk per macrotask. */
-function stream(chunks) {
+export function stream(chunks) {
   let i = 0;
   return new ReadableStream({
     async pull(controller) {
@@ -50,7 +50,7 @@ function stream(chunks) {
 }
 
 /** Generates the corpus (once per page) and cuts it into 1-16 KiB Uint8Array chunks. */
-function prepare(name, mb) {
+export function prepare(name, mb) {
   const key = `${name}/${mb}`;
   if (!corpora.has(key)) {
     const { text, events } = generate(name, mb * 1_000_000);

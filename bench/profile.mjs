@@ -32,33 +32,13 @@ for (const name of names) {
   await page.goto(`${url}/index.html`);
   await page.waitForFunction(() => window.benchReady === true);
   // A with an optional subscriber, timed like bench.mjs runA; also counts the listener's calls.
+  // The corpus, its chunked stream and the floor are the benchmark page's own (bench.mjs).
   await page.evaluate(async ([name, mb]) => {
-    const { generate, chunkSizes } = await import("/corpora.mjs");
-    const mod = await import("/pkg/chat_runtime.js");
-    await mod.default();
-    const bytes = new TextEncoder().encode(generate(name, mb * 1e6).text);
-    const chunks = [];
-    let at = 0;
-    for (const size of chunkSizes(bytes.length)) { chunks.push(bytes.slice(at, at + size)); at += size; }
-    const ch = new MessageChannel(); const q = [];
-    ch.port1.onmessage = () => q.shift()();
-    const hop = () => new Promise((r) => { q.push(r); ch.port2.postMessage(0); });
-    const stream = () => { let i = 0; return new ReadableStream({ async pull(c) { await hop(); if (i < chunks.length) c.enqueue(chunks[i++]); else c.close(); } }, { highWaterMark: 0 }); };
-    window.runFloor = async () => {
-      const t0 = performance.now();
-      const reader = stream().getReader();
-      const decoder = new TextDecoder();
-      let buffer = "";
-      for (;;) {
-        const { done, value } = await reader.read();
-        buffer += decoder.decode(value, { stream: !done });
-        const frames = buffer.split("\n\n");
-        buffer = done ? "" : frames.pop();
-        for (const frame of frames) for (const line of frame.split("\n")) if (line.startsWith("data:")) JSON.parse(line.slice(5));
-        if (done) break;
-      }
-      return { ms: performance.now() - t0 };
-    };
+    const { loadA, prepare, stream: chunked, measure } = window.bench;
+    const { mod } = await loadA();
+    const { chunks } = prepare(name, mb);
+    const stream = () => chunked(chunks);
+    window.runFloor = () => measure("floor", name, mb);
     window.runA = async (subscribe) => {
       globalThis.gc?.();
       const rt = new mod.ChatRuntime({ runUrl: "/x/{threadId}", toolsUrl: null, storage: null,

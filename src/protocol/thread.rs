@@ -813,19 +813,14 @@ impl Thread {
     /// The message a text/reasoning `CONTENT`/`END` event targets: it must exist and not be an
     /// activity message.
     fn text_target(&mut self, event: &Event, message_id: &str) -> Result<usize, ReduceError> {
-        let at = match &self.last_text {
-            Some((id, at)) if id == message_id => *at,
-            _ => {
-                let at = self
-                    .position(message_id)
-                    .ok_or_else(|| ReduceError::UnknownMessage {
-                        event_type: event.type_name().to_owned(),
-                        message_id: message_id.to_owned(),
-                    })?;
-                remember(&mut self.last_text, message_id, at);
-                at
-            }
-        };
+        let index = &self.message_index;
+        let at = cached(&mut self.last_text, message_id, || {
+            index.get(message_id).copied()
+        })
+        .ok_or_else(|| ReduceError::UnknownMessage {
+            event_type: event.type_name().to_owned(),
+            message_id: message_id.to_owned(),
+        })?;
         if matches!(self.messages[at], Message::Activity(_)) {
             return Err(activity_reused(event, message_id));
         }
@@ -838,21 +833,14 @@ impl Thread {
         event: &Event,
         tool_call_id: &str,
     ) -> Result<(usize, usize), ReduceError> {
-        if let Some((id, at)) = &self.last_call {
-            if id == tool_call_id {
-                return Ok(*at);
-            }
-        }
-        let at = self
-            .tool_call_index
-            .get(tool_call_id)
-            .copied()
-            .ok_or_else(|| ReduceError::UnknownToolCall {
-                event_type: event.type_name().to_owned(),
-                tool_call_id: tool_call_id.to_owned(),
-            })?;
-        remember(&mut self.last_call, tool_call_id, at);
-        Ok(at)
+        let index = &self.tool_call_index;
+        cached(&mut self.last_call, tool_call_id, || {
+            index.get(tool_call_id).copied()
+        })
+        .ok_or_else(|| ReduceError::UnknownToolCall {
+            event_type: event.type_name().to_owned(),
+            tool_call_id: tool_call_id.to_owned(),
+        })
     }
 
     /// The tool call at an indexed position.
@@ -867,8 +855,19 @@ impl Thread {
     }
 }
 
-/// Keeps `id → at` in a one-entry cache, reusing its string's buffer.
-fn remember<T>(slot: &mut Option<(String, T)>, id: &str, at: T) {
+/// A look-up through a one-entry cache: `slot` answers for its own id, else `find` does and a
+/// hit replaces the entry (reusing its string's buffer). Misses are not kept: the id may appear.
+fn cached<T: Copy>(
+    slot: &mut Option<(String, T)>,
+    id: &str,
+    find: impl FnOnce() -> Option<T>,
+) -> Option<T> {
+    if let Some((last, at)) = slot {
+        if last == id {
+            return Some(*at);
+        }
+    }
+    let at = find()?;
     match slot {
         Some((last, pos)) => {
             last.clear();
@@ -877,6 +876,7 @@ fn remember<T>(slot: &mut Option<(String, T)>, id: &str, at: T) {
         }
         None => *slot = Some((id.to_owned(), at)),
     }
+    Some(at)
 }
 
 /// Which activity types a `MESSAGES_SNAPSHOT` is the source of truth for

@@ -850,12 +850,7 @@ impl Verifier {
                 message_id: id.to_owned(),
             });
         }
-        // Only a sub-agent's event can contradict the owner (`tag_error`): skip the look-up in
-        // the map of every id of the run (a cache miss per delta on long runs) otherwise.
-        if let Some(tag) = event.subagent_run_id() {
-            let owner = self.message_owners.get(id);
-            tag_error(index, event, Some(tag), owner, EntityKind::Message, id)?;
-        }
+        continuation_tag_error(index, event, &self.message_owners, EntityKind::Message, id)?;
         if end {
             self.text_messages.remove(id);
         }
@@ -876,12 +871,13 @@ impl Verifier {
                 tool_call_id: id.to_owned(),
             });
         }
-        // Only a sub-agent's event can contradict the owner (`tag_error`): skip the look-up in
-        // the map of every id of the run (a cache miss per delta on long runs) otherwise.
-        if let Some(tag) = event.subagent_run_id() {
-            let owner = self.tool_call_owners.get(id);
-            tag_error(index, event, Some(tag), owner, EntityKind::ToolCall, id)?;
-        }
+        continuation_tag_error(
+            index,
+            event,
+            &self.tool_call_owners,
+            EntityKind::ToolCall,
+            id,
+        )?;
         if end {
             self.tool_calls.remove(id);
         }
@@ -1014,6 +1010,22 @@ impl Verifier {
             }
         }
         Ok(())
+    }
+}
+
+/// Rule 7 for a text or tool-call continuation. Only a sub-agent's event can contradict the
+/// owner, so an untagged one skips the look-up in `owners`, which holds every id of the run (a
+/// cache miss per delta on long runs).
+fn continuation_tag_error(
+    index: usize,
+    event: &Event,
+    owners: &HashMap<String, OwnerId>,
+    entity: EntityKind,
+    id: &str,
+) -> Result<(), OrderError> {
+    match event.subagent_run_id() {
+        Some(tag) => tag_error(index, event, Some(tag), owners.get(id), entity, id),
+        None => Ok(()),
     }
 }
 
