@@ -1,88 +1,24 @@
 // End-to-end: ChatRuntime's execute-and-restart loop in headless Chromium against the scripted
 // AG-UI server (demo/agent). Each test scripts the server's answers, runs the loop in a fresh page
 // and checks the exact request bodies the server received and the messages the run ended with.
-import { test, before, after, beforeEach, afterEach } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { createInterface } from "node:readline";
 
-import { launch } from "./browser.mjs";
+import { api as harnessApi, browserSuite, root, settle, until } from "./harness.mjs";
 
-const root = new URL("../../", import.meta.url);
 const fixtures = new URL("tests/fixtures/agui-real/", root);
 const manifest = JSON.parse(readFileSync(new URL("tests/e2e/tools/tools.json", root), "utf8"));
 const TIMEOUT = 90_000;
 
-let agent, agentExit, base, browser, context, page, pageErrors;
-
-before(async () => {
-  agent = spawn(
-    new URL("target/debug/chat-runtime-agent", root).pathname,
-    ["--mode", "script", "--port", "0", "--static", "/pkg=pkg", "--static", "/tools=tests/e2e/tools", "--static", "/=tests/e2e/pages"],
-    { cwd: root.pathname, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  agentExit = new Promise((resolve) => agent.once("exit", resolve));
-  base = await new Promise((resolve, reject) => {
-    agent.once("error", reject);
-    agentExit.then((code) => reject(new Error(`chat-runtime-agent exited (${code}); run cargo build -p chat-runtime-agent`)));
-    createInterface({ input: agent.stdout }).on("line", (line) => {
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-      if (match) resolve(match[1]);
-    });
-  });
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  if (agent && agent.exitCode === null) {
-    agent.kill("SIGTERM");
-    await agentExit;
-  }
-});
-
-beforeEach(async () => {
-  await api("/test/reset", {});
-  context = await browser.newContext();
-  page = await context.newPage();
-  pageErrors = [];
-  page.on("pageerror", (error) => pageErrors.push(error));
-  await page.goto(`${base}/runtime.html`);
-  await page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
-});
-
-afterEach(async () => {
-  await context?.close();
-  assert.deepEqual(pageErrors.map(String), [], "uncaught errors in the page");
-});
+const suite = browserSuite();
 
 // ---- the server -----------------------------------------------------------------------------
 
-async function api(path, body) {
-  const init = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
-  const response = await fetch(base + path, init);
-  const json = await response.json();
-  assert.ok(response.ok, `${path}: HTTP ${response.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const api = (path, body) => harnessApi(suite.base, path, body);
 const script = (threadId, responses) => api("/test/script", { threadId, responses });
 const requests = (threadId) => api(`/test/requests?threadId=${encodeURIComponent(threadId)}`);
 const aborted = async (threadId) => (await api(`/test/aborted?threadId=${encodeURIComponent(threadId)}`)).aborted;
-
-/** Polls `check` (async, returns truthy when done) until it holds. */
-async function until(what, check, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 10));
-  }
-}
-
-/** Gives a negative check ("no further request") time to be wrong. */
-const settle = () => new Promise((done) => setTimeout(done, 400));
 
 // ---- scripted AG-UI events ------------------------------------------------------------------
 
@@ -169,7 +105,7 @@ const fixture = (path) => readFileSync(new URL(path, fixtures), "utf8");
  * `"tap"` also logs the run responses' body chunks and end; `countImports` counts `importModule`.
  */
 async function createRuntime({ threadId, enable = [], enableIn = {}, options = {}, wrap, countImports, throwingListener, backendTools }) {
-  await page.evaluate(async (spec) => {
+  await suite.page.evaluate(async (spec) => {
     const log = (globalThis.__log ??= []);
     window.events = [];
     const options = { runUrl: "/api/threads/{threadId}/runs", toolsUrl: "/tools/tools.json", ...spec.options };
@@ -214,7 +150,7 @@ async function createRuntime({ threadId, enable = [], enableIn = {}, options = {
 
 /** Starts `rt.run` in the page; the outcome is kept in `window.runs[threadId]`. */
 async function startRun(threadId, { messages = [user()], withSignal = false } = {}) {
-  await page.evaluate(({ threadId, messages, withSignal }) => {
+  await suite.page.evaluate(({ threadId, messages, withSignal }) => {
     window.runs ??= {};
     window.controllers ??= {};
     const options = withSignal ? { signal: (window.controllers[threadId] = new AbortController()).signal } : undefined;
@@ -233,11 +169,11 @@ async function startRun(threadId, { messages = [user()], withSignal = false } = 
 
 /** Waits for the run of `threadId` and returns `{ result, events }` (this thread's events). */
 async function finish(threadId) {
-  const outcome = await page.evaluate((threadId) => window.runs[threadId], threadId);
+  const outcome = await suite.page.evaluate((threadId) => window.runs[threadId], threadId);
   assert.equal(outcome.error, undefined, `run rejected: ${JSON.stringify(outcome.error)}`);
   assert.ok(outcome.sameAsThread, "run() resolved with messages that differ from rt.messages()");
   assert.ok(outcome.newAreShared, "newMessages are not objects of messages");
-  const events = await page.evaluate((threadId) => window.events.filter((e) => e.threadId === threadId || e.type === "diagnostic"), threadId);
+  const events = await suite.page.evaluate((threadId) => window.events.filter((e) => e.threadId === threadId || e.type === "diagnostic"), threadId);
   return { result: outcome.result, events };
 }
 
@@ -249,7 +185,7 @@ async function scenario({ threadId = "t1", responses, messages, ...runtime }) {
   return finish(threadId);
 }
 
-const pageValue = (expression) => page.evaluate(expression);
+const pageValue = (expression) => suite.page.evaluate(expression);
 const toolLog = async () => (await pageValue(() => globalThis.__log ?? [])).filter((e) => e.startsWith("tool:"));
 const ofType = (events, type) => events.filter((e) => e.type === type);
 
@@ -538,9 +474,9 @@ test("abort mid-stream: status aborted, the server sees the stream cancelled, no
   ]);
   await createRuntime({ threadId });
   await startRun(threadId);
-  await page.waitForFunction(() => window.events.some((e) => e.type === "agui" && e.event.type === "TEXT_MESSAGE_CONTENT"), null, { timeout: 30_000 });
-  assert.equal(await page.evaluate((t) => rt.isRunning(t), threadId), true);
-  await page.evaluate((t) => rt.abort(t), threadId);
+  await suite.page.waitForFunction(() => window.events.some((e) => e.type === "agui" && e.event.type === "TEXT_MESSAGE_CONTENT"), null, { timeout: 30_000 });
+  assert.equal(await suite.page.evaluate((t) => rt.isRunning(t), threadId), true);
+  await suite.page.evaluate((t) => rt.abort(t), threadId);
   const { result } = await finish(threadId);
   assert.equal(result.status, "aborted");
   assert.equal(result.rounds, 1);
@@ -548,7 +484,7 @@ test("abort mid-stream: status aborted, the server sees the stream cancelled, no
   await until("the server to see the stream cancelled", async () => (await aborted(threadId)) > 0);
   await settle();
   assert.deepEqual(await bodies(threadId), [body(threadId, [user()])]);
-  assert.equal(await page.evaluate((t) => rt.isRunning(t), threadId), false);
+  assert.equal(await suite.page.evaluate((t) => rt.isRunning(t), threadId), false);
 });
 
 /** A `slow` call aborted while it runs, by `rt.abort` or by the run's `signal`. */
@@ -557,8 +493,8 @@ async function abortMidTool(threadId, withSignal) {
   await script(threadId, [callRun(threadId, [c1]), answerRun(threadId)]);
   await createRuntime({ threadId, enable: ["slow"] });
   await startRun(threadId, { withSignal });
-  await page.waitForFunction(() => globalThis.__slow?.started === true, null, { timeout: 30_000 });
-  await page.evaluate(({ threadId, withSignal }) => (withSignal ? window.controllers[threadId].abort() : rt.abort(threadId)), { threadId, withSignal });
+  await suite.page.waitForFunction(() => globalThis.__slow?.started === true, null, { timeout: 30_000 });
+  await suite.page.evaluate(({ threadId, withSignal }) => (withSignal ? window.controllers[threadId].abort() : rt.abort(threadId)), { threadId, withSignal });
   const { result, events } = await finish(threadId);
   assert.equal(result.status, "aborted");
   assert.equal(result.rounds, 1);
@@ -587,11 +523,11 @@ test("a second run on a busy thread rejects with run/busy", { timeout: TIMEOUT }
   await script(threadId, [{ events: [started(threadId, "s1")], hold: true }]);
   await createRuntime({ threadId });
   await startRun(threadId);
-  await page.waitForFunction(() => window.events.some((e) => e.type === "agui"), null, { timeout: 30_000 });
-  const second = await page.evaluate((threadId) => rt.run({ threadId, messages: [{ id: "u2", role: "user", content: "again" }] })
+  await suite.page.waitForFunction(() => window.events.some((e) => e.type === "agui"), null, { timeout: 30_000 });
+  const second = await suite.page.evaluate((threadId) => rt.run({ threadId, messages: [{ id: "u2", role: "user", content: "again" }] })
     .then(() => null, (e) => ({ name: e.name, code: e.code, isError: e instanceof Error })), threadId);
   assert.deepEqual(second, { name: "ChatRuntimeError", code: "run/busy", isError: true });
-  await page.evaluate((t) => rt.abort(t), threadId);
+  await suite.page.evaluate((t) => rt.abort(t), threadId);
   const { result } = await finish(threadId);
   assert.equal(result.status, "aborted");
   assert.deepEqual(result.messages, [user()], "the refused run added nothing");
@@ -715,8 +651,8 @@ test("exactly once: each tool module is imported once per URL across runs and pa
     const { result } = await finish(threadId);
     assert.equal(result.status, "completed");
   }
-  const basic = `${base}/tools/basic.js`;
-  const slow = `${base}/tools/slow.js`;
+  const basic = `${suite.base}/tools/basic.js`;
+  const slow = `${suite.base}/tools/slow.js`;
   assert.deepEqual(await pageValue(() => window.importCalls), { [basic]: 1, [slow]: 1 });
   assert.deepEqual(await pageValue(() => globalThis.__imports), { [basic]: 1, [slow]: 1 });
   assert.equal(await pageValue(() => globalThis.__echoCalls), 2);
@@ -835,7 +771,7 @@ test("a custom fetch from the options is used for tools.json and every run reque
   assert.equal(result.status, "completed");
   assert.equal((await bodies(threadId)).length, 2);
   const calls = await pageValue(() => window.fetchCalls);
-  assert.deepEqual(calls.map((url) => new URL(url, base).pathname), ["/tools/tools.json", `/api/threads/${threadId}/runs`, `/api/threads/${threadId}/runs`]);
+  assert.deepEqual(calls.map((url) => new URL(url, suite.base).pathname), ["/tools/tools.json", `/api/threads/${threadId}/runs`, `/api/threads/${threadId}/runs`]);
 });
 
 // ---- every real capture through the loop ---------------------------------------------------

@@ -1,0 +1,93 @@
+// Shared set-up of the browser end-to-end suites: the scripted AG-UI server (demo/agent in script
+// mode, serving /pkg, /tools and the test pages), its control API, and polling.
+import assert from "node:assert/strict";
+import { after, afterEach, before, beforeEach } from "node:test";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+import { launch } from "./browser.mjs";
+
+export const root = new URL("../../", import.meta.url);
+
+/**
+ * Starts `chat-runtime-agent --mode script` on a free port, serving the package, the e2e tools
+ * and pages. Resolves with `{ child, base, stop }` once it prints its address.
+ */
+export async function startScriptAgent() {
+  const child = spawn(
+    new URL("target/debug/chat-runtime-agent", root).pathname,
+    ["--mode", "script", "--port", "0", "--static", "/pkg=pkg", "--static", "/tools=tests/e2e/tools", "--static", "/=tests/e2e/pages"],
+    { cwd: root.pathname, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  const exit = new Promise((resolve) => child.once("exit", resolve));
+  const base = await new Promise((resolve, reject) => {
+    child.once("error", reject);
+    exit.then((code) => reject(new Error(`chat-runtime-agent exited (${code}); run cargo build -p chat-runtime-agent`)));
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+      if (match) resolve(match[1]);
+    });
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      await exit;
+    }
+  };
+  return { child, base, stop };
+}
+
+/** The server's control API: GET `path`, or POST `body` as JSON; asserts a 2xx answer. */
+export async function api(base, path, body) {
+  const init = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+  const response = await fetch(base + path, init);
+  const json = await response.json();
+  assert.ok(response.ok, `${path}: HTTP ${response.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Polls `check` (async, returns truthy when done) until it holds. */
+export async function until(what, check, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 10));
+  }
+}
+
+/** Gives a negative check ("nothing more happens") time to be wrong. */
+export const settle = (ms = 400) => new Promise((done) => setTimeout(done, ms));
+
+/**
+ * The hooks of a browser suite: the scripted server and Chromium for the file, and per test a
+ * fresh context (fresh localStorage) on `/runtime.html`, the server's scripts and records cleared,
+ * and no uncaught page error allowed. Returns the live state: `{ base, page, context }`.
+ */
+export function browserSuite() {
+  const suite = { agent: null, base: null, browser: null, context: null, page: null, pageErrors: [] };
+  before(async () => {
+    suite.agent = await startScriptAgent();
+    suite.base = suite.agent.base;
+    suite.browser = await launch();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.agent?.stop();
+  });
+  beforeEach(async () => {
+    await api(suite.base, "/test/reset", {});
+    suite.context = await suite.browser.newContext();
+    suite.page = await suite.context.newPage();
+    suite.pageErrors = [];
+    suite.page.on("pageerror", (error) => suite.pageErrors.push(error));
+    await suite.page.goto(`${suite.base}/runtime.html`);
+    await suite.page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
+  });
+  afterEach(async () => {
+    await suite.context?.close();
+    assert.deepEqual(suite.pageErrors.map(String), [], "uncaught errors in the page");
+  });
+  return suite;
+}
