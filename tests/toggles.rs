@@ -6,10 +6,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chat_runtime::tools::toggles::{
-    storage_key, KeyValueStore, MemoryStore, StoreError, ThreadKey, Toggles,
+    storage_key, KeyValueStore, MemoryStore, StoreError, ThreadKey, Toggles, KEY_PREFIX,
 };
 use chat_runtime::tools::Diagnostic;
 
@@ -22,6 +22,10 @@ struct TestStore {
     fail_get: bool,
     /// `set` throws (a full quota).
     fail_set: bool,
+    /// The next this many `set` calls throw, then the store recovers (space was freed).
+    fail_next_sets: usize,
+    /// The key of every `set` call, in order, with whether it succeeded.
+    set_log: Vec<(String, bool)>,
     /// How many times `get` was called.
     gets: Cell<usize>,
     /// How many times `set` was called.
@@ -57,7 +61,10 @@ impl KeyValueStore for TestStore {
 
     fn set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
         self.sets += 1;
-        if self.fail_set {
+        let fail = self.fail_set || self.fail_next_sets > 0;
+        self.fail_next_sets = self.fail_next_sets.saturating_sub(1);
+        self.set_log.push((key.to_owned(), !fail));
+        if fail {
             return Err(StoreError(
                 "QuotaExceededError: the quota has been exceeded".into(),
             ));
@@ -94,11 +101,186 @@ const T1: &str = "chat:tools:t1";
 // ---------------------------------------------------------------------------------------------
 // Keys and defaults
 
+/// Thread ids and their keys: an id is used as is unless it is `"default"` or starts with `~`;
+/// those get a `~` in front.
+const KEYS: &[(Option<&str>, &str)] = &[
+    (None, "chat:tools:default"),
+    (Some("t1"), "chat:tools:t1"),
+    (Some("a"), "chat:tools:a"),
+    (Some(""), "chat:tools:"),
+    (Some("default"), "chat:tools:~default"),
+    (Some("~default"), "chat:tools:~~default"),
+    (Some("~~default"), "chat:tools:~~~default"),
+    (Some("~"), "chat:tools:~~"),
+    (Some("~~x"), "chat:tools:~~~x"),
+    (Some("~x"), "chat:tools:~~x"),
+    (Some("x~"), "chat:tools:x~"),
+    (Some("Default"), "chat:tools:Default"),
+    (Some("default "), "chat:tools:default "),
+    (Some(" default"), "chat:tools: default"),
+    (Some("defaults"), "chat:tools:defaults"),
+    (Some("defaul"), "chat:tools:defaul"),
+    (Some("chat:tools:default"), "chat:tools:chat:tools:default"),
+    (Some(":default"), "chat:tools::default"),
+];
+
 #[test]
-fn storage_key_is_prefixed_thread_id_or_default() {
-    assert_eq!(storage_key(Some("t1")), "chat:tools:t1");
-    assert_eq!(storage_key(None), "chat:tools:default");
-    assert_eq!(storage_key(Some("")), "chat:tools:");
+fn storage_key_escapes_default_and_leading_tilde_only() {
+    for (id, key) in KEYS {
+        assert_eq!(storage_key(*id), *key, "{id:?}");
+    }
+}
+
+/// Ids built from the characters and words that could make two keys meet: every concatenation of
+/// up to four parts of a tricky alphabet, then longer pseudo-random ones (a fixed xorshift seed,
+/// so every run checks the same ids).
+fn tricky_ids() -> BTreeSet<String> {
+    const PARTS: [&str; 6] = ["default", "~", "a", ":", "", "d"];
+    const MORE: [&str; 10] = [
+        "default",
+        "~",
+        "a",
+        ":",
+        "d",
+        "efault",
+        "chat:tools:",
+        "~default",
+        "tools",
+        "\u{0}",
+    ];
+    let mut ids = BTreeSet::from([String::new()]);
+    let mut level = vec![String::new()];
+    for _ in 0..4 {
+        level = level
+            .iter()
+            .flat_map(|prefix| PARTS.iter().map(move |part| format!("{prefix}{part}")))
+            .collect();
+        ids.extend(level.iter().cloned());
+    }
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..5_000 {
+        let len = next() % 9;
+        let id: String = (0..len)
+            .map(|_| MORE[(next() % MORE.len() as u64) as usize])
+            .collect();
+        ids.insert(id);
+    }
+    ids
+}
+
+#[test]
+fn distinct_thread_ids_never_share_a_key_and_none_gets_the_default_key() {
+    let ids = tricky_ids();
+    assert!(ids.len() > 3_000, "{} ids", ids.len());
+    let mut owners: HashMap<String, &str> = HashMap::new();
+    for id in &ids {
+        let key = storage_key(Some(id));
+        assert!(key.starts_with(KEY_PREFIX), "{id:?} -> {key:?}");
+        assert_ne!(key, DEFAULT, "thread {id:?} got the default key");
+        if let Some(other) = owners.insert(key.clone(), id) {
+            panic!("threads {other:?} and {id:?} share {key:?}");
+        }
+    }
+    // The same through the real code path: every thread's change lands under its own key.
+    let mut t = Toggles::new(MemoryStore::new());
+    for id in &ids {
+        t.set_enabled(Some(id), "x", true);
+    }
+    assert_eq!(t.store().len(), ids.len());
+    assert_eq!(t.store().get(DEFAULT).unwrap(), None);
+    assert!(!t.is_enabled(None, "x"), "the default is untouched");
+}
+
+#[test]
+fn storage_events_map_every_thread_key_back_to_its_thread() {
+    let mut t = Toggles::new(MemoryStore::new());
+    for id in tricky_ids() {
+        let key = storage_key(Some(&id));
+        assert_eq!(
+            t.handle_storage_event(Some(&key), Some(r#"{"x":true}"#)),
+            Some(ThreadKey::Thread(id.clone())),
+            "{key:?}"
+        );
+        assert!(t.is_enabled(Some(&id), "x"), "{id:?}");
+    }
+    assert!(
+        !t.is_enabled(None, "x"),
+        "no thread's event reached the default"
+    );
+    assert_eq!(
+        t.handle_storage_event(Some(DEFAULT), Some("{}")),
+        Some(ThreadKey::Default)
+    );
+}
+
+#[test]
+fn storage_events_map_keys_back_by_the_escape_rule() {
+    let cases: &[(&str, Option<ThreadKey>)] = &[
+        ("chat:tools:default", Some(ThreadKey::Default)),
+        (
+            "chat:tools:~default",
+            Some(ThreadKey::Thread("default".into())),
+        ),
+        (
+            "chat:tools:~~default",
+            Some(ThreadKey::Thread("~default".into())),
+        ),
+        ("chat:tools:~~", Some(ThreadKey::Thread("~".into()))),
+        ("chat:tools:~~~x", Some(ThreadKey::Thread("~~x".into()))),
+        ("chat:tools:~~x", Some(ThreadKey::Thread("~x".into()))),
+        ("chat:tools:", Some(ThreadKey::Thread(String::new()))),
+        ("chat:tools:a", Some(ThreadKey::Thread("a".into()))),
+        (
+            "chat:tools:defaults",
+            Some(ThreadKey::Thread("defaults".into())),
+        ),
+        ("chat:tools:x~", Some(ThreadKey::Thread("x~".into()))),
+        // A `~` that escapes nothing: no thread is stored there (thread "~abc" is at "~~abc").
+        ("chat:tools:~abc", None),
+        ("chat:tools:~", None),
+        ("chat:tools:~Default", None),
+        ("chat:tools:~chat:tools:default", None),
+    ];
+    for (key, owner) in cases {
+        let mut t = toggles(&[]);
+        assert_eq!(
+            t.handle_storage_event(Some(key), Some(r#"{"x":true}"#)),
+            *owner,
+            "{key:?}"
+        );
+        assert_eq!(t.handle_storage_event(Some(key), None), *owner, "{key:?}");
+        if let Some(ThreadKey::Thread(id)) = owner {
+            assert_eq!(storage_key(Some(id)), *key, "the inverse of storage_key");
+        }
+    }
+}
+
+#[test]
+fn a_storage_event_for_a_key_no_thread_writes_changes_nothing() {
+    let mut t = toggles(&[
+        (DEFAULT, r#"{"d":true}"#),
+        ("chat:tools:~~abc", r#"{"a":true}"#),
+    ]);
+    assert!(t.is_enabled(Some("~abc"), "a"));
+    assert!(t.is_enabled(Some("abc"), "d"), "abc shows the default");
+    for key in ["chat:tools:~abc", "chat:tools:~"] {
+        assert_eq!(
+            t.handle_storage_event(Some(key), Some(r#"{"z":true}"#)),
+            None
+        );
+        assert_eq!(t.handle_storage_event(Some(key), None), None);
+    }
+    assert_eq!(t.state(Some("~abc")), &map(&[("a", true)]));
+    assert_eq!(t.state(Some("abc")), &map(&[("d", true)]));
+    assert_eq!(t.state(None), &map(&[("d", true)]));
+    assert_eq!(t.state(Some("")), &map(&[("d", true)]));
+    assert!(drain(&mut t).is_empty());
 }
 
 #[test]
@@ -267,17 +449,60 @@ fn a_change_in_an_unsaved_thread_saves_the_default_state_with_the_change() {
 }
 
 #[test]
-fn a_thread_named_default_shares_the_default_key() {
-    let mut t = toggles(&[]);
+fn a_thread_named_default_has_its_own_key_and_state() {
+    let mut t = toggles(&[(DEFAULT, r#"{"d":true}"#)]);
+    assert!(
+        t.is_enabled(Some("default"), "d"),
+        "an unsaved thread shows the default"
+    );
     t.set_enabled(Some("default"), "a", true);
-    assert!(t.is_enabled(None, "a"));
-    assert_eq!(t.store().raw(DEFAULT).as_deref(), Some(r#"{"a":true}"#));
+    assert_eq!(
+        t.store().raw("chat:tools:~default").as_deref(),
+        Some(r#"{"a":true,"d":true}"#)
+    );
+    assert_eq!(t.store().raw(DEFAULT).as_deref(), Some(r#"{"d":true}"#));
+    assert!(!t.is_enabled(None, "a"), "the default did not change");
+    assert!(
+        !t.is_enabled(Some("other"), "a"),
+        "nor did threads with no saved toggles"
+    );
+    t.set_enabled(None, "b", true);
+    assert!(!t.is_enabled(Some("default"), "b"));
+    assert!(t.is_enabled(Some("other"), "b"));
+}
+
+#[test]
+fn a_thread_named_default_gets_its_copy_at_its_first_run() {
+    let mut t = toggles(&[(DEFAULT, r#"{"d":true}"#)]);
     t.begin_run("default");
     assert_eq!(
-        t.store().sets,
-        1,
-        "begin_run has nothing to copy onto the default"
+        t.store().raw("chat:tools:~default").as_deref(),
+        Some(r#"{"d":true}"#)
     );
+    t.set_enabled(None, "d", false);
+    assert!(t.is_enabled(Some("default"), "d"), "its own state now");
+}
+
+#[test]
+fn threads_whose_ids_look_like_keys_or_escapes_never_meet() {
+    let ids = ["default", "~default", "~~default", "~", "~~", "", "a", "~a"];
+    let mut t = toggles(&[]);
+    for (n, id) in ids.iter().enumerate() {
+        t.set_enabled(Some(id), &format!("tool{n}"), true);
+    }
+    t.set_enabled(None, "none", true);
+    for (n, id) in ids.iter().enumerate() {
+        let own = format!("tool{n}");
+        assert_eq!(t.state(Some(id)), &map(&[(own.as_str(), true)]), "{id:?}");
+    }
+    assert_eq!(t.state(None), &map(&[("none", true)]));
+    assert_eq!(t.store().inner.len(), ids.len() + 1);
+    // A fresh instance reads each one back from its own key.
+    let mut fresh = Toggles::new(t.store().inner.clone());
+    for (n, id) in ids.iter().enumerate() {
+        assert!(fresh.is_enabled(Some(id), &format!("tool{n}")), "{id:?}");
+    }
+    assert_eq!(fresh.state(None), &map(&[("none", true)]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,7 +694,7 @@ fn a_store_whose_set_throws_keeps_the_toggle_in_memory_with_a_diagnostic() {
     });
     t.set_enabled(Some("t1"), "a", true);
     assert!(t.is_enabled(Some("t1"), "a"));
-    assert!(t.is_memory_only());
+    assert!(t.has_unsaved());
     let diagnostics = drain(&mut t);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
     assert_eq!(diagnostics[0].code, "toggles/storage-unavailable");
@@ -480,27 +705,228 @@ fn a_store_whose_set_throws_keeps_the_toggle_in_memory_with_a_diagnostic() {
 }
 
 #[test]
-fn after_a_failed_write_later_writes_are_not_retried() {
+fn every_change_after_a_failed_write_tries_to_save_again() {
     let mut t = Toggles::new(TestStore {
         fail_set: true,
         ..TestStore::default()
     });
-    t.set_enabled(None, "a", true);
-    t.store_mut().fail_set = false;
-    t.set_enabled(None, "b", true);
-    t.set_enabled(Some("t2"), "c", true);
-    t.begin_run("t1");
-    assert_eq!(t.store().sets, 1, "only the first, failed, write was tried");
-    assert_eq!(drain(&mut t).len(), 1, "one diagnostic, not one per change");
-    // Everything still works in memory, copy-at-first-run included.
-    assert_eq!(t.state(None), &map(&[("a", true), ("b", true)]));
-    assert_eq!(t.state(Some("t1")), &map(&[("a", true), ("b", true)]));
-    assert!(t.is_enabled(Some("t2"), "c"));
-    t.set_enabled(None, "a", false);
-    assert!(
-        t.is_enabled(Some("t1"), "a"),
-        "t1 ran: it has its own state in memory"
+    for (n, name) in ["a", "b", "c"].into_iter().enumerate() {
+        t.set_enabled(Some("t1"), name, true);
+        assert_eq!(t.store().sets, n + 1, "change {name}: one more attempt");
+        let diagnostics = drain(&mut t);
+        assert_eq!(diagnostics.len(), 1, "change {name}: {diagnostics:?}");
+        assert_eq!(diagnostics[0].code, "toggles/storage-unavailable");
+        assert_eq!(diagnostics[0].name.as_deref(), Some(name));
+    }
+    t.store_mut().fail_set = false; // space was freed
+    t.set_enabled(Some("t1"), "d", false);
+    assert_eq!(
+        t.store().raw(T1).as_deref(),
+        Some(r#"{"a":true,"b":true,"c":true,"d":false}"#)
     );
+    assert!(!t.has_unsaved());
+    assert!(drain(&mut t).is_empty());
+}
+
+#[test]
+fn a_store_that_fails_n_writes_then_recovers_ends_up_holding_every_unsaved_key() {
+    for failures in 0..8 {
+        let mut t = Toggles::new(TestStore {
+            fail_next_sets: failures,
+            ..TestStore::default()
+        });
+        // Changes across three keys, the default among them.
+        let changes: &[(Option<&str>, &str)] = &[
+            (Some("t1"), "a"),
+            (None, "b"),
+            (Some("t2"), "c"),
+            (Some("t1"), "d"),
+            (Some("t2"), "e"),
+            (None, "f"),
+            (Some("t1"), "g"),
+            (Some("t3"), "h"),
+        ];
+        let mut diagnostics = 0;
+        for (thread, name) in changes {
+            let before = t.store().set_log.len();
+            t.set_enabled(*thread, name, true);
+            let tried = &t.store().set_log[before..];
+            let key = storage_key(*thread);
+            assert_eq!(
+                tried.last().map(|(k, _)| k.as_str()),
+                Some(key.as_str()),
+                "{failures}: a change always tries its own key, last"
+            );
+            let failed = tried.iter().filter(|(_, ok)| !ok).count();
+            let got = drain(&mut t);
+            assert_eq!(
+                got.len(),
+                failed,
+                "{failures}: one diagnostic per failed write"
+            );
+            assert!(got.iter().all(|d| d.code == "toggles/storage-unavailable"));
+            diagnostics += got.len();
+        }
+        assert_eq!(diagnostics, failures.min(t.store().sets), "{failures}");
+        assert_eq!(
+            t.store().fail_next_sets,
+            0,
+            "{failures}: the store recovered"
+        );
+        // Whatever failed was retried: the store holds every state, as the cache does.
+        assert!(!t.has_unsaved(), "{failures}");
+        let store = t.store().inner.clone();
+        let mut fresh = Toggles::new(store);
+        for thread in [None, Some("t1"), Some("t2"), Some("t3")] {
+            let expected = t.state(thread).clone();
+            assert_eq!(fresh.state(thread), &expected, "{failures}: {thread:?}");
+        }
+        assert_eq!(
+            fresh.state(Some("t1")),
+            &map(&[("a", true), ("d", true), ("g", true)])
+        );
+        assert_eq!(fresh.state(None), &map(&[("b", true), ("f", true)]));
+    }
+}
+
+#[test]
+fn unsaved_keys_are_retried_first_with_their_current_state() {
+    let mut t = Toggles::new(TestStore {
+        fail_set: true,
+        ..TestStore::default()
+    });
+    t.set_enabled(Some("t1"), "a", true); // fails
+    t.set_enabled(None, "b", true); // the retry of t1 and the change fail
+    assert!(t.has_unsaved());
+    t.store_mut().fail_set = false;
+    t.set_enabled(Some("t2"), "c", true);
+    let keys: Vec<_> = t
+        .store()
+        .set_log
+        .iter()
+        .map(|(k, ok)| (k.as_str(), *ok))
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            (T1, false),
+            (T1, false),
+            (DEFAULT, false),
+            // The retries (in key order: the default first), then the change itself.
+            (DEFAULT, true),
+            (T1, true),
+            ("chat:tools:t2", true),
+        ]
+    );
+    assert_eq!(t.store().raw(T1).as_deref(), Some(r#"{"a":true}"#));
+    assert_eq!(t.store().raw(DEFAULT).as_deref(), Some(r#"{"b":true}"#));
+    assert!(!t.has_unsaved());
+}
+
+#[test]
+fn an_unsaved_key_changed_again_is_written_once_with_the_newest_state() {
+    let mut t = Toggles::new(TestStore {
+        fail_next_sets: 1,
+        ..TestStore::default()
+    });
+    t.set_enabled(Some("t1"), "a", true); // fails
+    t.set_enabled(Some("t1"), "b", true);
+    assert_eq!(
+        t.store().sets,
+        2,
+        "no separate retry of the key being written"
+    );
+    assert_eq!(t.store().raw(T1).as_deref(), Some(r#"{"a":true,"b":true}"#));
+}
+
+#[test]
+fn begin_run_retries_unsaved_keys_before_its_copy() {
+    let mut t = Toggles::new(TestStore {
+        fail_next_sets: 1,
+        ..TestStore::default()
+    });
+    t.set_enabled(None, "a", true); // fails
+    assert_eq!(drain(&mut t).len(), 1);
+    t.begin_run("t1");
+    assert_eq!(t.store().raw(DEFAULT).as_deref(), Some(r#"{"a":true}"#));
+    assert_eq!(t.store().raw(T1).as_deref(), Some(r#"{"a":true}"#));
+    assert!(!t.has_unsaved());
+    // A run of a thread with saved state writes nothing, so it retries nothing either.
+    t.store_mut().fail_next_sets = 1;
+    t.set_enabled(None, "b", true); // fails
+    let sets = t.store().sets;
+    t.begin_run("t1");
+    assert_eq!(t.store().sets, sets);
+    assert!(t.has_unsaved());
+}
+
+#[test]
+fn a_failed_retry_stays_unsaved_and_is_reported_again() {
+    let mut t = Toggles::new(TestStore {
+        fail_set: true,
+        ..TestStore::default()
+    });
+    t.set_enabled(Some("t1"), "a", true);
+    drain(&mut t);
+    t.set_enabled(Some("t2"), "b", true);
+    let diagnostics = drain(&mut t);
+    assert_eq!(
+        diagnostics.len(),
+        2,
+        "the retry and the change: {diagnostics:?}"
+    );
+    assert_eq!(diagnostics[0].name, None, "a retry names no tool");
+    assert!(
+        diagnostics[0].message.contains(T1),
+        "{}",
+        diagnostics[0].message
+    );
+    assert_eq!(diagnostics[1].name.as_deref(), Some("b"));
+    assert!(diagnostics[1].message.contains("chat:tools:t2"));
+    t.store_mut().fail_set = false;
+    t.set_enabled(Some("t3"), "c", true);
+    assert_eq!(t.store().raw(T1).as_deref(), Some(r#"{"a":true}"#));
+    assert_eq!(
+        t.store().raw("chat:tools:t2").as_deref(),
+        Some(r#"{"b":true}"#)
+    );
+    assert_eq!(
+        t.store().raw("chat:tools:t3").as_deref(),
+        Some(r#"{"c":true}"#)
+    );
+    assert!(drain(&mut t).is_empty());
+}
+
+#[test]
+fn a_storage_event_for_an_unsaved_key_lets_the_other_tab_win() {
+    let mut t = Toggles::new(TestStore {
+        fail_next_sets: 2,
+        ..TestStore::default()
+    });
+    t.set_enabled(Some("t1"), "a", true); // fails
+    t.set_enabled(Some("t2"), "a", true); // fails
+                                          // Another tab saved t1 in the meantime: its value is newer than our unsaved one.
+    t.store_mut().inner.set(T1, r#"{"z":true}"#).unwrap();
+    t.handle_storage_event(Some(T1), Some(r#"{"z":true}"#));
+    t.set_enabled(Some("t3"), "c", true);
+    assert_eq!(
+        t.store().raw(T1).as_deref(),
+        Some(r#"{"z":true}"#),
+        "not overwritten"
+    );
+    assert_eq!(
+        t.store().raw("chat:tools:t2").as_deref(),
+        Some(r#"{"a":true}"#)
+    );
+    assert_eq!(t.state(Some("t1")), &map(&[("z", true)]));
+    // After a clear, nothing of before is retried.
+    t.store_mut().fail_next_sets = 1;
+    t.set_enabled(Some("t4"), "d", true); // fails
+    t.store_mut().inner.clear();
+    assert_eq!(t.handle_storage_event(None, None), Some(ThreadKey::All));
+    assert!(!t.has_unsaved());
+    t.set_enabled(Some("t5"), "e", true);
+    assert_eq!(t.store().inner.len(), 1);
 }
 
 #[test]
@@ -519,14 +945,18 @@ fn a_failed_copy_at_first_run_keeps_the_copy_in_memory() {
 }
 
 #[test]
-fn a_memory_only_instance_still_reads_keys_it_has_not_cached() {
+fn with_unsaved_keys_uncached_keys_are_still_read() {
     let mut t = Toggles::new(TestStore {
         fail_set: true,
         ..TestStore::with(&[("chat:tools:t2", r#"{"x":true}"#)])
     });
     t.set_enabled(Some("t1"), "a", true);
-    assert!(t.is_memory_only());
+    assert!(t.has_unsaved());
     assert!(t.is_enabled(Some("t2"), "x"), "a full quota still reads");
+    assert!(
+        t.is_enabled(Some("t1"), "a"),
+        "the unsaved state is in memory"
+    );
 }
 
 #[test]

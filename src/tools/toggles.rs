@@ -4,8 +4,16 @@
 //! # Storage format
 //!
 //! - Key `chat:tools:{threadId}`; before a thread exists (`thread_id == None`) the key is
-//!   `chat:tools:default` (see [`storage_key`]). A thread whose id is literally `"default"` shares
-//!   that key, so it shares the default state: the key format leaves no way to tell them apart.
+//!   `chat:tools:default` (see [`storage_key`]).
+//! - Every thread has a key of its own, and none has the default's: a thread id is used as is
+//!   unless it is `default` or starts with `~`, and those get a `~` in front (thread `"default"`
+//!   is stored under `chat:tools:~default`, thread `"~x"` under `chat:tools:~~x`). An escaped id
+//!   starts with `~`, an id used as is never does and is never `default`, so the mapping is
+//!   injective and its inverse is a function: `chat:tools:default` is the default,
+//!   `chat:tools:~{id}` is thread `id` when `id` is `default` or starts with `~`, any other
+//!   `chat:tools:{id}` not starting with `~` is thread `id`. The rest, `chat:tools:~{id}` with an
+//!   `id` that needed no escape (`chat:tools:~abc`, `chat:tools:~`), is no thread's key: nothing
+//!   here writes it, and a `storage` event for it is ignored.
 //! - Value: a JSON object of booleans, `{"get_weather":true,"search_docs":false}`, written in name
 //!   order so the same state always gives the same string.
 //!
@@ -21,10 +29,15 @@
 //!   booleans, queues a [`Diagnostic`] and gives the booleans that could be read (none if the value
 //!   was not an object); that key is then left as it is, by reads and by `begin_run`, until the user
 //!   changes a toggle of that thread, which writes the in-memory state with the change.
-//! - A write that throws queues a diagnostic and switches this `Toggles` to memory for the rest of
-//!   its life: the cache keeps every value, and no later write is tried (a store that failed once,
-//!   private mode or a full quota, would most likely fail again, and each attempt would add another
-//!   diagnostic). Reads of keys not yet cached still go to the store, which may still be readable.
+//! - A write that throws (private mode, a full quota) queues a [`CODE_STORAGE_UNAVAILABLE`]
+//!   diagnostic and leaves the key *unsaved*: the cache keeps its state, which stays what the user
+//!   sees. Nothing is given up for good, and nothing is lost once the store accepts writes again:
+//!   every later write attempt (a change, or the copy of [`Toggles::begin_run`]) first writes every
+//!   unsaved key again, with its state as cached now, in key order, then its own key. A write that
+//!   succeeds makes its key saved; each write that throws, a retry included, queues one more
+//!   diagnostic and leaves (or makes) its key unsaved. A `storage` event for an unsaved key (another
+//!   tab wrote or removed it later) makes it saved: that tab's value is newer, and the cache takes
+//!   it. Reads of keys not yet cached still go to the store, which may still be readable.
 //!
 //! # Call order (sans-IO)
 //!
@@ -34,7 +47,7 @@
 //! [`Toggles::poll_diagnostic`], to drain after any of them. Each key is read from the store at most
 //! once; after that, answers come from the cache in `O(log n)`.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::hash::HashMap;
 
@@ -48,8 +61,11 @@ pub const KEY_PREFIX: &str = "chat:tools:";
 /// The key of the default state, used before a thread exists.
 pub const DEFAULT_KEY: &str = "chat:tools:default";
 
-/// The thread id whose key collides with [`DEFAULT_KEY`].
+/// The id part of [`DEFAULT_KEY`]; a thread with this id is stored escaped (see [`storage_key`]).
 const DEFAULT_ID: &str = "default";
+
+/// The escape of thread ids that would meet the default key or another escaped id.
+const ESCAPE: char = '~';
 
 /// Diagnostic code: the store threw on a read or a write; the message includes its error.
 pub const CODE_STORAGE_UNAVAILABLE: &str = "toggles/storage-unavailable";
@@ -129,9 +145,36 @@ impl KeyValueStore for MemoryStore {
 }
 
 /// The storage key of a thread's toggles: `chat:tools:{threadId}`, or `chat:tools:default` for
-/// `None` (no thread yet).
+/// `None` (no thread yet). A thread id that is `"default"` or starts with `~` gets a `~` in front
+/// (`"default"` → `chat:tools:~default`, `"~x"` → `chat:tools:~~x`), so distinct threads never
+/// share a key and no thread shares the default's (see the [module docs](self)). This is the one
+/// place of the rule, next to its (private) inverse, used for `storage` events.
 pub fn storage_key(thread_id: Option<&str>) -> String {
-    format!("{KEY_PREFIX}{}", thread_id.unwrap_or(DEFAULT_ID))
+    match thread_id {
+        None => DEFAULT_KEY.to_owned(),
+        Some(id) if is_escaped(id) => format!("{KEY_PREFIX}{ESCAPE}{id}"),
+        Some(id) => format!("{KEY_PREFIX}{id}"),
+    }
+}
+
+/// Whether [`storage_key`] puts a `~` in front of this thread id.
+fn is_escaped(id: &str) -> bool {
+    id == DEFAULT_ID || id.starts_with(ESCAPE)
+}
+
+/// The inverse of [`storage_key`]: `Some(None)` for the default key, `Some(Some(id))` for the key
+/// of thread `id`, `None` for a key that is not [`storage_key`] of anything (another prefix, or a
+/// `~` that escapes nothing, such as `chat:tools:~abc`).
+fn key_owner(key: &str) -> Option<Option<&str>> {
+    let rest = key.strip_prefix(KEY_PREFIX)?;
+    if rest == DEFAULT_ID {
+        return Some(None);
+    }
+    match rest.strip_prefix(ESCAPE) {
+        Some(id) if is_escaped(id) => Some(Some(id)),
+        Some(_) => None,
+        None => Some(Some(rest)),
+    }
 }
 
 /// Whose toggles changed, as returned by [`Toggles::handle_storage_event`].
@@ -140,7 +183,7 @@ pub enum ThreadKey {
     /// The default state (`chat:tools:default`) changed. Threads with no saved state show the
     /// default, so their displayed state changed too.
     Default,
-    /// One thread's state changed.
+    /// One thread's state changed (its key is [`storage_key`] of this id).
     Thread(String),
     /// Storage was cleared: every state changed (all are back to all-off, threads show the default).
     All,
@@ -183,17 +226,17 @@ impl Entry {
 /// instead of errors. See the [module docs](self) for the rules.
 #[derive(Debug)]
 pub struct Toggles<S: KeyValueStore> {
-    /// The real storage; reads go here once per key, writes go here until one fails.
+    /// The real storage; reads go here once per key, every write goes here.
     store: S,
     /// The cached `chat:tools:default`, `None` until first needed. Kept apart from `threads` so a
     /// thread id can be looked up without building its key string.
     default: Option<Entry>,
-    /// The cached state of each thread read or written so far, by thread id (never `"default"`,
-    /// which is `default`).
+    /// The cached state of each thread read or written so far, by thread id (thread `"default"`
+    /// included: it is a thread like any other).
     threads: HashMap<String, Entry>,
-    /// A write threw: the store is treated as read-only and the cache is the only copy of what
-    /// changed since, for the rest of this instance's life.
-    memory_only: bool,
+    /// The keys whose last write threw: the cache is the only copy of their state. Written again,
+    /// in this order, before every later write.
+    unsaved: BTreeSet<String>,
     /// Problems waiting for [`Toggles::poll_diagnostic`].
     diagnostics: VecDeque<Diagnostic>,
 }
@@ -205,7 +248,7 @@ impl<S: KeyValueStore> Toggles<S> {
             store,
             default: None,
             threads: HashMap::default(),
-            memory_only: false,
+            unsaved: BTreeSet::new(),
             diagnostics: VecDeque::new(),
         }
     }
@@ -219,12 +262,11 @@ impl<S: KeyValueStore> Toggles<S> {
     /// The toggles of a thread (`None`: the default state), as shown to the user: a thread with no
     /// saved state shows the default state. Read from the store on first use, then from the cache.
     pub fn state(&mut self, thread_id: Option<&str>) -> &BTreeMap<String, bool> {
-        let slot = slot(thread_id);
-        let shows_default = match slot {
+        let shows_default = match thread_id {
             None => false,
             Some(id) => self.entry(Some(id)).status == Status::Absent,
         };
-        let slot = if shows_default { None } else { slot };
+        let slot = if shows_default { None } else { thread_id };
         self.load(slot);
         match slot {
             None => self.default.as_ref().map_or(&EMPTY, |e| &e.map),
@@ -234,21 +276,22 @@ impl<S: KeyValueStore> Toggles<S> {
 
     /// The user turned `name` on or off in this thread (`None`: the default state). The thread's
     /// state as shown, with the change, becomes its own and is written to the store, even if the
-    /// stored value could not be read before. A failed write queues a diagnostic and keeps the
-    /// change in memory.
+    /// stored value could not be read before, after the unsaved keys are written again. A failed
+    /// write queues a diagnostic and keeps the change in memory, to be written again at the next
+    /// write.
     pub fn set_enabled(&mut self, thread_id: Option<&str>, name: &str, enabled: bool) {
-        let slot = slot(thread_id);
-        let mut map = self.state(slot).clone();
+        let mut map = self.state(thread_id).clone();
         map.insert(name.to_owned(), enabled);
-        self.write(slot, map, Some(name));
+        self.write(thread_id, map, Some(name));
     }
 
     /// A run of `thread_id` is about to start. If the thread has no saved state, a copy of the
-    /// current default state is saved under its key; a thread with saved state, or whose stored
-    /// value could not be read, is left as it is.
+    /// current default state is saved under its key (after the unsaved keys are written again); a
+    /// thread with saved state, or whose stored value could not be read, is left as it is, and
+    /// nothing is written.
     pub fn begin_run(&mut self, thread_id: &str) {
-        let slot = slot(Some(thread_id));
-        if slot.is_none() || self.entry(slot).status != Status::Absent {
+        let slot = Some(thread_id);
+        if self.entry(slot).status != Status::Absent {
             return;
         }
         let map = self.state(None).clone();
@@ -256,10 +299,14 @@ impl<S: KeyValueStore> Toggles<S> {
     }
 
     /// The browser's `storage` event (another tab changed `localStorage`): `key` and `new_value`
-    /// as the event gives them. For a `chat:tools:` key the cached state is replaced and the changed
-    /// state is returned; `key == None` means storage was cleared, every state is reset and
-    /// [`ThreadKey::All`] is returned. Other keys are ignored (`None`). A corrupt new value is
-    /// handled as on a read: diagnostic, readable booleans kept, not overwritten until a change.
+    /// as the event gives them. For the key of the default or of a thread (the inverse of
+    /// [`storage_key`]) the cached state is replaced, the key is no longer unsaved (the other
+    /// tab's value is newer) and the changed state is returned; `key == None` means storage was
+    /// cleared, every state is reset, nothing is unsaved any more and [`ThreadKey::All`] is
+    /// returned. Other keys are ignored (`None`): other prefixes, and `chat:tools:~{id}` keys whose
+    /// `id` needed no escape, which are no thread's key (thread `"~abc"` is stored under
+    /// `chat:tools:~~abc`, thread `"abc"` under `chat:tools:abc`). A corrupt new value is handled
+    /// as on a read: diagnostic, readable booleans kept, not overwritten until a change.
     pub fn handle_storage_event(
         &mut self,
         key: Option<&str>,
@@ -270,10 +317,11 @@ impl<S: KeyValueStore> Toggles<S> {
             for entry in self.threads.values_mut() {
                 *entry = Entry::absent();
             }
+            self.unsaved.clear();
             return Some(ThreadKey::All);
         };
-        let id = key.strip_prefix(KEY_PREFIX)?;
-        let slot = slot(Some(id));
+        let slot = key_owner(key)?;
+        self.unsaved.remove(key);
         let entry = match new_value {
             None => Entry::absent(),
             Some(text) => self.parse(key, text),
@@ -297,9 +345,10 @@ impl<S: KeyValueStore> Toggles<S> {
         self.diagnostics.pop_front()
     }
 
-    /// Whether a write failed and changes are now kept in memory only.
-    pub fn is_memory_only(&self) -> bool {
-        self.memory_only
+    /// Whether some state is kept in memory only: the last write of its key threw, and it is
+    /// written again before the next write (a change, or the copy of [`Toggles::begin_run`]).
+    pub fn has_unsaved(&self) -> bool {
+        !self.unsaved.is_empty()
     }
 
     /// The underlying store.
@@ -406,28 +455,9 @@ impl<S: KeyValueStore> Toggles<S> {
         }
     }
 
-    /// Makes `map` a slot's own state and writes it through (unless memory-only). `name` is the
-    /// tool the user changed, for the diagnostic.
+    /// Makes `map` a slot's own state, writes the unsaved keys again, then writes the slot's key.
+    /// `name` is the tool the user changed, for the diagnostic.
     fn write(&mut self, slot: Option<&str>, map: BTreeMap<String, bool>, name: Option<&str>) {
-        if !self.memory_only {
-            let key = storage_key(slot);
-            let text = Value::Object(
-                map.iter()
-                    .map(|(name, on)| (name.as_str(), Value::Bool(*on)))
-                    .collect(),
-            )
-            .to_json();
-            if let Err(err) = self.store.set(&key, &text) {
-                self.memory_only = true;
-                self.diagnose(
-                    name.map(str::to_owned),
-                    CODE_STORAGE_UNAVAILABLE,
-                    format!(
-                        "could not write {key}: {err}; toggles are kept in memory for this session"
-                    ),
-                );
-            }
-        }
         let entry = Entry {
             map,
             status: Status::Own,
@@ -438,6 +468,46 @@ impl<S: KeyValueStore> Toggles<S> {
                 self.threads.insert(id.to_owned(), entry);
             }
         }
+        let key = storage_key(slot);
+        // Written last anyway, with its newest state: no separate retry.
+        self.unsaved.remove(&key);
+        for unsaved in std::mem::take(&mut self.unsaved) {
+            self.save(unsaved, None);
+        }
+        self.save(key, name);
+    }
+
+    /// Writes a key's cached state to the store; if that throws, queues a diagnostic and keeps the
+    /// key unsaved. `name`: the tool whose change this write is (`None` for a retry or a copy).
+    fn save(&mut self, key: String, name: Option<&str>) {
+        let cached = match key_owner(&key) {
+            Some(None) => self.default.as_ref(),
+            Some(Some(id)) => self.threads.get(id),
+            None => None,
+        };
+        // Only keys of cached, own states are ever written or kept unsaved.
+        let Some(entry) = cached else { return };
+        let text = Value::Object(
+            entry
+                .map
+                .iter()
+                .map(|(name, on)| (name.as_str(), Value::Bool(*on)))
+                .collect(),
+        )
+        .to_json();
+        let Err(err) = self.store.set(&key, &text) else {
+            return;
+        };
+        let message = match name {
+            Some(_) => format!(
+                "could not write {key}: {err}; the change is kept in memory and written again at the next change"
+            ),
+            None => format!(
+                "could not write {key}: {err}; its toggles are kept in memory and written again at the next change"
+            ),
+        };
+        self.diagnose(name.map(str::to_owned), CODE_STORAGE_UNAVAILABLE, message);
+        self.unsaved.insert(key);
     }
 
     /// Queues a diagnostic.
@@ -449,12 +519,6 @@ impl<S: KeyValueStore> Toggles<S> {
             message,
         });
     }
-}
-
-/// The cache slot of a thread id: `None` for the default state (no thread, or the thread whose id
-/// is `"default"`, which shares its key).
-fn slot(thread_id: Option<&str>) -> Option<&str> {
-    thread_id.filter(|id| *id != DEFAULT_ID)
 }
 
 /// An entry whose stored value could not be fully read.
