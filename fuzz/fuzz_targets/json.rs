@@ -1,17 +1,102 @@
 //! The crate's JSON layer against serde_json, over arbitrary text, and JSON Patch atomicity.
-//! Properties:
+//! Strings are in the crate's internal form (lone surrogates as `E X`, a literal U+10FFFF as
+//! `E E`; `chat_runtime::json` module docs); serde_json, which has neither lone surrogates nor
+//! that form, is compared with where both apply, and the JS strings (UTF-16 code units) are
+//! checked against an oracle of their own where it does not. Properties:
 //! - whatever serde_json accepts, `json::parse` accepts, to the same value (serde_json reads our
-//!   output back to exactly what it read from the input);
-//! - what only `json::parse` accepts is a lone surrogate escape (U+FFFD here, an error there),
-//!   nesting deeper than serde_json's 128, or a number beyond f64 (Infinity for `JSON.parse`);
-//! - writing and re-parsing gives the same value, and strings are written as serde_json (and
-//!   `JSON.stringify`) write them;
+//!   output back to exactly what it read from the input: a literal U+10FFFF is written back as
+//!   the char);
+//! - what only `json::parse` accepts is a lone surrogate escape (kept, as `JSON.parse` keeps it;
+//!   an error there), nesting deeper than serde_json's 128, or a number beyond f64 (Infinity for
+//!   `JSON.parse`);
+//! - writing and re-parsing gives the same value; a string is written as `JSON.stringify` writes
+//!   the JS string (`\udXXX` for a lone surrogate), which is serde_json's text when it has none;
+//! - a string literal parses to exactly the UTF-16 code units `JSON.parse` gives (own oracle);
+//! - `json::push_str` of two strings is the JS concatenation of the two (the halves of a pair
+//!   joined), and internal text is read back by `parse_internal` as it is;
 //! - a JSON Patch read from the input either applies, or fails and leaves the document as it was;
 //! - `parse_tagged_object` (the event reader) accepts what `parse` accepts, to the same object.
 #![no_main]
 
-use chat_runtime::json::{parse, parse_tagged_object, patch, Map, Value};
+use chat_runtime::json::{
+    parse, parse_internal, parse_tagged_object, patch, push_str, to_js_string, Map, Value, ESCAPE,
+};
 use libfuzzer_sys::fuzz_target;
+
+/// The UTF-16 code units of the JS string an internal string stands for.
+fn js_units(s: &str) -> Vec<u16> {
+    let mut units = Vec::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == ESCAPE {
+            let mut rest = chars.clone();
+            match rest.next() {
+                Some(ESCAPE) => chars = rest,
+                Some(x @ '\u{100000}'..='\u{1007FF}') => {
+                    units.push((x as u32 - 0x10_0000 + 0xD800) as u16);
+                    chars = rest;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        let mut buf = [0u16; 2];
+        units.extend_from_slice(c.encode_utf16(&mut buf));
+    }
+    units
+}
+
+/// `JSON.stringify` of the JS string made of these code units.
+fn stringify(units: &[u16]) -> String {
+    let mut out = String::from("\"");
+    for c in char::decode_utf16(units.iter().copied()) {
+        match c {
+            Ok('"') => out.push_str("\\\""),
+            Ok('\\') => out.push_str("\\\\"),
+            Ok('\n') => out.push_str("\\n"),
+            Ok('\r') => out.push_str("\\r"),
+            Ok('\t') => out.push_str("\\t"),
+            Ok('\u{8}') => out.push_str("\\b"),
+            Ok('\u{c}') => out.push_str("\\f"),
+            Ok(c) if c < ' ' => out.push_str(&format!("\\u{:04x}", c as u32)),
+            Ok(c) => out.push(c),
+            Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The code units `JSON.parse` gives for a text that is one string literal (`None` when it is
+/// not one; validity is the parser's business, this only reads what it accepted).
+fn literal_units(text: &str) -> Option<Vec<u16>> {
+    let inner = text
+        .trim_matches(|c| matches!(c, ' ' | '\n' | '\r' | '\t'))
+        .strip_prefix('"')?
+        .strip_suffix('"')?;
+    let mut units = Vec::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            let mut buf = [0u16; 2];
+            units.extend_from_slice(c.encode_utf16(&mut buf));
+            continue;
+        }
+        units.push(match chars.next()? {
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                u16::from_str_radix(&hex, 16).ok()?
+            }
+            'b' => 8,
+            'f' => 12,
+            'n' => 10,
+            'r' => 13,
+            't' => 9,
+            other => other as u16,
+        });
+    }
+    Some(units)
+}
 
 fn depth(text: &str) -> usize {
     let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
@@ -86,7 +171,36 @@ fuzz_target!(|input: &[u8]| {
     let Ok(value) = ours else { return };
     assert_eq!(parse(&value.to_json()).as_ref(), Ok(&value), "{text:?}");
     if let Value::String(s) = &value {
-        assert_eq!(value.to_json(), serde_json::to_string(s).unwrap());
+        let units = js_units(s);
+        assert_eq!(value.to_json(), stringify(&units), "{text:?}");
+        if let Some(plain) = to_js_string(s) {
+            assert_eq!(value.to_json(), serde_json::to_string(&*plain).unwrap());
+        }
+        if let Some(expected) = literal_units(text) {
+            assert_eq!(
+                units, expected,
+                "{text:?}: not the code units JSON.parse gives"
+            );
+        }
+        // Internal text (no JSON escapes needed) is read back as it is.
+        if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+            let internal = format!("\"{s}\"");
+            assert_eq!(parse_internal(&internal).as_ref(), Ok(&value), "{s:?}");
+        }
+    }
+    // `[a, b]` of strings: `push_str` is the JS concatenation, and its result is canonical.
+    if let Some([Value::String(a), Value::String(b)]) = value.as_array().map(Vec::as_slice) {
+        let mut joined = a.clone();
+        push_str(&mut joined, b);
+        let mut units = js_units(a);
+        units.extend(js_units(b));
+        assert_eq!(js_units(&joined), units, "{a:?} + {b:?}");
+        let joined = Value::String(joined);
+        assert_eq!(
+            parse(&joined.to_json()).as_ref(),
+            Ok(&joined),
+            "{a:?} + {b:?}"
+        );
     }
     // `[document, patch]`: apply, and check that a failure changed nothing.
     if let Value::Array(pair) = value {

@@ -11,17 +11,59 @@
 //!   repeated key keeps its first position and its last value, as `JSON.parse` does.
 //! - Numbers keep their text ([`Number`]): nothing is rounded through `f64` on the way through,
 //!   so `JSON.parse` of what we write gives exactly what `JSON.parse` of the input gave.
-//! - A lone UTF-16 surrogate escape (`"\ud800"`), which `JSON.parse` accepts but a Rust string
-//!   cannot hold, becomes U+FFFD, as the web platform does when such a string is encoded as UTF-8.
-//! - Strings are written escaped as `JSON.stringify` escapes them (`"`, `\`, and control
-//!   characters only).
+//! - Strings are JS strings: a lone UTF-16 surrogate survives the round trip (below).
+//! - Strings are written escaped as `JSON.stringify` escapes them (`"`, `\`, control characters,
+//!   and lone surrogates as `\udXXX`).
+//!
+//! # Lone surrogates: the internal form of strings
+//!
+//! A JS string is a sequence of UTF-16 code units, and `JSON.parse` keeps a lone surrogate escape
+//! (`"\ud83d"`) as a lone code unit. AG-UI servers written in JS cut streamed deltas by code unit,
+//! so a `TEXT_MESSAGE_CONTENT` or `TOOL_CALL_ARGS` delta may end between the two halves of an
+//! emoji (`"\ud83d"`, then `"\ude00..."`), and `@ag-ui/client` joins the halves back when it
+//! appends the deltas. A Rust `String` cannot hold a lone surrogate, so the strings of this crate's
+//! [`Value`]s (and everything read from them: ids, deltas, message contents, tool-call arguments)
+//! are in an *internal form* that can, built on a Unicode noncharacter (reserved by Unicode for
+//! process-internal use, never meaningful in interchange):
+//!
+//! - [`ESCAPE`] `E` = U+10FFFF (UTF-8 `F4 8F BF BF`) starts a two-char escape.
+//! - A lone surrogate `S` (0xD800..=0xDFFF) is `E` followed by `X` = U+100000 + (S - 0xD800)
+//!   (U+100000..=U+1007FF, UTF-8 `F4 80 80 80`..=`F4 80 9F BF`).
+//! - A literal U+10FFFF is `E E`.
+//! - Every other char is itself. The mapping is injective: nothing is lost, and two internal
+//!   strings are equal exactly when the JS strings are. An internal string never holds a high
+//!   `E X` directly followed by a low `E X` (the halves of a pair are the real char), so it is
+//!   canonical too.
+//!
+//! Where the form is made and undone:
+//! - [`parse`] reads *wire text* (bytes from the network, `JSON.stringify` output, what [`write_str`]
+//!   wrote): a lone surrogate escape becomes `E X`, a literal U+10FFFF (raw or as
+//!   `\udbff\udfff`) becomes `E E`; `\ud83d\ude00` is the real char as always.
+//! - [`parse_internal`] reads JSON text *assembled from internal strings* without the writer (the
+//!   concatenated `arguments` of a tool call): there raw `E X` / `E E` are copied as they are.
+//! - [`write_str`] (and so [`Value::to_json`]) writes `E X` as the escape `\udXXX` (lower-case, as
+//!   `JSON.stringify` writes it) and `E E` as the literal char U+10FFFF, so `JSON.parse` in JS of
+//!   what we write gives exactly the JS string `JSON.parse` gave for the wire text.
+//! - [`push_str`] appends a streamed delta: a high `E X` at the end and a low `E X` at the start
+//!   become the real astral char, as JS string concatenation joins them.
+//! - [`to_js_string`] / [`from_js_string`]: for strings that cross the wasm boundary directly
+//!   (through `wasm-bindgen`'s UTF-8 `String`, not as JSON text). A string holding a lone surrogate
+//!   cannot cross that way (`wasm-bindgen` turns a lone surrogate into U+FFFD): it must cross as
+//!   JSON text ([`to_js_string`] says so with `None`; [`to_js_string_lossy`] is for messages).
+//! - [`code_points`] counts the code points of the JS string (JSON Schema's `minLength`).
+//!
+//! Raw U+10FFFF is rare in text, so the cost is one more byte value (0xF4, the lead byte of
+//! plane 16) in the 8-bytes-at-a-time scans of the parser and the writer.
 
 mod parse;
 pub mod patch;
 
+use std::borrow::Cow;
 use std::fmt;
 
-pub use parse::{parse, parse_tagged_object, BorrowedMembers, JsonError, TaggedObject};
+pub use parse::{
+    parse, parse_internal, parse_tagged_object, BorrowedMembers, JsonError, TaggedObject,
+};
 
 /// A JSON value.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -33,7 +75,7 @@ pub enum Value {
     Bool(bool),
     /// A number, kept as written.
     Number(Number),
-    /// A string.
+    /// A string, in the internal form (see the module docs: it may hold lone surrogates).
     String(String),
     /// An array.
     Array(Vec<Value>),
@@ -308,9 +350,14 @@ impl<K: Into<String>> FromIterator<(K, Value)> for Map {
 static NULL: Value = Value::Null;
 
 impl Value {
-    /// Parses JSON text (see [`parse`]).
+    /// Parses wire JSON text (see [`parse`]).
     pub fn parse(text: &str) -> Result<Value, JsonError> {
         parse(text)
+    }
+
+    /// Parses JSON text assembled from internal strings (see [`parse_internal`]).
+    pub fn parse_internal(text: &str) -> Result<Value, JsonError> {
+        parse_internal(text)
     }
 
     /// The value's JSON text, as `JSON.stringify` writes it (no spaces).
@@ -579,16 +626,29 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     }
 }
 
-/// Whether any of the 8 bytes of `word` is `"`, `\\` or a control character (below 0x20): the
-/// bytes a JSON string must escape, or, when parsing, the bytes that end a plain run.
+/// The first of the 8 bytes of `word` (little-endian) that is `"`, `\\`, a control character
+/// (below 0x20) or 0xF4, if any: the bytes a JSON string must escape, the lead byte of [`ESCAPE`]
+/// (and of the other chars of plane 16, U+100000 and up, rare in text); when parsing, the bytes
+/// that end a plain run. A plain run is skipped 8 bytes at a time and the scan lands on the byte
+/// that ends it (the lowest flag of these tests is always a true one: a borrow only carries a
+/// false flag upwards, past a true one). Three tests for the four kinds: a byte is below 0x20 or
+/// `"` (0x22) exactly when it XOR 0x02 is below 0x21.
 #[inline(always)]
-pub(crate) fn has_special_byte(word: u64) -> bool {
+pub(crate) fn first_special_byte(word: u64) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
-    (below_space | zero_in(word ^ (ONES * b'"' as u64)) | zero_in(word ^ (ONES * b'\\' as u64)))
-        != 0
+    // The bytes of `x` below `n` (n <= 0x80), and the zero bytes of `x`.
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x;
+    let control_or_quote = below(word ^ (ONES * 0x02), 0x21);
+    let flags = (control_or_quote
+        | below(word ^ (ONES * b'\\' as u64), 1)
+        | below(word ^ (ONES * 0xF4), 1))
+        & HIGH;
+    if flags == 0 {
+        None
+    } else {
+        Some(flags.trailing_zeros() as usize / 8)
+    }
 }
 
 /// The 8 bytes at `at` as a little-endian word, if there are 8. (A plain load: `copy_from_slice`
@@ -599,21 +659,64 @@ pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(*chunk))
 }
 
-/// Appends `s` as a JSON string literal, escaped as `JSON.stringify` escapes it. Runs without
-/// anything to escape are skipped 8 bytes at a time.
+/// The last bytes of a string (1 to 7) as a little-endian word padded with a plain byte,
+/// and how many of them are real: a short string or the tail of a long one is one word test too,
+/// not a loop over its bytes (the writer's strings are mostly short: keys, ids, type names).
+#[inline(always)]
+fn tail_word(rest: &[u8]) -> (u64, usize) {
+    const PAD: u64 = 0x0101_0101_0101_0101 * b'a' as u64;
+    let n = rest.len();
+    let word = if n >= 4 {
+        // Two overlapping loads: bytes 0..4 and n-4..n.
+        let lo = u64::from(u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]));
+        let hi = u64::from(u32::from_le_bytes([
+            rest[n - 4],
+            rest[n - 3],
+            rest[n - 2],
+            rest[n - 1],
+        ]));
+        lo | (hi << (8 * (n - 4)))
+    } else {
+        // Bytes 0, n/2 and n-1 cover 1 to 3 bytes.
+        u64::from(rest[0])
+            | (u64::from(rest[n / 2]) << (8 * (n / 2)))
+            | (u64::from(rest[n - 1]) << (8 * (n - 1)))
+    };
+    (word | (PAD << (8 * n)), n)
+}
+
+/// Appends `s` (internal form) as a JSON string literal, escaped as `JSON.stringify` escapes the
+/// JS string it stands for: `E X` is written `\udXXX`, `E E` the char U+10FFFF (module docs). Runs
+/// without anything to escape are skipped 8 bytes at a time.
 pub fn write_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
     let bytes = s.as_bytes();
     let mut start = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        if let Some(word) = word_at(bytes, i) {
-            if !has_special_byte(word) {
-                i += 8;
-                continue;
+    'scan: while i < bytes.len() {
+        // Plain words are skipped in a tight loop; the last few bytes are one padded word.
+        let at = loop {
+            match word_at(bytes, i) {
+                Some(word) => match first_special_byte(word) {
+                    None => i += 8,
+                    Some(at) => break at,
+                },
+                None if i == bytes.len() => break 'scan,
+                None => {
+                    let (word, n) = tail_word(&bytes[i..]);
+                    match first_special_byte(word) {
+                        None => {
+                            i += n;
+                            continue 'scan;
+                        }
+                        Some(at) => break at,
+                    }
+                }
             }
-        }
+        };
+        i += at;
         let b = bytes[i];
         let escape: &str = match b {
             b'"' => "\\\"",
@@ -624,6 +727,28 @@ pub fn write_str(out: &mut String, s: &str) {
             0x08 => "\\b",
             0x0c => "\\f",
             0..=0x1f => "",
+            0xF4 if bytes[i..].starts_with(&ESCAPE_UTF8) => {
+                match escaped_at(&bytes[i + 4..]) {
+                    Some(Escaped::Escape) => {
+                        // `E E`: one literal U+10FFFF.
+                        out.push_str(&s[start..i + 4]);
+                        i += 8;
+                        start = i;
+                    }
+                    Some(Escaped::Surrogate(unit)) => {
+                        out.push_str(&s[start..i]);
+                        out.push_str("\\u");
+                        for shift in [12, 8, 4, 0] {
+                            out.push(HEX[usize::from((unit >> shift) & 15)] as char);
+                        }
+                        i += 8;
+                        start = i;
+                    }
+                    // A stray `E` (not made by this crate): written as it is.
+                    None => i += 4,
+                }
+                continue;
+            }
             _ => {
                 i += 1;
                 continue;
@@ -631,7 +756,6 @@ pub fn write_str(out: &mut String, s: &str) {
         };
         out.push_str(&s[start..i]);
         if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
             out.push_str("\\u00");
             out.push(HEX[usize::from(b >> 4)] as char);
             out.push(HEX[usize::from(b & 15)] as char);
@@ -643,6 +767,230 @@ pub fn write_str(out: &mut String, s: &str) {
     }
     out.push_str(&s[start..]);
     out.push('"');
+}
+
+/// The internal escape char `E`, U+10FFFF (a Unicode noncharacter): `E X` is a lone surrogate,
+/// `E E` a literal U+10FFFF (module docs).
+pub const ESCAPE: char = '\u{10FFFF}';
+
+/// [`ESCAPE`] in UTF-8.
+const ESCAPE_UTF8: [u8; 4] = [0xF4, 0x8F, 0xBF, 0xBF];
+
+/// What follows an `E` in an internal string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Escaped {
+    /// `E E`: a literal U+10FFFF.
+    Escape,
+    /// `E X`: this lone surrogate.
+    Surrogate(u16),
+}
+
+/// What the 4 bytes at the start of `bytes` (just after an `E`) make of that `E`; `None` when they
+/// are neither `E` nor an `X` (a stray `E`).
+#[inline]
+fn escaped_at(bytes: &[u8]) -> Option<Escaped> {
+    if bytes.starts_with(&ESCAPE_UTF8) {
+        return Some(Escaped::Escape);
+    }
+    surrogate_at(bytes).map(Escaped::Surrogate)
+}
+
+/// The lone surrogate whose `X` (U+100000 + (S - 0xD800)) starts `bytes`.
+#[inline]
+fn surrogate_at(bytes: &[u8]) -> Option<u16> {
+    match *bytes {
+        [0xF4, 0x80, b2 @ 0x80..=0x9F, b3 @ 0x80..=0xBF, ..] => {
+            Some(0xD800 + (((u16::from(b2) & 0x3F) << 6) | (u16::from(b3) & 0x3F)))
+        }
+        _ => None,
+    }
+}
+
+/// `X`, the char standing for the lone surrogate `unit` (0xD800..=0xDFFF) after an `E`.
+fn stand_in(unit: u16) -> char {
+    debug_assert!((0xD800..=0xDFFF).contains(&unit));
+    char::from_u32(0x10_0000 + u32::from(unit) - 0xD800).unwrap_or(ESCAPE)
+}
+
+/// The astral char of a surrogate pair.
+fn pair(high: u16, low: u16) -> char {
+    let code = 0x10000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+    char::from_u32(code).unwrap_or(ESCAPE)
+}
+
+/// Appends the astral char of a surrogate pair in the internal form (U+10FFFF, the pair
+/// `\udbff\udfff`, is `E E`).
+pub(crate) fn push_pair(out: &mut String, high: u16, low: u16) {
+    let c = pair(high, low);
+    out.push(c);
+    if c == ESCAPE {
+        out.push(c);
+    }
+}
+
+/// The lone surrogate `s` ends with: an `E X` at its end whose `E` is not the second half of an
+/// `E E` (the `E`s just before it pair up). Only the last bytes are read.
+#[inline]
+fn trailing_surrogate(s: &str) -> Option<u16> {
+    let bytes = s.as_bytes();
+    let n = bytes.len();
+    if n < 8 {
+        return None;
+    }
+    let unit = surrogate_at(&bytes[n - 4..])?;
+    if !bytes[n - 8..].starts_with(&ESCAPE_UTF8) {
+        return None;
+    }
+    let mut at = n - 8;
+    let mut escapes_before = 0usize;
+    while at >= 4 && bytes[at - 4..].starts_with(&ESCAPE_UTF8) {
+        at -= 4;
+        escapes_before += 1;
+    }
+    (escapes_before % 2 == 0).then_some(unit)
+}
+
+/// The lone surrogate `s` starts with (an `E X` at its start).
+#[inline]
+fn leading_surrogate(s: &str) -> Option<u16> {
+    let bytes = s.as_bytes();
+    if bytes.starts_with(&ESCAPE_UTF8) {
+        surrogate_at(&bytes[4..])
+    } else {
+        None
+    }
+}
+
+/// Appends the lone surrogate `unit` (0xD800..=0xDFFF) to the internal string `out` as `E X`;
+/// a low surrogate right after a lone high one makes the pair's char instead.
+pub(crate) fn push_surrogate(out: &mut String, unit: u16) {
+    if (0xDC00..=0xDFFF).contains(&unit) {
+        if let Some(high @ 0xD800..=0xDBFF) = trailing_surrogate(out) {
+            out.truncate(out.len() - 8);
+            push_pair(out, high, unit);
+            return;
+        }
+    }
+    out.push(ESCAPE);
+    out.push(stand_in(unit));
+}
+
+/// Appends the internal string `src` to the internal string `dst`, as JS concatenates strings:
+/// when `dst` ends with a lone high surrogate and `src` starts with a lone low one (a delta cut
+/// between the halves of an emoji), the two become the real char. Otherwise a plain `push_str`;
+/// only the first and last bytes are looked at. Use it wherever streamed strings are appended.
+#[inline]
+pub fn push_str(dst: &mut String, src: &str) {
+    if src.as_bytes().first() != Some(&0xF4) || !join_halves(dst, src) {
+        dst.push_str(src);
+    }
+}
+
+/// [`push_str`] when `src` starts with a 0xF4 byte: joins a lone high surrogate at the end of
+/// `dst` and a lone low one at the start of `src` and appends the rest of `src`; false (nothing
+/// done) when they are not that.
+#[cold]
+#[inline(never)]
+fn join_halves(dst: &mut String, src: &str) -> bool {
+    let Some(low @ 0xDC00..=0xDFFF) = leading_surrogate(src) else {
+        return false;
+    };
+    let Some(high @ 0xD800..=0xDBFF) = trailing_surrogate(dst) else {
+        return false;
+    };
+    dst.truncate(dst.len() - 8);
+    push_pair(dst, high, low);
+    dst.push_str(&src[8..]);
+    true
+}
+
+/// An internal string as the JS string it stands for, for handing to JS directly through
+/// `wasm-bindgen` (a `&str` / `String` argument or return value, which crosses as UTF-8):
+/// `E E` becomes U+10FFFF. Borrowed when `s` holds no [`ESCAPE`] (the usual case, one scan).
+///
+/// `None` when `s` holds a lone surrogate (`E X`): no UTF-8 text is that JS string, and
+/// `wasm-bindgen` would turn it into U+FFFD. Such a string must cross as JSON text instead
+/// (written with [`write_str`], read with the engine's `JSON.parse`), or, where a lossy copy is
+/// acceptable (a message for a human), as [`to_js_string_lossy`].
+pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
+    let Some(first) = s.find(ESCAPE) else {
+        return Some(Cow::Borrowed(s));
+    };
+    let mut out = String::with_capacity(s.len());
+    out.push_str(&s[..first]);
+    let mut rest = &s[first..];
+    while let Some(at) = rest.find(ESCAPE) {
+        out.push_str(&rest[..at]);
+        out.push(ESCAPE);
+        match escaped_at(&rest.as_bytes()[at + 4..]) {
+            Some(Escaped::Escape) => rest = &rest[at + 8..],
+            Some(Escaped::Surrogate(_)) => return None,
+            None => rest = &rest[at + 4..],
+        }
+    }
+    out.push_str(rest);
+    Some(Cow::Owned(out))
+}
+
+/// [`to_js_string`], with each lone surrogate as U+FFFD (what the web platform makes of a lone
+/// surrogate in UTF-8): for text shown to a human (error messages), never for data.
+pub fn to_js_string_lossy(s: &str) -> Cow<'_, str> {
+    if !s.contains(ESCAPE) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find(ESCAPE) {
+        out.push_str(&rest[..at]);
+        match escaped_at(&rest.as_bytes()[at + 4..]) {
+            Some(Escaped::Escape) => {
+                out.push(ESCAPE);
+                rest = &rest[at + 8..];
+            }
+            Some(Escaped::Surrogate(_)) => {
+                out.push('\u{FFFD}');
+                rest = &rest[at + 8..];
+            }
+            None => {
+                out.push(ESCAPE);
+                rest = &rest[at + 4..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
+}
+
+/// A string received from JS directly through `wasm-bindgen` (UTF-8, so without lone
+/// surrogates), or any other text that was not read by [`parse`], in the internal form: each
+/// U+10FFFF becomes `E E`. Borrowed when there is none (the usual case, one scan).
+pub fn from_js_string(s: &str) -> Cow<'_, str> {
+    if s.contains(ESCAPE) {
+        Cow::Owned(s.replace(ESCAPE, "\u{10FFFF}\u{10FFFF}"))
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// The number of code points of the JS string an internal string stands for (a lone surrogate
+/// is one, as `[...s].length` counts it): JSON Schema's `minLength` / `maxLength`.
+pub fn code_points(s: &str) -> usize {
+    let chars = s.chars().count();
+    if !s.contains(ESCAPE) {
+        return chars;
+    }
+    let mut pairs = 0;
+    let mut rest = s;
+    while let Some(at) = rest.find(ESCAPE) {
+        match escaped_at(&rest.as_bytes()[at + 4..]) {
+            Some(_) => {
+                pairs += 1;
+                rest = &rest[at + 8..];
+            }
+            None => rest = &rest[at + 4..],
+        }
+    }
+    chars - pairs
 }
 
 /// Appends the decimal digits of `n` (no `core::fmt`).
@@ -689,18 +1037,45 @@ mod tests {
     }
 
     #[test]
-    fn the_word_scan_finds_every_special_byte() {
+    fn the_word_scan_finds_the_first_special_byte() {
+        let special = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0xF4;
         for b in 0u8..=255 {
-            let special = b < 0x20 || b == b'"' || b == b'\\';
             for at in 0..8 {
                 let mut word = *b"abcdefgh";
                 word[at] = b;
+                let expected = special(b).then_some(at);
                 assert_eq!(
-                    has_special_byte(u64::from_le_bytes(word)),
-                    special,
+                    first_special_byte(u64::from_le_bytes(word)),
+                    expected,
                     "{b} at {at}"
                 );
             }
+        }
+        // Every mix of special and plain bytes (the ones a borrow could falsely flag included):
+        // the first special one is found.
+        let bytes: Vec<u8> = (0u8..=255).collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let word: [u8; 8] = std::array::from_fn(|i| {
+                let r = (state >> (i * 8)) as u8;
+                if r % 4 == 0 {
+                    [
+                        0x00, 0x01, 0x1f, 0x20, 0x21, b'"', b'#', b'[', b'\\', b']', 0xF3, 0xF4,
+                        0xF5, 0x80, 0xFF, 0x7f,
+                    ][usize::from(r >> 4)]
+                } else {
+                    bytes[usize::from(r)]
+                }
+            });
+            let expected = word.iter().position(|&b| special(b));
+            assert_eq!(
+                first_special_byte(u64::from_le_bytes(word)),
+                expected,
+                "{word:?}"
+            );
         }
         let long = "0123456789abcdef\u{e9}\"x\n0123456789";
         let mut out = String::new();
@@ -709,10 +1084,135 @@ mod tests {
     }
 
     #[test]
+    fn every_length_and_position_is_escaped() {
+        // A byte-at-a-time writer to compare with.
+        let naive = |s: &str| {
+            let mut out = String::from("\"");
+            for c in s.chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    c if c < ' ' => out.push_str(&format!("\\u{:04x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+            out
+        };
+        for len in 0..40 {
+            for special in ["", "\"", "\\", "\n", "\u{1}", "\u{10FFFD}", "é"] {
+                for at in 0..=len {
+                    let s = format!("{}{special}{}", "x".repeat(at), "y".repeat(len - at));
+                    let mut out = String::new();
+                    write_str(&mut out, &s);
+                    assert_eq!(out, naive(&s), "{s:?}");
+                    assert_eq!(parse(&out).unwrap().as_str(), Some(s.as_str()));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn strings_are_escaped_as_json_stringify_does() {
         let mut out = String::new();
         write_str(&mut out, "a\"b\\c\n\u{1}\u{7f}\u{2028}é");
         assert_eq!(out, "\"a\\\"b\\\\c\\n\\u0001\u{7f}\u{2028}é\"");
+    }
+
+    /// `E X` for the lone surrogate `unit`.
+    fn lone(unit: u16) -> String {
+        format!("{ESCAPE}{}", stand_in(unit))
+    }
+
+    #[test]
+    fn the_internal_form_is_written_as_json_stringify_writes_the_js_string() {
+        let write = |s: &str| {
+            let mut out = String::new();
+            write_str(&mut out, s);
+            out
+        };
+        // Every lone surrogate, in lower-case hex, in and after a word-scanned run.
+        for unit in 0xD800..=0xDFFF {
+            let expected = format!("\"0123456789\\u{unit:04x}x\"");
+            assert_eq!(write(&format!("0123456789{}x", lone(unit))), expected);
+            assert_eq!(
+                surrogate_at(stand_in(unit).to_string().as_bytes()),
+                Some(unit)
+            );
+        }
+        assert_eq!(write(&format!("{ESCAPE}{ESCAPE}")), "\"\u{10FFFF}\"");
+        assert_eq!(
+            write(&format!("{ESCAPE}{ESCAPE}{ESCAPE}{ESCAPE}\u{100000}")),
+            "\"\u{10FFFF}\u{10FFFF}\u{100000}\""
+        );
+        // A stray `E` and the other plane-16 chars are written as they are.
+        assert_eq!(write("\u{10FFFF}a\u{10FFFE}"), "\"\u{10FFFF}a\u{10FFFE}\"");
+        assert_eq!(write("\u{100000}\u{1007FF}"), "\"\u{100000}\u{1007FF}\"");
+        assert_eq!(surrogate_at("\u{100800}".as_bytes()), None);
+    }
+
+    #[test]
+    fn push_str_joins_the_halves_of_a_pair_as_js_concatenation_does() {
+        let join = |a: &str, b: &str| {
+            let mut out = a.to_owned();
+            push_str(&mut out, b);
+            out
+        };
+        let (high, low) = (lone(0xD83D), lone(0xDE00));
+        assert_eq!(join(&format!("a{high}"), &format!("{low}b")), "a\u{1F600}b");
+        assert_eq!(join(&high, &low), "\u{1F600}");
+        assert_eq!(
+            join(&format!("{}{high}", lone(0xDBFF)), &format!("{low}{low}")),
+            format!("{}\u{1F600}{low}", lone(0xDBFF))
+        );
+        // The halves of U+10FFFF make the char, which is `E E`.
+        assert_eq!(
+            join(&lone(0xDBFF), &lone(0xDFFF)),
+            format!("{ESCAPE}{ESCAPE}")
+        );
+        // Not a high then a low: concatenated as they are.
+        assert_eq!(join(&low, &high), format!("{low}{high}"));
+        assert_eq!(join(&high, &high), format!("{high}{high}"));
+        assert_eq!(join(&high, "x"), format!("{high}x"));
+        // `E E X`: a literal U+10FFFF then a literal U+1000xx, no lone surrogate to join; with
+        // one more `E` before it, it is again `E E` then a lone high surrogate.
+        let literal = format!("{ESCAPE}{ESCAPE}{}", stand_in(0xD83D));
+        assert_eq!(join(&literal, &low), format!("{literal}{low}"));
+        assert_eq!(
+            join(&format!("{ESCAPE}{literal}"), &low),
+            format!("{ESCAPE}{ESCAPE}\u{1F600}")
+        );
+        // And through the parser: the two deltas of a split emoji.
+        let a = parse(r#""x\ud83d""#).unwrap();
+        let b = parse(r#""\ude00y""#).unwrap();
+        assert_eq!(
+            join(a.as_str().unwrap(), b.as_str().unwrap()),
+            "x\u{1F600}y"
+        );
+    }
+
+    #[test]
+    fn strings_cross_to_js_directly_only_without_lone_surrogates() {
+        assert!(matches!(
+            to_js_string("plain"),
+            Some(Cow::Borrowed("plain"))
+        ));
+        assert_eq!(
+            to_js_string(&format!("a{ESCAPE}{ESCAPE}b{ESCAPE}c")).as_deref(),
+            Some("a\u{10FFFF}b\u{10FFFF}c")
+        );
+        assert_eq!(to_js_string(&format!("a{}", lone(0xD800))), None);
+        assert_eq!(
+            to_js_string_lossy(&format!("a{}{ESCAPE}{ESCAPE}", lone(0xD800))),
+            "a\u{FFFD}\u{10FFFF}"
+        );
+        assert!(matches!(from_js_string("plain"), Cow::Borrowed("plain")));
+        let s = "a\u{10FFFF}\u{100000}";
+        assert_eq!(from_js_string(s), format!("a{ESCAPE}{ESCAPE}\u{100000}"));
+        assert_eq!(to_js_string(&from_js_string(s)).as_deref(), Some(s));
+        assert_eq!(code_points(&from_js_string(s)), 3);
+        assert_eq!(code_points(&format!("é{}\u{1F600}", lone(0xD800))), 3);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! The JSON parser (RFC 8259, as strict as `JSON.parse`).
+//! The JSON parser (RFC 8259, as strict as `JSON.parse`), with strings in the internal form of
+//! the module docs (lone surrogates as `E X`, a literal U+10FFFF as `E E`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -25,13 +26,21 @@ impl fmt::Display for JsonError {
 
 impl std::error::Error for JsonError {}
 
-/// Parses one JSON value; only whitespace may surround it.
+/// Parses one JSON value of *wire text* (bytes from the network, `JSON.stringify` output, what
+/// [`write_str`](super::write_str) wrote); only whitespace may surround it. Strings come out in
+/// the internal form: a lone surrogate escape is `E X`, a literal U+10FFFF `E E` (module docs).
 pub fn parse(text: &str) -> Result<Value, JsonError> {
+    Parser::new(text).whole()
+}
+
+/// Parses one JSON value of text assembled from internal strings without the writer (the
+/// concatenated `arguments` of a tool call): like [`parse`], but the raw `E X` and `E E` of the
+/// text are the lone surrogates and U+10FFFFs they stand for, copied as they are (not escaped
+/// again). A raw `E` followed by neither is a literal U+10FFFF.
+pub fn parse_internal(text: &str) -> Result<Value, JsonError> {
     let mut p = Parser::new(text);
-    p.skip_ws();
-    let value = p.value()?;
-    p.end()?;
-    Ok(value)
+    p.internal = true;
+    p.whole()
 }
 
 /// The members of an object, keys borrowed from the text where possible.
@@ -116,6 +125,8 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: u32,
+    /// The text is in the internal form ([`parse_internal`]), not wire text.
+    internal: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -125,7 +136,16 @@ impl<'a> Parser<'a> {
             bytes: text.as_bytes(),
             pos: 0,
             depth: 0,
+            internal: false,
         }
+    }
+
+    /// One value and nothing but whitespace around it.
+    fn whole(&mut self) -> Result<Value, JsonError> {
+        self.skip_ws();
+        let value = self.value()?;
+        self.end()?;
+        Ok(value)
     }
 
     fn fail<T>(&self, message: &'static str) -> Result<T, JsonError> {
@@ -300,57 +320,85 @@ impl<'a> Parser<'a> {
         )))
     }
 
-    /// A string literal (at its opening quote): borrowed when it has no escapes.
+    /// Whether a raw [`ESCAPE`](super::ESCAPE) char starts at the current position.
+    #[inline]
+    fn at_escape_char(&self) -> bool {
+        self.bytes[self.pos..].starts_with(&super::ESCAPE_UTF8)
+    }
+
+    /// Skips plain string bytes, 8 at a time where it can, up to the first byte that ends a run:
+    /// `"`, `\\`, a control character, the start of a raw [`ESCAPE`](super::ESCAPE), or the end.
+    #[inline(always)]
+    fn skip_plain(&mut self) {
+        loop {
+            while let Some(word) = super::word_at(self.bytes, self.pos) {
+                match super::first_special_byte(word) {
+                    Some(at) => {
+                        self.pos += at;
+                        break;
+                    }
+                    None => self.pos += 8,
+                }
+            }
+            // At a special byte, or within 8 bytes of the end of the text.
+            match self.peek() {
+                None | Some(b'"' | b'\\' | 0..=0x1f) => return,
+                Some(0xF4) if self.at_escape_char() => return,
+                // Another plane-16 char, or a plain byte of the last few.
+                Some(_) => self.pos += 1,
+            }
+        }
+    }
+
+    /// A string literal (at its opening quote): borrowed when it has no escapes (and no raw
+    /// U+10FFFF, which the internal form escapes).
     fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
         self.pos += 1;
         let start = self.pos;
-        loop {
-            // Plain runs (most of a text delta) are skipped 8 bytes at a time.
-            while let Some(word) = super::word_at(self.bytes, self.pos) {
-                if super::has_special_byte(word) {
-                    break;
-                }
-                self.pos += 8;
-            }
-            match self.peek() {
-                Some(b'"') => {
-                    let s = &self.text[start..self.pos];
-                    self.pos += 1;
-                    return Ok(Cow::Borrowed(s));
-                }
-                Some(b'\\') => break,
-                Some(0..=0x1f) => return self.fail("control character in a string"),
-                Some(_) => self.pos += 1,
-                None => return self.fail("unexpected end of JSON"),
-            }
+        // Plain runs (most of a text delta) are skipped 8 bytes at a time.
+        self.skip_plain();
+        if self.peek() == Some(b'"') {
+            let s = &self.text[start..self.pos];
+            self.pos += 1;
+            return Ok(Cow::Borrowed(s));
         }
         let mut out = String::with_capacity(self.pos - start + 16);
         out.push_str(&self.text[start..self.pos]);
         loop {
-            let run = self.pos;
-            while let Some(word) = super::word_at(self.bytes, self.pos) {
-                if super::has_special_byte(word) {
-                    break;
-                }
-                self.pos += 8;
-            }
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
-            out.push_str(&self.text[run..self.pos]);
             match self.peek() {
                 Some(b'"') => {
                     self.pos += 1;
                     return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => self.escape(&mut out)?,
+                Some(0xF4) => self.raw_escape_char(&mut out),
                 Some(_) => return self.fail("control character in a string"),
                 None => return self.fail("unexpected end of JSON"),
             }
+            let run = self.pos;
+            self.skip_plain();
+            out.push_str(&self.text[run..self.pos]);
         }
+    }
+
+    /// A raw U+10FFFF in the text (at its first byte). In wire text it is a literal U+10FFFF:
+    /// `E E`. In internal text it starts `E E` or `E X`, copied as they are (a lone low surrogate
+    /// right after a lone high one makes the pair's char, as JS joins them).
+    fn raw_escape_char(&mut self, out: &mut String) {
+        self.pos += 4;
+        if self.internal {
+            match super::escaped_at(&self.bytes[self.pos..]) {
+                Some(super::Escaped::Surrogate(unit)) => {
+                    self.pos += 4;
+                    super::push_surrogate(out, unit);
+                    return;
+                }
+                Some(super::Escaped::Escape) => self.pos += 4,
+                None => {}
+            }
+        }
+        out.push(super::ESCAPE);
+        out.push(super::ESCAPE);
     }
 
     /// One escape sequence (at its backslash).
@@ -368,23 +416,22 @@ impl<'a> Parser<'a> {
             Some(b'u') => {
                 self.pos += 1;
                 let unit = self.hex4()?;
-                let c = match unit {
+                match unit {
                     0xD800..=0xDBFF if self.bytes[self.pos..].starts_with(b"\\u") => {
                         let save = self.pos;
                         self.pos += 2;
                         let low = self.hex4()?;
                         if (0xDC00..=0xDFFF).contains(&low) {
-                            let code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                            char::from_u32(code).unwrap_or('\u{FFFD}')
+                            super::push_pair(out, unit as u16, low as u16);
                         } else {
                             // A lone high surrogate followed by another escape: read that one next.
                             self.pos = save;
-                            '\u{FFFD}'
+                            super::push_surrogate(out, unit as u16);
                         }
                     }
-                    _ => char::from_u32(unit).unwrap_or('\u{FFFD}'),
-                };
-                out.push(c);
+                    0xD800..=0xDFFF => super::push_surrogate(out, unit as u16),
+                    _ => out.push(char::from_u32(unit).unwrap_or('\u{FFFD}')),
+                }
                 return Ok(());
             }
             None => return self.fail("unexpected end of JSON"),
@@ -507,14 +554,121 @@ mod tests {
         }
     }
 
+    /// `E X` for the lone surrogate `unit` (module docs).
+    fn lone(unit: u32) -> String {
+        let x = char::from_u32(0x10_0000 + unit - 0xD800).unwrap();
+        format!("{}{x}", super::super::ESCAPE)
+    }
+
     #[test]
-    fn lone_surrogates_become_replacement_characters() {
-        assert_eq!(parse(r#""a\ud800b""#).unwrap().as_str(), Some("a\u{FFFD}b"));
-        assert_eq!(parse(r#""\udc00""#).unwrap().as_str(), Some("\u{FFFD}"));
+    fn lone_surrogates_are_kept_and_written_back_as_json_stringify_writes_them() {
+        let e = super::super::ESCAPE;
+        for (wire, internal, written) in [
+            (
+                r#""a\ud800b""#,
+                format!("a{}b", lone(0xD800)),
+                r#""a\ud800b""#,
+            ),
+            (r#""\udc00""#, lone(0xDC00), r#""\udc00""#),
+            (r#""\uDBFF""#, lone(0xDBFF), r#""\udbff""#),
+            (r#""\udfff""#, lone(0xDFFF), r#""\udfff""#),
+            (
+                r#""\ud800\u0041""#,
+                format!("{}A", lone(0xD800)),
+                r#""\ud800A""#,
+            ),
+            // Low then high are two lone units, not a pair.
+            (
+                r#""\ude00\ud83d""#,
+                format!("{}{}", lone(0xDE00), lone(0xD83D)),
+                r#""\ude00\ud83d""#,
+            ),
+            (
+                r#""\ud83d\ud83d\ude00x""#,
+                format!("{}\u{1F600}x", lone(0xD83D)),
+                "\"\\ud83d\u{1F600}x\"",
+            ),
+            // A pair is the real char, as always.
+            (r#""\ud83d\ude00""#, "\u{1F600}".to_owned(), "\"\u{1F600}\""),
+        ] {
+            let v = parse(wire).unwrap();
+            assert_eq!(v.as_str(), Some(internal.as_str()), "{wire}");
+            assert_eq!(v.to_json(), written, "{wire}");
+            assert_eq!(parse(&v.to_json()).unwrap(), v, "{wire}");
+        }
+        // A literal U+10FFFF, raw or escaped, is `E E` and is written back as the char.
+        for wire in ["\"\u{10FFFF}\"", r#""\udbff\udfff""#, r#""\uDBFF\uDFFF""#] {
+            let v = parse(wire).unwrap();
+            assert_eq!(v.as_str(), Some(format!("{e}{e}").as_str()), "{wire}");
+            assert_eq!(v.to_json(), "\"\u{10FFFF}\"");
+        }
+        // Raw U+10FFFF and U+100000 in the text are two chars, not a lone surrogate.
+        let raw = "\"\u{10FFFF}\u{100000}\u{10FFFF}\u{10FFFF}\"";
+        let v = parse(raw).unwrap();
         assert_eq!(
-            parse(r#""\ud800\u0041""#).unwrap().as_str(),
-            Some("\u{FFFD}A")
+            v.as_str(),
+            Some(format!("{e}{e}\u{100000}{e}{e}{e}{e}").as_str())
         );
+        assert_eq!(v.to_json(), raw);
+        // Other plane-16 chars are plain text.
+        let v = parse("\"\u{10FFFD}\u{100000}x\"").unwrap();
+        assert!(matches!(
+            Parser::new("\"\u{10FFFD}\u{100000}x\"").string(),
+            Ok(Cow::Borrowed(_))
+        ));
+        assert_eq!(v.to_json(), "\"\u{10FFFD}\u{100000}x\"");
+    }
+
+    #[test]
+    fn a_raw_u10ffff_leaves_the_borrowed_path() {
+        let text = "\"abcdefgh\u{10FFFF}ijklmnop\"";
+        let mut p = Parser::new(text);
+        let s = p.string().unwrap();
+        assert!(matches!(&s, Cow::Owned(_)));
+        assert_eq!(s, "abcdefgh\u{10FFFF}\u{10FFFF}ijklmnop");
+        let object = parse_tagged_object("{\"type\":\"T\u{10FFFF}\",\"\u{10FFFF}\":1}", "type")
+            .unwrap()
+            .unwrap();
+        assert!(matches!(&object.tag, Some((0, Cow::Owned(t))) if t == "T\u{10FFFF}\u{10FFFF}"));
+        assert_eq!(object.members[0].0, "\u{10FFFF}\u{10FFFF}");
+    }
+
+    #[test]
+    fn internal_text_is_copied_as_it_is() {
+        let e = super::super::ESCAPE;
+        let json = |s: &str| format!("{{\"a\":\"{s}\"}}");
+        // `E X` and `E E` stay what they are: not escaped again.
+        for s in [
+            format!("x{}y", lone(0xD800)),
+            format!("{e}{e}"),
+            format!("{e}{e}\u{100000}"),
+            format!("{}{e}{e}{}", lone(0xDC00), lone(0xDBFF)),
+        ] {
+            let v = parse_internal(&json(&s)).unwrap();
+            assert_eq!(v["a"].as_str(), Some(s.as_str()), "{s:?}");
+            // What the writer makes of it reads back as wire text to the same value.
+            assert_eq!(parse(&v.to_json()).unwrap(), v, "{s:?}");
+        }
+        // A stray `E` is a literal U+10FFFF.
+        let v = parse_internal(&json(&format!("{e}z"))).unwrap();
+        assert_eq!(v["a"].as_str(), Some(format!("{e}{e}z").as_str()));
+        // The halves of a pair next to each other (raw or escaped) are the char, as in JS.
+        for s in [
+            format!("{}{}", lone(0xD83D), lone(0xDE00)),
+            format!("{}\\ude00", lone(0xD83D)),
+            format!("\\ud83d{}", lone(0xDE00)),
+        ] {
+            let v = parse_internal(&json(&s)).unwrap();
+            assert_eq!(v["a"].as_str(), Some("\u{1F600}"), "{s:?}");
+        }
+        // Escapes mean what they mean in wire text.
+        let v = parse_internal(r#"["\ud800","\udbff\udfff","\u00e9"]"#).unwrap();
+        assert_eq!(v[0].as_str(), Some(lone(0xD800).as_str()));
+        assert_eq!(v[1].as_str(), Some(format!("{e}{e}").as_str()));
+        assert_eq!(v[2].as_str(), Some("\u{e9}"));
+        // Wire text reads the same raw chars as literal U+10FFFF and U+100000.
+        let v = parse(&json(&lone(0xD800))).unwrap();
+        assert_eq!(v["a"].as_str(), Some(format!("{e}{e}\u{100000}").as_str()));
     }
 
     #[test]

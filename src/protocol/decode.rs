@@ -486,6 +486,9 @@ pub fn decode_all(bytes: &[u8], options: &DecodeOptions) -> Result<Decoded, Deco
     Ok(Decoded {
         events,
         warnings: decoder.take_warnings(),
-        last_event_id: decoder.last_event_id().map(str::to_owned),
+        // SSE text, not JSON: a literal U+10FFFF in it takes the internal form the writer expects.
+        last_event_id: decoder
+            .last_event_id()
+            .map(|id| crate::json::from_js_string(id).into_owned()),
     })
 }
