@@ -12,6 +12,7 @@ pub mod hash;
 pub mod json;
 pub mod protocol;
 pub mod session;
+pub mod thread_id;
 pub mod tools;
 
 #[cfg(target_arch = "wasm32")]

@@ -33,7 +33,7 @@ use crate::protocol::input::RunInputBuilder;
 use crate::protocol::thread::{Applied, PendingCall, Thread};
 use crate::protocol::wire::{ObjWriter, ToJson};
 use crate::tools::catalog::Catalog;
-use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 use crate::tools::schema::{validate, PatternMatcher};
 use crate::tools::FrontendTool;
 
@@ -59,7 +59,17 @@ pub struct SessionConfig {
     pub tool_timeout_ms: u32,
     /// The largest single SSE event accepted, in bytes.
     pub max_event_bytes: usize,
+    /// The run URL template: `{threadId}` is replaced by the thread id as one percent-encoded
+    /// path segment ([`crate::thread_id::run_url`]).
+    pub run_url: String,
+    /// The largest tool result accepted, in bytes of its JSON text (a string result: its UTF-8
+    /// bytes); a larger one fails with `TOOL_RESULT_TOO_LARGE`.
+    pub max_tool_result_bytes: usize,
 }
+
+/// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context
+/// takes in one tool message, and a bound on what a tool can make the page hold.
+pub const DEFAULT_MAX_TOOL_RESULT_BYTES: usize = 1 << 20;
 
 impl Default for SessionConfig {
     fn default() -> Self {
@@ -68,6 +78,8 @@ impl Default for SessionConfig {
             max_rounds: 8,
             tool_timeout_ms: 30_000,
             max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,
+            run_url: "/api/threads/{threadId}/runs".to_owned(),
+            max_tool_result_bytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
         }
     }
 }
@@ -494,12 +506,14 @@ pub struct ToolCallJob {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Action {
-    /// POST `body` (a `RunAgentInput`) to the thread's run URL.
+    /// POST `body` (a `RunAgentInput`) to `url`.
     Send {
         /// The thread.
         thread_id: String,
         /// The run's id (pass it back with the response).
         run_id: String,
+        /// The thread's run URL ([`SessionConfig::run_url`] filled in).
+        url: String,
         /// The JSON body.
         body: String,
     },
@@ -526,6 +540,9 @@ pub enum SessionError {
         /// The thread.
         thread_id: String,
     },
+    /// The thread id breaks the rule of [`crate::thread_id`]; nothing was sent.
+    #[error("{0}")]
+    BadThreadId(crate::thread_id::ThreadIdError),
 }
 
 impl SessionError {
@@ -533,6 +550,7 @@ impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
             SessionError::Busy { .. } => "run/busy",
+            SessionError::BadThreadId(_) => "run/bad-request",
         }
     }
 }
@@ -639,6 +657,17 @@ impl Session {
         Some(turn.run_id.as_str())
     }
 
+    /// Whether the host may still call this call's handler: the call was handed out with
+    /// [`Action::Execute`] and has no outcome yet. `false` once the turn was aborted, the call
+    /// was answered, or the turn ended. The host asks right before it calls the handler (a module
+    /// may finish loading long after Stop): a stopped or timed-out call never runs.
+    pub fn may_call(&self, thread_id: &str, tool_call_id: &str) -> bool {
+        self.threads
+            .get(thread_id)
+            .and_then(|t| t.turn.as_ref())
+            .is_some_and(|turn| turn.running.contains_key(tool_call_id))
+    }
+
     /// Whether a turn is going on in the thread.
     pub fn is_running(&self, thread_id: &str) -> bool {
         self.threads
@@ -723,7 +752,11 @@ impl Session {
     }
 
     /// Starts a turn: adds the request's messages and sends the first run.
+    /// Refused, with nothing sent and nothing changed, while a turn is going on in the thread
+    /// ([`SessionError::Busy`]) or when the thread id cannot be one segment of the run URL
+    /// ([`SessionError::BadThreadId`]).
     pub fn start_run(&mut self, request: RunRequest, tools: ToolSet) -> Result<(), SessionError> {
+        crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
         let thread_id = request.thread_id.clone();
         let state = self.threads.entry(thread_id.clone()).or_default();
         if state.turn.is_some() {
@@ -733,8 +766,8 @@ impl Session {
         // providers that demand a result for every call: settle those first.
         let dangling = unanswered_calls(state.thread.messages(), |_| true);
         for tool_call_id in dangling {
-            let outcome = ToolOutcome::Failed(ToolFailure::new(
-                FailureCode::Interrupted,
+            let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
+                Interruption::Abandoned,
                 "this call was never answered (the page was closed or reloaded while it ran)",
             ));
             self.record_result(&thread_id, &tool_call_id, &outcome);
@@ -875,6 +908,7 @@ impl Session {
         tool_call_id: &str,
         outcome: ToolOutcome,
     ) {
+        let limit = self.config.max_tool_result_bytes;
         let Some(turn) = self.turn_mut(thread_id) else {
             return;
         };
@@ -882,6 +916,7 @@ impl Session {
             return;
         };
         let run_id = turn.run_id.clone();
+        let outcome = bounded(outcome, &tool_name, limit);
         if follow_up {
             if let Some(slot) = turn
                 .answers
@@ -917,8 +952,8 @@ impl Session {
             thread_id: thread_id.to_owned(),
         });
         for (id, name) in running {
-            let outcome = ToolOutcome::Failed(ToolFailure::new(
-                FailureCode::Interrupted,
+            let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
+                Interruption::Stopped,
                 format!("the run was stopped before {name} finished"),
             ));
             self.emit_tool_finished(thread_id, &run_id, &id, &name, &outcome);
@@ -986,6 +1021,11 @@ impl Session {
         state.unsent.clear();
         state.thread.begin_run();
         let round = turn.round;
+        // The id passed `thread_id::check` in `start_run`.
+        let url = self.config.run_url.replace(
+            crate::thread_id::PLACEHOLDER,
+            &crate::thread_id::path_segment(thread_id),
+        );
         self.actions
             .push_back(Action::Emit(RuntimeEvent::RoundStarted {
                 thread_id: thread_id.to_owned(),
@@ -995,6 +1035,7 @@ impl Session {
         self.actions.push_back(Action::Send {
             thread_id: thread_id.to_owned(),
             run_id,
+            url,
             body: input.to_json(),
         });
     }
@@ -1078,7 +1119,14 @@ impl Session {
     }
 
     /// After `RUN_FINISHED` and the end of the body: decides what the browser must answer.
+    ///
+    /// A non-empty `outcome.pendingToolCallIds` is the server's word on which calls are the
+    /// client's: the calls it names run, an id that names no call is reported (a `diagnostic`,
+    /// `run/unknown-pending-call`) and skipped, and a call of this run it leaves out is not run
+    /// (running a tool the server did not hand over could act for no one) but answered when the
+    /// next request, with a tool message that says so (providers want an answer for every call).
     fn collect_pending(&mut self, thread_id: &str) {
+        self.check_named_pending(thread_id);
         let Some(state) = self.threads.get(thread_id) else {
             return;
         };
@@ -1105,8 +1153,8 @@ impl Session {
             // never reach it), and settle the calls so the next turn is valid.
             let limit = self.config.max_rounds;
             for call in calls {
-                let outcome = ToolOutcome::Failed(ToolFailure::new(
-                    FailureCode::Interrupted,
+                let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
+                    Interruption::RunEnded,
                     format!("the turn stopped after maxRounds ({limit}) restarts"),
                 ));
                 self.record_result(thread_id, &call.tool_call_id, &outcome);
@@ -1121,6 +1169,74 @@ impl Session {
         }
         for call in calls {
             self.dispatch(thread_id, call, true);
+        }
+    }
+
+    /// Reports the ids of `outcome.pendingToolCallIds` that name no call, and answers the calls
+    /// of this run it leaves out (see [`Session::collect_pending`]).
+    fn check_named_pending(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_ref() else {
+            return;
+        };
+        let Some(named) = state.thread.named_pending_ids() else {
+            return;
+        };
+        let run_id = turn.run_id.clone();
+        // Calls the server answers itself (backend tools) are its business, listed or not.
+        let unlisted: Vec<PendingCall> = state
+            .thread
+            .unanswered_ended_calls()
+            .into_iter()
+            .filter(|call| {
+                !named.contains(&call.tool_call_id)
+                    && !state.handled.contains(&call.tool_call_id)
+                    && !matches!(
+                        turn.tools.calls.get(&call.tool_name),
+                        Some(CallKind::Backend)
+                    )
+            })
+            .collect();
+        let unknown: Vec<String> = named
+            .iter()
+            .filter(|id| !state.thread.has_tool_call(id))
+            .cloned()
+            .collect();
+        let listed = named
+            .iter()
+            .map(|id| format!("{id:?}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        for call in unlisted {
+            let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
+                Interruption::RunEnded,
+                format!(
+                    "the server did not hand this call to the client (RUN_FINISHED.outcome.pendingToolCallIds named only {listed}), so it did not run"
+                ),
+            ));
+            self.record_result(thread_id, &call.tool_call_id, &outcome);
+            self.emit_tool_finished(
+                thread_id,
+                &run_id,
+                &call.tool_call_id,
+                &call.tool_name,
+                &outcome,
+            );
+        }
+        for id in unknown {
+            self.actions
+                .push_back(Action::Emit(RuntimeEvent::Diagnostic {
+                    diagnostic: crate::tools::Diagnostic {
+                        index: None,
+                        name: None,
+                        code: "run/unknown-pending-call",
+                        message: format!(
+                            "RUN_FINISHED.outcome.pendingToolCallIds names {id:?}, which is no tool call of thread {thread_id:?}; it is skipped"
+                        ),
+                    },
+                }));
         }
     }
 
@@ -1312,14 +1428,19 @@ impl Session {
         }
         // Every other call of this turn without an answer gets one, so the next turn is valid
         // for providers that demand a result for every call.
-        let reason = match status {
-            RunStatus::Aborted => "the run was stopped before this call was answered",
-            _ => "the run ended before this call was answered",
+        let (why, reason) = match status {
+            RunStatus::Aborted => (
+                Interruption::Stopped,
+                "the run was stopped before this call was answered",
+            ),
+            _ => (
+                Interruption::RunEnded,
+                "the run ended before this call was answered",
+            ),
         };
         for id in unanswered_calls(state.thread.messages(), |m| !turn.before.contains(m)) {
             if !settle.iter().any(|(s, _)| *s == id) {
-                let outcome =
-                    ToolOutcome::Failed(ToolFailure::new(FailureCode::Interrupted, reason));
+                let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));
                 settle.push((id, outcome));
             }
         }
@@ -1378,12 +1499,30 @@ fn unanswered_calls(messages: &[Message], include: impl Fn(&str) -> bool) -> Vec
         .collect()
 }
 
+/// A result larger than `limit` bytes (a string's UTF-8, any other value's JSON text) becomes a
+/// `TOOL_RESULT_TOO_LARGE` failure.
+fn bounded(outcome: ToolOutcome, tool_name: &str, limit: usize) -> ToolOutcome {
+    let size = match &outcome {
+        ToolOutcome::Value(Value::String(text)) => text.len(),
+        ToolOutcome::Value(value) => value.to_json().len(),
+        ToolOutcome::Failed(_) => return outcome,
+    };
+    if size <= limit {
+        return outcome;
+    }
+    ToolOutcome::Failed(ToolFailure::new(
+        FailureCode::ToolResultTooLarge,
+        format!("{tool_name} returned {size} bytes; the limit is {limit} (maxToolResultBytes)"),
+    ))
+}
+
 /// Parses a call's JSON arguments: `""` is `{}`.
 fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    Value::parse(text).map_err(|e| {
+    // The arguments text was assembled from parsed deltas: it is in the internal string form.
+    Value::parse_internal(text).map_err(|e| {
         ToolFailure::new(
             FailureCode::InvalidToolArguments,
             format!("the arguments are not valid JSON: {e}"),

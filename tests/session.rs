@@ -133,6 +133,7 @@ fn clock_run(id: &str, parent: &str) -> String {
 struct Harness {
     session: Session,
     sent: Vec<(String, String, Value)>,
+    urls: Vec<String>,
     jobs: Vec<ToolCallJob>,
     events: Vec<RuntimeEvent>,
     results: Vec<RunResult>,
@@ -144,6 +145,7 @@ impl Harness {
         Self {
             session: Session::new(config, "x", Box::new(NoPatterns)),
             sent: Vec::new(),
+            urls: Vec::new(),
             jobs: Vec::new(),
             events: Vec::new(),
             results: Vec::new(),
@@ -157,10 +159,13 @@ impl Harness {
                 Action::Send {
                     thread_id,
                     run_id,
+                    url,
                     body,
-                } => self
-                    .sent
-                    .push((thread_id, run_id, serde_json::from_str(&body).unwrap())),
+                } => {
+                    self.urls.push(url);
+                    self.sent
+                        .push((thread_id, run_id, serde_json::from_str(&body).unwrap()))
+                }
                 Action::Execute(job) => self.jobs.push(job),
                 Action::Cancel { thread_id } => self.cancels.push(thread_id),
                 Action::Emit(event) => self.events.push(event),
@@ -859,4 +864,219 @@ fn agui_events_can_be_turned_off_and_the_loop_still_runs() {
     assert_eq!(h.result().status, RunStatus::Completed);
     assert_eq!(h.result().messages.len(), 4);
     assert_eq!(count(&h), 0);
+}
+
+// ---- hostile inputs -----------------------------------------------------------------------
+
+#[test]
+fn a_thread_id_that_cannot_be_one_path_segment_is_refused_and_nothing_is_sent() {
+    let mut h = harness();
+    for id in ["", ".", ".."] {
+        let error = h
+            .session
+            .start_run(request(id, vec![user("u1", "hi")]), clock())
+            .unwrap_err();
+        assert_eq!(error.code(), "run/bad-request", "{id:?}");
+        h.pump();
+        assert!(h.sent.is_empty(), "{id:?}: nothing is sent");
+        assert!(!h.session.is_running(id));
+        assert!(h.session.messages(id).is_empty(), "{id:?}: nothing is kept");
+    }
+}
+
+#[test]
+fn every_other_thread_id_is_one_percent_encoded_segment_of_the_run_url() {
+    let long = "x".repeat(10 * 1024);
+    let cases: Vec<(&str, String)> = vec![
+        ("../admin", "/api/threads/..%2Fadmin/runs".to_owned()),
+        ("a/b", "/api/threads/a%2Fb/runs".to_owned()),
+        ("a?x=1", "/api/threads/a%3Fx%3D1/runs".to_owned()),
+        ("a#f", "/api/threads/a%23f/runs".to_owned()),
+        ("%2e%2e", "/api/threads/%252e%252e/runs".to_owned()),
+        ("a b", "/api/threads/a%20b/runs".to_owned()),
+        (
+            "Zürich 😀",
+            "/api/threads/Z%C3%BCrich%20%F0%9F%98%80/runs".to_owned(),
+        ),
+        ("...", "/api/threads/.../runs".to_owned()),
+        (&long, format!("/api/threads/{long}/runs")),
+    ];
+    for (id, url) in cases {
+        let mut h = harness();
+        h.start(request(id, vec![user("u1", "hi")]), clock());
+        assert_eq!(h.urls, [url], "{id:?}");
+        assert_eq!(
+            h.body(0)["threadId"],
+            json!(id),
+            "the body keeps the id as it is"
+        );
+    }
+}
+
+#[test]
+fn the_run_url_template_comes_from_the_config() {
+    let mut h = Harness::new(SessionConfig {
+        run_url: "https://agent.example/v1/{threadId}?t={threadId}".to_owned(),
+        ..SessionConfig::default()
+    });
+    h.start(request("a/b", vec![user("u1", "hi")]), clock());
+    assert_eq!(h.urls, ["https://agent.example/v1/a%2Fb?t=a%2Fb"]);
+}
+
+#[test]
+fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    events.push(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r",
+        "outcome":{"type":"success","pendingToolCallIds":["ghost","c1"]}}));
+    h.respond("t", &sse(&events));
+    let ids: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        ["c1"],
+        "the real call runs; the unknown id has nothing to run"
+    );
+    h.answer("t", "c1", ToolOutcome::Value(value!("noon")));
+    assert_eq!(
+        h.sent.len(),
+        2,
+        "the restart carries the real call's result"
+    );
+    let tools: Vec<_> = h.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| (m["toolCallId"].clone(), m["content"].clone()))
+        .collect();
+    assert_eq!(tools, [(json!("c1"), json!("noon"))]);
+}
+
+#[test]
+fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    events.push(json!({"type":"RUN_ERROR","message":"the model crashed"}));
+    h.respond("t", &sse(&events));
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    let tools = tool_messages(result);
+    assert_eq!(tools.len(), 1);
+    let content = tools[0]["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("TOOL ERROR: INTERRUPTED\n"),
+        "{content}"
+    );
+    assert!(!content.contains("user stopped"), "{content}");
+}
+
+#[test]
+fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
+    let mut h = Harness::new(SessionConfig {
+        max_tool_result_bytes: 16,
+        ..SessionConfig::default()
+    });
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
+    // 17 bytes of UTF-8 in 9 characters: the limit is in bytes.
+    h.answer("t", "c1", ToolOutcome::Value(value!("ééééééééx")));
+    let messages = h.body(1)["messages"].as_array().unwrap().clone();
+    let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    let content = tool["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("TOOL ERROR: TOOL_RESULT_TOO_LARGE\n"),
+        "{content}"
+    );
+    assert!(
+        content.contains("17 bytes") && content.contains("16"),
+        "{content}"
+    );
+    let finished = h
+        .events
+        .iter()
+        .find_map(|e| match e {
+            RuntimeEvent::ToolFinished { error, .. } => error.clone(),
+            _ => None,
+        })
+        .expect("tool_finished with an error");
+    assert_eq!(finished.code, "TOOL_RESULT_TOO_LARGE");
+
+    // Exactly at the limit passes, JSON values are measured as their JSON text.
+    let mut h = Harness::new(SessionConfig {
+        max_tool_result_bytes: 16,
+        ..SessionConfig::default()
+    });
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
+    h.answer("t", "c1", ToolOutcome::Value(value!({"a": "01234567"})));
+    let messages = h.body(1)["messages"].as_array().unwrap().clone();
+    let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["content"], json!(r#"{"a":"01234567"}"#));
+}
+
+#[test]
+fn a_call_may_be_called_only_while_it_runs() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    assert!(!h.session.may_call("t", "c1"), "not handed out yet");
+    h.respond("t", &clock_run("c1", "a1"));
+    assert!(h.session.may_call("t", "c1"));
+    assert!(!h.session.may_call("t", "c2"));
+    assert!(!h.session.may_call("other", "c1"));
+    h.session.abort("t");
+    h.pump();
+    assert!(
+        !h.session.may_call("t", "c1"),
+        "a stopped call is never called"
+    );
+
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
+    let timeout = ToolFailure::new(FailureCode::Timeout, "too slow");
+    h.answer("t", "c1", ToolOutcome::Failed(timeout));
+    assert!(
+        !h.session.may_call("t", "c1"),
+        "a timed-out call is never called"
+    );
+}
+
+#[test]
+fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_why() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    events.push(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r",
+        "outcome":{"type":"success","pendingToolCallIds":["ghost"]}}));
+    h.respond("t", &sse(&events));
+    assert!(
+        h.jobs.is_empty(),
+        "a call the server did not hand over is not run"
+    );
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(result.rounds, 1);
+    let tools = tool_messages(result);
+    assert_eq!(tools.len(), 1, "the call is still answered");
+    assert_eq!(tools[0]["toolCallId"], json!("c1"));
+    let content = tools[0]["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("TOOL ERROR: INTERRUPTED\nthe server did not hand this call to the client (RUN_FINISHED.outcome.pendingToolCallIds named only \"ghost\"), so it did not run\n"),
+        "{content}"
+    );
+    assert!(!content.contains("user stopped"), "{content}");
+    let diagnostics: Vec<_> = h
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::Diagnostic { diagnostic } => Some(diagnostic.code),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(diagnostics, ["run/unknown-pending-call"]);
 }

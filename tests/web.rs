@@ -16,6 +16,11 @@ fn obj(json: &str) -> JsValue {
     JSON::parse(json).expect("test JSON")
 }
 
+/// A thread id argument (the exported methods take the JS value, checked at the boundary).
+fn thread_id<T: JsCast>(id: &str) -> T {
+    JsValue::from(id).unchecked_into()
+}
+
 fn set(target: &JsValue, key: &str, value: &JsValue) {
     Reflect::set(target, &key.into(), value).unwrap();
 }
@@ -76,10 +81,7 @@ fn record(runtime: &ChatRuntime) -> std::rc::Rc<std::cell::RefCell<Vec<String>>>
 }
 
 fn entries(runtime: &ChatRuntime, thread: Option<&str>) -> Vec<(String, bool)> {
-    let list: JsValue = runtime
-        .list_tools(thread.map(str::to_owned))
-        .unwrap()
-        .into();
+    let list: JsValue = runtime.list_tools(thread.map(thread_id)).unwrap().into();
     Array::from(&list)
         .iter()
         .map(|e| {
@@ -110,7 +112,7 @@ fn toggles_are_saved_per_thread_in_the_real_local_storage() {
         "everything starts off"
     );
     first
-        .set_tool_enabled(Some("web-a".into()), "get_weather", true)
+        .set_tool_enabled(Some(thread_id("web-a")), "get_weather", true)
         .unwrap();
     assert_eq!(
         storage_get("chat:tools:web-a").as_deref(),
@@ -173,7 +175,7 @@ fn a_storage_that_throws_falls_back_to_memory_with_a_diagnostic() {
     let rt = runtime(&[("storage", storage.into())]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    rt.set_tool_enabled(Some("t".into()), "get_weather", true)
+    rt.set_tool_enabled(Some(thread_id("t")), "get_weather", true)
         .unwrap();
     assert_eq!(
         entries(&rt, Some("t"))[0],
@@ -209,7 +211,7 @@ fn a_corrupt_saved_value_is_reported_and_kept_until_the_user_changes_a_toggle() 
         Some("{not json"),
         "not overwritten by reading"
     );
-    rt.set_tool_enabled(Some("web-corrupt".into()), "get_weather", true)
+    rt.set_tool_enabled(Some(thread_id("web-corrupt")), "get_weather", true)
         .unwrap();
     assert_eq!(
         storage_get("chat:tools:web-corrupt").as_deref(),
@@ -223,7 +225,7 @@ fn storage_null_keeps_toggles_in_memory_without_complaint() {
     let rt = runtime(&[("storage", JsValue::NULL)]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    rt.set_tool_enabled(Some("web-mem".into()), "get_weather", true)
+    rt.set_tool_enabled(Some(thread_id("web-mem")), "get_weather", true)
         .unwrap();
     assert_eq!(
         entries(&rt, Some("web-mem"))[0],

@@ -1,13 +1,20 @@
 //! The execute-and-restart loop driven by arbitrary inputs: response bytes (split anywhere),
 //! tool results in any order (late, duplicated, for unknown calls), aborts, new runs on busy
-//! threads. Properties: nothing panics; every `run` ends with exactly one `Finished`; no call
-//! is ever executed twice; when a turn ends, every tool call in the thread has a result.
+//! threads, and the host's module loads: a load that finishes (the host then asks `may_call`
+//! before it calls the handler), a deadline that passes during a load (the host answers
+//! `TIMEOUT`), a load that never settles (a job never picked), Stop during a load. Properties:
+//! nothing panics; every `run` ends with exactly one `Finished`; no call is ever executed twice;
+//! when a turn ends, every tool call in the thread has a result; a handler is called only for a
+//! call that has no outcome yet (never after Stop or its deadline), and `may_call` is false for
+//! every call that has one.
 #![no_main]
 
 use std::collections::{HashMap, HashSet};
 
 use chat_runtime::protocol::event::{Content, Message, UserMessage};
-use chat_runtime::session::{Action, CallKind, RunRequest, Session, SessionConfig, ToolSet};
+use chat_runtime::session::{
+    Action, CallKind, RunRequest, RuntimeEvent, Session, SessionConfig, ToolSet,
+};
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
 use chat_runtime::tools::{FrontendTool, ToolHandler};
@@ -44,11 +51,13 @@ fuzz_target!(|input: &[u8]| {
     let mut started = HashSet::new();
     let mut open_turns: HashMap<&str, u32> = HashMap::new();
     let mut jobs: Vec<(String, String)> = Vec::new();
+    // Calls (thread, id) that got a `tool_finished`: an outcome.
+    let mut settled: HashSet<(String, String)> = HashSet::new();
     let mut bytes = input.iter().copied();
     let mut n = 0u32;
     while let Some(op) = bytes.next() {
         let thread = THREADS[usize::from(op & 1)];
-        match op >> 1 & 7 {
+        match op >> 1 & 15 {
             0 => {
                 n += 1;
                 let user = Message::User(UserMessage {
@@ -94,6 +103,26 @@ fuzz_target!(|input: &[u8]| {
                 }
             }
             6 => session.abort(thread),
+            8 | 9 => {
+                // A job's module finished loading: the host calls the handler only if the
+                // session still wants it.
+                let pick = usize::from(bytes.next().unwrap_or(0));
+                if !jobs.is_empty() {
+                    let (t, call) = jobs[pick % jobs.len()].clone();
+                    if session.may_call(&t, &call) {
+                        assert!(!settled.contains(&(t, call)), "a handler was called after its outcome");
+                    }
+                }
+            }
+            10 | 11 => {
+                // A deadline passed while the module loaded (or the handler ran).
+                let pick = usize::from(bytes.next().unwrap_or(0));
+                if !jobs.is_empty() {
+                    let (t, call) = jobs[pick % jobs.len()].clone();
+                    let outcome = ToolOutcome::Failed(ToolFailure::new(FailureCode::Timeout, "late"));
+                    session.handle_tool_result(&t, &call, outcome);
+                }
+            }
             _ => {
                 if let Some(run) = runs.get(thread) {
                     session.handle_transport_error(thread, run, "network");
@@ -108,7 +137,15 @@ fuzz_target!(|input: &[u8]| {
                 }
                 Action::Execute(job) => {
                     assert!(started.insert(job.tool_call_id.clone()), "a call ran twice");
+                    assert!(session.may_call(&job.thread_id, &job.tool_call_id));
                     jobs.push((job.thread_id, job.tool_call_id));
+                }
+                Action::Emit(RuntimeEvent::ToolFinished { thread_id, tool_call_id, .. }) => {
+                    assert!(
+                        !session.may_call(&thread_id, &tool_call_id),
+                        "a call with an outcome may still be called"
+                    );
+                    settled.insert((thread_id, tool_call_id));
                 }
                 Action::Finished(result) => {
                     let t = THREADS.iter().find(|t| **t == result.thread_id).copied().unwrap();

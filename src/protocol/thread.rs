@@ -18,7 +18,7 @@
 
 use crate::hash::{HashMap, HashSet};
 
-use crate::json::{Map, Value};
+use crate::json::{self, Map, Value};
 
 use crate::protocol::event::{
     ActivityMessage, AssistantMessage, Content, EncryptedValueSubtype, Event, FunctionCall,
@@ -335,14 +335,33 @@ impl Thread {
                     .collect()
             }
             Some(Finished::Nothing) => Vec::new(),
-            Some(Finished::Derived) | None => self
-                .run
-                .started
-                .iter()
-                .filter(|id| self.run.ended.contains(*id) && !self.run.answered.contains(*id))
-                .filter_map(|id| self.pending_call(id))
-                .collect(),
+            Some(Finished::Derived) | None => self.unanswered_ended_calls(),
         }
+    }
+
+    /// The calls started in this run whose `TOOL_CALL_END` arrived and that got no
+    /// `TOOL_CALL_RESULT`, in start order, whatever `outcome.pendingToolCallIds` says.
+    pub fn unanswered_ended_calls(&self) -> Vec<PendingCall> {
+        self.run
+            .started
+            .iter()
+            .filter(|id| self.run.ended.contains(*id) && !self.run.answered.contains(*id))
+            .filter_map(|id| self.pending_call(id))
+            .collect()
+    }
+
+    /// The non-empty `outcome.pendingToolCallIds` of this run's `RUN_FINISHED`, as the server
+    /// sent it; `None` when there was none (the list is then derived).
+    pub fn named_pending_ids(&self) -> Option<&[String]> {
+        match &self.run.finished {
+            Some(Finished::Named(ids)) => Some(ids),
+            _ => None,
+        }
+    }
+
+    /// Whether the thread holds a tool call with this id.
+    pub fn has_tool_call(&self, tool_call_id: &str) -> bool {
+        self.tool_call_index.contains_key(tool_call_id)
     }
 
     /// The ids of the calls started in this run whose `TOOL_CALL_END` arrived, in start order,
@@ -551,7 +570,7 @@ impl Thread {
             Event::ToolCallArgs(e) => {
                 let (m, c) = self.call_target(event, &e.tool_call_id)?;
                 let call = self.call_mut(m, c);
-                call.function.arguments.push_str(&e.delta);
+                json::push_str(&mut call.function.arguments, &e.delta);
                 merge_metadata(&mut call.metadata, e.metadata.as_ref());
                 Ok(Applied::Message(m))
             }
@@ -931,18 +950,19 @@ fn changed_if(changed: bool, at: usize) -> Applied {
 }
 
 /// `default.ts` TEXT_MESSAGE_CONTENT: `content = (typeof content === "string" ? content : "") + delta`.
-/// Activity messages never get here.
+/// Appended as JS appends it: the halves of a surrogate pair cut between two deltas are joined
+/// ([`json::push_str`]). Activity messages never get here.
 fn append_text(message: &mut Message, delta: &str) {
     let append_content = |content: &mut Content| match content {
-        Content::Text(text) => text.push_str(delta),
+        Content::Text(text) => json::push_str(text, delta),
         Content::Parts(_) => *content = Content::Text(delta.to_owned()),
     };
     match message {
-        Message::Developer(m) | Message::System(m) => m.content.push_str(delta),
+        Message::Developer(m) | Message::System(m) => json::push_str(&mut m.content, delta),
         Message::User(m) => append_content(&mut m.content),
-        Message::Assistant(m) => m.content.get_or_insert_with(String::new).push_str(delta),
+        Message::Assistant(m) => json::push_str(m.content.get_or_insert_with(String::new), delta),
         Message::Tool(m) => append_content(&mut m.content),
-        Message::Reasoning(m) => m.content.push_str(delta),
+        Message::Reasoning(m) => json::push_str(&mut m.content, delta),
         Message::Activity(_) => {}
     }
 }

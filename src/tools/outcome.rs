@@ -23,8 +23,39 @@ pub enum FailureCode {
     Timeout,
     /// The module could not be imported, or has no such export.
     ToolLoadFailed,
-    /// The run was aborted before the tool finished.
+    /// The call was not run to the end: the user stopped the run, the run ended (an error, the
+    /// round limit) before it was answered, or the page went away while it ran. The message says
+    /// which, and so does the hint ([`ToolFailure::interrupted`]).
     Interrupted,
+    /// The tool's result is larger than `maxToolResultBytes`.
+    ToolResultTooLarge,
+}
+
+/// Why a call was [`FailureCode::Interrupted`]: each cause tells the model something different.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interruption {
+    /// The user pressed Stop (`abort`, or the run's `signal`).
+    Stopped,
+    /// The run ended before the call was answered: `RUN_ERROR`, a broken stream, the round limit.
+    RunEnded,
+    /// The call was never answered in an earlier session (the page was closed or reloaded).
+    Abandoned,
+}
+
+impl Interruption {
+    fn hint(self) -> &'static str {
+        match self {
+            Interruption::Stopped => {
+                "The user stopped the run; do not call the tool again unless the user asks."
+            }
+            Interruption::RunEnded => {
+                "The run ended before this call was answered; call the tool again if it is still needed."
+            }
+            Interruption::Abandoned => {
+                "The call was never answered; call the tool again if it is still needed."
+            }
+        }
+    }
 }
 
 impl FailureCode {
@@ -37,6 +68,7 @@ impl FailureCode {
             FailureCode::Timeout => "TIMEOUT",
             FailureCode::ToolLoadFailed => "TOOL_LOAD_FAILED",
             FailureCode::Interrupted => "INTERRUPTED",
+            FailureCode::ToolResultTooLarge => "TOOL_RESULT_TOO_LARGE",
         }
     }
 
@@ -58,8 +90,9 @@ impl FailureCode {
             FailureCode::ToolLoadFailed => {
                 "The tool is broken in this browser; do not call it again and tell the user."
             }
-            FailureCode::Interrupted => {
-                "The user stopped the run; do not call the tool again unless the user asks."
+            FailureCode::Interrupted => Interruption::Stopped.hint(),
+            FailureCode::ToolResultTooLarge => {
+                "The result was too large to send back; call the tool again with a narrower request, otherwise tell the user."
             }
         }
     }
@@ -72,6 +105,9 @@ pub struct ToolFailure {
     pub code: FailureCode,
     /// What happened, for the model and the user.
     pub message: String,
+    /// What the model can do about it (the code's [`FailureCode::recovery_hint`] unless the
+    /// failure knows better).
+    pub hint: &'static str,
 }
 
 impl ToolFailure {
@@ -80,6 +116,16 @@ impl ToolFailure {
         Self {
             code,
             message: message.into(),
+            hint: code.recovery_hint(),
+        }
+    }
+
+    /// An [`FailureCode::Interrupted`] failure whose hint says why.
+    pub fn interrupted(why: Interruption, message: impl Into<String>) -> Self {
+        Self {
+            code: FailureCode::Interrupted,
+            message: message.into(),
+            hint: why.hint(),
         }
     }
 
@@ -89,7 +135,7 @@ impl ToolFailure {
             "TOOL ERROR: {}\n{}\nRECOVERY HINT: {}",
             self.code.as_str(),
             self.message,
-            self.code.recovery_hint()
+            self.hint
         )
     }
 

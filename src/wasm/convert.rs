@@ -67,7 +67,7 @@ pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
 /// `ChatRuntimeError` `input/invalid` naming what is wrong and where (`[0].id: missing field`).
 pub(crate) fn from_js<T: FromJson>(value: &JsValue) -> Result<T, JsValue> {
     let text: String = JSON::stringify(value)
-        .map_err(|e| chat_runtime_error("input/invalid", &super::storage::describe(&e), &[]))?
+        .map_err(|e| chat_runtime_error("input/invalid", &super::js::describe(&e), &[]))?
         .into();
     let json = Value::parse(&text)
         .map_err(|e| chat_runtime_error("input/invalid", &e.to_string(), &[]))?;

@@ -21,6 +21,47 @@ export function jsonOrThrow(value) {
   if (text === undefined) throw new TypeError("the value has no JSON form (a function or a symbol)");
   return text;
 }
+function quietly(read, fallback) {
+  try { return read(); } catch { return fallback; }
+}
+export function describe(value) {
+  switch (typeof value) {
+    case "string": return value;
+    case "undefined": return "undefined";
+    case "symbol": return quietly(() => value.toString(), "Symbol()");
+    case "bigint": return `${value}n`;
+    case "number": case "boolean": return String(value);
+  }
+  if (value === null) return "null";
+  const message = quietly(() => value.message, undefined);
+  if (typeof message === "string") {
+    const name = quietly(() => value.name, undefined);
+    return typeof name === "string" && name !== "" ? `${name}: ${message}` : message;
+  }
+  const text = quietly(() => String(value), undefined);
+  if (typeof text === "string" && !text.startsWith("[object ")) return text;
+  const json = quietly(() => JSON.stringify(value), undefined);
+  if (typeof json === "string") return json;
+  return typeof text === "string" ? text : "a value that cannot be described";
+}
+export function isWellFormed(text) {
+  return typeof text.isWellFormed === "function" ? text.isWellFormed() : !/\p{Cs}/u.test(text);
+}
+export class Deadline {
+  constructor(controller, ms) {
+    this.timedOut = false;
+    const signal = controller.signal;
+    this.stopped = new Promise((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener("abort", () => resolve(), { once: true });
+    });
+    this.timer = setTimeout(() => {
+      this.timedOut = !signal.aborted;
+      controller.abort(new DOMException("the tool ran out of time", "TimeoutError"));
+    }, ms);
+  }
+  clear() { clearTimeout(this.timer); }
+}
 export function pageHref() {
   return typeof location !== "undefined" && typeof location.href === "string" ? location.href : undefined;
 }
@@ -33,8 +74,32 @@ extern "C" {
     #[wasm_bindgen(js_name = scheduleFrame)]
     pub fn schedule_frame(callback: &Function);
     /// `JSON.stringify(value)`, `"null"` for `undefined`, throwing for values with no JSON form.
+    /// A JS string, so its length can be checked before it is copied into wasm memory.
     #[wasm_bindgen(catch, js_name = jsonOrThrow)]
-    pub fn json_or_throw(value: &JsValue) -> Result<String, JsValue>;
+    pub fn json_or_throw(value: &JsValue) -> Result<js_sys::JsString, JsValue>;
+    /// A thrown value as text, never throwing itself (a `Proxy` whose traps throw, an `Error`
+    /// whose `name` getter throws): an error's `name: message`, a string as it is, `null`,
+    /// `undefined`, `Symbol(x)`, `12n`, else its string form or JSON.
+    #[wasm_bindgen(js_name = describe)]
+    pub fn describe(value: &JsValue) -> String;
+    /// Whether a string holds no lone surrogate (`String.prototype.isWellFormed`).
+    #[wasm_bindgen(js_name = isWellFormed)]
+    pub fn is_well_formed(text: &js_sys::JsString) -> bool;
+
+    /// A tool call's time limit: aborts the controller (a `TimeoutError`) when `ms` pass.
+    pub type Deadline;
+    /// Starts the timer.
+    #[wasm_bindgen(constructor)]
+    pub fn new(controller: &AbortController, ms: f64) -> Deadline;
+    /// Whether the timer fired before anything else aborted the controller.
+    #[wasm_bindgen(method, getter, js_name = timedOut)]
+    pub fn timed_out(this: &Deadline) -> bool;
+    /// Resolves when the controller's signal aborts (the deadline, or Stop).
+    #[wasm_bindgen(method, getter)]
+    pub fn stopped(this: &Deadline) -> Promise;
+    /// Stops the timer.
+    #[wasm_bindgen(method)]
+    pub fn clear(this: &Deadline);
     /// `location.href`, when there is a page.
     #[wasm_bindgen(js_name = pageHref)]
     pub fn page_href() -> Option<String>;
@@ -107,6 +172,9 @@ extern "C" {
     /// `response.body`.
     #[wasm_bindgen(method, getter)]
     pub fn body(this: &Response) -> Option<ReadableStream>;
+    /// `response.url` (empty for a `Response` built by hand, absent on a look-alike).
+    #[wasm_bindgen(method, getter)]
+    pub fn url(this: &Response) -> Option<String>;
     /// `response.text()`.
     #[wasm_bindgen(method, catch)]
     pub fn text(this: &Response) -> Result<Promise, JsValue>;

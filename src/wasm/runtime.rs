@@ -27,6 +27,7 @@ use crate::session::{
     write_messages_event, Action, ChangedMessages, HistoryMode, RunRequest, RunResult,
     RuntimeEvent, Session, SessionConfig, ToolSet,
 };
+use crate::thread_id::ThreadIdError;
 use crate::tools::catalog::{parse_manifest, Catalog, CatalogError, ManifestContext};
 use crate::tools::toggles::{ThreadKey, Toggles};
 use crate::tools::{list_tools, Diagnostic};
@@ -75,12 +76,46 @@ extern "C" {
     /// `SubscribeOptions`.
     #[wasm_bindgen(typescript_type = "SubscribeOptions")]
     pub type JsSubscribeOptions;
+    /// `string`: a thread id (see `crate::thread_id` for the rule).
+    #[wasm_bindgen(typescript_type = "string")]
+    pub type JsThreadId;
+    /// `string | null`: a thread id, or `null` for the default toggles of new chats.
+    #[wasm_bindgen(typescript_type = "string | null")]
+    pub type JsThreadIdOrNull;
+}
+
+/// A thread id argument that keeps the rule of [`crate::thread_id`]; `Err` says why not. A string
+/// with a lone surrogate is refused here, before it becomes a Rust string (where it would turn
+/// into U+FFFD and share a thread with every other id cut inside the same emoji).
+fn thread_id_arg(value: &JsValue) -> Result<String, String> {
+    let Some(text) = value.dyn_ref::<js_sys::JsString>() else {
+        return Err("a thread id must be a string".to_owned());
+    };
+    if !js::is_well_formed(text) {
+        return Err(ThreadIdError::NotWellFormed.to_string());
+    }
+    let id = String::from(text);
+    crate::thread_id::check(&id).map_err(|e| e.to_string())?;
+    Ok(id)
+}
+
+/// A thread id for a method that changes the thread: refused with `input/invalid`.
+fn thread_id_for_write(value: &JsValue) -> Result<String, JsValue> {
+    thread_id_arg(value)
+        .map_err(|m| chat_runtime_error("input/invalid", &m, &[("field", "threadId".into())]))
+}
+
+/// `string | null` for the toggle methods: `null` (or `undefined`) is the default state; an id
+/// that breaks the rule is refused with `input/invalid`.
+fn optional_thread_id(value: &JsValue) -> Result<Option<String>, JsValue> {
+    if value.is_null() || value.is_undefined() {
+        return Ok(None);
+    }
+    thread_id_for_write(value).map(Some)
 }
 
 /// What the app configured, beyond what the core keeps.
 pub(crate) struct Options {
-    /// `runUrl` with `{threadId}` to fill in.
-    pub run_url: String,
     /// `toolsUrl`, resolved against the page; `None` when there is no manifest.
     pub tools_url: Option<String>,
     /// The app's `fetch` (auth wrappers); `None` means `globalThis.fetch`.
@@ -241,6 +276,9 @@ impl ChatRuntime {
         };
         let defaults = SessionConfig::default();
         let config = SessionConfig {
+            run_url,
+            max_tool_result_bytes: optional_positive(&options, "maxToolResultBytes", 1 << 28)?
+                .map_or(defaults.max_tool_result_bytes, |n| n as usize),
             history,
             max_rounds: optional_positive(&options, "maxRounds", 1000)?
                 .unwrap_or(defaults.max_rounds),
@@ -282,7 +320,6 @@ impl ChatRuntime {
         };
         let mut inner = Inner {
             options: Options {
-                run_url,
                 tools_url,
                 fetch: optional_function(&options, "fetch")?,
                 headers,
@@ -401,7 +438,11 @@ impl ChatRuntime {
     /// The tool selector's rows for a thread (`null`: a new chat): frontend tools with their
     /// toggle, then the locked backend tools.
     #[wasm_bindgen(js_name = listTools)]
-    pub fn list_tools(&self, thread_id: Option<String>) -> Result<JsToolEntries, JsValue> {
+    pub fn list_tools(
+        &self,
+        thread_id: Option<JsThreadIdOrNull>,
+    ) -> Result<JsToolEntries, JsValue> {
+        let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
         let entries = {
             let mut inner = self.inner.borrow_mut();
             let Inner {
@@ -418,10 +459,11 @@ impl ChatRuntime {
     #[wasm_bindgen(js_name = setToolEnabled)]
     pub fn set_tool_enabled(
         &self,
-        thread_id: Option<String>,
+        thread_id: Option<JsThreadIdOrNull>,
         name: &str,
         enabled: bool,
     ) -> Result<(), JsValue> {
+        let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
         {
             let mut inner = self.inner.borrow_mut();
             if inner.catalog.is_backend(name) && inner.catalog.frontend(name).is_none() {
@@ -442,7 +484,11 @@ impl ChatRuntime {
 
     /// The tool schemas a run of this thread would send (the enabled frontend tools).
     #[wasm_bindgen(js_name = activeTools)]
-    pub fn active_tools(&self, thread_id: Option<String>) -> Result<JsToolSchemas, JsValue> {
+    pub fn active_tools(
+        &self,
+        thread_id: Option<JsThreadIdOrNull>,
+    ) -> Result<JsToolSchemas, JsValue> {
+        let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
         let tools = {
             let mut inner = self.inner.borrow_mut();
             let Inner {
@@ -461,28 +507,35 @@ impl ChatRuntime {
 
     /// Seeds a loaded thread's history (refused with `run/busy` while it runs).
     #[wasm_bindgen(js_name = setMessages)]
-    pub fn set_messages(&self, thread_id: &str, messages: JsMessages) -> Result<(), JsValue> {
+    pub fn set_messages(&self, thread_id: JsThreadId, messages: JsMessages) -> Result<(), JsValue> {
+        let thread_id = thread_id_for_write(&thread_id.into())?;
         let messages: Vec<Message> = from_js(&messages.into())?;
         self.inner
             .borrow_mut()
             .session
-            .set_messages(thread_id, messages)
+            .set_messages(&thread_id, messages)
             .map_err(|e| chat_runtime_error(e.code(), &e.to_string(), &[]))?;
-        mark_dirty(&self.inner, thread_id);
+        mark_dirty(&self.inner, &thread_id);
         Ok(())
     }
 
-    /// The thread's messages.
-    pub fn messages(&self, thread_id: &str) -> Result<JsMessages, JsValue> {
+    /// The thread's messages (none for an unknown thread, or an id no thread can have).
+    pub fn messages(&self, thread_id: JsThreadId) -> Result<JsMessages, JsValue> {
+        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
+            return Ok(js_sys::Array::new().unchecked_into());
+        };
         let inner = self.inner.borrow();
-        Ok(to_js(inner.session.messages(thread_id))?.unchecked_into())
+        Ok(to_js(inner.session.messages(&thread_id))?.unchecked_into())
     }
 
     /// The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
     /// thread.
-    pub fn state(&self, thread_id: &str) -> Result<JsUnknown, JsValue> {
+    pub fn state(&self, thread_id: JsThreadId) -> Result<JsUnknown, JsValue> {
+        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
+            return Ok(JsValue::UNDEFINED.unchecked_into());
+        };
         let inner = self.inner.borrow();
-        match inner.session.state(thread_id) {
+        match inner.session.state(&thread_id) {
             Some(state) => Ok(to_js(state)?.unchecked_into()),
             None => Ok(JsValue::UNDEFINED.unchecked_into()),
         }
@@ -490,8 +543,8 @@ impl ChatRuntime {
 
     /// Whether a run is going on in the thread.
     #[wasm_bindgen(js_name = isRunning)]
-    pub fn is_running(&self, thread_id: &str) -> bool {
-        self.inner.borrow().session.is_running(thread_id)
+    pub fn is_running(&self, thread_id: JsThreadId) -> bool {
+        thread_id_arg(&thread_id.into()).is_ok_and(|id| self.inner.borrow().session.is_running(&id))
     }
 
     /// Sends the thread's new messages and drives the loop until the agent answers without
@@ -507,10 +560,11 @@ impl ChatRuntime {
 
     /// Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
     /// restarts, and unanswered calls get an `INTERRUPTED` result.
-    pub fn abort(&self, thread_id: &str) {
-        self.inner.borrow_mut().session.abort(thread_id);
-        mark_dirty(&self.inner, thread_id);
-        drive(&self.inner);
+    pub fn abort(&self, thread_id: JsThreadId) {
+        // An id no thread can have has nothing to stop.
+        if let Ok(thread_id) = thread_id_arg(&thread_id.into()) {
+            self.abort_thread(&thread_id);
+        }
     }
 
     /// Calls `listener` with every `RuntimeEvent`, or with the types listed in
@@ -561,12 +615,20 @@ impl ChatRuntime {
 }
 
 impl ChatRuntime {
+    fn abort_thread(&self, thread_id: &str) {
+        self.inner.borrow_mut().session.abort(thread_id);
+        mark_dirty(&self.inner, thread_id);
+        drive(&self.inner);
+    }
+
     fn start(&self, request: JsValue, options: Option<JsValue>) -> Result<JsValue, JsValue> {
-        let thread_id = optional_string(&request, "threadId")
-            .ok()
-            .flatten()
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| bad_request("`threadId` must be a non-empty string"))?;
+        if !request.is_object() {
+            return Err(bad_request(
+                "the request must be an object with a `threadId`",
+            ));
+        }
+        let thread_id = thread_id_arg(&get(&request, "threadId"))
+            .map_err(|m| bad_request(&format!("`threadId`: {m}")))?;
         let messages: Vec<Message> = match get(&request, "messages") {
             v if v.is_undefined() || v.is_null() => Vec::new(),
             v => from_js(&v).map_err(|e| bad_request_from(&e, "messages"))?,
@@ -636,7 +698,7 @@ impl ChatRuntime {
     /// Aborts the thread's turn when the caller's `signal` fires.
     fn follow_signal(&self, thread_id: &str, signal: AbortSignal) {
         if signal.aborted() {
-            self.abort(thread_id);
+            self.abort_thread(thread_id);
             return;
         }
         let weak: Weak<RefCell<Inner>> = Rc::downgrade(&self.inner);
@@ -771,8 +833,9 @@ pub(crate) fn drive(rc: &Shared) {
             Action::Send {
                 thread_id,
                 run_id,
+                url,
                 body,
-            } => transport::start(rc, thread_id, run_id, body),
+            } => transport::start(rc, thread_id, run_id, url, body),
             Action::Execute(job) => host::start(rc, job),
             Action::Cancel { thread_id } => {
                 let parts = rc
@@ -1029,8 +1092,13 @@ async fn load_tools(rc: &Shared) -> Result<JsValue, JsValue> {
     let catalog_error =
         |e: CatalogError| chat_runtime_error(e.code(), &e.to_string(), &status_field(e.status()));
     let fetched = transport::get_text(fetch.as_ref(), &url).await;
-    let (status, content_type, body) = match fetched {
-        Ok(parts) => parts,
+    let transport::Fetched {
+        status,
+        url,
+        content_type,
+        body,
+    } = match fetched {
+        Ok(fetched) => fetched,
         Err(message) => {
             return Err(catalog_error(CatalogError::Fetch {
                 status: None,

@@ -43,7 +43,7 @@ impl JsStore {
             [a, b] => function.call2(target, a, b),
             _ => function.call0(target),
         };
-        result.map_err(|e| StoreError(describe(&e)))
+        result.map_err(|e| StoreError(super::js::describe(&e)))
     }
 }
 
@@ -70,14 +70,4 @@ impl KeyValueStore for JsStore {
         }
         self.call("removeItem", &[&key.into()]).map(drop)
     }
-}
-
-/// A thrown value as text: an `Error`'s `name: message`, else its string form.
-pub(crate) fn describe(error: &JsValue) -> String {
-    if let Some(error) = error.dyn_ref::<js_sys::Error>() {
-        let name: String = error.name().into();
-        let message: String = error.message().into();
-        return format!("{name}: {message}");
-    }
-    error.as_string().unwrap_or_else(|| format!("{error:?}"))
 }

@@ -7,9 +7,9 @@ use js_sys::{Function, Object, Reflect, Uint8Array};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
+use super::js::describe;
 use super::js::{AbortController, ReadResult, Response};
 use super::runtime::{drive, mark_dirty, Shared};
-use super::storage::describe;
 
 /// How much of an error body is kept for `run/http` (pydantic-ai's 422 validation list, say).
 const ERROR_BODY_BYTES: usize = 2048;
@@ -37,27 +37,46 @@ async fn call_fetch(fetch: &Function, url: &str, init: &Object) -> Result<Respon
     Ok(response.unchecked_into())
 }
 
-/// GETs a text resource: `(status, content type, body)`.
-pub(crate) async fn get_text(
-    custom: Option<&Function>,
-    url: &str,
-) -> Result<(u16, Option<String>, String), String> {
+/// A text resource as fetched.
+pub(crate) struct Fetched {
+    /// The HTTP status.
+    pub status: u16,
+    /// The URL the body came from after redirects (`response.url`), or the one requested when
+    /// the response does not say (a `Response` built by an app's own `fetch`).
+    pub url: String,
+    /// The `Content-Type` header.
+    pub content_type: Option<String>,
+    /// The body.
+    pub body: String,
+}
+
+/// GETs a text resource.
+pub(crate) async fn get_text(custom: Option<&Function>, url: &str) -> Result<Fetched, String> {
     let fetch = fetch_function(custom)?;
     let init = Object::new();
     let _ = Reflect::set(&init, &"method".into(), &"GET".into());
     let response = call_fetch(&fetch, url, &init).await?;
     let status = response.status();
     let content_type = response.headers().get("content-type");
+    let final_url = response
+        .url()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| url.to_owned());
     let text = response.text().map_err(|e| describe(&e))?;
     let body = JsFuture::from(text).await.map_err(|e| describe(&e))?;
-    Ok((status, content_type, body.as_string().unwrap_or_default()))
+    Ok(Fetched {
+        status,
+        url: final_url,
+        content_type,
+        body: body.as_string().unwrap_or_default(),
+    })
 }
 
 /// Sends one round's request and streams the answer into the session.
-pub(crate) fn start(rc: &Shared, thread_id: String, run_id: String, body: String) {
+pub(crate) fn start(rc: &Shared, thread_id: String, run_id: String, url: String, body: String) {
     let rc = rc.clone();
     spawn_local(async move {
-        let result = run(&rc, &thread_id, &run_id, body).await;
+        let result = run(&rc, &thread_id, &run_id, &url, body).await;
         if let Err(message) = result {
             let still_current = rc.borrow().session.current_run_id(&thread_id) == Some(&*run_id);
             if still_current {
@@ -75,15 +94,17 @@ fn is_current(rc: &Shared, thread_id: &str, run_id: &str) -> bool {
     rc.borrow().session.current_run_id(thread_id) == Some(run_id)
 }
 
-async fn run(rc: &Shared, thread_id: &str, run_id: &str, body: String) -> Result<(), String> {
+async fn run(
+    rc: &Shared,
+    thread_id: &str,
+    run_id: &str,
+    url: &str,
+    body: String,
+) -> Result<(), String> {
     let controller = AbortController::new();
-    let (fetch, url, headers) = {
+    let (fetch, headers) = {
         let mut inner = rc.borrow_mut();
         let fetch = fetch_function(inner.options.fetch.as_ref());
-        let url = inner.options.run_url.replace(
-            "{threadId}",
-            &String::from(js_sys::encode_uri_component(thread_id)),
-        );
         let headers = Object::new();
         for (name, value) in &inner.options.headers {
             let _ = Reflect::set(&headers, &name.into(), &value.into());
@@ -93,7 +114,7 @@ async fn run(rc: &Shared, thread_id: &str, run_id: &str, body: String) -> Result
         if let Some(running) = inner.running.get_mut(thread_id) {
             running.fetch = Some(controller.clone());
         }
-        (fetch?, url, headers)
+        (fetch?, headers)
     };
     let init = Object::new();
     let _ = Reflect::set(&init, &"method".into(), &"POST".into());
@@ -101,7 +122,7 @@ async fn run(rc: &Shared, thread_id: &str, run_id: &str, body: String) -> Result
     let _ = Reflect::set(&init, &"body".into(), &body.into());
     let _ = Reflect::set(&init, &"signal".into(), &controller.signal());
 
-    let response = call_fetch(&fetch, &url, &init).await?;
+    let response = call_fetch(&fetch, url, &init).await?;
     if !is_current(rc, thread_id, run_id) {
         return Ok(());
     }

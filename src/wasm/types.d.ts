@@ -193,7 +193,11 @@ export interface ChatRuntimeError extends Error {
 
 /** Options of `new ChatRuntime(options)`. */
 export interface ChatRuntimeOptions {
-  /** The AG-UI run endpoint; `{threadId}` is filled in, e.g. `"/api/threads/{threadId}/runs"`. */
+  /**
+   * The AG-UI run endpoint; `{threadId}` is filled in as one percent-encoded path segment, e.g.
+   * `"/api/threads/{threadId}/runs"` (thread ids `""`, `"."`, `".."` and ids with a lone surrogate
+   * are refused: README, "Thread ids").
+   */
   runUrl: string;
   /** Where `tools.json` is (default `"/tools/tools.json"`); `null`: no manifest. */
   toolsUrl?: string | null;
@@ -209,8 +213,10 @@ export interface ChatRuntimeOptions {
   history?: "full" | "new";
   /** Restarts one turn may make (default 8). */
   maxRounds?: number;
-  /** A tool's time limit when it sets none, in ms (default 30000). */
+  /** A tool's time limit when it sets none, in ms (default 30000): loading its module and the call together. */
   toolTimeoutMs?: number;
+  /** The largest tool result, in bytes of UTF-8 (a string) or of its JSON text (default 1048576); larger fails `TOOL_RESULT_TOO_LARGE`. */
+  maxToolResultBytes?: number;
   /** Sent before frontend tool names (and stripped from incoming calls), e.g. `"ui_"`. */
   toolNamePrefix?: string;
   /** Foreign origins tool modules may be imported from, e.g. `["https://cdn.example"]`. */

@@ -188,6 +188,7 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         .route("/test/requests", get(requests))
         .route("/test/reset", post(reset))
         .route("/test/aborted", get(aborted))
+        .route("/test/redirect", get(redirect))
         .route("/test/backend-tools", post(set_backend_tools))
         .fallback(static_files)
         .with_state(state)
@@ -308,6 +309,25 @@ async fn read_json(req: Request) -> Result<Value, Response> {
         .await
         .map_err(|e| bad_request(format!("cannot read body: {e}")))?;
     serde_json::from_slice(&bytes).map_err(|e| bad_request(format!("body is not JSON: {e}")))
+}
+
+#[derive(Deserialize)]
+struct RedirectQuery {
+    to: String,
+}
+
+/// `GET /test/redirect?to=/path`: a `302 Found` to a path of this server (a moved `tools.json`).
+async fn redirect(Query(q): Query<RedirectQuery>) -> Response {
+    if !q.to.starts_with('/') || q.to.starts_with("//") {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            json!({ "error": "`to` must be a path of this server" }),
+        );
+    }
+    match HeaderValue::from_str(&q.to) {
+        Ok(location) => (StatusCode::FOUND, [(header::LOCATION, location)]).into_response(),
+        Err(_) => json_response(StatusCode::BAD_REQUEST, json!({ "error": "bad `to`" })),
+    }
 }
 
 #[derive(Deserialize)]

@@ -522,3 +522,15 @@ fn binary_prints_port_and_stops_on_sigterm() {
     out.read_to_string(&mut rest).unwrap();
     assert_eq!(rest, "", "stdout has exactly one line");
 }
+
+#[tokio::test]
+async fn redirect_sends_a_302_to_a_path_of_this_server_only() {
+    let server = start(Vec::new()).await;
+    let conn = get(server.addr, "/test/redirect?to=/tools/moved/tools.json").await;
+    assert_eq!(conn.status, 302);
+    assert_eq!(conn.header("location"), Some("/tools/moved/tools.json"));
+    for bad in ["https://elsewhere.example/x", "//elsewhere.example/x", "x"] {
+        let conn = get(server.addr, &format!("/test/redirect?to={bad}")).await;
+        assert_eq!(conn.status, 400, "{bad}");
+    }
+}
