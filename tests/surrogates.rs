@@ -5,12 +5,15 @@
 //! `@ag-ui/client` does when it appends the deltas.
 //!
 //! The streams are written here as a JS server writes them: strings sliced by UTF-16 code unit and
-//! encoded as `JSON.stringify` encodes them ([`js_json`]).
+//! encoded as `JSON.stringify` encodes them (`js_json`, in `tests/common`).
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod common;
+use common::js_json::js_json;
 
 use chat_runtime::json::Value;
 use chat_runtime::protocol::decode::{decode_all, DecodeOptions};
@@ -20,28 +23,6 @@ use chat_runtime::protocol::wire::ToJson;
 
 const TEXT: &str = "héllo 😀 wörld 🎉👍🏽";
 const ARGS: &str = r#"{"city":"Zürich 🏔️","note":"😀😀"}"#;
-
-/// `JSON.stringify` of the JS string made of these UTF-16 code units: `"`, `\`, control
-/// characters and lone surrogates escaped (lower-case hex), everything else as it is.
-fn js_json(units: &[u16]) -> String {
-    let mut out = String::from("\"");
-    for c in char::decode_utf16(units.iter().copied()) {
-        match c {
-            Ok('"') => out.push_str("\\\""),
-            Ok('\\') => out.push_str("\\\\"),
-            Ok('\n') => out.push_str("\\n"),
-            Ok('\r') => out.push_str("\\r"),
-            Ok('\t') => out.push_str("\\t"),
-            Ok('\u{8}') => out.push_str("\\b"),
-            Ok('\u{c}') => out.push_str("\\f"),
-            Ok(c) if c < ' ' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            Ok(c) => out.push(c),
-            Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
-        }
-    }
-    out.push('"');
-    out
-}
 
 fn units(s: &str) -> Vec<u16> {
     s.encode_utf16().collect()

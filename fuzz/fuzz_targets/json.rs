@@ -46,26 +46,9 @@ fn js_units(s: &str) -> Vec<u16> {
     units
 }
 
-/// `JSON.stringify` of the JS string made of these code units.
-fn stringify(units: &[u16]) -> String {
-    let mut out = String::from("\"");
-    for c in char::decode_utf16(units.iter().copied()) {
-        match c {
-            Ok('"') => out.push_str("\\\""),
-            Ok('\\') => out.push_str("\\\\"),
-            Ok('\n') => out.push_str("\\n"),
-            Ok('\r') => out.push_str("\\r"),
-            Ok('\t') => out.push_str("\\t"),
-            Ok('\u{8}') => out.push_str("\\b"),
-            Ok('\u{c}') => out.push_str("\\f"),
-            Ok(c) if c < ' ' => out.push_str(&format!("\\u{:04x}", c as u32)),
-            Ok(c) => out.push(c),
-            Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
-        }
-    }
-    out.push('"');
-    out
-}
+#[path = "../../tests/common/js_json.rs"]
+mod js_json;
+use js_json::js_json as stringify;
 
 /// The code units `JSON.parse` gives for a text that is one string literal (`None` when it is
 /// not one; validity is the parser's business, this only reads what it accepted).

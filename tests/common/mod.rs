@@ -4,6 +4,8 @@
 //! writer and the parser too.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+pub mod js_json;
+
 use chat_runtime::json::Value;
 use chat_runtime::protocol::wire::{FromJson, ToJson};
 
