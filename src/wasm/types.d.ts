@@ -265,7 +265,7 @@ export interface Diagnostic {
   /** The entry's position in tools.json (or in `capabilities.tools`). */
   index?: number;
   name?: string;
-  /** `tool/bad-name`, `tool/duplicate-name`, `tool/shadows-backend`, `toggles/corrupt`, ... */
+  /** `tool/bad-name`, `tool/duplicate-name`, `tool/shadows-backend`, `toggles/corrupt`, `toggles/storage-unavailable`, `run/unknown-pending-call`, ... */
   code: string;
   message: string;
 }
