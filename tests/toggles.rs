@@ -1135,3 +1135,115 @@ fn toggles_work_over_a_plain_memory_store() {
     assert!(t.is_enabled(Some("t1"), "a"));
     assert_eq!(t.store().get(T1).unwrap().as_deref(), Some(r#"{"a":true}"#));
 }
+
+// ---- a buffering store (the browser's: no storage call while the toggles are held) ------------
+
+/// A store whose values are supplied beforehand ([`Toggles::supply`]), that queues its writes,
+/// and is "reading" the keys in `pending` (an outer call is in the app's `getItem` for them).
+#[derive(Default)]
+struct Buffered {
+    pending: Vec<String>,
+    writes: Vec<(String, String, Option<String>)>,
+}
+
+impl KeyValueStore for Buffered {
+    fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
+        panic!("{key} was not supplied")
+    }
+    fn set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.set_for(key, value, None)
+    }
+    fn set_for(&mut self, key: &str, value: &str, name: Option<&str>) -> Result<(), StoreError> {
+        self.writes
+            .push((key.to_owned(), value.to_owned(), name.map(str::to_owned)));
+        Ok(())
+    }
+    fn remove(&mut self, _: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+    fn pending(&self, key: &str) -> bool {
+        self.pending.iter().any(|k| k == key)
+    }
+}
+
+#[test]
+fn keys_to_load_are_the_uncached_thread_and_default_keys_and_supply_caches_them() {
+    let mut t = Toggles::new(Buffered::default());
+    assert_eq!(
+        t.keys_to_load(Some("a")),
+        ["chat:tools:a", "chat:tools:default"]
+    );
+    assert_eq!(
+        t.keys_to_load(Some("default")),
+        ["chat:tools:~default", "chat:tools:default"]
+    );
+    assert_eq!(t.keys_to_load(None), ["chat:tools:default"]);
+    t.supply("chat:tools:a", Ok(Some(r#"{"x":true}"#.into())));
+    t.supply("chat:tools:default", Ok(Some(r#"{"y":true}"#.into())));
+    assert!(t.keys_to_load(Some("a")).is_empty(), "both are cached now");
+    assert_eq!(t.keys_to_load(Some("b")), ["chat:tools:b"]);
+    assert!(t.is_enabled(Some("a"), "x"));
+    assert!(t.is_enabled(None, "y"));
+    // A later supply of a cached key (a nested call got there first) changes nothing.
+    t.supply("chat:tools:a", Ok(None));
+    assert!(t.is_enabled(Some("a"), "x"));
+    // Corrupt or unreadable values are reported as a read would report them.
+    t.supply("chat:tools:b", Ok(Some("{not json".into())));
+    t.supply("chat:tools:c", Err(StoreError("SecurityError".into())));
+    let codes: Vec<_> = drain(&mut t).iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["toggles/corrupt", "toggles/storage-unavailable"]);
+    // Keys of no thread are ignored.
+    t.supply("chat:tools:~abc", Ok(Some("{}".into())));
+    t.supply("other", Ok(Some("{}".into())));
+    assert!(drain(&mut t).is_empty());
+}
+
+#[test]
+fn a_key_being_read_is_answered_without_and_not_cached() {
+    let mut t = Toggles::new(Buffered::default());
+    t.supply("chat:tools:default", Ok(None));
+    t.store_mut().pending.push("chat:tools:a".into());
+    assert!(!t.is_enabled(Some("a"), "x"), "shown as holding nothing");
+    assert_eq!(t.keys_to_load(Some("a")), ["chat:tools:a"], "not cached");
+    // The outer read finishes: the value is used from then on.
+    t.store_mut().pending.clear();
+    t.supply("chat:tools:a", Ok(Some(r#"{"x":true}"#.into())));
+    assert!(t.is_enabled(Some("a"), "x"));
+    assert!(drain(&mut t).is_empty());
+}
+
+#[test]
+fn a_deferred_write_that_fails_is_reported_with_its_tool_and_retried() {
+    let mut t = Toggles::new(Buffered::default());
+    for key in t.keys_to_load(Some("a")) {
+        t.supply(&key, Ok(None));
+    }
+    t.set_enabled(Some("a"), "x", true);
+    let writes = std::mem::take(&mut t.store_mut().writes);
+    assert_eq!(
+        writes,
+        [(
+            "chat:tools:a".to_owned(),
+            r#"{"x":true}"#.to_owned(),
+            Some("x".to_owned())
+        )]
+    );
+    t.write_failed(
+        "chat:tools:a",
+        Some("x"),
+        StoreError("QuotaExceededError".into()),
+    );
+    let diagnostics = drain(&mut t);
+    assert_eq!(diagnostics.len(), 1);
+    assert_eq!(diagnostics[0].code, "toggles/storage-unavailable");
+    assert_eq!(diagnostics[0].name.as_deref(), Some("x"));
+    assert!(t.has_unsaved());
+    // The next change writes the unsaved key again first.
+    for key in t.keys_to_load(Some("b")) {
+        t.supply(&key, Ok(None));
+    }
+    t.set_enabled(Some("b"), "y", true);
+    let keys: Vec<_> = t.store_mut().writes.iter().map(|w| w.0.clone()).collect();
+    assert_eq!(keys, ["chat:tools:a", "chat:tools:b"]);
+    assert!(!t.has_unsaved());
+}

@@ -89,6 +89,14 @@ static ABSENT: Entry = Entry {
 pub struct StoreError(pub String);
 
 /// A synchronous string key-value store, the shape of `localStorage`.
+///
+/// A host that must not call the real store while it holds the toggles (the browser: the app's
+/// `storage` may call back into the runtime) implements it as a buffer instead: it reads the keys
+/// of [`Toggles::keys_to_load`] before, answers `get` from them, says [`pending`] for a key it is
+/// still reading, queues the writes, does them afterwards and reports a failure with
+/// [`Toggles::write_failed`].
+///
+/// [`pending`]: KeyValueStore::pending
 pub trait KeyValueStore {
     /// The value under `key`, `Ok(None)` if there is none.
     fn get(&self, key: &str) -> Result<Option<String>, StoreError>;
@@ -96,6 +104,19 @@ pub trait KeyValueStore {
     fn set(&mut self, key: &str, value: &str) -> Result<(), StoreError>;
     /// Removes `key`; removing a missing key is not an error.
     fn remove(&mut self, key: &str) -> Result<(), StoreError>;
+    /// Stores `value` under `key` for the user's change of the tool `name` (`None`: a retry or a
+    /// thread's first-run copy); a buffering store keeps `name` for [`Toggles::write_failed`].
+    fn set_for(&mut self, key: &str, value: &str, name: Option<&str>) -> Result<(), StoreError> {
+        let _ = name;
+        self.set(key, value)
+    }
+    /// Whether `key` is being read right now, by an outer call the store is answering (a storage
+    /// wrapper that calls back into the runtime from its `getItem`). The toggles then answer
+    /// without it, as if it held nothing, and cache nothing for it.
+    fn pending(&self, key: &str) -> bool {
+        let _ = key;
+        false
+    }
 }
 
 /// A store in a `HashMap`: for when no real storage exists (e.g. `window.localStorage` itself
@@ -381,9 +402,67 @@ impl<S: KeyValueStore> Toggles<S> {
             return;
         }
         let key = storage_key(slot);
-        let entry = match self.store.get(&key) {
+        if self.store.pending(&key) {
+            return;
+        }
+        let read = self.store.get(&key);
+        let entry = self.read_entry(&key, read);
+        match slot {
+            None => self.default = Some(entry),
+            Some(id) => {
+                self.threads.insert(id.to_owned(), entry);
+            }
+        }
+    }
+
+    /// The keys a call for this thread (`None`: the default state) may read that are not cached
+    /// yet: the thread's key and the default key. A buffering store reads them before the call.
+    pub fn keys_to_load(&self, thread_id: Option<&str>) -> Vec<String> {
+        let mut keys = Vec::new();
+        if let Some(id) = thread_id {
+            if !self.threads.contains_key(id) {
+                keys.push(storage_key(Some(id)));
+            }
+        }
+        if self.default.is_none() {
+            keys.push(DEFAULT_KEY.to_owned());
+        }
+        keys
+    }
+
+    /// What the store holds under `key` (one of [`Toggles::keys_to_load`]), read by the host before
+    /// the call: cached as a read would cache it, unless the key is cached already (a nested call
+    /// got there first) or is no key of these toggles.
+    pub fn supply(&mut self, key: &str, read: Result<Option<String>, StoreError>) {
+        let Some(slot) = key_owner(key) else { return };
+        let cached = match slot {
+            None => self.default.is_some(),
+            Some(id) => self.threads.contains_key(id),
+        };
+        if cached {
+            return;
+        }
+        let entry = self.read_entry(key, read);
+        match slot {
+            None => self.default = Some(entry),
+            Some(id) => {
+                self.threads.insert(id.to_owned(), entry);
+            }
+        }
+    }
+
+    /// A deferred write of `key` threw (see [`KeyValueStore`]): the same as a `set` that throws,
+    /// a diagnostic, and the key stays unsaved until a later write succeeds. `name` is what
+    /// [`KeyValueStore::set_for`] was given.
+    pub fn write_failed(&mut self, key: &str, name: Option<&str>, err: StoreError) {
+        self.fail_write(key.to_owned(), name, err);
+    }
+
+    /// A cache entry from what the store answered for `key`.
+    fn read_entry(&mut self, key: &str, read: Result<Option<String>, StoreError>) -> Entry {
+        match read {
             Ok(None) => Entry::absent(),
-            Ok(Some(text)) => self.parse(&key, &text),
+            Ok(Some(text)) => self.parse(key, &text),
             Err(err) => {
                 self.diagnose(
                     None,
@@ -394,12 +473,6 @@ impl<S: KeyValueStore> Toggles<S> {
                     map: BTreeMap::new(),
                     status: Status::Unreadable,
                 }
-            }
-        };
-        match slot {
-            None => self.default = Some(entry),
-            Some(id) => {
-                self.threads.insert(id.to_owned(), entry);
             }
         }
     }
@@ -495,9 +568,13 @@ impl<S: KeyValueStore> Toggles<S> {
                 .collect(),
         )
         .to_json();
-        let Err(err) = self.store.set(&key, &text) else {
-            return;
-        };
+        if let Err(err) = self.store.set_for(&key, &text, name) {
+            self.fail_write(key, name, err);
+        }
+    }
+
+    /// A write of `key` threw: a diagnostic, and the key is unsaved.
+    fn fail_write(&mut self, key: String, name: Option<&str>, err: StoreError) {
         let message = match name {
             Some(_) => format!(
                 "could not write {key}: {err}; the change is kept in memory and written again at the next change"

@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use super::convert::{from_js, to_js};
 use super::error::chat_runtime_error;
 use super::js::{self, AbortController, AbortSignal};
-use super::storage::JsStore;
+use super::storage::{Buffer, JsStore};
 use super::{host, transport};
 use crate::protocol::event::{Context, Message};
 use crate::protocol::wire::ObjWriter;
@@ -144,7 +144,11 @@ pub(crate) struct Running {
 pub(crate) struct Inner {
     pub options: Options,
     pub catalog: Catalog,
-    pub toggles: Toggles<JsStore>,
+    pub toggles: Toggles<Buffer>,
+    /// The app's storage, called only with no borrow held ([`load_toggles`], [`save_toggles`]).
+    storage: Rc<JsStore>,
+    /// Toggle keys being read from `storage` right now (a nested call does not read them again).
+    reading: BTreeSet<String>,
     pub session: Session,
     /// Subscribers, in subscription order.
     listeners: Vec<Listener>,
@@ -327,7 +331,9 @@ impl ChatRuntime {
                 allowed_import_origins,
             },
             catalog,
-            toggles: Toggles::new(JsStore::from_option(&get(&options, "storage"))),
+            toggles: Toggles::new(Buffer::default()),
+            storage: Rc::new(JsStore::from_option(&get(&options, "storage"))),
+            reading: BTreeSet::new(),
             session: Session::new(
                 config,
                 random_prefix(),
@@ -443,6 +449,7 @@ impl ChatRuntime {
         thread_id: Option<JsThreadIdOrNull>,
     ) -> Result<JsToolEntries, JsValue> {
         let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        load_toggles(&self.inner, thread_id.as_deref());
         let entries = {
             let mut inner = self.inner.borrow_mut();
             let Inner {
@@ -464,6 +471,7 @@ impl ChatRuntime {
         enabled: bool,
     ) -> Result<(), JsValue> {
         let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        load_toggles(&self.inner, thread_id.as_deref());
         {
             let mut inner = self.inner.borrow_mut();
             if inner.catalog.is_backend(name) && inner.catalog.frontend(name).is_none() {
@@ -477,6 +485,7 @@ impl ChatRuntime {
                 .toggles
                 .set_enabled(thread_id.as_deref(), name, enabled);
         }
+        save_toggles(&self.inner);
         emit_toggle_diagnostics(&self.inner);
         emit(&self.inner, &[RuntimeEvent::TogglesChanged { thread_id }]);
         Ok(())
@@ -489,6 +498,7 @@ impl ChatRuntime {
         thread_id: Option<JsThreadIdOrNull>,
     ) -> Result<JsToolSchemas, JsValue> {
         let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        load_toggles(&self.inner, thread_id.as_deref());
         let tools = {
             let mut inner = self.inner.borrow_mut();
             let Inner {
@@ -650,6 +660,7 @@ impl ChatRuntime {
             .filter(|s| !s.is_undefined() && !s.is_null())
             .map(|s| s.unchecked_into::<AbortSignal>());
 
+        load_toggles(&self.inner, Some(&thread_id));
         let mut resolve_slot = None;
         let promise = Promise::new(&mut |resolve, _reject| resolve_slot = Some(resolve));
         {
@@ -686,6 +697,7 @@ impl ChatRuntime {
                 },
             );
         }
+        save_toggles(&self.inner);
         if let Some(signal) = signal {
             self.follow_signal(&thread_id, signal);
         }
@@ -970,6 +982,61 @@ pub(crate) fn emit(rc: &Shared, events: &[RuntimeEvent]) {
     }
 }
 
+/// Reads from the app's storage the toggle keys a call for this thread (`None`: the default
+/// state) may need and the toggles have not cached, with no borrow held: the app's `getItem` may
+/// call back into the runtime. A key an outer call is reading is left to it (the nested call sees
+/// the thread as holding nothing saved, and caches nothing).
+pub(crate) fn load_toggles(rc: &Shared, thread_id: Option<&str>) {
+    let (keys, storage) = {
+        let mut inner = rc.borrow_mut();
+        let keys: Vec<String> = inner
+            .toggles
+            .keys_to_load(thread_id)
+            .into_iter()
+            .filter(|key| !inner.reading.contains(key))
+            .collect();
+        inner.reading.extend(keys.iter().cloned());
+        (keys, inner.storage.clone())
+    };
+    if keys.is_empty() {
+        return;
+    }
+    let reads: Vec<_> = keys
+        .into_iter()
+        .map(|key| {
+            let read = storage.get_item(&key);
+            (key, read)
+        })
+        .collect();
+    let mut inner = rc.borrow_mut();
+    for (key, read) in reads {
+        inner.reading.remove(&key);
+        inner.toggles.supply(&key, read);
+    }
+}
+
+/// Writes what the toggles queued to the app's storage, with no borrow held; a write that throws
+/// goes back to the toggles (a diagnostic, and the key is written again with the next change).
+pub(crate) fn save_toggles(rc: &Shared) {
+    loop {
+        let (writes, storage) = {
+            let mut inner = rc.borrow_mut();
+            let writes = std::mem::take(&mut inner.toggles.store_mut().writes);
+            (writes, inner.storage.clone())
+        };
+        if writes.is_empty() {
+            return;
+        }
+        for (key, value, name) in writes {
+            if let Err(err) = storage.set_item(&key, &value) {
+                rc.borrow_mut()
+                    .toggles
+                    .write_failed(&key, name.as_deref(), err);
+            }
+        }
+    }
+}
+
 /// Emits the toggles' diagnostics (storage that threw, corrupt values).
 pub(crate) fn emit_toggle_diagnostics(rc: &Shared) {
     let mut events = Vec::new();
@@ -1137,6 +1204,7 @@ fn status_field(status: Option<u16>) -> Vec<(&'static str, JsValue)> {
 
 /// `{ tools, diagnostics }`, and the matching events.
 fn report(rc: &Shared, diagnostics: Vec<Diagnostic>) -> Result<JsValue, JsValue> {
+    load_toggles(rc, None);
     let tools = {
         let mut inner = rc.borrow_mut();
         let Inner {
