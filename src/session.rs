@@ -1,4 +1,4 @@
-//! The execute-and-restart loop (DESIGN.md, "The loop") as a sans-IO state machine.
+//! The execute-and-restart loop as a sans-IO state machine (docs/architecture.md, "The loop as a state machine").
 //!
 //! One [`Session`] holds every thread of a runtime. Inputs come in through `handle_*` methods and
 //! [`Session::start_run`] / [`Session::abort`]; the work the host must do comes out of

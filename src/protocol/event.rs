@@ -1,6 +1,6 @@
 //! AG-UI 1.0 events and messages, in wire form.
 //!
-//! Wire conventions (see `agui-1.0.md`): field names are camelCase, optional fields are *omitted*
+//! Wire conventions (see `docs/protocol.md`): field names are camelCase, optional fields are *omitted*
 //! (never serialized as `null`), and the TS client's legacy `null`s on input are read as "absent".
 //! Parsing is liberal on the unknown and strict on the known: an unknown `type` becomes
 //! [`Event::Unknown`] (kept with its JSON), unknown fields of a known event are ignored, and a

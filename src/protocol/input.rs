@@ -1,4 +1,4 @@
-//! The `RunAgentInput` builder: the body of a run request (DESIGN.md, "The loop", step 1).
+//! The `RunAgentInput` builder: the body of a run request (docs/protocol.md, "The transport").
 //!
 //! The output matches what `@ag-ui/client@1.0.0` sends (`AbstractAgent.prepareRunAgentInput`,
 //! checked against captured request bodies): `protocolVersion: "1.0"`, `tools` and `context`

@@ -9,7 +9,7 @@
 //!   streaming event (`*_CONTENT`, `TOOL_CALL_ARGS`) O(1) plus the length of its delta, where the TS
 //!   reducer scans the whole thread per token.
 //! - **Per-run tool call tracking** for the execute-and-restart loop: [`Thread::pending_tool_calls`]
-//!   lists the calls the browser has to answer after `RUN_FINISHED` (DESIGN.md, "The loop", step 3).
+//!   lists the calls the browser has to answer after `RUN_FINISHED` (docs/protocol.md, "Which calls the client answers").
 //!
 //! Input contract: events are *expanded* (no `*_CHUNK`; those are ignored here) and *verified*
 //! (ordering rules of `verifyEvents`). Where the TS reducer logs a warning and skips an event, [`Thread::apply`]
@@ -313,7 +313,7 @@ impl Thread {
         self.run.finished.is_some()
     }
 
-    /// The tool calls the client has to answer, in order (DESIGN.md, "The loop", step 3):
+    /// The tool calls the client has to answer, in order (docs/protocol.md, "Which calls the client answers"):
     ///
     /// - when `RUN_FINISHED` carried a non-empty `outcome.pendingToolCallIds`: those calls
     ///   (duplicates dropped; ids the thread does not hold are skipped, there is nothing to run);

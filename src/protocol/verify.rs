@@ -1,6 +1,6 @@
 //! The ordering rules of an AG-UI 1.0 event stream, as the TS client's `verifyEvents`
 //! (`@ag-ui/client@1.0.0`, `src/verify/verify.ts`) enforces them on the expanded stream
-//! (after [`crate::protocol::chunks`]). See `agui-1.0.md`, "Ordering rules".
+//! (after [`crate::protocol::chunks`]). See `docs/protocol.md`, "Ordering rules".
 //!
 //! ```
 //! use chat_runtime::protocol::{event::{Event, Parsed}, verify::{OrderError, Verifier}};
