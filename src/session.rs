@@ -1022,10 +1022,7 @@ impl Session {
         state.thread.begin_run();
         let round = turn.round;
         // The id passed `thread_id::check` in `start_run`.
-        let url = self.config.run_url.replace(
-            crate::thread_id::PLACEHOLDER,
-            &crate::thread_id::path_segment(thread_id),
-        );
+        let url = crate::thread_id::fill(&self.config.run_url, thread_id);
         self.actions
             .push_back(Action::Emit(RuntimeEvent::RoundStarted {
                 thread_id: thread_id.to_owned(),
@@ -1123,8 +1120,8 @@ impl Session {
     /// A non-empty `outcome.pendingToolCallIds` is the server's word on which calls are the
     /// client's: the calls it names run, an id that names no call is reported (a `diagnostic`,
     /// `run/unknown-pending-call`) and skipped, and a call of this run it leaves out is not run
-    /// (running a tool the server did not hand over could act for no one) but answered when the
-    /// next request, with a tool message that says so (providers want an answer for every call).
+    /// (running a tool the server did not hand over could act for no one) but answered at once,
+    /// with a tool message that says so (providers want an answer for every call).
     fn collect_pending(&mut self, thread_id: &str) {
         self.check_named_pending(thread_id);
         let Some(state) = self.threads.get(thread_id) else {

@@ -107,7 +107,12 @@ pub fn path_segment(id: &str) -> String {
 /// [`path_segment`], after the id passed [`check`].
 pub fn run_url(template: &str, id: &str) -> Result<String, ThreadIdError> {
     check(id)?;
-    Ok(template.replace(PLACEHOLDER, &path_segment(id)))
+    Ok(fill(template, id))
+}
+
+/// [`run_url`] for an id that already passed [`check`].
+pub fn fill(template: &str, id: &str) -> String {
+    template.replace(PLACEHOLDER, &path_segment(id))
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use chat_runtime::tools::toggles::{
-    storage_key, KeyValueStore, MemoryStore, StoreError, ThreadKey, Toggles, KEY_PREFIX,
+    storage_key, DeferredStore, KeyValueStore, MemoryStore, StoreError, ThreadKey, Toggles,
+    KEY_PREFIX,
 };
 use chat_runtime::tools::Diagnostic;
 
@@ -1136,39 +1137,11 @@ fn toggles_work_over_a_plain_memory_store() {
     assert_eq!(t.store().get(T1).unwrap().as_deref(), Some(r#"{"a":true}"#));
 }
 
-// ---- a buffering store (the browser's: no storage call while the toggles are held) ------------
-
-/// A store whose values are supplied beforehand ([`Toggles::supply`]), that queues its writes,
-/// and is "reading" the keys in `pending` (an outer call is in the app's `getItem` for them).
-#[derive(Default)]
-struct Buffered {
-    pending: Vec<String>,
-    writes: Vec<(String, String, Option<String>)>,
-}
-
-impl KeyValueStore for Buffered {
-    fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
-        panic!("{key} was not supplied")
-    }
-    fn set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.set_for(key, value, None)
-    }
-    fn set_for(&mut self, key: &str, value: &str, name: Option<&str>) -> Result<(), StoreError> {
-        self.writes
-            .push((key.to_owned(), value.to_owned(), name.map(str::to_owned)));
-        Ok(())
-    }
-    fn remove(&mut self, _: &str) -> Result<(), StoreError> {
-        Ok(())
-    }
-    fn pending(&self, key: &str) -> bool {
-        self.pending.iter().any(|k| k == key)
-    }
-}
+// ---- the deferred store (the browser's: no storage call while the toggles are held) -------------
 
 #[test]
 fn keys_to_load_are_the_uncached_thread_and_default_keys_and_supply_caches_them() {
-    let mut t = Toggles::new(Buffered::default());
+    let mut t = Toggles::new(DeferredStore::default());
     assert_eq!(
         t.keys_to_load(Some("a")),
         ["chat:tools:a", "chat:tools:default"]
@@ -1200,13 +1173,11 @@ fn keys_to_load_are_the_uncached_thread_and_default_keys_and_supply_caches_them(
 
 #[test]
 fn a_key_being_read_is_answered_without_and_not_cached() {
-    let mut t = Toggles::new(Buffered::default());
+    let mut t = Toggles::new(DeferredStore::default());
     t.supply("chat:tools:default", Ok(None));
-    t.store_mut().pending.push("chat:tools:a".into());
     assert!(!t.is_enabled(Some("a"), "x"), "shown as holding nothing");
     assert_eq!(t.keys_to_load(Some("a")), ["chat:tools:a"], "not cached");
     // The outer read finishes: the value is used from then on.
-    t.store_mut().pending.clear();
     t.supply("chat:tools:a", Ok(Some(r#"{"x":true}"#.into())));
     assert!(t.is_enabled(Some("a"), "x"));
     assert!(drain(&mut t).is_empty());
@@ -1214,7 +1185,7 @@ fn a_key_being_read_is_answered_without_and_not_cached() {
 
 #[test]
 fn a_deferred_write_that_fails_is_reported_with_its_tool_and_retried() {
-    let mut t = Toggles::new(Buffered::default());
+    let mut t = Toggles::new(DeferredStore::default());
     for key in t.keys_to_load(Some("a")) {
         t.supply(&key, Ok(None));
     }

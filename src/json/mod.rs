@@ -49,8 +49,7 @@
 //! - [`to_js_string`] / [`from_js_string`]: for strings that cross the wasm boundary directly
 //!   (through `wasm-bindgen`'s UTF-8 `String`, not as JSON text). A string holding a lone surrogate
 //!   cannot cross that way (`wasm-bindgen` turns a lone surrogate into U+FFFD): it must cross as
-//!   JSON text ([`to_js_string`] says so with `None`; [`to_js_string_lossy`] is for messages).
-//! - [`code_points`] counts the code points of the JS string (JSON Schema's `minLength`).
+//!   JSON text ([`to_js_string`] says so with `None`).
 //!
 //! Raw U+10FFFF is rare in text, so the cost is one more byte value (0xF4, the lead byte of
 //! plane 16) in the 8-bytes-at-a-time scans of the parser and the writer.
@@ -910,8 +909,7 @@ fn join_halves(dst: &mut String, src: &str) -> bool {
 ///
 /// `None` when `s` holds a lone surrogate (`E X`): no UTF-8 text is that JS string, and
 /// `wasm-bindgen` would turn it into U+FFFD. Such a string must cross as JSON text instead
-/// (written with [`write_str`], read with the engine's `JSON.parse`), or, where a lossy copy is
-/// acceptable (a message for a human), as [`to_js_string_lossy`].
+/// (written with [`write_str`], read with the engine's `JSON.parse`).
 pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
     let Some(first) = s.find(ESCAPE) else {
         return Some(Cow::Borrowed(s));
@@ -932,35 +930,6 @@ pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
     Some(Cow::Owned(out))
 }
 
-/// [`to_js_string`], with each lone surrogate as U+FFFD (what the web platform makes of a lone
-/// surrogate in UTF-8): for text shown to a human (error messages), never for data.
-pub fn to_js_string_lossy(s: &str) -> Cow<'_, str> {
-    if !s.contains(ESCAPE) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(at) = rest.find(ESCAPE) {
-        out.push_str(&rest[..at]);
-        match escaped_at(&rest.as_bytes()[at + 4..]) {
-            Some(Escaped::Escape) => {
-                out.push(ESCAPE);
-                rest = &rest[at + 8..];
-            }
-            Some(Escaped::Surrogate(_)) => {
-                out.push('\u{FFFD}');
-                rest = &rest[at + 8..];
-            }
-            None => {
-                out.push(ESCAPE);
-                rest = &rest[at + 4..];
-            }
-        }
-    }
-    out.push_str(rest);
-    Cow::Owned(out)
-}
-
 /// A string received from JS directly through `wasm-bindgen` (UTF-8, so without lone
 /// surrogates), or any other text that was not read by [`parse`], in the internal form: each
 /// U+10FFFF becomes `E E`. Borrowed when there is none (the usual case, one scan).
@@ -970,27 +939,6 @@ pub fn from_js_string(s: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(s)
     }
-}
-
-/// The number of code points of the JS string an internal string stands for (a lone surrogate
-/// is one, as `[...s].length` counts it): JSON Schema's `minLength` / `maxLength`.
-pub fn code_points(s: &str) -> usize {
-    let chars = s.chars().count();
-    if !s.contains(ESCAPE) {
-        return chars;
-    }
-    let mut pairs = 0;
-    let mut rest = s;
-    while let Some(at) = rest.find(ESCAPE) {
-        match escaped_at(&rest.as_bytes()[at + 4..]) {
-            Some(_) => {
-                pairs += 1;
-                rest = &rest[at + 8..];
-            }
-            None => rest = &rest[at + 4..],
-        }
-    }
-    chars - pairs
 }
 
 /// Appends the decimal digits of `n` (no `core::fmt`).
@@ -1203,16 +1151,10 @@ mod tests {
             Some("a\u{10FFFF}b\u{10FFFF}c")
         );
         assert_eq!(to_js_string(&format!("a{}", lone(0xD800))), None);
-        assert_eq!(
-            to_js_string_lossy(&format!("a{}{ESCAPE}{ESCAPE}", lone(0xD800))),
-            "a\u{FFFD}\u{10FFFF}"
-        );
         assert!(matches!(from_js_string("plain"), Cow::Borrowed("plain")));
         let s = "a\u{10FFFF}\u{100000}";
         assert_eq!(from_js_string(s), format!("a{ESCAPE}{ESCAPE}\u{100000}"));
         assert_eq!(to_js_string(&from_js_string(s)).as_deref(), Some(s));
-        assert_eq!(code_points(&from_js_string(s)), 3);
-        assert_eq!(code_points(&format!("é{}\u{1F600}", lone(0xD800))), 3);
     }
 
     #[test]

@@ -165,6 +165,41 @@ impl KeyValueStore for MemoryStore {
     }
 }
 
+/// A store for a host that must not call the real one while it holds the toggles (see
+/// [`KeyValueStore`]): every key the toggles read was [`Toggles::supply`]d beforehand, so a key
+/// they still ask for is being read right now by an outer call ([`KeyValueStore::pending`]); the
+/// writes wait in `writes` for the host, which reports a failure with [`Toggles::write_failed`].
+#[derive(Debug, Default)]
+pub struct DeferredStore {
+    /// `(key, value, the tool whose change it is)`, in the order the toggles wrote them.
+    pub writes: Vec<(String, String, Option<String>)>,
+}
+
+impl KeyValueStore for DeferredStore {
+    fn get(&self, _key: &str) -> Result<Option<String>, StoreError> {
+        // Never asked: `pending` holds for every key that was not supplied.
+        Ok(None)
+    }
+
+    fn set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.set_for(key, value, None)
+    }
+
+    fn set_for(&mut self, key: &str, value: &str, name: Option<&str>) -> Result<(), StoreError> {
+        self.writes
+            .push((key.to_owned(), value.to_owned(), name.map(str::to_owned)));
+        Ok(())
+    }
+
+    fn remove(&mut self, _key: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    fn pending(&self, _key: &str) -> bool {
+        true
+    }
+}
+
 /// The storage key of a thread's toggles: `chat:tools:{threadId}`, or `chat:tools:default` for
 /// `None` (no thread yet). A thread id that is `"default"` or starts with `~` gets a `~` in front
 /// (`"default"` → `chat:tools:~default`, `"~x"` → `chat:tools:~~x`), so distinct threads never
@@ -347,16 +382,11 @@ impl<S: KeyValueStore> Toggles<S> {
             None => Entry::absent(),
             Some(text) => self.parse(key, text),
         };
-        match slot {
-            None => {
-                self.default = Some(entry);
-                Some(ThreadKey::Default)
-            }
-            Some(id) => {
-                self.threads.insert(id.to_owned(), entry);
-                Some(ThreadKey::Thread(id.to_owned()))
-            }
-        }
+        self.put(slot, entry);
+        Some(match slot {
+            None => ThreadKey::Default,
+            Some(id) => ThreadKey::Thread(id.to_owned()),
+        })
     }
 
     /// The next queued problem, oldest first. Diagnostics have no `index`; `name` is the tool whose
@@ -394,11 +424,7 @@ impl<S: KeyValueStore> Toggles<S> {
 
     /// Reads a slot's key from the store into the cache, if it is not cached yet.
     fn load(&mut self, slot: Option<&str>) {
-        let cached = match slot {
-            None => self.default.is_some(),
-            Some(id) => self.threads.contains_key(id),
-        };
-        if cached {
+        if self.is_cached(slot) {
             return;
         }
         let key = storage_key(slot);
@@ -407,6 +433,19 @@ impl<S: KeyValueStore> Toggles<S> {
         }
         let read = self.store.get(&key);
         let entry = self.read_entry(&key, read);
+        self.put(slot, entry);
+    }
+
+    /// Whether a slot's key is in the cache.
+    fn is_cached(&self, slot: Option<&str>) -> bool {
+        match slot {
+            None => self.default.is_some(),
+            Some(id) => self.threads.contains_key(id),
+        }
+    }
+
+    /// Caches a slot's entry.
+    fn put(&mut self, slot: Option<&str>, entry: Entry) {
         match slot {
             None => self.default = Some(entry),
             Some(id) => {
@@ -419,12 +458,10 @@ impl<S: KeyValueStore> Toggles<S> {
     /// yet: the thread's key and the default key. A buffering store reads them before the call.
     pub fn keys_to_load(&self, thread_id: Option<&str>) -> Vec<String> {
         let mut keys = Vec::new();
-        if let Some(id) = thread_id {
-            if !self.threads.contains_key(id) {
-                keys.push(storage_key(Some(id)));
-            }
+        if thread_id.is_some() && !self.is_cached(thread_id) {
+            keys.push(storage_key(thread_id));
         }
-        if self.default.is_none() {
+        if !self.is_cached(None) {
             keys.push(DEFAULT_KEY.to_owned());
         }
         keys
@@ -435,19 +472,9 @@ impl<S: KeyValueStore> Toggles<S> {
     /// got there first) or is no key of these toggles.
     pub fn supply(&mut self, key: &str, read: Result<Option<String>, StoreError>) {
         let Some(slot) = key_owner(key) else { return };
-        let cached = match slot {
-            None => self.default.is_some(),
-            Some(id) => self.threads.contains_key(id),
-        };
-        if cached {
-            return;
-        }
-        let entry = self.read_entry(key, read);
-        match slot {
-            None => self.default = Some(entry),
-            Some(id) => {
-                self.threads.insert(id.to_owned(), entry);
-            }
+        if !self.is_cached(slot) {
+            let entry = self.read_entry(key, read);
+            self.put(slot, entry);
         }
     }
 
@@ -535,12 +562,7 @@ impl<S: KeyValueStore> Toggles<S> {
             map,
             status: Status::Own,
         };
-        match slot {
-            None => self.default = Some(entry),
-            Some(id) => {
-                self.threads.insert(id.to_owned(), entry);
-            }
-        }
+        self.put(slot, entry);
         let key = storage_key(slot);
         // Written last anyway, with its newest state: no separate retry.
         self.unsaved.remove(&key);

@@ -1,7 +1,8 @@
 //! Running browser tools: import the module once per URL, call the export with
 //! `(args, { toolCallId, toolName, threadId, runId, signal })`, bound by the tool's timeout (the
 //! load and the call together), and turn whatever happens into a [`ToolOutcome`]. A call whose
-//! signal fired (Stop, or the deadline) never reaches its handler. Also the `RegExp`-backed schema `pattern`s.
+//! signal fired (Stop, or the deadline) never reaches its handler. Also the `RegExp`-backed
+//! schema `pattern`s.
 
 use crate::hash::HashMap;
 use std::cell::RefCell;
@@ -232,14 +233,11 @@ fn to_outcome(value: &JsValue, tool_name: &str, limit: usize) -> ToolOutcome {
         }
     }
     match js::json_or_throw(value) {
-        Ok(text) if value.is_string() => match crate::json::Value::parse(&String::from(text)) {
-            Ok(json) => ToolOutcome::Value(json),
-            Err(e) => failure(
-                FailureCode::ToolExecutionFailed,
-                format!("the tool returned a string that could not be read: {e}"),
-            ),
-        },
-        Ok(text) if text.length() as usize > limit => too_large(text.length()),
+        // A string's JSON text is longer than its UTF-8 (quotes, escapes): strings were measured
+        // above, the session measures them exactly.
+        Ok(text) if !value.is_string() && text.length() as usize > limit => {
+            too_large(text.length())
+        }
         Ok(text) => match crate::json::Value::parse(&String::from(text)) {
             Ok(json) => ToolOutcome::Value(json),
             Err(e) => failure(

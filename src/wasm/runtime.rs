@@ -19,7 +19,7 @@ use wasm_bindgen::JsCast;
 use super::convert::{from_js, to_js};
 use super::error::chat_runtime_error;
 use super::js::{self, AbortController, AbortSignal};
-use super::storage::{Buffer, JsStore};
+use super::storage::JsStore;
 use super::{host, transport};
 use crate::protocol::event::{Context, Message};
 use crate::protocol::wire::ObjWriter;
@@ -29,7 +29,7 @@ use crate::session::{
 };
 use crate::thread_id::ThreadIdError;
 use crate::tools::catalog::{parse_manifest, Catalog, CatalogError, ManifestContext};
-use crate::tools::toggles::{ThreadKey, Toggles};
+use crate::tools::toggles::{DeferredStore, ThreadKey, Toggles};
 use crate::tools::{list_tools, Diagnostic};
 
 #[wasm_bindgen]
@@ -105,13 +105,20 @@ fn thread_id_for_write(value: &JsValue) -> Result<String, JsValue> {
         .map_err(|m| chat_runtime_error("input/invalid", &m, &[("field", "threadId".into())]))
 }
 
-/// `string | null` for the toggle methods: `null` (or `undefined`) is the default state; an id
-/// that breaks the rule is refused with `input/invalid`.
-fn optional_thread_id(value: &JsValue) -> Result<Option<String>, JsValue> {
-    if value.is_null() || value.is_undefined() {
-        return Ok(None);
-    }
-    thread_id_for_write(value).map(Some)
+/// The `string | null` thread of a toggle method, its toggles read from storage: `null` (or
+/// `undefined`) is the default state; an id that breaks the rule is refused with `input/invalid`.
+fn toggles_thread(
+    rc: &Shared,
+    thread_id: Option<JsThreadIdOrNull>,
+) -> Result<Option<String>, JsValue> {
+    let value = thread_id.map_or(JsValue::NULL, JsValue::from);
+    let thread_id = if value.is_null() || value.is_undefined() {
+        None
+    } else {
+        Some(thread_id_for_write(&value)?)
+    };
+    load_toggles(rc, thread_id.as_deref());
+    Ok(thread_id)
 }
 
 /// What the app configured, beyond what the core keeps.
@@ -144,7 +151,7 @@ pub(crate) struct Running {
 pub(crate) struct Inner {
     pub options: Options,
     pub catalog: Catalog,
-    pub toggles: Toggles<Buffer>,
+    pub toggles: Toggles<DeferredStore>,
     /// The app's storage, called only with no borrow held ([`load_toggles`], [`save_toggles`]).
     storage: Rc<JsStore>,
     /// Toggle keys being read from `storage` right now (a nested call does not read them again).
@@ -331,7 +338,7 @@ impl ChatRuntime {
                 allowed_import_origins,
             },
             catalog,
-            toggles: Toggles::new(Buffer::default()),
+            toggles: Toggles::new(DeferredStore::default()),
             storage: Rc::new(JsStore::from_option(&get(&options, "storage"))),
             reading: BTreeSet::new(),
             session: Session::new(
@@ -448,8 +455,7 @@ impl ChatRuntime {
         &self,
         thread_id: Option<JsThreadIdOrNull>,
     ) -> Result<JsToolEntries, JsValue> {
-        let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
-        load_toggles(&self.inner, thread_id.as_deref());
+        let thread_id = toggles_thread(&self.inner, thread_id)?;
         let entries = {
             let mut inner = self.inner.borrow_mut();
             let Inner {
@@ -470,8 +476,7 @@ impl ChatRuntime {
         name: &str,
         enabled: bool,
     ) -> Result<(), JsValue> {
-        let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
-        load_toggles(&self.inner, thread_id.as_deref());
+        let thread_id = toggles_thread(&self.inner, thread_id)?;
         {
             let mut inner = self.inner.borrow_mut();
             if inner.catalog.is_backend(name) && inner.catalog.frontend(name).is_none() {
@@ -497,8 +502,7 @@ impl ChatRuntime {
         &self,
         thread_id: Option<JsThreadIdOrNull>,
     ) -> Result<JsToolSchemas, JsValue> {
-        let thread_id = optional_thread_id(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
-        load_toggles(&self.inner, thread_id.as_deref());
+        let thread_id = toggles_thread(&self.inner, thread_id)?;
         let tools = {
             let mut inner = self.inner.borrow_mut();
             let Inner {

@@ -1,10 +1,9 @@
-//! The browser's `localStorage` (or the app's own `storage` option), and the buffer the toggles
-//! see instead of it.
+//! The browser's `localStorage` (or the app's own `storage` option).
 //!
 //! The app's storage is JavaScript that may call back into the runtime (a wrapper that logs the
 //! tool list from its `getItem`), so it is never called while the runtime's state is borrowed:
-//! the toggles work over a [`Buffer`] (values read beforehand, writes queued) and the runtime
-//! reads and writes [`JsStore`] around that, with no borrow held.
+//! the toggles work over a [`crate::tools::toggles::DeferredStore`] (values supplied beforehand,
+//! writes queued) and the runtime reads and writes [`JsStore`] around that, with no borrow held.
 //!
 //! Every call is caught: private mode, a quota error or a sandboxed frame become a
 //! [`StoreError`] that the toggles turn into a diagnostic, never an exception.
@@ -12,7 +11,7 @@
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::tools::toggles::{KeyValueStore, StoreError};
+use crate::tools::toggles::StoreError;
 
 /// A `{ getItem, setItem, removeItem }` object, or none (memory only).
 pub(crate) struct JsStore {
@@ -70,40 +69,5 @@ impl JsStore {
         }
         self.call("setItem", &[&key.into(), &value.into()])
             .map(drop)
-    }
-}
-
-/// What the toggles see as their store: every key they read was supplied beforehand
-/// ([`crate::tools::toggles::Toggles::supply`]), so a key they still ask for is being read right
-/// now by an outer call ([`KeyValueStore::pending`]); writes wait in `writes` until the borrow is
-/// released.
-#[derive(Default)]
-pub(crate) struct Buffer {
-    /// `(key, value, the tool whose change it is)`, in the order the toggles wrote them.
-    pub(crate) writes: Vec<(String, String, Option<String>)>,
-}
-
-impl KeyValueStore for Buffer {
-    fn get(&self, _key: &str) -> Result<Option<String>, StoreError> {
-        // Never asked: `pending` holds for every key that was not supplied.
-        Ok(None)
-    }
-
-    fn set(&mut self, key: &str, value: &str) -> Result<(), StoreError> {
-        self.set_for(key, value, None)
-    }
-
-    fn set_for(&mut self, key: &str, value: &str, name: Option<&str>) -> Result<(), StoreError> {
-        self.writes
-            .push((key.to_owned(), value.to_owned(), name.map(str::to_owned)));
-        Ok(())
-    }
-
-    fn remove(&mut self, _key: &str) -> Result<(), StoreError> {
-        Ok(())
-    }
-
-    fn pending(&self, _key: &str) -> bool {
-        true
     }
 }
