@@ -9,6 +9,7 @@
 //! The core never does I/O and never reads a clock: bytes and values go in, events and messages come out.
 
 pub mod hash;
+pub mod http;
 pub mod json;
 pub mod protocol;
 pub mod session;

@@ -3,7 +3,8 @@
 //! One [`Session`] holds every thread of a runtime. Inputs come in through `handle_*` methods and
 //! [`Session::start_run`] / [`Session::abort`]; the work the host must do comes out of
 //! [`Session::poll_action`]. The session never does I/O, never reads a clock and makes no random
-//! ids (a prefix comes in at construction). Per thread, one *turn* is a `run` call: the user's
+//! ids (a prefix comes in at construction); time comes in as `now` (milliseconds of the host's
+//! clock) with [`Session::poll_action`] and [`Session::handle_timeout`]. Per thread, one *turn* is a `run` call: the user's
 //! messages plus every restart they cause.
 //!
 //! Call order for a turn, per thread:
@@ -13,7 +14,10 @@
 //!    [`handle_body_end`](Session::handle_body_end) (or
 //!    [`handle_transport_error`](Session::handle_transport_error)).
 //! 3. Each [`Action::Execute`] is answered by [`handle_tool_result`](Session::handle_tool_result)
-//!    (the host imports the module, calls it, applies the timeout, converts the value).
+//!    (the host imports the module, asks [`may_call`](Session::may_call), calls it, converts the
+//!    value), or by the session itself when its deadline passes: the host keeps one timer for
+//!    [`poll_timeout`](Session::poll_timeout) and calls [`handle_timeout`](Session::handle_timeout)
+//!    when it fires ([`Action::CancelCall`] then fires that call's signal).
 //! 4. When the round's calls are answered, the session restarts (another [`Action::Send`]) or
 //!    ends the turn with [`Action::Finished`].
 //!
@@ -35,6 +39,7 @@ use crate::protocol::wire::{ObjWriter, ToJson};
 use crate::tools::catalog::Catalog;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 use crate::tools::schema::{validate, PatternMatcher};
+use crate::tools::toggles::{KeyValueStore, Toggles};
 use crate::tools::FrontendTool;
 
 /// Which messages a run request carries.
@@ -65,6 +70,9 @@ pub struct SessionConfig {
     /// The largest tool result accepted, in bytes of its JSON text (a string result: its UTF-8
     /// bytes); a larger one fails with `TOOL_RESULT_TOO_LARGE`.
     pub max_tool_result_bytes: usize,
+    /// Extra request headers for every run (an API key, a tenant). `Content-Type` and `Accept`
+    /// are the session's own ([`Action::Send`]): an app's header of either name is left out.
+    pub headers: Vec<(String, String)>,
 }
 
 /// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context
@@ -80,6 +88,7 @@ impl Default for SessionConfig {
             max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,
             run_url: "/api/threads/{threadId}/runs".to_owned(),
             max_tool_result_bytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
+            headers: Vec::new(),
         }
     }
 }
@@ -114,6 +123,16 @@ impl ToolSet {
         }
         set.wire = catalog.wire_tools(|name| on.contains(name));
         set
+    }
+
+    /// The tool set of a thread (`None`: a new chat): the catalog with the thread's toggles. The
+    /// one rule for what a run sends, used by the run itself and by `activeTools`.
+    pub fn for_thread<S: KeyValueStore>(
+        catalog: &Catalog,
+        toggles: &mut Toggles<S>,
+        thread_id: Option<&str>,
+    ) -> Self {
+        Self::from_catalog(catalog, |name| toggles.is_enabled(thread_id, name))
     }
 }
 
@@ -506,7 +525,7 @@ pub struct ToolCallJob {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Action {
-    /// POST `body` (a `RunAgentInput`) to `url`.
+    /// POST `body` (a `RunAgentInput`) to `url` with `headers`.
     Send {
         /// The thread.
         thread_id: String,
@@ -514,15 +533,27 @@ pub enum Action {
         run_id: String,
         /// The thread's run URL ([`SessionConfig::run_url`] filled in).
         url: String,
+        /// Every request header: the app's ([`SessionConfig::headers`]), then
+        /// `Content-Type: application/json` and `Accept: text/event-stream`.
+        headers: Vec<(String, String)>,
         /// The JSON body.
         body: String,
     },
-    /// Run a browser tool; answer with [`Session::handle_tool_result`].
+    /// Run a browser tool; answer with [`Session::handle_tool_result`]. Its deadline starts when
+    /// the host takes this action ([`Session::poll_action`]'s `now`).
     Execute(ToolCallJob),
     /// Stop the thread's fetch and fire its handlers' abort signal.
     Cancel {
         /// The thread.
         thread_id: String,
+    },
+    /// Fire one call's abort signal: its deadline passed ([`Session::handle_timeout`]) and it has
+    /// its `TIMEOUT` result already; whatever the handler does later is ignored.
+    CancelCall {
+        /// The thread.
+        thread_id: String,
+        /// The call.
+        tool_call_id: String,
     },
     /// Tell the listeners.
     Emit(RuntimeEvent),
@@ -585,6 +616,16 @@ struct ThreadState {
     turn: Option<Turn>,
 }
 
+/// A browser call handed to the host and not answered yet.
+struct RunningCall {
+    tool_name: String,
+    /// Whether its result is sent back in a restart (else it is recorded and nothing restarts).
+    follow_up: bool,
+    timeout_ms: u32,
+    /// When its time is up (the host's clock, in ms); `None` until the host took the job.
+    deadline: Option<u64>,
+}
+
 /// A `run` call in progress.
 struct Turn {
     /// What the agent may call, resolved when the turn started.
@@ -603,8 +644,8 @@ struct Turn {
     stream_done: bool,
     /// Whether `RUN_FINISHED` arrived in this round.
     run_finished: bool,
-    /// Calls the host is running: id → (tool name, follow-up?).
-    running: HashMap<String, (String, bool)>,
+    /// Calls the host is running, by id.
+    running: HashMap<String, RunningCall>,
     /// Follow-up calls of this round in call order, and their outcomes once known.
     answers: Vec<(PendingCall, Option<ToolOutcome>)>,
 }
@@ -633,9 +674,69 @@ impl Session {
         &self.config
     }
 
-    /// The next piece of work for the host.
-    pub fn poll_action(&mut self) -> Option<Action> {
-        self.actions.pop_front()
+    /// The next piece of work for the host. `now` is the host's clock in milliseconds (any
+    /// origin, never going back): an [`Action::Execute`] taken now must be answered by
+    /// `now + timeout_ms`, or [`handle_timeout`](Self::handle_timeout) answers it with `TIMEOUT`.
+    /// The deadline covers loading the tool's module and the call.
+    pub fn poll_action(&mut self, now: u64) -> Option<Action> {
+        let action = self.actions.pop_front()?;
+        if let Action::Execute(job) = &action {
+            let call = self
+                .threads
+                .get_mut(&job.thread_id)
+                .and_then(|t| t.turn.as_mut())
+                .and_then(|turn| turn.running.get_mut(&job.tool_call_id));
+            if let Some(call) = call {
+                call.deadline = Some(now.saturating_add(u64::from(call.timeout_ms)));
+            }
+        }
+        Some(action)
+    }
+
+    /// The earliest deadline of a running call, if any: the host calls
+    /// [`handle_timeout`](Self::handle_timeout) once its clock reaches it.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.threads
+            .values()
+            .filter_map(|t| t.turn.as_ref())
+            .flat_map(|turn| turn.running.values())
+            .filter_map(|call| call.deadline)
+            .min()
+    }
+
+    /// The host's clock reached `now`: every running call whose deadline has passed is answered
+    /// with a `TIMEOUT` result and gets an [`Action::CancelCall`] (its signal fires); from then
+    /// on [`may_call`](Self::may_call) is `false` for it and its late result is ignored.
+    pub fn handle_timeout(&mut self, now: u64) {
+        let mut expired: Vec<(String, String, String, u32)> = Vec::new();
+        for (thread_id, state) in &self.threads {
+            let Some(turn) = state.turn.as_ref() else {
+                continue;
+            };
+            for (id, call) in &turn.running {
+                if call.deadline.is_some_and(|d| d <= now) {
+                    expired.push((
+                        thread_id.clone(),
+                        id.clone(),
+                        call.tool_name.clone(),
+                        call.timeout_ms,
+                    ));
+                }
+            }
+        }
+        // Call order within a thread does not depend on the map's order: by id.
+        expired.sort_unstable();
+        for (thread_id, tool_call_id, tool_name, timeout_ms) in expired {
+            self.actions.push_back(Action::CancelCall {
+                thread_id: thread_id.clone(),
+                tool_call_id: tool_call_id.clone(),
+            });
+            let outcome = ToolOutcome::Failed(ToolFailure::new(
+                FailureCode::Timeout,
+                format!("{tool_name} took longer than {timeout_ms} ms (loading its module and the call)"),
+            ));
+            self.handle_tool_result(&thread_id, &tool_call_id, outcome);
+        }
     }
 
     /// A thread's messages (empty for an unknown thread).
@@ -811,22 +912,21 @@ impl Session {
     }
 
     /// The response to the current round arrived: anything but a 2xx `text/event-stream` ends
-    /// the turn in error. `body_start` is the beginning of the body for non-2xx answers (the
-    /// host reads a little of it so the error can say what the server said).
+    /// the turn in error ([`crate::http`]). `error_body` is the body of a non-2xx answer, as far
+    /// as the host read it (the error quotes its start, so it can say what the server said).
     pub fn handle_response(
         &mut self,
         thread_id: &str,
         run_id: &str,
         status: u16,
         content_type: Option<&str>,
-        body_start: Option<&str>,
+        error_body: Option<&str>,
     ) {
         if self.current_turn(thread_id, run_id).is_none() {
             return;
         }
-        if !(200..300).contains(&status) {
-            let detail = body_start.map(str::trim).filter(|b| !b.is_empty());
-            let message = match detail {
+        if !crate::http::is_success(status) {
+            let message = match error_body.and_then(crate::http::error_excerpt) {
                 Some(body) => format!("the agent answered HTTP {status}: {body}"),
                 None => format!("the agent answered HTTP {status}"),
             };
@@ -912,7 +1012,12 @@ impl Session {
         let Some(turn) = self.turn_mut(thread_id) else {
             return;
         };
-        let Some((tool_name, follow_up)) = turn.running.remove(tool_call_id) else {
+        let Some(RunningCall {
+            tool_name,
+            follow_up,
+            ..
+        }) = turn.running.remove(tool_call_id)
+        else {
             return;
         };
         let run_id = turn.run_id.clone();
@@ -946,7 +1051,7 @@ impl Session {
         let running: Vec<(String, String)> = turn
             .running
             .drain()
-            .map(|(id, (name, _))| (id, name))
+            .map(|(id, call)| (id, call.tool_name))
             .collect();
         self.actions.push_back(Action::Cancel {
             thread_id: thread_id.to_owned(),
@@ -1029,10 +1134,22 @@ impl Session {
                 run_id: run_id.clone(),
                 round,
             }));
+        let mut headers: Vec<(String, String)> = self
+            .config
+            .headers
+            .iter()
+            .filter(|(name, _)| {
+                !name.eq_ignore_ascii_case("content-type") && !name.eq_ignore_ascii_case("accept")
+            })
+            .cloned()
+            .collect();
+        headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+        headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
         self.actions.push_back(Action::Send {
             thread_id: thread_id.to_owned(),
             run_id,
             url,
+            headers,
             body: input.to_json(),
         });
     }
@@ -1275,8 +1392,15 @@ impl Session {
         match prepared {
             Ok((tool, args)) => {
                 let timeout_ms = tool.timeout_ms.unwrap_or(self.config.tool_timeout_ms);
-                turn.running
-                    .insert(call.tool_call_id.clone(), (tool_name.clone(), follow_up));
+                turn.running.insert(
+                    call.tool_call_id.clone(),
+                    RunningCall {
+                        tool_name: tool_name.clone(),
+                        follow_up,
+                        timeout_ms,
+                        deadline: None,
+                    },
+                );
                 self.actions
                     .push_back(Action::Emit(RuntimeEvent::ToolStarted {
                         thread_id: thread_id.to_owned(),

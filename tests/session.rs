@@ -138,6 +138,11 @@ struct Harness {
     events: Vec<RuntimeEvent>,
     results: Vec<RunResult>,
     cancels: Vec<String>,
+    /// `(thread, call)` of every [`Action::CancelCall`].
+    call_cancels: Vec<(String, String)>,
+    headers: Vec<Vec<(String, String)>>,
+    /// The host's clock, in ms.
+    now: u64,
 }
 
 impl Harness {
@@ -150,24 +155,40 @@ impl Harness {
             events: Vec::new(),
             results: Vec::new(),
             cancels: Vec::new(),
+            call_cancels: Vec::new(),
+            headers: Vec::new(),
+            now: 1_000,
         }
     }
 
+    /// Moves the clock on by `ms` and tells the session.
+    fn advance(&mut self, ms: u64) {
+        self.now += ms;
+        self.session.handle_timeout(self.now);
+        self.pump();
+    }
+
     fn pump(&mut self) {
-        while let Some(action) = self.session.poll_action() {
+        while let Some(action) = self.session.poll_action(self.now) {
             match action {
                 Action::Send {
                     thread_id,
                     run_id,
                     url,
+                    headers,
                     body,
                 } => {
                     self.urls.push(url);
+                    self.headers.push(headers);
                     self.sent
                         .push((thread_id, run_id, serde_json::from_str(&body).unwrap()))
                 }
                 Action::Execute(job) => self.jobs.push(job),
                 Action::Cancel { thread_id } => self.cancels.push(thread_id),
+                Action::CancelCall {
+                    thread_id,
+                    tool_call_id,
+                } => self.call_cancels.push((thread_id, tool_call_id)),
                 Action::Emit(event) => self.events.push(event),
                 Action::Finished(result) => self.results.push(*result),
                 other => panic!("unexpected action {other:?}"),
@@ -1079,4 +1100,149 @@ fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_
         })
         .collect();
     assert_eq!(diagnostics, ["run/unknown-pending-call"]);
+}
+
+// ---- deadlines: session timers, time passed in ------------------------------------------------
+
+#[test]
+fn a_call_past_its_deadline_is_answered_with_timeout_and_its_signal_fires() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    assert_eq!(h.session.poll_timeout(), None, "no call, no timer");
+    h.respond("t", &clock_run("c1", "a1"));
+    assert_eq!(h.jobs.len(), 1);
+    // The deadline starts when the host took the job.
+    assert_eq!(h.session.poll_timeout(), Some(1_000 + 30_000));
+    assert!(h.session.may_call("t", "c1"));
+
+    h.advance(29_999);
+    assert!(h.call_cancels.is_empty(), "one ms early: nothing happens");
+    assert!(h.session.may_call("t", "c1"));
+
+    h.advance(1);
+    assert_eq!(h.call_cancels, vec![("t".to_owned(), "c1".to_owned())]);
+    assert!(
+        !h.session.may_call("t", "c1"),
+        "a timed-out call is never called"
+    );
+    assert_eq!(h.session.poll_timeout(), None);
+    let finished: Vec<_> = h
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::ToolFinished { error, .. } => Some(error.clone().unwrap()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0].code, "TIMEOUT");
+    assert!(finished[0]
+        .message
+        .starts_with("get_browser_time took longer than 30000 ms"));
+    // The restart carries the TIMEOUT answer; the handler's late value changes nothing.
+    assert_eq!(h.sent.len(), 2);
+    h.answer("t", "c1", ToolOutcome::Value(value!("late")));
+    assert_eq!(h.sent.len(), 2);
+    let tool = &h.body(1)["messages"][2];
+    assert!(tool["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("TOOL ERROR: TIMEOUT"));
+}
+
+#[test]
+fn a_tool_sets_its_own_deadline_and_the_earliest_one_is_the_timer() {
+    let mut h = harness();
+    let mut slow = tool("slow", json!({"type": "object"}));
+    slow.timeout_ms = Some(5_000);
+    let mut quick = tool("quick", json!({"type": "object"}));
+    quick.timeout_ms = Some(300);
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[slow, quick], &[], &[]),
+    );
+    h.respond(
+        "t",
+        &run_with(vec![
+            call("s1", "slow", "{}", "a1"),
+            call("q1", "quick", "{}", "a1"),
+        ]),
+    );
+    assert_eq!(h.jobs.len(), 2);
+    assert_eq!(h.session.poll_timeout(), Some(1_300));
+    h.answer("t", "q1", ToolOutcome::Value(value!("ok")));
+    assert_eq!(
+        h.session.poll_timeout(),
+        Some(6_000),
+        "the answered call's timer is gone"
+    );
+    h.advance(5_000);
+    assert_eq!(h.call_cancels, vec![("t".to_owned(), "s1".to_owned())]);
+    assert_eq!(h.sent.len(), 2, "both answered: the run restarts");
+}
+
+#[test]
+fn stop_clears_the_timers_and_a_late_clock_changes_nothing() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
+    h.session.abort("t");
+    h.pump();
+    assert_eq!(h.session.poll_timeout(), None);
+    h.advance(60_000);
+    assert!(h.call_cancels.is_empty());
+    assert_eq!(h.results.len(), 1);
+    assert_eq!(h.result().status, RunStatus::Aborted);
+}
+
+#[test]
+fn the_app_headers_go_with_every_run_and_content_type_and_accept_are_the_sessions() {
+    let config = SessionConfig {
+        headers: vec![
+            ("Authorization".to_owned(), "Bearer k".to_owned()),
+            ("content-type".to_owned(), "text/plain".to_owned()),
+            ("ACCEPT".to_owned(), "*/*".to_owned()),
+        ],
+        ..SessionConfig::default()
+    };
+    let mut h = Harness::new(config);
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    h.respond("t", &clock_run("c1", "a1"));
+    h.answer("t", "c1", ToolOutcome::Value(value!("now")));
+    assert_eq!(h.headers.len(), 2, "the restart too");
+    let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    for headers in &h.headers {
+        assert_eq!(
+            *headers,
+            pairs(&[
+                ("Authorization", "Bearer k"),
+                ("Content-Type", "application/json"),
+                ("Accept", "text/event-stream"),
+            ])
+        );
+    }
+}
+
+#[test]
+fn an_http_error_quotes_a_bounded_trimmed_excerpt_of_the_body() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    let run = h.last_run("t");
+    let body = format!("  {}", "x".repeat(10_000));
+    h.session
+        .handle_response("t", &run, 502, Some("text/html"), Some(&body));
+    h.pump();
+    let error = h.result().error.clone().unwrap();
+    assert_eq!(error.status, Some(502));
+    assert_eq!(
+        error.message,
+        format!(
+            "the agent answered HTTP 502: {}",
+            "x".repeat(chat_runtime::http::ERROR_BODY_CHARS)
+        )
+    );
 }

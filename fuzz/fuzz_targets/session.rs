@@ -51,6 +51,9 @@ fuzz_target!(|input: &[u8]| {
     let mut started = HashSet::new();
     let mut open_turns: HashMap<&str, u32> = HashMap::new();
     let mut jobs: Vec<(String, String)> = Vec::new();
+    // The host's clock (ms) and when the timers last ran.
+    let mut now: u64 = 0;
+    let mut last_timeout_at: u64 = 0;
     // Calls (thread, id) that got a `tool_finished`: an outcome.
     let mut settled: HashSet<(String, String)> = HashSet::new();
     let mut bytes = input.iter().copied();
@@ -115,12 +118,15 @@ fuzz_target!(|input: &[u8]| {
                 }
             }
             10 | 11 => {
-                // A deadline passed while the module loaded (or the handler ran).
-                let pick = usize::from(bytes.next().unwrap_or(0));
-                if !jobs.is_empty() {
-                    let (t, call) = jobs[pick % jobs.len()].clone();
-                    let outcome = ToolOutcome::Failed(ToolFailure::new(FailureCode::Timeout, "late"));
-                    session.handle_tool_result(&t, &call, outcome);
+                // Time passes: the clock moves on by up to 64 s and the session's timers run.
+                now += u64::from(bytes.next().unwrap_or(0)) * 256;
+                if let Some(deadline) = session.poll_timeout() {
+                    assert!(deadline > last_timeout_at, "a timer that already ran is due again");
+                }
+                session.handle_timeout(now);
+                last_timeout_at = now;
+                if let Some(deadline) = session.poll_timeout() {
+                    assert!(deadline > now, "a passed deadline survived handle_timeout");
                 }
             }
             _ => {
@@ -129,7 +135,7 @@ fuzz_target!(|input: &[u8]| {
                 }
             }
         }
-        while let Some(action) = session.poll_action() {
+        while let Some(action) = session.poll_action(now) {
             match action {
                 Action::Send { thread_id, run_id, .. } => {
                     let t = THREADS.iter().find(|t| **t == thread_id).copied().unwrap();

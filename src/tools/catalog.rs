@@ -180,6 +180,18 @@ impl CatalogError {
     }
 }
 
+/// The status rule for `tools.json`: anything but 2xx fails the whole file with `tools/fetch`
+/// (the error carries the status). `url` is where the answer came from.
+pub fn check_manifest_status(status: u16, url: &str) -> Result<(), CatalogError> {
+    if crate::http::is_success(status) {
+        return Ok(());
+    }
+    Err(CatalogError::Fetch {
+        status: Some(status),
+        message: format!("{url} answered HTTP {status}"),
+    })
+}
+
 /// What [`parse_manifest`] needs to know besides the body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestContext {

@@ -168,3 +168,43 @@ pub fn list_tools<S: toggles::KeyValueStore>(
     }));
     entries
 }
+
+/// Why [`set_tool_enabled`] refused a change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToggleError {
+    /// A backend tool (and no frontend tool of that name): the agent's own, always on.
+    #[error("{name} is a backend tool: it is always on")]
+    Locked {
+        /// The tool.
+        name: String,
+    },
+}
+
+impl ToggleError {
+    /// A stable code: `tools/locked`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ToggleError::Locked { .. } => "tools/locked",
+        }
+    }
+}
+
+/// Turns a tool on or off for a thread (`None`: the default of new chats). Backend tools are
+/// locked: a frontend tool of the same name is the one toggled. A name the catalog does not
+/// know (yet) is saved all the same: toggles may be set before `tools.json` has loaded.
+pub fn set_tool_enabled<S: toggles::KeyValueStore>(
+    catalog: &catalog::Catalog,
+    toggles: &mut toggles::Toggles<S>,
+    thread_id: Option<&str>,
+    name: &str,
+    enabled: bool,
+) -> Result<(), ToggleError> {
+    if catalog.is_backend(name) && catalog.frontend(name).is_none() {
+        return Err(ToggleError::Locked {
+            name: name.to_owned(),
+        });
+    }
+    toggles.set_enabled(thread_id, name, enabled);
+    Ok(())
+}

@@ -296,6 +296,7 @@ impl ChatRuntime {
             tool_timeout_ms: optional_positive(&options, "toolTimeoutMs", 3_600_000)?
                 .unwrap_or(defaults.tool_timeout_ms),
             max_event_bytes: defaults.max_event_bytes,
+            headers: Vec::new(),
         };
         let catalog = match optional_string(&options, "toolNamePrefix")? {
             Some(prefix) => Catalog::with_prefix(&prefix)
@@ -836,7 +837,10 @@ pub(crate) fn drive(rc: &Shared) {
     // per streamed token. A batch is flushed before any other action, so the order holds.
     let mut events = Vec::new();
     loop {
-        let action = rc.borrow_mut().session.poll_action();
+        let action = rc
+            .borrow_mut()
+            .session
+            .poll_action(js_sys::Date::now() as u64);
         let Some(action) = action else { break };
         if let Action::Emit(event) = action {
             events.push(event);
@@ -851,6 +855,7 @@ pub(crate) fn drive(rc: &Shared) {
                 run_id,
                 url,
                 body,
+                ..
             } => transport::start(rc, thread_id, run_id, url, body),
             Action::Execute(job) => host::start(rc, job),
             Action::Cancel { thread_id } => {
@@ -863,7 +868,7 @@ pub(crate) fn drive(rc: &Shared) {
                     cancel(fetch, tools);
                 }
             }
-            Action::Emit(_) => {}
+            Action::Emit(_) | Action::CancelCall { .. } => {}
             Action::Finished(result) => {
                 // The final messages go out before the promise settles; the result's messages
                 // are then the objects the listeners already have.
