@@ -1,6 +1,7 @@
 //! `tools.json` validation and the tool catalog: every rule and every code.
 
 mod common;
+use common::whatwg::Whatwg;
 use common::*;
 
 #[cfg(target_arch = "wasm32")]
@@ -45,7 +46,7 @@ fn ctx() -> ManifestContext {
 }
 
 fn parse(body: &str) -> Result<ManifestReport, CatalogError> {
-    parse_manifest(body.as_bytes(), Some("application/json"), &ctx())
+    parse_manifest(body.as_bytes(), Some("application/json"), &ctx(), &Whatwg)
 }
 
 fn report(entries: Value) -> ManifestReport {
@@ -235,7 +236,7 @@ fn an_html_fallback_served_with_200_is_not_json_by_content_type() {
         "TEXT/HTML",
         "application/xhtml+xml",
     ] {
-        let error = parse_manifest(b"[]", Some(content_type), &ctx()).unwrap_err();
+        let error = parse_manifest(b"[]", Some(content_type), &ctx(), &Whatwg).unwrap_err();
         assert_eq!(error, CatalogError::Html, "{content_type}");
         assert_eq!(error.code(), "tools/not-json");
         assert_eq!(
@@ -258,7 +259,7 @@ fn an_html_fallback_is_recognized_by_sniffing_the_body() {
             Some("application/octet-stream"),
             Some("application/json"),
         ] {
-            let error = parse_manifest(body, content_type, &ctx()).unwrap_err();
+            let error = parse_manifest(body, content_type, &ctx(), &Whatwg).unwrap_err();
             assert_eq!(error, CatalogError::Html);
             assert_eq!(error.code(), "tools/not-json");
         }
@@ -281,7 +282,7 @@ fn a_body_that_is_not_json_fails_the_file() {
 fn a_utf8_byte_order_mark_is_skipped() {
     let mut body = b"\xEF\xBB\xBF".to_vec();
     body.extend_from_slice(SEED_MANIFEST.as_bytes());
-    let report = parse_manifest(&body, None, &ctx()).unwrap();
+    let report = parse_manifest(&body, None, &ctx(), &Whatwg).unwrap();
     assert_eq!(names(&report.tools), ["get_weather"]);
 }
 
@@ -305,7 +306,7 @@ fn json_that_is_not_an_array_fails_the_file() {
 fn a_body_over_one_mebibyte_fails_before_parsing() {
     let mut body = vec![b' '; MAX_MANIFEST_BYTES + 1];
     body[0] = b'<'; // would be html, but size is checked first
-    let error = parse_manifest(&body, Some("text/html"), &ctx()).unwrap_err();
+    let error = parse_manifest(&body, Some("text/html"), &ctx(), &Whatwg).unwrap_err();
     assert_eq!(
         error,
         CatalogError::TooLarge {
@@ -318,7 +319,12 @@ fn a_body_over_one_mebibyte_fails_before_parsing() {
     let mut exactly = vec![b' '; MAX_MANIFEST_BYTES];
     exactly[0] = b'[';
     exactly[MAX_MANIFEST_BYTES - 1] = b']';
-    assert_eq!(parse_manifest(&exactly, None, &ctx()).unwrap().tools, []);
+    assert_eq!(
+        parse_manifest(&exactly, None, &ctx(), &Whatwg)
+            .unwrap()
+            .tools,
+        []
+    );
 }
 
 #[test]
@@ -410,7 +416,7 @@ fn every_bad_entry_is_skipped_with_its_code_and_good_entries_keep_their_order() 
             code::BAD_IMPORT_PATH,
         ),
         (
-            entry_with("t", json!({"importPath": "/\\evil.example/x.js"})),
+            entry_with("t", json!({"importPath": "//[nope]/x.js"})),
             code::BAD_IMPORT_PATH,
         ),
         (
@@ -419,6 +425,16 @@ fn every_bad_entry_is_skipped_with_its_code_and_good_entries_keep_their_order() 
         ),
         (
             entry_with("t", json!({"importPath": "//evil.example/x.js"})),
+            code::FOREIGN_ORIGIN,
+        ),
+        // The browser reads `/\evil.example` as `//evil.example` and drops the tab in `/\t/`: both
+        // are foreign origins, refused by the origin check.
+        (
+            entry_with("t", json!({"importPath": "/\\evil.example/x.js"})),
+            code::FOREIGN_ORIGIN,
+        ),
+        (
+            entry_with("t", json!({"importPath": "/\t/evil.example/x.js"})),
             code::FOREIGN_ORIGIN,
         ),
         (
@@ -587,6 +603,39 @@ fn import_paths_resolve_against_the_manifest_url() {
             "https://cdn.example/cdn.js",
             "https://app.example/abs.js"
         ]
+    );
+}
+
+#[test]
+fn the_origin_checked_is_the_one_the_browser_sees() {
+    let report = report(json!([
+        entry_with("tab", json!({"importPath": "https://app.exa\tmple/tab.js"})),
+        entry_with("pct", json!({"importPath": "//%63dn.example/pct.js"})),
+        entry_with("slash", json!({"importPath": "/\\evil.example/slash.js"})),
+    ]));
+    let urls: Vec<(&str, &str)> = report
+        .tools
+        .iter()
+        .map(|t| match &t.handler {
+            ToolHandler::Module { url, .. } => (t.name.as_str(), url.as_str()),
+            ToolHandler::Registered => (t.name.as_str(), ""),
+        })
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            ("tab", "https://app.example/tab.js"),
+            ("pct", "https://cdn.example/pct.js")
+        ]
+    );
+    assert_eq!(
+        codes(&report.diagnostics),
+        [(Some("slash"), code::FOREIGN_ORIGIN)]
+    );
+    assert_eq!(
+        report.diagnostics[0].message,
+        "importPath https://evil.example/slash.js: origin https://evil.example is neither the \
+         page's origin nor in allowedImportOrigins"
     );
 }
 

@@ -27,10 +27,10 @@
 //!   schema shape check ([`check_schema`]). Absent (or `null`) means
 //!   `{"type":"object","properties":{}}`.
 //! - `tool/bad-import-path`: `importPath` is missing, not a string, or refused by the URL rules of
-//!   [`url::resolve`](super::url::resolve) (non-http(s) scheme, backslash, whitespace or control
-//!   characters, user name, no host, ...).
-//! - `tool/foreign-origin`: `importPath` resolves to an origin that is neither the page's nor in
-//!   `allowedImportOrigins`.
+//!   [`url::resolve`](super::url::resolve) (empty, not a URL for the browser's parser, non-http(s)
+//!   scheme, user name or password).
+//! - `tool/foreign-origin`: `importPath` resolves to an origin (as the browser's parser reads it)
+//!   that is neither the page's nor in `allowedImportOrigins`.
 //! - `tool/bad-entrypoint`: `entrypoint` is missing or not a JS identifier
 //!   (`^[A-Za-z_$][A-Za-z0-9_$]*$`). Reserved words are allowed: they are valid export names
 //!   (`default` is the default export) and the runtime calls `module[entrypoint]`.
@@ -65,7 +65,7 @@ use crate::json::{Map, Value};
 use thiserror::Error;
 
 use super::schema::check_schema;
-use super::url::{check_origin, resolve};
+use super::url::{check_origin, resolve, UrlParser};
 use super::{BackendTool, Diagnostic, FrontendTool, ToolHandler};
 use crate::protocol::event::Tool;
 
@@ -216,11 +216,13 @@ pub struct ManifestReport {
 /// Reads `tools.json`: checks the whole file, then validates each entry (see the
 /// [module docs](self) for the rules and codes). Never panics.
 ///
-/// `content_type` is the response's `Content-Type` header, if any.
+/// `content_type` is the response's `Content-Type` header, if any. `urls` reads every `importPath`
+/// and origin: the browser's `URL` (see [`url`](super::url)).
 pub fn parse_manifest(
     body: &[u8],
     content_type: Option<&str>,
     ctx: &ManifestContext,
+    urls: &dyn UrlParser,
 ) -> Result<ManifestReport, CatalogError> {
     if body.len() > MAX_MANIFEST_BYTES {
         return Err(CatalogError::TooLarge {
@@ -258,7 +260,7 @@ pub fn parse_manifest(
     let mut report = ManifestReport::default();
     let mut names: HashSet<String> = HashSet::default();
     for (index, entry) in entries.iter().enumerate() {
-        let tool = match validate_entry(entry, ctx) {
+        let tool = match validate_entry(entry, ctx, urls) {
             Ok(tool) => tool,
             Err((code, message)) => {
                 report.diagnostics.push(Diagnostic {
@@ -306,7 +308,11 @@ pub fn parse_manifest(
 type Broken = (&'static str, String);
 
 /// Validates one manifest entry on its own (duplicates and the cap are the caller's).
-fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, Broken> {
+fn validate_entry(
+    entry: &Value,
+    ctx: &ManifestContext,
+    urls: &dyn UrlParser,
+) -> Result<FrontendTool, Broken> {
     let Some(entry) = entry.as_object() else {
         return Err((
             code::NOT_OBJECT,
@@ -331,9 +337,9 @@ fn validate_entry(entry: &Value, ctx: &ManifestContext) -> Result<FrontendTool, 
         }
         None => return Err((code::BAD_IMPORT_PATH, "importPath is missing".into())),
     };
-    let url = resolve(import_path, &ctx.manifest_url)
+    let url = resolve(import_path, &ctx.manifest_url, urls)
         .map_err(|e| (code::BAD_IMPORT_PATH, format!("importPath: {e}")))?;
-    check_origin(&url, &ctx.page_origin, &ctx.allowed_import_origins).map_err(|e| {
+    check_origin(&url, &ctx.page_origin, &ctx.allowed_import_origins, urls).map_err(|e| {
         (
             code::FOREIGN_ORIGIN,
             format!("importPath {}: {e}", url.href),

@@ -1,10 +1,11 @@
 //! Test helpers shared by the integration tests: a bridge between `serde_json` (whose `json!`
 //! literals the tests are written with) and the crate's own JSON (`chat_runtime::json`).
 //! The crate itself has no serde: values cross through their JSON text, so the bridge checks the
-//! writer and the parser too.
+//! writer and the parser too. `whatwg::Whatwg` is the WHATWG URL parser the tests hand the core.
 #![allow(dead_code, unused_macros, unused_imports)]
 
 pub mod js_json;
+pub mod whatwg;
 
 use chat_runtime::json::Value;
 use chat_runtime::protocol::wire::{FromJson, ToJson};
