@@ -22,4 +22,4 @@ mod wasm;
 /// The JavaScript-facing runtime (only on `wasm32`): also usable from Rust code running in a
 /// browser, and how `tests/web.rs` drives it.
 #[cfg(target_arch = "wasm32")]
-pub use wasm::ChatRuntime;
+pub use wasm::{ChatRuntime, Error as ChatRuntimeError};

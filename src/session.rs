@@ -624,6 +624,8 @@ struct RunningCall {
     timeout_ms: u32,
     /// When its time is up (the host's clock, in ms); `None` until the host took the job.
     deadline: Option<u64>,
+    /// Whether the host called the handler ([`Session::begin_call`]): its module had loaded.
+    called: bool,
 }
 
 /// A `run` call in progress.
@@ -708,7 +710,7 @@ impl Session {
     /// with a `TIMEOUT` result and gets an [`Action::CancelCall`] (its signal fires); from then
     /// on [`may_call`](Self::may_call) is `false` for it and its late result is ignored.
     pub fn handle_timeout(&mut self, now: u64) {
-        let mut expired: Vec<(String, String, String, u32)> = Vec::new();
+        let mut expired: Vec<(String, String, String, u32, bool)> = Vec::new();
         for (thread_id, state) in &self.threads {
             let Some(turn) = state.turn.as_ref() else {
                 continue;
@@ -720,20 +722,24 @@ impl Session {
                         id.clone(),
                         call.tool_name.clone(),
                         call.timeout_ms,
+                        call.called,
                     ));
                 }
             }
         }
         // Call order within a thread does not depend on the map's order: by id.
         expired.sort_unstable();
-        for (thread_id, tool_call_id, tool_name, timeout_ms) in expired {
+        for (thread_id, tool_call_id, tool_name, timeout_ms, called) in expired {
             self.actions.push_back(Action::CancelCall {
                 thread_id: thread_id.clone(),
                 tool_call_id: tool_call_id.clone(),
             });
             let outcome = ToolOutcome::Failed(ToolFailure::new(
                 FailureCode::Timeout,
-                format!("{tool_name} took longer than {timeout_ms} ms (loading its module and the call)"),
+                format!(
+                    "{tool_name} took longer than {timeout_ms} ms {}",
+                    if called { "to answer" } else { "to load" }
+                ),
             ));
             self.handle_tool_result(&thread_id, &tool_call_id, outcome);
         }
@@ -767,6 +773,24 @@ impl Session {
             .get(thread_id)
             .and_then(|t| t.turn.as_ref())
             .is_some_and(|turn| turn.running.contains_key(tool_call_id))
+    }
+
+    /// [`may_call`](Self::may_call), and when it is `true` the host calls the handler right
+    /// away: from then on a timeout says the handler took too long to answer, before it that the
+    /// module took too long to load.
+    pub fn begin_call(&mut self, thread_id: &str, tool_call_id: &str) -> bool {
+        let call = self
+            .threads
+            .get_mut(thread_id)
+            .and_then(|t| t.turn.as_mut())
+            .and_then(|turn| turn.running.get_mut(tool_call_id));
+        match call {
+            Some(call) => {
+                call.called = true;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Whether a turn is going on in the thread.
@@ -1399,6 +1423,7 @@ impl Session {
                         follow_up,
                         timeout_ms,
                         deadline: None,
+                        called: false,
                     },
                 );
                 self.actions

@@ -1118,6 +1118,8 @@ fn a_call_past_its_deadline_is_answered_with_timeout_and_its_signal_fires() {
     h.advance(29_999);
     assert!(h.call_cancels.is_empty(), "one ms early: nothing happens");
     assert!(h.session.may_call("t", "c1"));
+    // The module loaded and the handler was called: a timeout now says it did not answer.
+    assert!(h.session.begin_call("t", "c1"));
 
     h.advance(1);
     assert_eq!(h.call_cancels, vec![("t".to_owned(), "c1".to_owned())]);
@@ -1138,7 +1140,11 @@ fn a_call_past_its_deadline_is_answered_with_timeout_and_its_signal_fires() {
     assert_eq!(finished[0].code, "TIMEOUT");
     assert!(finished[0]
         .message
-        .starts_with("get_browser_time took longer than 30000 ms"));
+        .starts_with("get_browser_time took longer than 30000 ms to answer"));
+    assert!(
+        !h.session.begin_call("t", "c1"),
+        "a timed-out call is never begun"
+    );
     // The restart carries the TIMEOUT answer; the handler's late value changes nothing.
     assert_eq!(h.sent.len(), 2);
     h.answer("t", "c1", ToolOutcome::Value(value!("late")));
@@ -1178,6 +1184,17 @@ fn a_tool_sets_its_own_deadline_and_the_earliest_one_is_the_timer() {
     );
     h.advance(5_000);
     assert_eq!(h.call_cancels, vec![("t".to_owned(), "s1".to_owned())]);
+    let timed_out = h.events.iter().find_map(|e| match e {
+        RuntimeEvent::ToolFinished {
+            error: Some(error), ..
+        } => Some(error.message.clone()),
+        _ => None,
+    });
+    assert_eq!(
+        timed_out.as_deref(),
+        Some("slow took longer than 5000 ms to load"),
+        "never begun: its module did not load in time"
+    );
     assert_eq!(h.sent.len(), 2, "both answered: the run restarts");
 }
 

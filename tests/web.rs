@@ -279,7 +279,17 @@ fn backend_tools_are_listed_locked_and_cannot_be_toggled() {
         r#"{"name":"search_docs","description":"Search the docs","source":"backend","enabled":true,"locked":true}"#
     );
     let err = rt.set_tool_enabled(None, "search_docs", false).unwrap_err();
-    assert_eq!(Reflect::get(&err, &"code".into()).unwrap(), "tools/locked");
+    assert_eq!(err.code(), "tools/locked");
+    // Thrown to JS, it is a `ChatRuntimeError` with that code.
+    let thrown = JsValue::from(err);
+    assert_eq!(
+        Reflect::get(&thrown, &"code".into()).unwrap(),
+        "tools/locked"
+    );
+    assert_eq!(
+        Reflect::get(&thrown, &"name".into()).unwrap(),
+        "ChatRuntimeError"
+    );
 }
 
 // ---- tools.json over the network ------------------------------------------------------------

@@ -1,34 +1,90 @@
-//! Turns core errors into JavaScript `Error`s named `ChatRuntimeError` with a stable `code`.
+//! The one error type of the boundary: every error thrown to JS (or rejecting a promise) is an
+//! [`Error`] turned into a `ChatRuntimeError` with a stable `code`.
 
-use js_sys::{Error, Reflect};
+use js_sys::Reflect;
 use wasm_bindgen::JsValue;
 
 use crate::protocol::decode::DecodeError;
+use crate::session::SessionError;
+use crate::tools::catalog::CatalogError;
 
-/// Builds `Error { name: "ChatRuntimeError", code, message, ...extra }`.
-pub(crate) fn chat_runtime_error(code: &str, message: &str, extra: &[(&str, JsValue)]) -> JsValue {
-    let error = Error::new(message);
-    error.set_name("ChatRuntimeError");
-    let object: &JsValue = error.as_ref();
-    // Setting a property on a fresh, non-frozen Error cannot fail.
-    let _ = Reflect::set(object, &"code".into(), &code.into());
-    for (key, value) in extra {
-        let _ = Reflect::set(object, &(*key).into(), value);
-    }
-    error.into()
+/// An error thrown to JS (or a rejected promise): becomes a `ChatRuntimeError`. Rust code that
+/// drives [`crate::ChatRuntime`] directly sees it as it is ([`Error::code`], [`Error::message`]).
+#[derive(Debug)]
+pub struct Error {
+    code: String,
+    message: String,
+    fields: Vec<(&'static str, JsValue)>,
 }
 
-/// A decoding failure: `code` from [`DecodeError::code`], `index` of the event when known.
-pub(crate) fn decode_error(error: &DecodeError) -> JsValue {
-    let mut extra = Vec::new();
-    if let Some(index) = error.index() {
-        extra.push(("index", JsValue::from(index as f64)));
+impl Error {
+    /// An error with a stable `code` (`options/invalid`, `run/busy`, ...) and a message.
+    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
+        Self {
+            code: code.to_owned(),
+            message: message.into(),
+            fields: Vec::new(),
+        }
     }
-    if let Some(event_type) = error.event_type() {
-        extra.push(("eventType", JsValue::from(event_type)));
+
+    /// The stable code (`options/invalid`, `run/busy`, ...).
+    pub fn code(&self) -> &str {
+        &self.code
     }
-    if let Some(field) = error.field() {
-        extra.push(("field", JsValue::from(field)));
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
     }
-    chat_runtime_error(error.code(), &error.to_string(), &extra)
+
+    /// Adds a field (`status`, `index`, `field`, ...).
+    pub(crate) fn with(mut self, key: &'static str, value: impl Into<JsValue>) -> Self {
+        self.fields.push((key, value.into()));
+        self
+    }
+}
+
+impl From<Error> for JsValue {
+    fn from(error: Error) -> JsValue {
+        let object = js_sys::Error::new(&error.message);
+        object.set_name("ChatRuntimeError");
+        let _ = Reflect::set(&object, &"code".into(), &error.code.into());
+        for (key, value) in error.fields {
+            let _ = Reflect::set(&object, &key.into(), &value);
+        }
+        object.into()
+    }
+}
+
+impl From<&DecodeError> for Error {
+    fn from(error: &DecodeError) -> Self {
+        let mut out = Error::new(error.code(), error.to_string());
+        if let Some(index) = error.index() {
+            out = out.with("index", index as f64);
+        }
+        if let Some(event_type) = error.event_type() {
+            out = out.with("eventType", event_type);
+        }
+        if let Some(field) = error.field() {
+            out = out.with("field", field);
+        }
+        out
+    }
+}
+
+impl From<CatalogError> for Error {
+    fn from(error: CatalogError) -> Self {
+        let status = error.status();
+        let out = Error::new(error.code(), error.to_string());
+        match status {
+            Some(status) => out.with("status", status),
+            None => out,
+        }
+    }
+}
+
+impl From<SessionError> for Error {
+    fn from(error: SessionError) -> Self {
+        Error::new(error.code(), error.to_string())
+    }
 }

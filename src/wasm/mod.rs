@@ -1,20 +1,27 @@
-//! The JavaScript boundary: the only code that touches `wasm-bindgen` and `js-sys`.
+//! The JavaScript boundary: the only code that touches `wasm-bindgen`, `js-sys`, `web-sys` and
+//! `gloo`. Layers, each using only the ones below it (docs/architecture.md):
 //!
-//! Functions here convert, call the sans-IO core, and convert back; no protocol logic lives here.
+//! - [`class`]: the exported `ChatRuntime`; its methods convert and call the driver.
+//! - `driver`: owns the state and runs the session's poll loop.
+//! - `io`: plain async I/O (HTTP, tool modules and handlers, storage) that returns values.
+//! - `browser`, `script`, `convert`, `error`: browser services, the JS helpers with no binding,
+//!   value conversion, and the one error type.
+//!
+//! No protocol logic lives here: the rules are in the core, with native tests.
 
+mod browser;
+mod class;
 mod convert;
+mod driver;
 mod error;
-mod host;
-mod js;
-mod runtime;
-mod storage;
-mod transport;
+mod io;
+mod script;
 
-pub use runtime::ChatRuntime;
+pub use class::ChatRuntime;
+pub use error::Error;
+pub use wasm_bindgen::prelude::*;
 
-use wasm_bindgen::prelude::*;
-
-use crate::protocol::decode::{decode_all, DecodeOptions};
+use crate::protocol::decode::{decode_all, DecodeOptions, Decoded};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS: &str = include_str!("types.d.ts");
@@ -42,7 +49,7 @@ extern "C" {
 pub fn decode_event_stream(
     input: JsStreamInput,
     options: Option<JsDecodeOptions>,
-) -> Result<JsEvents, JsValue> {
+) -> Result<JsEvents, Error> {
     let decoded = decode(input, options)?;
     Ok(convert::to_js(&decoded.events)?.unchecked_into())
 }
@@ -53,16 +60,29 @@ pub fn decode_event_stream(
 pub fn decode_event_stream_report(
     input: JsStreamInput,
     options: Option<JsDecodeOptions>,
-) -> Result<JsDecodeReport, JsValue> {
+) -> Result<JsDecodeReport, Error> {
     let decoded = decode(input, options)?;
     Ok(convert::to_js(&decoded)?.unchecked_into())
 }
 
-fn decode(
-    input: JsStreamInput,
-    options: Option<JsDecodeOptions>,
-) -> Result<crate::protocol::decode::Decoded, JsValue> {
+fn decode(input: JsStreamInput, options: Option<JsDecodeOptions>) -> Result<Decoded, Error> {
     let bytes = convert::stream_input_bytes(&input)?;
-    let options: DecodeOptions = convert::options_from_js(options.map(JsValue::from))?;
-    decode_all(&bytes, &options).map_err(|e| error::decode_error(&e))
+    let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+    let mut out = DecodeOptions::default();
+    if options.is_object() {
+        if let Some(verify) = convert::member(&options, "verify", "decode/options")? {
+            out.verify = verify;
+        }
+        match convert::member::<u64>(&options, "maxEventBytes", "decode/options") {
+            Ok(None) => {}
+            Ok(Some(n)) if n >= 1 => out.max_event_bytes = n as usize,
+            _ => {
+                return Err(Error::new(
+                    "decode/options",
+                    "`maxEventBytes` must be a positive integer",
+                ))
+            }
+        }
+    }
+    decode_all(&bytes, &out).map_err(|e| Error::from(&e))
 }

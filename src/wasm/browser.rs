@@ -1,0 +1,168 @@
+//! The browser services the runtime uses that are not the app's code: the clock, timers and
+//! frames, the page's URL, `URL` and `RegExp` for the core's injected parsers, the console, and
+//! the window's `storage` events. All through `web-sys` / `js-sys` / `gloo-timers`; none of this
+//! can call back into the runtime while it runs.
+
+use std::cell::RefCell;
+
+use js_sys::{Function, Reflect, RegExp};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::script::describe;
+use crate::hash::HashMap;
+use crate::tools::schema::PatternMatcher;
+use crate::tools::url::{ParsedUrl, UrlParser};
+
+/// The clock the session's deadlines run on, in milliseconds: `performance.now()`, which never
+/// goes back (the wall clock may), or `Date.now()` where there is no `performance`.
+pub(crate) fn now() -> u64 {
+    let performance = Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
+    match performance {
+        Some(performance) => performance.now() as u64,
+        None => js_sys::Date::now() as u64,
+    }
+}
+
+/// `location.href`, when there is a page (or a worker's location).
+pub(crate) fn page_href() -> Option<String> {
+    let location = Reflect::get(&js_sys::global(), &"location".into()).ok()?;
+    Reflect::get(&location, &"href".into()).ok()?.as_string()
+}
+
+/// `new URL(input, base)`.
+pub(crate) fn parse_url(input: &str, base: Option<&str>) -> Result<web_sys::Url, String> {
+    match base {
+        Some(base) => web_sys::Url::new_with_base(input, base),
+        None => web_sys::Url::new(input),
+    }
+    .map_err(|e| describe(&e))
+}
+
+/// The browser's own WHATWG URL parser for the core's import-path policy: `import()` parses with
+/// it, so the policy sees exactly what will be loaded.
+pub(crate) struct BrowserUrl;
+
+impl UrlParser for BrowserUrl {
+    fn parse(&self, input: &str, base: Option<&str>) -> Result<ParsedUrl, String> {
+        let url = parse_url(input, base)?;
+        Ok(ParsedUrl {
+            href: url.href(),
+            protocol: url.protocol(),
+            username: url.username(),
+            password: url.password(),
+            origin: url.origin(),
+        })
+    }
+}
+
+/// JSON Schema `pattern` with the browser's own `RegExp` (`u` flag), compiled once per pattern.
+#[derive(Default)]
+pub(crate) struct RegExpMatcher {
+    cache: RefCell<HashMap<String, Result<RegExp, String>>>,
+}
+
+impl PatternMatcher for RegExpMatcher {
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
+        let mut cache = self.cache.borrow_mut();
+        let compiled = cache.entry(pattern.to_owned()).or_insert_with(|| {
+            new_regexp(pattern, "u")
+                .map_err(|e| format!("invalid pattern {pattern:?}: {}", describe(&e)))
+        });
+        match compiled {
+            Ok(regexp) => {
+                regexp.set_last_index(0);
+                Ok(regexp.test(text))
+            }
+            Err(message) => Err(message.clone()),
+        }
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `new RegExp(pattern, flags)`, catching the `SyntaxError` of an invalid pattern
+    /// (`js_sys::RegExp::new` does not catch).
+    #[wasm_bindgen(catch, js_name = RegExp)]
+    fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
+}
+
+/// Calls `callback` at the next animation frame, or in 16 ms where there are no frames (a hidden
+/// tab, a worker, Node).
+pub(crate) fn schedule_frame(callback: impl FnOnce() + 'static) {
+    let window = web_sys::window();
+    let visible = window
+        .as_ref()
+        .and_then(|w| w.document())
+        .is_some_and(|d| d.visibility_state() != web_sys::VisibilityState::Hidden);
+    if let (Some(window), true) = (window, visible) {
+        let closure = Closure::once_into_js(callback);
+        if window
+            .request_animation_frame(closure.unchecked_ref())
+            .is_ok()
+        {
+            return;
+        }
+        // `requestAnimationFrame` threw: fall back to a timer that calls the same closure.
+        let function: Function = closure.unchecked_into();
+        gloo_timers::callback::Timeout::new(16, move || {
+            let _ = function.call0(&JsValue::UNDEFINED);
+        })
+        .forget();
+        return;
+    }
+    gloo_timers::callback::Timeout::new(16, callback).forget();
+}
+
+/// A one-shot timer: fires `callback` after `ms`; dropping it cancels it.
+pub(crate) type Timer = gloo_timers::callback::Timeout;
+
+/// Starts a [`Timer`].
+pub(crate) fn timer(ms: u64, callback: impl FnOnce() + 'static) -> Timer {
+    gloo_timers::callback::Timeout::new(ms.min(u64::from(u32::MAX >> 1)) as u32, callback)
+}
+
+/// `console.error(message, detail)`.
+pub(crate) fn console_error(message: &str, detail: &JsValue) {
+    web_sys::console::error_2(&message.into(), detail);
+}
+
+/// A `TimeoutError` `DOMException`: the reason a call's signal fires when its deadline passes.
+pub(crate) fn timeout_reason() -> JsValue {
+    web_sys::DomException::new_with_message_and_name("the tool ran out of time", "TimeoutError")
+        .map_or(JsValue::UNDEFINED, JsValue::from)
+}
+
+/// The window's `storage` events (another tab changed `localStorage`), as `(key, newValue)`,
+/// until dropped. `None` where there is no event target (a worker, Node).
+pub(crate) struct StorageEvents {
+    target: web_sys::EventTarget,
+    listener: Closure<dyn Fn(web_sys::StorageEvent)>,
+}
+
+impl StorageEvents {
+    /// Starts listening.
+    pub(crate) fn listen(
+        on_change: impl Fn(Option<String>, Option<String>) + 'static,
+    ) -> Option<Self> {
+        let target = js_sys::global().dyn_into::<web_sys::EventTarget>().ok()?;
+        let listener =
+            Closure::<dyn Fn(web_sys::StorageEvent)>::new(move |event: web_sys::StorageEvent| {
+                on_change(event.key(), event.new_value())
+            });
+        target
+            .add_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())
+            .ok()?;
+        Some(Self { target, listener })
+    }
+}
+
+impl Drop for StorageEvents {
+    fn drop(&mut self) {
+        let _ = self
+            .target
+            .remove_event_listener_with_callback("storage", self.listener.as_ref().unchecked_ref());
+    }
+}

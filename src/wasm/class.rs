@@ -1,0 +1,401 @@
+//! `ChatRuntime`, the exported class. Each method converts its arguments ([`super::convert`]),
+//! calls the [`Driver`] and converts back; errors are [`Error`]s, thrown as `ChatRuntimeError`s.
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::browser::RegExpMatcher;
+use super::convert::{
+    from_js, host, member, optional_json, thread_id as thread_id_arg, thread_id_for_write,
+    toggles_thread,
+};
+use super::driver::{Driver, HostConfig};
+use super::error::Error;
+use super::io::http::Fetch;
+use super::io::storage::Store;
+use crate::json::{Map, Value};
+use crate::protocol::event::{Context, Message};
+use crate::session::{HistoryMode, RunRequest, Session, SessionConfig};
+use crate::tools::catalog::Catalog;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `ChatRuntimeOptions`.
+    #[wasm_bindgen(typescript_type = "ChatRuntimeOptions")]
+    pub type JsChatRuntimeOptions;
+    /// `RunRequest`.
+    #[wasm_bindgen(typescript_type = "RunRequest")]
+    pub type JsRunRequest;
+    /// `RunOptions`.
+    #[wasm_bindgen(typescript_type = "RunOptions")]
+    pub type JsRunOptions;
+    /// `Promise<RunResult>`.
+    #[wasm_bindgen(typescript_type = "Promise<RunResult>")]
+    pub type JsRunPromise;
+    /// `Promise<ToolCatalogReport>`.
+    #[wasm_bindgen(typescript_type = "Promise<ToolCatalogReport>")]
+    pub type JsCatalogPromise;
+    /// `ToolEntry[]`.
+    #[wasm_bindgen(typescript_type = "ToolEntry[]")]
+    pub type JsToolEntries;
+    /// `ToolSchema[]`.
+    #[wasm_bindgen(typescript_type = "ToolSchema[]")]
+    pub type JsToolSchemas;
+    /// `ToolSchema[] | { items: ToolSchema[] } | null`.
+    #[wasm_bindgen(typescript_type = "ToolSchema[] | { items: ToolSchema[] } | null")]
+    pub type JsBackendTools;
+    /// `FrontendTool`.
+    #[wasm_bindgen(typescript_type = "FrontendTool")]
+    pub type JsFrontendTool;
+    /// `Message[]`.
+    #[wasm_bindgen(typescript_type = "Message[]")]
+    pub type JsMessages;
+    /// `unknown`.
+    #[wasm_bindgen(typescript_type = "unknown")]
+    pub type JsUnknown;
+    /// `(event: RuntimeEvent) => void`.
+    #[wasm_bindgen(typescript_type = "(event: RuntimeEvent) => void")]
+    pub type JsListener;
+    /// `() => void`.
+    #[wasm_bindgen(typescript_type = "() => void")]
+    pub type JsUnsubscribe;
+    /// `SubscribeOptions`.
+    #[wasm_bindgen(typescript_type = "SubscribeOptions")]
+    pub type JsSubscribeOptions;
+    /// `string`: a thread id (see `crate::thread_id` for the rule).
+    #[wasm_bindgen(typescript_type = "string")]
+    pub type JsThreadId;
+    /// `string | null`: a thread id, or `null` for the default toggles of new chats.
+    #[wasm_bindgen(typescript_type = "string | null")]
+    pub type JsThreadIdOrNull;
+}
+
+fn options_error(message: impl Into<String>) -> Error {
+    Error::new("options/invalid", message)
+}
+
+/// A positive integer option up to `max`.
+fn bounded(object: &JsValue, key: &str, max: u32) -> Result<Option<u32>, Error> {
+    let out_of_range = || {
+        options_error(format!("`{key}` must be a positive integer up to {max}")).with("field", key)
+    };
+    match member::<u64>(object, key, "options/invalid").map_err(|_| out_of_range())? {
+        Some(n) if n == 0 || n > u64::from(max) => Err(out_of_range()),
+        other => Ok(other.map(|n| n as u32)),
+    }
+}
+
+/// An option `key`: a string, or absent.
+fn string(object: &JsValue, key: &str) -> Result<Option<String>, Error> {
+    member(object, key, "options/invalid")
+}
+
+/// A function option: `undefined` / `null` are `None`.
+fn function(value: JsValue, key: &str) -> Result<Option<Function>, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(None);
+    }
+    value
+        .dyn_into::<Function>()
+        .map(Some)
+        .map_err(|_| options_error(format!("`{key}` must be a function")).with("field", key))
+}
+
+/// A request field that is `undefined` / `null` (empty) or JSON of shape `T`; a wrong shape is
+/// `run/bad-request` naming the field.
+fn request_field<T: crate::protocol::wire::FromJson + Default>(
+    value: &JsValue,
+    field: &str,
+) -> Result<T, Error> {
+    if value.is_undefined() || value.is_null() {
+        return Ok(T::default());
+    }
+    from_js(value).map_err(|e| {
+        Error::new(
+            "run/bad-request",
+            format!("`{field}` is malformed: {}", e.message()),
+        )
+        .with("field", field)
+    })
+}
+
+/// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
+#[wasm_bindgen]
+pub struct ChatRuntime {
+    driver: Driver,
+}
+
+#[wasm_bindgen]
+impl ChatRuntime {
+    /// Creates a runtime. Throws a `ChatRuntimeError` (`options/invalid`) for bad options.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsChatRuntimeOptions) -> Result<ChatRuntime, Error> {
+        let options: JsValue = options.into();
+        if !options.is_object() {
+            return Err(options_error("options must be an object with a `runUrl`"));
+        }
+        let run_url = string(&options, "runUrl")?
+            .ok_or_else(|| options_error("`runUrl` is required").with("field", "runUrl"))?;
+        let tools_url = match host(&options, "toolsUrl") {
+            v if v.is_undefined() => Some("/tools/tools.json".to_owned()),
+            v if v.is_null() => None,
+            v => Some(v.as_string().ok_or_else(|| {
+                options_error("`toolsUrl` must be a string or null").with("field", "toolsUrl")
+            })?),
+        };
+        let history = match string(&options, "history")?.as_deref() {
+            None | Some("full") => HistoryMode::Full,
+            Some("new") => HistoryMode::New,
+            Some(other) => {
+                return Err(options_error(format!(
+                    "`history` must be \"full\" or \"new\", not {other:?}"
+                ))
+                .with("field", "history"))
+            }
+        };
+        let mut headers = Vec::new();
+        for (name, value) in
+            member::<Map>(&options, "headers", "options/invalid")?.unwrap_or_default()
+        {
+            let value = value.as_str().map(str::to_owned).ok_or_else(|| {
+                options_error(format!("header `{name}` must be a string")).with("field", "headers")
+            })?;
+            headers.push((name, value));
+        }
+        let defaults = SessionConfig::default();
+        let config = SessionConfig {
+            run_url,
+            max_tool_result_bytes: bounded(&options, "maxToolResultBytes", 1 << 28)?
+                .map_or(defaults.max_tool_result_bytes, |n| n as usize),
+            history,
+            max_rounds: bounded(&options, "maxRounds", 1000)?.unwrap_or(defaults.max_rounds),
+            tool_timeout_ms: bounded(&options, "toolTimeoutMs", 3_600_000)?
+                .unwrap_or(defaults.tool_timeout_ms),
+            max_event_bytes: defaults.max_event_bytes,
+            headers,
+        };
+        let catalog = match string(&options, "toolNamePrefix")? {
+            Some(prefix) => Catalog::with_prefix(&prefix)?,
+            None => Catalog::new(),
+        };
+        let host = HostConfig {
+            tools_url,
+            fetch: Fetch::new(function(host(&options, "fetch"), "fetch")?),
+            import_module: function(host(&options, "importModule"), "importModule")?,
+            allowed_import_origins: member(&options, "allowedImportOrigins", "options/invalid")?
+                .unwrap_or_default(),
+            storage: Store::from_option(&host(&options, "storage")),
+        };
+        let session = Session::new(config, random_prefix(), Box::new(RegExpMatcher::default()));
+        Ok(ChatRuntime {
+            driver: Driver::new(session, catalog, host),
+        })
+    }
+
+    /// Fetches and validates `tools.json` (`toolsUrl`). Bad entries are skipped and reported in
+    /// `diagnostics`; the whole file fails (`tools/fetch`, `tools/not-json`, ...) only when it
+    /// cannot be used at all.
+    #[wasm_bindgen(js_name = loadTools)]
+    pub fn load_tools(&self) -> JsCatalogPromise {
+        let driver = self.driver.clone();
+        wasm_bindgen_futures::future_to_promise(async move {
+            driver.load_tools().await.map_err(JsValue::from)
+        })
+        .unchecked_into()
+    }
+
+    /// Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,
+    /// timeoutMs? }`. Throws a `ChatRuntimeError` with the diagnostic's code when it is invalid.
+    #[wasm_bindgen(js_name = registerTool)]
+    pub fn register_tool(&self, tool: JsFrontendTool) -> Result<(), Error> {
+        let tool: JsValue = tool.into();
+        let handler = function(host(&tool, "handler"), "handler")?
+            .ok_or_else(|| options_error("a registered tool needs a `handler` function"))?;
+        self.driver.register_tool(
+            &string(&tool, "name")?.unwrap_or_default(),
+            &string(&tool, "description")?.unwrap_or_default(),
+            member(&tool, "parameters", "options/invalid")?,
+            handler,
+            member(&tool, "followUp", "options/invalid")?,
+            bounded(&tool, "timeoutMs", 600_000)?,
+        )
+    }
+
+    /// Removes a code-registered tool. Returns whether there was one.
+    #[wasm_bindgen(js_name = unregisterTool)]
+    pub fn unregister_tool(&self, name: &str) -> bool {
+        self.driver.unregister_tool(name)
+    }
+
+    /// Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
+    /// locked, always on.
+    #[wasm_bindgen(js_name = setBackendTools)]
+    pub fn set_backend_tools(&self, tools: JsBackendTools) -> Result<(), Error> {
+        let tools: Value = from_js(&tools.into())?;
+        self.driver.set_backend_tools(&tools);
+        Ok(())
+    }
+
+    /// The tool selector's rows for a thread (`null`: a new chat): frontend tools with their
+    /// toggle, then the locked backend tools.
+    #[wasm_bindgen(js_name = listTools)]
+    pub fn list_tools(&self, thread_id: Option<JsThreadIdOrNull>) -> Result<JsToolEntries, Error> {
+        let thread_id = toggles_thread(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        Ok(self
+            .driver
+            .list_tools(thread_id.as_deref())?
+            .unchecked_into())
+    }
+
+    /// Turns a frontend tool on or off for a thread (`null`: the default for new chats), saved in
+    /// `localStorage` under `chat:tools:{threadId}`. Backend tools are locked (`tools/locked`).
+    #[wasm_bindgen(js_name = setToolEnabled)]
+    pub fn set_tool_enabled(
+        &self,
+        thread_id: Option<JsThreadIdOrNull>,
+        name: &str,
+        enabled: bool,
+    ) -> Result<(), Error> {
+        let thread_id = toggles_thread(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        self.driver.set_tool_enabled(thread_id, name, enabled)
+    }
+
+    /// The tool schemas a run of this thread would send (the enabled frontend tools).
+    #[wasm_bindgen(js_name = activeTools)]
+    pub fn active_tools(
+        &self,
+        thread_id: Option<JsThreadIdOrNull>,
+    ) -> Result<JsToolSchemas, Error> {
+        let thread_id = toggles_thread(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        Ok(self
+            .driver
+            .active_tools(thread_id.as_deref())?
+            .unchecked_into())
+    }
+
+    /// Seeds a loaded thread's history (refused with `run/busy` while it runs).
+    #[wasm_bindgen(js_name = setMessages)]
+    pub fn set_messages(&self, thread_id: JsThreadId, messages: JsMessages) -> Result<(), Error> {
+        let thread_id = thread_id_for_write(&thread_id.into())?;
+        let messages: Vec<Message> = from_js(&messages.into())?;
+        self.driver.set_messages(&thread_id, messages)
+    }
+
+    /// The thread's messages (none for an unknown thread, or an id no thread can have).
+    pub fn messages(&self, thread_id: JsThreadId) -> Result<JsMessages, Error> {
+        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
+            return Ok(js_sys::Array::new().unchecked_into());
+        };
+        Ok(self.driver.messages(&thread_id)?.unchecked_into())
+    }
+
+    /// The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
+    /// thread.
+    pub fn state(&self, thread_id: JsThreadId) -> Result<JsUnknown, Error> {
+        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
+            return Ok(JsValue::UNDEFINED.unchecked_into());
+        };
+        Ok(self.driver.state(&thread_id)?.unchecked_into())
+    }
+
+    /// Whether a run is going on in the thread.
+    #[wasm_bindgen(js_name = isRunning)]
+    pub fn is_running(&self, thread_id: JsThreadId) -> bool {
+        thread_id_arg(&thread_id.into()).is_ok_and(|id| self.driver.is_running(&id))
+    }
+
+    /// Sends the thread's new messages and drives the loop until the agent answers without
+    /// needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
+    /// max_rounds, error); rejects only for programmer errors (`run/busy`, a malformed request).
+    pub fn run(&self, request: JsRunRequest, options: Option<JsRunOptions>) -> JsRunPromise {
+        match self.start(
+            request.into(),
+            options.map_or(JsValue::UNDEFINED, JsValue::from),
+        ) {
+            Ok(promise) => promise,
+            Err(error) => Promise::reject(&error.into()),
+        }
+        .unchecked_into()
+    }
+
+    /// Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
+    /// restarts, and unanswered calls get an `INTERRUPTED` result.
+    pub fn abort(&self, thread_id: JsThreadId) {
+        // An id no thread can have has nothing to stop.
+        if let Ok(thread_id) = thread_id_arg(&thread_id.into()) {
+            self.driver.abort(&thread_id);
+        }
+    }
+
+    /// Calls `listener` with every `RuntimeEvent`, or with the types listed in
+    /// `options.events` (e.g. `["messages", "run_finished"]`: events nobody asked for are never
+    /// converted to JS, which matters for the per-token `agui` events of a long stream). Returns
+    /// the function that unsubscribes. A listener that throws is reported on the console and does
+    /// not disturb the run.
+    pub fn subscribe(
+        &self,
+        listener: JsListener,
+        options: Option<JsSubscribeOptions>,
+    ) -> Result<JsUnsubscribe, Error> {
+        let listener = function(listener.into(), "listener")?
+            .ok_or_else(|| options_error("subscribe needs a function"))?;
+        let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
+        let events = if options.is_object() {
+            member(&options, "events", "options/invalid")?
+        } else {
+            None
+        };
+        Ok(self.driver.subscribe(listener, events).unchecked_into())
+    }
+}
+
+impl ChatRuntime {
+    fn start(&self, request: JsValue, options: JsValue) -> Result<Promise, Error> {
+        if !request.is_object() {
+            return Err(Error::new(
+                "run/bad-request",
+                "the request must be an object with a `threadId`",
+            ));
+        }
+        let thread_id = thread_id_arg(&host(&request, "threadId")).map_err(|m| {
+            Error::new("run/bad-request", format!("`threadId`: {m}")).with("field", "threadId")
+        })?;
+        let messages: Vec<Message> = request_field(&host(&request, "messages"), "messages")?;
+        let context: Vec<Context> = request_field(&host(&request, "context"), "context")?;
+        let request = RunRequest {
+            thread_id,
+            messages,
+            context,
+            state: optional_json(&host(&request, "state"))?,
+            forwarded_props: optional_json(&host(&request, "forwardedProps"))?,
+        };
+        let signal = if options.is_object() {
+            host(&options, "signal")
+        } else {
+            JsValue::UNDEFINED
+        };
+        let signal = if signal.is_undefined() || signal.is_null() {
+            None
+        } else {
+            Some(signal.dyn_into::<web_sys::AbortSignal>().map_err(|_| {
+                options_error("`signal` must be an AbortSignal").with("field", "signal")
+            })?)
+        };
+        self.driver.run(request, signal)
+    }
+}
+
+impl Drop for ChatRuntime {
+    fn drop(&mut self) {
+        self.driver.shutdown();
+    }
+}
+
+/// A per-runtime id prefix (random bits and the clock's low bits): with the session's counter it
+/// makes run and tool-message ids unique across tabs and reloads.
+fn random_prefix() -> String {
+    let random = (js_sys::Math::random() * 4_294_967_296.0) as u64;
+    let now = js_sys::Date::now() as u64;
+    format!("{:08x}{:04x}", random, now & 0xffff)
+}

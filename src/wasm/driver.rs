@@ -1,0 +1,1155 @@
+//! The driver: owns the runtime's state (session, catalog, toggles, listeners, the JS side of each
+//! running turn) and runs the session's poll loop, handing its actions to the I/O in [`super::io`]
+//! and feeding what comes back into the session.
+//!
+//! **Re-entrancy.** All state is in one `RefCell`, private to this file. It is borrowed only by
+//! short blocks that call no JavaScript: the app's `fetch`, `importModule`, handlers, `storage`
+//! and listeners are always called with no borrow held (values are taken out, the borrow ends,
+//! then JS runs), so any of them may call back into the runtime (docs/architecture.md, "The
+//! re-entrancy rule").
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::{Rc, Weak};
+
+use js_sys::{Array, Function, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::spawn_local;
+use web_sys::{AbortController, AbortSignal};
+
+use super::browser::{self, StorageEvents, Timer};
+use super::convert::{parse, to_js};
+use super::error::Error;
+use super::io::http::{self, Body, Fetch};
+use super::io::storage::Store;
+use super::io::tools;
+use crate::hash::HashMap;
+use crate::json::Value;
+use crate::protocol::event::Message;
+use crate::protocol::wire::{ObjWriter, ToJson};
+use crate::session::{
+    write_messages_event, Action, ChangedMessages, RunRequest, RunResult, RuntimeEvent, Session,
+    ToolCallJob, ToolSet,
+};
+use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
+use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use crate::tools::toggles::{DeferredStore, ThreadKey, Toggles};
+use crate::tools::{list_tools, set_tool_enabled, Diagnostic, ToolHandler};
+
+/// What the app configured that the core does not keep.
+pub(crate) struct HostConfig {
+    /// `toolsUrl`; `None` when there is no manifest.
+    pub tools_url: Option<String>,
+    /// The app's `fetch`, or the global one.
+    pub fetch: Fetch,
+    /// The app's `importModule`; `None` means dynamic `import()`.
+    pub import_module: Option<Function>,
+    /// Foreign origins tool modules may come from.
+    pub allowed_import_origins: Vec<String>,
+    /// The app's storage (or `localStorage`, or none).
+    pub storage: Store,
+}
+
+/// The event types a listener asked for; `None`: all of them.
+type EventFilter = Option<Rc<[String]>>;
+
+/// The JS side of a thread's running turn.
+struct Running {
+    /// Settle the `run` promise.
+    resolve: Function,
+    reject: Function,
+    /// Aborts the current fetch.
+    fetch: Option<AbortController>,
+    /// Each running call's controller (its `ctx.signal`), by call id.
+    calls: Vec<(String, AbortController)>,
+    /// The caller's `signal` and our listener on it, removed when the turn ends.
+    signal: Option<(AbortSignal, Function)>,
+}
+
+/// Per thread: its messages as the JS objects last handed out, by position, so a `messages` event
+/// converts only what changed and `run()`'s result reuses the listeners' objects.
+#[derive(Default)]
+struct Render {
+    /// Threads whose messages changed since the last `messages` event.
+    dirty: BTreeSet<String>,
+    mirrors: HashMap<String, Array>,
+    /// Whether a frame is scheduled to send the `messages` events.
+    frame_scheduled: bool,
+}
+
+struct State {
+    session: Session,
+    catalog: Catalog,
+    toggles: Toggles<DeferredStore>,
+    /// Toggle keys being read from storage right now (a nested call does not read them again).
+    reading: BTreeSet<String>,
+    host: Rc<HostConfig>,
+    /// Subscribers in subscription order: id, function, filter.
+    listeners: Vec<(u32, Function, EventFilter)>,
+    next_listener: u32,
+    /// Code-registered tools' handlers, by name.
+    handlers: HashMap<String, Function>,
+    /// Imported tool modules (promises), by URL: each module is imported once.
+    modules: HashMap<String, Promise>,
+    running: HashMap<String, Running>,
+    render: Render,
+    /// The timer for the session's next deadline, and that deadline.
+    timer: Option<(u64, Timer)>,
+    storage_events: Option<StorageEvents>,
+}
+
+/// The runtime's state and loop. Cloning shares it.
+#[derive(Clone)]
+pub(crate) struct Driver {
+    state: Rc<RefCell<State>>,
+}
+
+impl Driver {
+    /// A driver over a new session; listens to other tabs' toggle changes.
+    pub(crate) fn new(session: Session, catalog: Catalog, host: HostConfig) -> Self {
+        let driver = Driver {
+            state: Rc::new(RefCell::new(State {
+                session,
+                catalog,
+                toggles: Toggles::new(DeferredStore::default()),
+                reading: BTreeSet::new(),
+                host: Rc::new(host),
+                listeners: Vec::new(),
+                next_listener: 0,
+                handlers: HashMap::default(),
+                modules: HashMap::default(),
+                running: HashMap::default(),
+                render: Render::default(),
+                timer: None,
+                storage_events: None,
+            })),
+        };
+        driver.sync_agui_events();
+        let weak = driver.weak();
+        let events = StorageEvents::listen(move |key, value| {
+            if let Some(driver) = upgrade(&weak) {
+                driver.storage_changed(key.as_deref(), value.as_deref());
+            }
+        });
+        driver.state.borrow_mut().storage_events = events;
+        driver
+    }
+
+    fn weak(&self) -> Weak<RefCell<State>> {
+        Rc::downgrade(&self.state)
+    }
+
+    fn host(&self) -> Rc<HostConfig> {
+        self.state.borrow().host.clone()
+    }
+
+    /// Stops everything: the storage listener, the network and the handlers of every turn (the
+    /// runtime was freed).
+    pub(crate) fn shutdown(&self) {
+        let Ok(mut state) = self.state.try_borrow_mut() else {
+            return;
+        };
+        let events = state.storage_events.take();
+        let running = std::mem::take(&mut state.running);
+        let timer = state.timer.take();
+        drop(state);
+        drop((events, timer));
+        for (_, running) in running {
+            cancel_all(running.fetch, running.calls);
+        }
+    }
+
+    // ---- tools and toggles ---------------------------------------------------------------
+
+    /// `loadTools()`: fetches and checks `tools.json`, then reports.
+    pub(crate) async fn load_tools(&self) -> Result<JsValue, Error> {
+        let host = self.host();
+        let Some(url) = host.tools_url.clone() else {
+            return self.report(Vec::new());
+        };
+        let url = match browser::page_href() {
+            Some(page) => browser::parse_url(&url, Some(&page)),
+            None => browser::parse_url(&url, None),
+        }
+        .map(|u| u.href())
+        .map_err(|_| {
+            Error::new(
+                "options/invalid",
+                format!("`{url}` is not a URL (relative URLs need a page)"),
+            )
+        })?;
+        let fetch_failed = |message: String| {
+            Error::from(crate::tools::catalog::CatalogError::Fetch {
+                status: None,
+                message,
+            })
+        };
+        let answer = host
+            .fetch
+            .send("GET", &url, &[], None, None)
+            .await
+            .map_err(fetch_failed)?;
+        let head = http::head(&answer, &url);
+        check_manifest_status(head.status, &head.url)?;
+        let body = http::text(&answer).await.map_err(fetch_failed)?;
+        let page_origin = browser::page_href()
+            .and_then(|href| browser::parse_url(&href, None).ok())
+            .or_else(|| browser::parse_url(&head.url, None).ok())
+            .map(|u| u.origin())
+            .unwrap_or_default();
+        let context = ManifestContext {
+            manifest_url: head.url,
+            page_origin,
+            allowed_import_origins: host.allowed_import_origins.clone(),
+        };
+        let manifest = parse_manifest(
+            body.as_bytes(),
+            head.content_type.as_deref(),
+            &context,
+            &browser::BrowserUrl,
+        )?;
+        let mut diagnostics = manifest.diagnostics;
+        diagnostics.extend(self.state.borrow_mut().catalog.set_manifest(manifest.tools));
+        self.report(diagnostics)
+    }
+
+    /// `{ tools, diagnostics }`, and the matching events.
+    fn report(&self, diagnostics: Vec<Diagnostic>) -> Result<JsValue, Error> {
+        self.load_toggles(None);
+        let tools = {
+            let state = &mut *self.state.borrow_mut();
+            list_tools(&state.catalog, &mut state.toggles, None)
+        };
+        let mut text = String::new();
+        let mut w = ObjWriter::new(&mut text);
+        w.field("tools", &tools);
+        w.field("diagnostics", &diagnostics);
+        w.end();
+        let value = parse(&text)?;
+        let mut events: Vec<RuntimeEvent> = diagnostics
+            .into_iter()
+            .map(|diagnostic| RuntimeEvent::Diagnostic { diagnostic })
+            .collect();
+        events.push(RuntimeEvent::ToolsChanged {});
+        self.emit(&events);
+        self.emit_toggle_diagnostics();
+        Ok(value)
+    }
+
+    /// `registerTool`: the catalog checks the definition; the handler is kept by name.
+    pub(crate) fn register_tool(
+        &self,
+        name: &str,
+        description: &str,
+        parameters: Option<Value>,
+        handler: Function,
+        follow_up: Option<bool>,
+        timeout_ms: Option<u32>,
+    ) -> Result<(), Error> {
+        {
+            let mut state = self.state.borrow_mut();
+            state
+                .catalog
+                .register(name, description, parameters, follow_up, timeout_ms)
+                .map_err(|d| Error::new(d.code, d.message).with("toolName", name))?;
+            state.handlers.insert(name.to_owned(), handler);
+        }
+        self.emit(&[RuntimeEvent::ToolsChanged {}]);
+        Ok(())
+    }
+
+    /// `unregisterTool`: whether there was one.
+    pub(crate) fn unregister_tool(&self, name: &str) -> bool {
+        let removed = {
+            let mut state = self.state.borrow_mut();
+            state.handlers.remove(name);
+            state.catalog.unregister(name)
+        };
+        if removed {
+            self.emit(&[RuntimeEvent::ToolsChanged {}]);
+        }
+        removed
+    }
+
+    /// `setBackendTools`.
+    pub(crate) fn set_backend_tools(&self, tools: &Value) {
+        let diagnostics = self.state.borrow_mut().catalog.set_backend_tools(tools);
+        let mut events: Vec<RuntimeEvent> = diagnostics
+            .into_iter()
+            .map(|diagnostic| RuntimeEvent::Diagnostic { diagnostic })
+            .collect();
+        events.push(RuntimeEvent::ToolsChanged {});
+        self.emit(&events);
+    }
+
+    /// `listTools`.
+    pub(crate) fn list_tools(&self, thread_id: Option<&str>) -> Result<JsValue, Error> {
+        self.load_toggles(thread_id);
+        let entries = {
+            let state = &mut *self.state.borrow_mut();
+            list_tools(&state.catalog, &mut state.toggles, thread_id)
+        };
+        self.emit_toggle_diagnostics();
+        to_js(&entries)
+    }
+
+    /// `setToolEnabled`.
+    pub(crate) fn set_tool_enabled(
+        &self,
+        thread_id: Option<String>,
+        name: &str,
+        enabled: bool,
+    ) -> Result<(), Error> {
+        self.load_toggles(thread_id.as_deref());
+        {
+            let state = &mut *self.state.borrow_mut();
+            set_tool_enabled(
+                &state.catalog,
+                &mut state.toggles,
+                thread_id.as_deref(),
+                name,
+                enabled,
+            )
+            .map_err(|e| Error::new(e.code(), e.to_string()).with("toolName", name))?;
+        }
+        self.save_toggles();
+        self.emit_toggle_diagnostics();
+        self.emit(&[RuntimeEvent::TogglesChanged { thread_id }]);
+        Ok(())
+    }
+
+    /// `activeTools`: what a run of the thread would send.
+    pub(crate) fn active_tools(&self, thread_id: Option<&str>) -> Result<JsValue, Error> {
+        self.load_toggles(thread_id);
+        let tools = {
+            let state = &mut *self.state.borrow_mut();
+            ToolSet::for_thread(&state.catalog, &mut state.toggles, thread_id).wire
+        };
+        self.emit_toggle_diagnostics();
+        to_js(&tools)
+    }
+
+    /// Reads from the app's storage the toggle keys a call for this thread (`None`: the default
+    /// state) may need and the toggles have not cached, with no borrow held: the app's `getItem`
+    /// may call back into the runtime. A key an outer call is reading is left to it (the nested
+    /// call sees the thread as holding nothing saved, and caches nothing).
+    fn load_toggles(&self, thread_id: Option<&str>) {
+        let (keys, host) = {
+            let state = &mut *self.state.borrow_mut();
+            let keys: Vec<String> = state
+                .toggles
+                .keys_to_load(thread_id)
+                .into_iter()
+                .filter(|key| !state.reading.contains(key))
+                .collect();
+            state.reading.extend(keys.iter().cloned());
+            (keys, state.host.clone())
+        };
+        if keys.is_empty() {
+            return;
+        }
+        let reads: Vec<_> = keys
+            .into_iter()
+            .map(|key| {
+                let read = host.storage.get_item(&key);
+                (key, read)
+            })
+            .collect();
+        let mut state = self.state.borrow_mut();
+        for (key, read) in reads {
+            state.reading.remove(&key);
+            state.toggles.supply(&key, read);
+        }
+    }
+
+    /// Writes what the toggles queued to the app's storage, with no borrow held; a write that
+    /// throws goes back to the toggles (a diagnostic, and the key is written again with the next
+    /// change).
+    fn save_toggles(&self) {
+        loop {
+            let (writes, host) = {
+                let mut state = self.state.borrow_mut();
+                let writes = std::mem::take(&mut state.toggles.store_mut().writes);
+                (writes, state.host.clone())
+            };
+            if writes.is_empty() {
+                return;
+            }
+            for (key, value, name) in writes {
+                if let Err(err) = host.storage.set_item(&key, &value) {
+                    self.state
+                        .borrow_mut()
+                        .toggles
+                        .write_failed(&key, name.as_deref(), err);
+                }
+            }
+        }
+    }
+
+    /// Emits the toggles' diagnostics (storage that threw, corrupt values).
+    fn emit_toggle_diagnostics(&self) {
+        let mut events = Vec::new();
+        {
+            let mut state = self.state.borrow_mut();
+            while let Some(diagnostic) = state.toggles.poll_diagnostic() {
+                events.push(RuntimeEvent::Diagnostic { diagnostic });
+            }
+        }
+        self.emit(&events);
+    }
+
+    /// Another tab changed `localStorage`.
+    fn storage_changed(&self, key: Option<&str>, value: Option<&str>) {
+        let changed = self
+            .state
+            .borrow_mut()
+            .toggles
+            .handle_storage_event(key, value);
+        self.emit_toggle_diagnostics();
+        let thread_id = match changed {
+            None => return,
+            Some(ThreadKey::Thread(id)) => Some(id),
+            Some(_) => None,
+        };
+        self.emit(&[RuntimeEvent::TogglesChanged { thread_id }]);
+    }
+
+    // ---- threads -------------------------------------------------------------------------
+
+    /// `setMessages`.
+    pub(crate) fn set_messages(
+        &self,
+        thread_id: &str,
+        messages: Vec<Message>,
+    ) -> Result<(), Error> {
+        self.state
+            .borrow_mut()
+            .session
+            .set_messages(thread_id, messages)?;
+        self.mark_dirty(thread_id);
+        Ok(())
+    }
+
+    /// `messages`.
+    pub(crate) fn messages(&self, thread_id: &str) -> Result<JsValue, Error> {
+        let text = self
+            .state
+            .borrow()
+            .session
+            .messages(thread_id)
+            .to_json_string();
+        parse(&text)
+    }
+
+    /// `state`: `undefined` for an unknown thread.
+    pub(crate) fn state(&self, thread_id: &str) -> Result<JsValue, Error> {
+        let text = {
+            let state = self.state.borrow();
+            state.session.state(thread_id).map(|s| s.to_json_string())
+        };
+        text.map_or(Ok(JsValue::UNDEFINED), |t| parse(&t))
+    }
+
+    /// `isRunning`.
+    pub(crate) fn is_running(&self, thread_id: &str) -> bool {
+        self.state.borrow().session.is_running(thread_id)
+    }
+
+    /// `run`: starts the turn; the promise settles when it ends.
+    pub(crate) fn run(
+        &self,
+        request: RunRequest,
+        signal: Option<AbortSignal>,
+    ) -> Result<Promise, Error> {
+        let thread_id = request.thread_id.clone();
+        self.load_toggles(Some(&thread_id));
+        let mut slots = None;
+        let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
+        let (resolve, reject) = slots.expect("the Promise executor runs at once");
+        {
+            let state = &mut *self.state.borrow_mut();
+            if state.session.is_running(&thread_id) {
+                return Err(Error::new(
+                    "run/busy",
+                    format!("a run is already in progress on thread {thread_id}"),
+                ));
+            }
+            state.toggles.begin_run(&thread_id);
+            let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, Some(&thread_id));
+            state.session.start_run(request, tools)?;
+            state.running.insert(
+                thread_id.clone(),
+                Running {
+                    resolve,
+                    reject,
+                    fetch: None,
+                    calls: Vec::new(),
+                    signal: None,
+                },
+            );
+        }
+        self.save_toggles();
+        if let Some(signal) = signal {
+            self.follow_signal(&thread_id, signal);
+        }
+        self.emit_toggle_diagnostics();
+        self.mark_dirty(&thread_id);
+        self.drive();
+        Ok(promise)
+    }
+
+    /// `abort`.
+    pub(crate) fn abort(&self, thread_id: &str) {
+        self.state.borrow_mut().session.abort(thread_id);
+        self.mark_dirty(thread_id);
+        self.drive();
+    }
+
+    /// Aborts the thread's turn when the caller's `signal` fires.
+    fn follow_signal(&self, thread_id: &str, signal: AbortSignal) {
+        if signal.aborted() {
+            self.abort(thread_id);
+            return;
+        }
+        let weak = self.weak();
+        let thread = thread_id.to_owned();
+        let listener: Function = Closure::once_into_js(move || {
+            if let Some(driver) = upgrade(&weak) {
+                driver.abort(&thread);
+            }
+        })
+        .unchecked_into();
+        let _ = signal.add_event_listener_with_callback("abort", &listener);
+        if let Some(running) = self.state.borrow_mut().running.get_mut(thread_id) {
+            running.signal = Some((signal, listener));
+        }
+    }
+
+    // ---- listeners -----------------------------------------------------------------------
+
+    /// `subscribe`: the function that unsubscribes.
+    pub(crate) fn subscribe(&self, listener: Function, filter: Option<Vec<String>>) -> Function {
+        let id = {
+            let mut state = self.state.borrow_mut();
+            state.next_listener += 1;
+            let id = state.next_listener;
+            state.listeners.push((id, listener, filter.map(Rc::from)));
+            id
+        };
+        self.sync_agui_events();
+        let weak = self.weak();
+        Closure::<dyn Fn()>::new(move || {
+            if let Some(driver) = upgrade(&weak) {
+                driver
+                    .state
+                    .borrow_mut()
+                    .listeners
+                    .retain(|(n, _, _)| *n != id);
+                driver.sync_agui_events();
+            }
+        })
+        .into_js_value()
+        .unchecked_into()
+    }
+
+    /// Tells the session whether any listener wants `agui` events (none: the stream costs no
+    /// per-event action).
+    fn sync_agui_events(&self) {
+        let state = &mut *self.state.borrow_mut();
+        let on = state
+            .listeners
+            .iter()
+            .any(|(_, _, filter)| wants(filter, "agui"));
+        state.session.set_agui_events(on);
+    }
+
+    /// The listeners, copied out so a listener may subscribe or unsubscribe while being called.
+    fn listeners(&self) -> Vec<(Function, EventFilter)> {
+        self.state
+            .borrow()
+            .listeners
+            .iter()
+            .map(|(_, f, filter)| (f.clone(), filter.clone()))
+            .collect()
+    }
+
+    /// Sends each event to the listeners that want it, all converted with one `JSON.parse`. An
+    /// event no listener wants is never converted.
+    fn emit(&self, events: &[RuntimeEvent]) {
+        let listeners = self.listeners();
+        let wanted: Vec<&RuntimeEvent> = events
+            .iter()
+            .filter(|event| listeners.iter().any(|(_, f)| wants(f, event.kind())))
+            .collect();
+        if wanted.is_empty() {
+            return;
+        }
+        let Ok(values) = to_js(&wanted) else { return };
+        let values: Array = values.unchecked_into();
+        for (n, event) in wanted.iter().enumerate() {
+            deliver(&listeners, event.kind(), &values.get(n as u32));
+        }
+    }
+
+    // ---- the loop ------------------------------------------------------------------------
+
+    fn mark_dirty(&self, thread_id: &str) {
+        self.state
+            .borrow_mut()
+            .render
+            .dirty
+            .insert(thread_id.to_owned());
+    }
+
+    /// Runs every action the session has queued, then sets the deadline timer and schedules the
+    /// next frame's `messages` events.
+    fn drive(&self) {
+        // Events go to listeners in batches: one look at the listener list per batch, not per
+        // streamed token. A batch is flushed before any other action, so the order holds.
+        let mut events = Vec::new();
+        loop {
+            let action = self.state.borrow_mut().session.poll_action(browser::now());
+            let Some(action) = action else { break };
+            if let Action::Emit(event) = action {
+                events.push(event);
+                continue;
+            }
+            if !events.is_empty() {
+                self.emit(&std::mem::take(&mut events));
+            }
+            match action {
+                Action::Send {
+                    thread_id,
+                    run_id,
+                    url,
+                    headers,
+                    body,
+                } => self.spawn_send(thread_id, run_id, url, headers, body),
+                Action::Execute(job) => self.spawn_call(job),
+                Action::Cancel { thread_id } => {
+                    let parts = self
+                        .state
+                        .borrow_mut()
+                        .running
+                        .get_mut(&thread_id)
+                        .map(|r| (r.fetch.take(), std::mem::take(&mut r.calls)));
+                    if let Some((fetch, calls)) = parts {
+                        cancel_all(fetch, calls);
+                    }
+                }
+                Action::CancelCall {
+                    thread_id,
+                    tool_call_id,
+                } => {
+                    let controller = self
+                        .state
+                        .borrow_mut()
+                        .running
+                        .get_mut(&thread_id)
+                        .and_then(|r| take_call(&mut r.calls, &tool_call_id));
+                    if let Some(controller) = controller {
+                        controller.abort_with_reason(&browser::timeout_reason());
+                    }
+                }
+                Action::Finished(result) => self.finish(&result),
+                _ => {}
+            }
+        }
+        if !events.is_empty() {
+            self.emit(&events);
+        }
+        self.arm_timer();
+        self.schedule_flush();
+    }
+
+    /// Keeps one timer, for the session's earliest deadline.
+    fn arm_timer(&self) {
+        let replaced = {
+            let mut state = self.state.borrow_mut();
+            let deadline = state.session.poll_timeout();
+            if state.timer.as_ref().map(|(at, _)| *at) == deadline {
+                return;
+            }
+            let timer = deadline.map(|at| {
+                let weak = self.weak();
+                let timer = browser::timer(at.saturating_sub(browser::now()), move || {
+                    if let Some(driver) = upgrade(&weak) {
+                        let timer = driver.state.borrow_mut().timer.take();
+                        drop(timer);
+                        driver
+                            .state
+                            .borrow_mut()
+                            .session
+                            .handle_timeout(browser::now());
+                        driver.drive();
+                    }
+                });
+                (at, timer)
+            });
+            std::mem::replace(&mut state.timer, timer)
+        };
+        drop(replaced);
+    }
+
+    /// The turn is over: the final messages go out before the promise settles (the result's
+    /// messages are then the objects the listeners already have).
+    fn finish(&self, result: &RunResult) {
+        self.flush_thread(&result.thread_id);
+        let value = self.run_result_to_js(result);
+        let running = self.state.borrow_mut().running.remove(&result.thread_id);
+        let Some(running) = running else { return };
+        cancel_all(running.fetch, running.calls);
+        if let Some((signal, listener)) = running.signal {
+            let _ = signal.remove_event_listener_with_callback("abort", &listener);
+        }
+        let _ = match value {
+            Ok(value) => running.resolve.call1(&JsValue::UNDEFINED, &value),
+            Err(error) => running
+                .reject
+                .call1(&JsValue::UNDEFINED, &JsValue::from(error)),
+        };
+    }
+
+    /// Sends one round's request and streams the answer into the session.
+    fn spawn_send(
+        &self,
+        thread_id: String,
+        run_id: String,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: String,
+    ) {
+        let controller = AbortController::new().ok();
+        let fetch = {
+            let mut state = self.state.borrow_mut();
+            if let Some(running) = state.running.get_mut(&thread_id) {
+                running.fetch = controller.clone();
+            }
+            state.host.fetch.clone()
+        };
+        let driver = self.clone();
+        spawn_local(async move {
+            let signal = controller.as_ref().map(AbortController::signal);
+            let sent = driver
+                .stream(&fetch, &thread_id, &run_id, &url, &headers, &body, signal)
+                .await;
+            if let Err(message) = sent {
+                driver
+                    .state
+                    .borrow_mut()
+                    .session
+                    .handle_transport_error(&thread_id, &run_id, &message);
+            }
+            driver.mark_dirty(&thread_id);
+            driver.drive();
+        });
+    }
+
+    fn is_current(&self, thread_id: &str, run_id: &str) -> bool {
+        self.state.borrow().session.current_run_id(thread_id) == Some(run_id)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn stream(
+        &self,
+        fetch: &Fetch,
+        thread_id: &str,
+        run_id: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: &str,
+        signal: Option<AbortSignal>,
+    ) -> Result<(), String> {
+        let answer = fetch
+            .send("POST", url, headers, Some(body), signal.as_ref())
+            .await?;
+        if !self.is_current(thread_id, run_id) {
+            return Ok(());
+        }
+        let head = http::head(&answer, url);
+        let error_body = if crate::http::is_success(head.status) {
+            None
+        } else {
+            Some(http::text(&answer).await.unwrap_or_default())
+        };
+        self.state.borrow_mut().session.handle_response(
+            thread_id,
+            run_id,
+            head.status,
+            head.content_type.as_deref(),
+            error_body.as_deref(),
+        );
+        self.drive();
+        if !self.is_current(thread_id, run_id) {
+            return Ok(());
+        }
+        let Some(body) = Body::open(&answer)? else {
+            self.state
+                .borrow_mut()
+                .session
+                .handle_body_end(thread_id, run_id);
+            return Ok(());
+        };
+        loop {
+            let chunk = body.next().await?;
+            if !self.is_current(thread_id, run_id) {
+                // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
+                body.cancel().await;
+                return Ok(());
+            }
+            let Some(bytes) = chunk else {
+                self.state
+                    .borrow_mut()
+                    .session
+                    .handle_body_end(thread_id, run_id);
+                return Ok(());
+            };
+            self.state
+                .borrow_mut()
+                .session
+                .handle_bytes(thread_id, run_id, &bytes);
+            self.mark_dirty(thread_id);
+            self.drive();
+        }
+    }
+
+    /// Starts a tool call; its outcome goes back into the session when it settles. The session's
+    /// deadline (an [`Action::CancelCall`]) or Stop fires the call's signal, which ends whichever
+    /// wait is going on: then nothing is reported (the session has settled the call already).
+    fn spawn_call(&self, job: ToolCallJob) {
+        let Ok(controller) = AbortController::new() else {
+            return;
+        };
+        {
+            let mut state = self.state.borrow_mut();
+            if let Some(running) = state.running.get_mut(&job.thread_id) {
+                running
+                    .calls
+                    .push((job.tool_call_id.clone(), controller.clone()));
+            }
+        }
+        let driver = self.clone();
+        spawn_local(async move {
+            let signal = controller.signal();
+            let outcome = driver.call(&job, &signal).await;
+            let Some(outcome) = outcome else { return };
+            {
+                let mut state = driver.state.borrow_mut();
+                if let Some(running) = state.running.get_mut(&job.thread_id) {
+                    take_call(&mut running.calls, &job.tool_call_id);
+                }
+                state
+                    .session
+                    .handle_tool_result(&job.thread_id, &job.tool_call_id, outcome);
+            }
+            driver.mark_dirty(&job.thread_id);
+            driver.drive();
+        });
+    }
+
+    /// The call's outcome; `None` when its signal fired first.
+    async fn call(&self, job: &ToolCallJob, signal: &AbortSignal) -> Option<ToolOutcome> {
+        let handler = match self.handler(job, signal).await? {
+            Ok(handler) => handler,
+            Err(message) => return Some(failure(FailureCode::ToolLoadFailed, message)),
+        };
+        let mut ctx = String::new();
+        let mut w = ObjWriter::new(&mut ctx);
+        w.field("toolCallId", &job.tool_call_id);
+        w.field("toolName", &job.tool.name);
+        w.field("threadId", &job.thread_id);
+        w.field("runId", &job.run_id);
+        w.end();
+        // Nothing awaits between this check and the call: a stopped or timed-out call never
+        // reaches its handler, however late its module arrived.
+        let wanted = self
+            .state
+            .borrow_mut()
+            .session
+            .begin_call(&job.thread_id, &job.tool_call_id);
+        if signal.aborted() || !wanted {
+            return None;
+        }
+        let promise = match tools::call(&handler, &job.args.to_string(), &ctx, signal) {
+            Ok(promise) => promise,
+            Err(message) => return Some(failure(FailureCode::ToolExecutionFailed, message)),
+        };
+        let limit = self.state.borrow().session.config().max_tool_result_bytes;
+        match tools::until_aborted(&promise, signal).await? {
+            Ok(value) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
+            Err(error) => Some(failure(
+                FailureCode::ToolExecutionFailed,
+                super::script::describe(&error),
+            )),
+        }
+    }
+
+    /// The tool's function: a registered handler, or the module's export (imported once per
+    /// URL). `None`: the signal fired while the module loaded; `Some(Err)`: it cannot be had.
+    async fn handler(
+        &self,
+        job: &ToolCallJob,
+        signal: &AbortSignal,
+    ) -> Option<Result<Function, String>> {
+        let name = &job.tool.name;
+        let (url, entrypoint) = match &job.tool.handler {
+            ToolHandler::Registered => {
+                let handler = self.state.borrow().handlers.get(name).cloned();
+                return Some(handler.ok_or_else(|| format!("{name} has no registered handler")));
+            }
+            ToolHandler::Module { url, entrypoint } => (url, entrypoint),
+        };
+        let cached = self.state.borrow().modules.get(url).cloned();
+        let promise = match cached {
+            Some(promise) => promise,
+            None => {
+                let custom = self.host().import_module.clone();
+                let promise = match tools::import(custom.as_ref(), url) {
+                    Ok(promise) => promise,
+                    Err(e) => return Some(Err(format!("could not import {url}: {e}"))),
+                };
+                self.state
+                    .borrow_mut()
+                    .modules
+                    .insert(url.clone(), promise.clone());
+                promise
+            }
+        };
+        let Some(settled) = tools::until_aborted(&promise, signal).await else {
+            // A load that was stopped (or timed out) is not kept: the next call imports again.
+            self.forget_module(url, &promise);
+            return None;
+        };
+        let module = match settled {
+            Ok(module) if module.is_object() => module,
+            Ok(_) => {
+                self.forget_module(url, &promise);
+                return Some(Err(format!(
+                    "could not import {url}: importModule did not give a module object"
+                )));
+            }
+            Err(error) => {
+                self.forget_module(url, &promise);
+                return Some(Err(format!(
+                    "could not import {url}: {}",
+                    super::script::describe(&error)
+                )));
+            }
+        };
+        Some(
+            tools::export(&module, entrypoint)
+                .ok_or_else(|| format!("{url} has no exported function named {entrypoint}")),
+        )
+    }
+
+    /// Drops a failed or abandoned import from the cache, unless a newer one replaced it.
+    fn forget_module(&self, url: &str, promise: &Promise) {
+        let mut state = self.state.borrow_mut();
+        if state
+            .modules
+            .get(url)
+            .is_some_and(|p| JsValue::from(p) == JsValue::from(promise))
+        {
+            state.modules.remove(url);
+        }
+    }
+
+    // ---- messages to listeners -----------------------------------------------------------
+
+    /// Schedules one `messages` event per changed thread for the next animation frame.
+    fn schedule_flush(&self) {
+        {
+            let mut state = self.state.borrow_mut();
+            if state.render.frame_scheduled || state.render.dirty.is_empty() {
+                return;
+            }
+            state.render.frame_scheduled = true;
+        }
+        let weak = self.weak();
+        browser::schedule_frame(move || {
+            let Some(driver) = upgrade(&weak) else { return };
+            let threads = {
+                let mut state = driver.state.borrow_mut();
+                state.render.frame_scheduled = false;
+                std::mem::take(&mut state.render.dirty)
+            };
+            for thread_id in threads {
+                driver.flush_thread(&thread_id);
+            }
+        });
+    }
+
+    /// Emits the thread's changed messages now, if any, and keeps the thread's mirror up to date
+    /// with them: the first time (or after a snapshot) the whole thread is converted and the
+    /// event's messages are picked from it. Without a `messages` listener nothing is converted
+    /// and the mirror is dropped.
+    fn flush_thread(&self, thread_id: &str) {
+        let listeners = self.listeners();
+        let (text, changed, full) = {
+            let state = &mut *self.state.borrow_mut();
+            state.render.dirty.remove(thread_id);
+            let Some(changed) = state.session.take_changed_positions(thread_id) else {
+                return;
+            };
+            if !listeners.iter().any(|(_, f)| wants(f, "messages")) {
+                state.render.mirrors.remove(thread_id);
+                return;
+            }
+            let full = changed.all || !state.render.mirrors.contains_key(thread_id);
+            let all = state.session.messages(thread_id);
+            let list: Vec<&Message> = if full {
+                all.iter().collect()
+            } else {
+                changed.positions.iter().map(|&at| &all[at]).collect()
+            };
+            let mut text = String::new();
+            write_messages_event(&mut text, thread_id, &list);
+            (text, changed, full)
+        };
+        let Ok(event) = parse(&text) else { return };
+        let Ok(list) = Reflect::get(&event, &"messages".into()) else {
+            return;
+        };
+        let list: Array = list.unchecked_into();
+        if full {
+            let copy = list.slice(0, list.length());
+            self.state
+                .borrow_mut()
+                .render
+                .mirrors
+                .insert(thread_id.to_owned(), copy);
+            if !changed.all {
+                // The event carries only what changed.
+                let _ = Reflect::set(&event, &"messages".into(), &pick(&list, &changed.positions));
+            }
+        } else {
+            self.update_mirror(thread_id, &changed, &list);
+        }
+        deliver(&listeners, "messages", &event);
+    }
+
+    /// Applies one `messages` event's objects (changed in place or appended) to the thread's
+    /// mirror, or drops the mirror when they do not line up with it.
+    fn update_mirror(&self, thread_id: &str, changed: &ChangedMessages, messages: &Array) {
+        let mut state = self.state.borrow_mut();
+        let Some(mirror) = state.render.mirrors.get(thread_id) else {
+            return;
+        };
+        let mut len = mirror.length() as usize;
+        let mut in_line = true;
+        for (n, &at) in changed.positions.iter().enumerate() {
+            let object = messages.get(n as u32);
+            if at < len {
+                mirror.set(at as u32, object);
+            } else if at == len {
+                mirror.push(&object);
+                len += 1;
+            } else {
+                in_line = false;
+                break;
+            }
+        }
+        if !in_line || len != changed.len {
+            state.render.mirrors.remove(thread_id);
+        }
+    }
+
+    /// `run()`'s value. Its `messages` are the thread's mirror (the objects the `messages` events
+    /// handed out) when there is one, so a finished run does not send the thread across again;
+    /// `newMessages` are taken from `messages` (same objects).
+    fn run_result_to_js(&self, result: &RunResult) -> Result<JsValue, Error> {
+        let mirror = self
+            .state
+            .borrow()
+            .render
+            .mirrors
+            .get(&result.thread_id)
+            .cloned();
+        let mirror = mirror.filter(|m| m.length() as usize == result.messages.len());
+        let Some(positions) = result.new_message_positions() else {
+            return to_js(result);
+        };
+        let mut text = String::new();
+        result.write_json_with(&mut text, mirror.is_none(), false);
+        let value = parse(&text)?;
+        let set = |key: &str, v: &JsValue| {
+            Reflect::set(&value, &key.into(), v)
+                .map(drop)
+                .map_err(|e| Error::new("internal", super::script::describe(&e)))
+        };
+        let messages: Array = match mirror {
+            Some(mirror) => {
+                let messages = mirror.slice(0, mirror.length());
+                set("messages", &messages)?;
+                messages
+            }
+            None => {
+                let messages: Array = Reflect::get(&value, &"messages".into())
+                    .unwrap_or_default()
+                    .unchecked_into();
+                let copy = messages.slice(0, messages.length());
+                self.state
+                    .borrow_mut()
+                    .render
+                    .mirrors
+                    .insert(result.thread_id.clone(), copy);
+                messages
+            }
+        };
+        set("newMessages", &pick(&messages, &positions))?;
+        Ok(value)
+    }
+}
+
+fn upgrade(weak: &Weak<RefCell<State>>) -> Option<Driver> {
+    weak.upgrade().map(|state| Driver { state })
+}
+
+fn failure(code: FailureCode, message: String) -> ToolOutcome {
+    ToolOutcome::Failed(ToolFailure::new(code, message))
+}
+
+fn wants(filter: &EventFilter, kind: &str) -> bool {
+    filter
+        .as_ref()
+        .is_none_or(|types| types.iter().any(|t| t == kind))
+}
+
+/// Calls each listener that wants `kind` with `value`; one that throws is reported and skipped.
+fn deliver(listeners: &[(Function, EventFilter)], kind: &str, value: &JsValue) {
+    for (listener, filter) in listeners {
+        if !wants(filter, kind) {
+            continue;
+        }
+        if let Err(error) = listener.call1(&JsValue::UNDEFINED, value) {
+            browser::console_error("chat-runtime: a subscriber threw", &error);
+        }
+    }
+}
+
+/// The items of `list` at `positions`, as a new array (the same objects).
+fn pick(list: &Array, positions: &[usize]) -> Array {
+    let picked = Array::new_with_length(positions.len() as u32);
+    for (n, &at) in positions.iter().enumerate() {
+        picked.set(n as u32, list.get(at as u32));
+    }
+    picked
+}
+
+/// Removes a call's controller from a turn's list.
+fn take_call(calls: &mut Vec<(String, AbortController)>, id: &str) -> Option<AbortController> {
+    let at = calls.iter().position(|(call, _)| call == id)?;
+    Some(calls.swap_remove(at).1)
+}
+
+/// Cancels a turn's fetch and fires its calls' signals.
+fn cancel_all(fetch: Option<AbortController>, calls: Vec<(String, AbortController)>) {
+    let reason = JsValue::from(Error::new("run/aborted", "the run was aborted"));
+    if let Some(fetch) = fetch {
+        fetch.abort_with_reason(&reason);
+    }
+    for (_, call) in calls {
+        call.abort_with_reason(&reason);
+    }
+}

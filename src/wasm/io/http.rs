@@ -1,0 +1,174 @@
+//! HTTP through the app's `fetch` (auth wrappers) or the global one.
+//!
+//! A request goes out as `fetch(url, init)` with a plain `init` (`method`, `headers` as a plain
+//! object, `body`, `signal`): an app's wrapper that adds a header with
+//! `fetch(url, { ...init, headers: { ...init.headers, Authorization } })` keeps ours. Handing it a
+//! `Request` instead would not: the Fetch standard replaces a `Request`'s headers wholesale when
+//! `init.headers` is given. The answer is read through `gloo-net`'s `Response` (status, headers,
+//! URL, body stream); its text through `web-sys` directly, because `gloo-net`'s `text()` unwraps
+//! the `TypeError` of a body the app's wrapper already read, which would abort the module.
+
+use gloo_net::http::Response;
+use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestInit};
+
+use crate::wasm::script::describe;
+
+/// The `fetch` to call, and how.
+#[derive(Clone)]
+pub(crate) struct Fetch {
+    function: Option<Function>,
+}
+
+impl Fetch {
+    /// The app's `fetch`, or `globalThis.fetch` (looked up at each call, so a page that installs
+    /// one later, a test stub, is seen).
+    pub(crate) fn new(custom: Option<Function>) -> Self {
+        Self { function: custom }
+    }
+
+    fn function(&self) -> Result<Function, String> {
+        if let Some(f) = &self.function {
+            return Ok(f.clone());
+        }
+        Reflect::get(&js_sys::global(), &"fetch".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .ok_or_else(|| {
+                "there is no fetch in this environment; pass the `fetch` option".to_owned()
+            })
+    }
+
+    /// Sends a request and waits for the response head. `Err`: the network failed, `fetch`
+    /// threw, or it gave something that is not a `Response`.
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<&str>,
+        signal: Option<&AbortSignal>,
+    ) -> Result<Answer, String> {
+        let fetch = self.function()?;
+        let init = RequestInit::new();
+        init.set_method(method);
+        if !headers.is_empty() {
+            let object = Object::new();
+            for (name, value) in headers {
+                let _ = Reflect::set(&object, &name.into(), &value.into());
+            }
+            init.set_headers(&object);
+        }
+        if let Some(body) = body {
+            init.set_body(&body.into());
+        }
+        if let Some(signal) = signal {
+            init.set_signal(Some(signal));
+        }
+        // `globalThis` as the receiver: an unbound `window.fetch` throws "Illegal invocation".
+        let promise = fetch
+            .call2(&js_sys::global(), &url.into(), &init)
+            .map_err(|e| describe(&e))?;
+        let response = JsFuture::from(Promise::resolve(&promise))
+            .await
+            .map_err(|e| describe(&e))?;
+        // A look-alike object would make every getter a guess: only a real `Response` is read.
+        let raw = response
+            .dyn_into::<web_sys::Response>()
+            .map_err(|_| "fetch did not return a Response".to_owned())?;
+        Ok(Answer {
+            response: Response::from(Clone::clone(&raw)),
+            raw,
+        })
+    }
+}
+
+/// A response, as `gloo-net` reads it and as it is (for what `gloo-net` would unwrap).
+pub(crate) struct Answer {
+    response: Response,
+    raw: web_sys::Response,
+}
+
+/// The parts of a response head the core's rules look at.
+pub(crate) struct Head {
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Content-Type` header.
+    pub content_type: Option<String>,
+    /// The URL the body came from after redirects, or `requested` when the response does not
+    /// say (a `Response` built by an app's own `fetch`).
+    pub url: String,
+}
+
+/// Reads the head of `answer`.
+pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
+    let response = &answer.response;
+    let url = response.url();
+    Head {
+        status: response.status(),
+        content_type: response.headers().get("content-type"),
+        url: if url.is_empty() {
+            requested.to_owned()
+        } else {
+            url
+        },
+    }
+}
+
+/// The whole body as text (`Err`: it could not be read).
+pub(crate) async fn text(answer: &Answer) -> Result<String, String> {
+    let promise = answer.raw.text().map_err(|e| describe(&e))?;
+    let text = JsFuture::from(promise).await.map_err(|e| describe(&e))?;
+    Ok(text.as_string().unwrap_or_default())
+}
+
+/// The body, chunk by chunk.
+pub(crate) struct Body {
+    reader: ReadableStreamDefaultReader,
+}
+
+impl Body {
+    /// The body's reader; `Ok(None)` for a response without a body.
+    pub(crate) fn open(answer: &Answer) -> Result<Option<Self>, String> {
+        let Some(stream) = answer.response.body() else {
+            return Ok(None);
+        };
+        // `getReader()` throws on a locked stream (the app's wrapper read the body).
+        if stream.locked() {
+            return Err("the response body was already read (by the app's fetch?)".to_owned());
+        }
+        let reader = stream
+            .get_reader()
+            .dyn_into::<ReadableStreamDefaultReader>()
+            .map_err(|_| "the body has no default reader".to_owned())?;
+        Ok(Some(Self { reader }))
+    }
+
+    /// The next chunk; `Ok(None)` at the end.
+    pub(crate) async fn next(&self) -> Result<Option<Vec<u8>>, String> {
+        let chunk = JsFuture::from(self.reader.read())
+            .await
+            .map_err(|e| describe(&e))?;
+        let done = Reflect::get(&chunk, &"done".into())
+            .ok()
+            .and_then(|d| d.as_bool())
+            .unwrap_or(true);
+        if done {
+            return Ok(None);
+        }
+        let value = Reflect::get(&chunk, &"value".into()).unwrap_or(JsValue::UNDEFINED);
+        Ok(Some(
+            value
+                .dyn_ref::<Uint8Array>()
+                .map(Uint8Array::to_vec)
+                .unwrap_or_default(),
+        ))
+    }
+
+    /// Stops reading (the run was stopped or is over).
+    pub(crate) async fn cancel(self) {
+        let _ = JsFuture::from(self.reader.cancel()).await;
+    }
+}

@@ -1,0 +1,52 @@
+//! The three things the boundary needs that are JavaScript the language, not a browser API, and
+//! that neither `js-sys` nor `web-sys` can express: `import()` (a keyword, not a function), a
+//! description of a thrown value that never throws itself, and `String.prototype.isWellFormed`
+//! (newer than the `js-sys` bindings; a loop of `charCodeAt` calls from Rust would cross the
+//! boundary once per code unit).
+
+use js_sys::{JsString, Promise};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = r#"
+export function dynamicImport(url) {
+  return import(/* webpackIgnore: true */ /* @vite-ignore */ url);
+}
+function quietly(read, fallback) {
+  try { return read(); } catch { return fallback; }
+}
+export function describe(value) {
+  switch (typeof value) {
+    case "string": return value;
+    case "undefined": return "undefined";
+    case "symbol": return quietly(() => value.toString(), "Symbol()");
+    case "bigint": return `${value}n`;
+    case "number": case "boolean": return String(value);
+  }
+  if (value === null) return "null";
+  const message = quietly(() => value.message, undefined);
+  if (typeof message === "string") {
+    const name = quietly(() => value.name, undefined);
+    return typeof name === "string" && name !== "" ? `${name}: ${message}` : message;
+  }
+  const text = quietly(() => String(value), undefined);
+  if (typeof text === "string" && !text.startsWith("[object ")) return text;
+  const json = quietly(() => JSON.stringify(value), undefined);
+  if (typeof json === "string") return json;
+  return typeof text === "string" ? text : "a value that cannot be described";
+}
+export function isWellFormed(text) {
+  return typeof text.isWellFormed === "function" ? text.isWellFormed() : !/\p{Cs}/u.test(text);
+}
+"#)]
+extern "C" {
+    /// `import(url)`, hidden from bundlers so tools load at run time.
+    #[wasm_bindgen(js_name = dynamicImport)]
+    pub fn dynamic_import(url: &str) -> Promise;
+    /// A thrown value as text, never throwing itself (a `Proxy` whose traps throw, an `Error`
+    /// whose `name` getter throws): an error's `name: message`, a string as it is, `null`,
+    /// `undefined`, `Symbol(x)`, `12n`, else its string form or JSON.
+    pub fn describe(value: &JsValue) -> String;
+    /// Whether a string holds no lone surrogate.
+    #[wasm_bindgen(js_name = isWellFormed)]
+    pub fn is_well_formed(text: &JsString) -> bool;
+}
