@@ -1,34 +1,127 @@
-//! Turns core errors into JavaScript `Error`s named `ChatRuntimeError` with a stable `code`.
+//! Errors at the JS boundary: every error thrown to JavaScript (or a rejected promise) is an
+//! [`Error`], which becomes a `ChatRuntimeError`, the class of `js/error.js` that the package's
+//! entry also exports (so `e instanceof ChatRuntimeError` holds in apps).
 
-use js_sys::{Error, Reflect};
-use wasm_bindgen::JsValue;
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
 
 use crate::protocol::decode::DecodeError;
+use crate::session::SessionError;
+use crate::tools::catalog::CatalogError;
 
-/// Builds `Error { name: "ChatRuntimeError", code, message, ...extra }`.
-pub(crate) fn chat_runtime_error(code: &str, message: &str, extra: &[(&str, JsValue)]) -> JsValue {
-    let error = Error::new(message);
-    error.set_name("ChatRuntimeError");
-    let object: &JsValue = error.as_ref();
-    // Setting a property on a fresh, non-frozen Error cannot fail.
-    let _ = Reflect::set(object, &"code".into(), &code.into());
-    for (key, value) in extra {
-        let _ = Reflect::set(object, &(*key).into(), value);
-    }
-    error.into()
+#[wasm_bindgen(module = "/js/error.js")]
+extern "C" {
+    /// `class ChatRuntimeError extends Error` (js/error.js).
+    #[wasm_bindgen(extends = js_sys::Error)]
+    type ChatRuntimeError;
+
+    /// `new ChatRuntimeError(code, message, details)`: `details` (an object or `undefined`) holds
+    /// the extra fields.
+    #[wasm_bindgen(constructor)]
+    fn new(code: &str, message: &str, details: &JsValue) -> ChatRuntimeError;
 }
 
-/// A decoding failure: `code` from [`DecodeError::code`], `index` of the event when known.
+/// An error thrown to JS (or a rejected promise): becomes a `ChatRuntimeError`.
+pub(crate) struct Error {
+    code: String,
+    message: String,
+    /// Extra fields, in the order they were added (`status`, `index`, `field`, `toolName`, ...).
+    fields: Vec<(&'static str, JsValue)>,
+}
+
+impl Error {
+    /// An error with a stable `code` (`"run/busy"`, `"tools/fetch"`, ...) and a readable message.
+    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
+        Error {
+            code: code.to_owned(),
+            message: message.into(),
+            fields: Vec::new(),
+        }
+    }
+
+    /// Adds a field (`status`, `index`, `field`, ...).
+    ///
+    /// The keys every `Error` has (`name`, `message`, `stack`, `cause`) and `code` cannot be
+    /// fields: the class ignores them, and debug builds panic here. A tool's name is `toolName`.
+    pub(crate) fn with(mut self, key: &'static str, value: impl Into<JsValue>) -> Self {
+        debug_assert!(
+            !matches!(key, "name" | "code" | "message" | "stack" | "cause"),
+            "`{key}` is not a field a ChatRuntimeError can carry"
+        );
+        self.fields.push((key, value.into()));
+        self
+    }
+}
+
+impl From<Error> for JsValue {
+    fn from(error: Error) -> JsValue {
+        let details = if error.fields.is_empty() {
+            JsValue::UNDEFINED
+        } else {
+            let details = Object::new();
+            for (key, value) in &error.fields {
+                // Setting a property on a fresh plain object cannot fail.
+                let _ = Reflect::set(&details, &(*key).into(), value);
+            }
+            details.into()
+        };
+        ChatRuntimeError::new(&error.code, &error.message, &details).into()
+    }
+}
+
+/// A decoding failure: `code` from [`DecodeError::code`]; `index`, `eventType` and `field` of
+/// the offending event when known.
+impl From<&DecodeError> for Error {
+    fn from(error: &DecodeError) -> Self {
+        let mut out = Error::new(error.code(), error.to_string());
+        if let Some(index) = error.index() {
+            out = out.with("index", index as f64);
+        }
+        if let Some(event_type) = error.event_type() {
+            out = out.with("eventType", event_type);
+        }
+        if let Some(field) = error.field() {
+            out = out.with("field", field);
+        }
+        out
+    }
+}
+
+/// A catalog failure (`tools/fetch`, `tools/not-json`, ...), with the HTTP `status` when there is
+/// one.
+impl From<CatalogError> for Error {
+    fn from(error: CatalogError) -> Self {
+        let out = Error::new(error.code(), error.to_string());
+        match error.status() {
+            Some(status) => out.with("status", status),
+            None => out,
+        }
+    }
+}
+
+/// A session refusal (`run/busy`, `run/bad-request`, ...).
+impl From<SessionError> for Error {
+    fn from(error: SessionError) -> Self {
+        Error::new(error.code(), error.to_string())
+    }
+}
+
+/// Builds a `ChatRuntimeError` with `code`, `message` and the `extra` fields. A thin wrapper over
+/// [`Error`], kept for the callers not yet moved to it.
+pub(crate) fn chat_runtime_error(
+    code: &str,
+    message: &str,
+    extra: &[(&'static str, JsValue)],
+) -> JsValue {
+    extra
+        .iter()
+        .fold(Error::new(code, message), |error, (key, value)| {
+            error.with(key, value.clone())
+        })
+        .into()
+}
+
+/// A decoding failure as a `ChatRuntimeError`: `Error::from(error)`, kept for its caller.
 pub(crate) fn decode_error(error: &DecodeError) -> JsValue {
-    let mut extra = Vec::new();
-    if let Some(index) = error.index() {
-        extra.push(("index", JsValue::from(index as f64)));
-    }
-    if let Some(event_type) = error.event_type() {
-        extra.push(("eventType", JsValue::from(event_type)));
-    }
-    if let Some(field) = error.field() {
-        extra.push(("field", JsValue::from(field)));
-    }
-    chat_runtime_error(error.code(), &error.to_string(), &extra)
+    Error::from(error).into()
 }

@@ -414,7 +414,7 @@ impl ChatRuntime {
             Err(diagnostic) => Err(chat_runtime_error(
                 diagnostic.code,
                 &diagnostic.message,
-                &[("name", name.into())],
+                &[("toolName", name.into())],
             )),
         }
     }
@@ -483,7 +483,7 @@ impl ChatRuntime {
                 return Err(chat_runtime_error(
                     "tools/locked",
                     &format!("{name} is a backend tool: it is always on"),
-                    &[("name", name.into())],
+                    &[("toolName", name.into())],
                 ));
             }
             inner
