@@ -22,7 +22,7 @@ import {
   useState,
   useSyncExternalStore,
 } from "react";
-import init, { ChatRuntime } from "./chat_runtime.js";
+import init, { ChatRuntime, ChatRuntimeError } from "./chat_runtime.js";
 
 // ---- wasm initialisation, once per page ----------------------------------------------------------
 
@@ -396,7 +396,7 @@ const noSubscribe = () => () => {};
 const EMPTY_THREAD = Object.freeze({ messages: Object.freeze([]), running: false, error: null, result: null });
 
 function notReady() {
-  return Promise.reject(Object.assign(new Error("chat-runtime is not ready yet"), { name: "ChatRuntimeError", code: "react/not-ready" }));
+  return Promise.reject(new ChatRuntimeError("react/not-ready", "chat-runtime is not ready yet"));
 }
 
 /**
@@ -430,7 +430,7 @@ const EMPTY_TOGGLES = Object.freeze({
   ready: false,
   error: null,
   setEnabled() {
-    throw Object.assign(new Error("chat-runtime is not ready yet"), { name: "ChatRuntimeError", code: "react/not-ready" });
+    throw new ChatRuntimeError("react/not-ready", "chat-runtime is not ready yet");
   },
 });
 

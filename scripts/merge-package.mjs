@@ -1,9 +1,10 @@
 // Finishes pkg/ after wasm-pack: merges pkg-template/package.json over the package.json wasm-pack
 // wrote (template fields win; wasm-pack's `version`, from Cargo.toml, is kept unless the template
 // sets one), copies the npm README and the React adapter (react.js + react.d.ts), writes the
-// declaration of the `./package.json` export, and checks that every `files` entry and every
-// `exports` target exists, so `npm pack` can never ship a package that points at nothing.
-import { readFileSync, writeFileSync, existsSync, copyFileSync } from "node:fs";
+// declaration of the `./package.json` export, re-exports the `ChatRuntimeError` class from the entry
+// (below), and checks that every `files` entry and every `exports` target exists, so `npm pack` can
+// never ship a package that points at nothing.
+import { readFileSync, writeFileSync, existsSync, copyFileSync, readdirSync } from "node:fs";
 
 const generated = JSON.parse(readFileSync("pkg/package.json", "utf8"));
 const template = JSON.parse(readFileSync("pkg-template/package.json", "utf8"));
@@ -25,6 +26,33 @@ declare const pkg: {
 export default pkg;
 `,
 );
+
+// `ChatRuntimeError` (js/error.js) is imported by the wasm glue, which wasm-bindgen copies to
+// pkg/snippets/<crate>-<hash>/js/error.js; the entry re-exports that very module, so the class an app
+// imports is the one the runtime throws (`instanceof` holds). The declaration is in src/wasm/types.d.ts.
+{
+  const fail = (message) => {
+    console.error(`merge-package: ${message}`);
+    process.exit(1);
+  };
+  const found = readdirSync("pkg/snippets", { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(`pkg/snippets/${d.name}/js/error.js`))
+    .map((d) => `./snippets/${d.name}/js/error.js`);
+  if (found.length !== 1) {
+    fail(`expected exactly one pkg/snippets/*/js/error.js, found ${found.length}: ${found.join(", ") || "none"} (a stale pkg/? rm -rf pkg and build again)`);
+  }
+  const [snippet] = found;
+  const glue = readFileSync("pkg/chat_runtime.js", "utf8");
+  const escaped = snippet.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  if (!new RegExp(`^import \\{[^}]*\\bChatRuntimeError\\b[^}]*\\} from ['"]${escaped}['"]`, "m").test(glue)) {
+    fail(`pkg/chat_runtime.js does not import ChatRuntimeError from ${snippet}: re-exporting it would give apps another class`);
+  }
+  const line = `export { ChatRuntimeError } from "${snippet}";`;
+  if (!glue.includes(line)) writeFileSync("pkg/chat_runtime.js", `${glue.trimEnd()}\n${line}\n`);
+  if (!/^export class ChatRuntimeError extends Error \{/m.test(readFileSync("pkg/chat_runtime.d.ts", "utf8"))) {
+    fail("pkg/chat_runtime.d.ts does not declare `export class ChatRuntimeError extends Error` (src/wasm/types.d.ts)");
+  }
+}
 
 const missing = [];
 for (const entry of merged.files) if (!existsSync(`pkg/${entry}`)) missing.push(`files: ${entry}`);

@@ -2,10 +2,10 @@
 // Every line must type-check; the `@ts-expect-error` lines must NOT (tsc fails if they would).
 import init, {
   initSync,
+  ChatRuntimeError,
   decodeEventStream,
   decodeEventStreamReport,
   type AgUiEvent,
-  type ChatRuntimeError,
   type DecodeReport,
   type DecodeWarning,
   type Message,
@@ -55,8 +55,10 @@ export function handlesErrors(input: string): string {
     decodeEventStream(input);
     return "ok";
   } catch (e) {
-    const error = e as ChatRuntimeError;
-    return `${error.code}:${error.index ?? -1}:${error.field ?? ""}:${error.status ?? 0}`;
+    // @ts-expect-error: a caught value is `unknown` until it is narrowed
+    void e.code;
+    if (!(e instanceof ChatRuntimeError)) throw e;
+    return `${e.code}:${e.index ?? -1}:${e.field ?? ""}:${e.status ?? 0}:${e.toolName ?? ""}`;
   }
 }
 

@@ -292,6 +292,75 @@ fn backend_tools_are_listed_locked_and_cannot_be_toggled() {
     );
 }
 
+/// Checks that `error` is a `ChatRuntimeError` with `code` (an `Error` whose class is the
+/// package's `ChatRuntimeError`, with a stack) and returns its class, to compare with others.
+fn chat_runtime_error_class(error: &JsValue, code: &str) -> JsValue {
+    assert!(error.is_instance_of::<js_sys::Error>(), "an Error");
+    assert_eq!(
+        Reflect::get(error, &"name".into()).unwrap(),
+        "ChatRuntimeError"
+    );
+    assert_eq!(Reflect::get(error, &"code".into()).unwrap(), code);
+    let stack = Reflect::get(error, &"stack".into()).unwrap().as_string();
+    assert!(stack.is_some_and(|s| !s.is_empty()), "a stack");
+    let class = Reflect::get(error, &"constructor".into()).unwrap();
+    assert_eq!(
+        Reflect::get(&class, &"name".into()).unwrap(),
+        "ChatRuntimeError"
+    );
+    let prototype = Reflect::get(&class, &"prototype".into()).unwrap();
+    assert_eq!(
+        Object::get_prototype_of(&prototype),
+        Object::get_prototype_of(&js_sys::Error::new("").into()),
+        "ChatRuntimeError extends Error"
+    );
+    class
+}
+
+#[wasm_bindgen_test]
+fn thrown_errors_share_one_class_and_tool_errors_name_the_tool_in_tool_name() {
+    let options = match ChatRuntime::new(obj("{}").unchecked_into()) {
+        Ok(_) => panic!("a runtime without runUrl"),
+        Err(error) => JsValue::from(error),
+    };
+    let class = chat_runtime_error_class(&options, "options/invalid");
+
+    let rt = runtime(&[("storage", JsValue::NULL)]);
+    let tool = obj(r#"{"name":"bad name","description":"a tool with a bad name"}"#);
+    set(&tool, "handler", &Function::new_no_args("return 1"));
+    let bad_name = JsValue::from(rt.register_tool(tool.unchecked_into()).unwrap_err());
+    assert_eq!(chat_runtime_error_class(&bad_name, "tool/bad-name"), class);
+    assert_eq!(
+        Reflect::get(&bad_name, &"toolName".into()).unwrap(),
+        "bad name"
+    );
+
+    rt.set_backend_tools(
+        obj(r#"[{"name":"search_docs","description":"Search the docs"}]"#).unchecked_into(),
+    )
+    .unwrap();
+    let locked = JsValue::from(rt.set_tool_enabled(None, "search_docs", true).unwrap_err());
+    assert_eq!(chat_runtime_error_class(&locked, "tools/locked"), class);
+    assert_eq!(
+        Reflect::get(&locked, &"toolName".into()).unwrap(),
+        "search_docs"
+    );
+
+    let bad_thread = JsValue::from(
+        rt.list_tools(Some(thread_id("")))
+            .err()
+            .expect("an empty thread id is refused"),
+    );
+    assert_eq!(
+        chat_runtime_error_class(&bad_thread, "input/invalid"),
+        class
+    );
+    assert_eq!(
+        Reflect::get(&bad_thread, &"field".into()).unwrap(),
+        "threadId"
+    );
+}
+
 // ---- tools.json over the network ------------------------------------------------------------
 
 fn server() -> &'static str {
@@ -314,13 +383,6 @@ async fn load(manifest: &str) -> Result<JsValue, JsValue> {
         ),
     ]);
     JsFuture::from(js_sys::Promise::from(JsValue::from(rt.load_tools()))).await
-}
-
-fn code_of(error: &JsValue) -> String {
-    Reflect::get(error, &"code".into())
-        .unwrap()
-        .as_string()
-        .unwrap_or_default()
 }
 
 #[wasm_bindgen_test]
@@ -351,17 +413,13 @@ async fn bad_entries_are_skipped_with_diagnostics_and_good_ones_load() {
 #[wasm_bindgen_test]
 async fn an_html_page_served_with_200_is_not_a_manifest() {
     let error = load("fallback.html").await.unwrap_err();
-    assert_eq!(code_of(&error), "tools/not-json");
-    assert_eq!(
-        Reflect::get(&error, &"name".into()).unwrap(),
-        "ChatRuntimeError"
-    );
+    chat_runtime_error_class(&error, "tools/not-json");
 }
 
 #[wasm_bindgen_test]
 async fn a_missing_manifest_is_a_fetch_error_with_its_status() {
     let error = load("nope.json").await.unwrap_err();
-    assert_eq!(code_of(&error), "tools/fetch");
+    chat_runtime_error_class(&error, "tools/fetch");
     assert_eq!(Reflect::get(&error, &"status".into()).unwrap(), 404);
 }
 

@@ -1,12 +1,25 @@
-//! The one error type of the boundary: every error thrown to JS (or rejecting a promise) is an
-//! [`Error`] turned into a `ChatRuntimeError` with a stable `code`.
+//! Errors at the JS boundary: every error thrown to JavaScript (or a rejected promise) is an
+//! [`Error`], which becomes a `ChatRuntimeError`, the class of `js/error.js` that the package's
+//! entry also exports (so `e instanceof ChatRuntimeError` holds in apps).
 
-use js_sys::Reflect;
-use wasm_bindgen::JsValue;
+use js_sys::{Object, Reflect};
+use wasm_bindgen::prelude::*;
 
 use crate::protocol::decode::DecodeError;
 use crate::session::SessionError;
 use crate::tools::catalog::CatalogError;
+
+#[wasm_bindgen(module = "/js/error.js")]
+extern "C" {
+    /// `class ChatRuntimeError extends Error` (js/error.js).
+    #[wasm_bindgen(extends = js_sys::Error)]
+    type ChatRuntimeError;
+
+    /// `new ChatRuntimeError(code, message, details)`: `details` (an object or `undefined`) holds
+    /// the extra fields.
+    #[wasm_bindgen(constructor)]
+    fn new(code: &str, message: &str, details: &JsValue) -> ChatRuntimeError;
+}
 
 /// An error thrown to JS (or a rejected promise): becomes a `ChatRuntimeError`. Rust code that
 /// drives [`crate::ChatRuntime`] directly sees it as it is ([`Error::code`], [`Error::message`]).
@@ -14,13 +27,14 @@ use crate::tools::catalog::CatalogError;
 pub struct Error {
     code: String,
     message: String,
+    /// Extra fields, in the order they were added (`status`, `index`, `field`, `toolName`, ...).
     fields: Vec<(&'static str, JsValue)>,
 }
 
 impl Error {
-    /// An error with a stable `code` (`options/invalid`, `run/busy`, ...) and a message.
+    /// An error with a stable `code` (`"run/busy"`, `"tools/fetch"`, ...) and a readable message.
     pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
-        Self {
+        Error {
             code: code.to_owned(),
             message: message.into(),
             fields: Vec::new(),
@@ -38,7 +52,14 @@ impl Error {
     }
 
     /// Adds a field (`status`, `index`, `field`, ...).
+    ///
+    /// The keys every `Error` has (`name`, `message`, `stack`, `cause`) and `code` cannot be
+    /// fields: the class ignores them, and debug builds panic here. A tool's name is `toolName`.
     pub(crate) fn with(mut self, key: &'static str, value: impl Into<JsValue>) -> Self {
+        debug_assert!(
+            !matches!(key, "name" | "code" | "message" | "stack" | "cause"),
+            "`{key}` is not a field a ChatRuntimeError can carry"
+        );
         self.fields.push((key, value.into()));
         self
     }
@@ -46,16 +67,22 @@ impl Error {
 
 impl From<Error> for JsValue {
     fn from(error: Error) -> JsValue {
-        let object = js_sys::Error::new(&error.message);
-        object.set_name("ChatRuntimeError");
-        let _ = Reflect::set(&object, &"code".into(), &error.code.into());
-        for (key, value) in error.fields {
-            let _ = Reflect::set(&object, &key.into(), &value);
-        }
-        object.into()
+        let details = if error.fields.is_empty() {
+            JsValue::UNDEFINED
+        } else {
+            let details = Object::new();
+            for (key, value) in &error.fields {
+                // Setting a property on a fresh plain object cannot fail.
+                let _ = Reflect::set(&details, &(*key).into(), value);
+            }
+            details.into()
+        };
+        ChatRuntimeError::new(&error.code, &error.message, &details).into()
     }
 }
 
+/// A decoding failure: `code` from [`DecodeError::code`]; `index`, `eventType` and `field` of
+/// the offending event when known.
 impl From<&DecodeError> for Error {
     fn from(error: &DecodeError) -> Self {
         let mut out = Error::new(error.code(), error.to_string());
@@ -72,17 +99,19 @@ impl From<&DecodeError> for Error {
     }
 }
 
+/// A catalog failure (`tools/fetch`, `tools/not-json`, ...), with the HTTP `status` when there is
+/// one.
 impl From<CatalogError> for Error {
     fn from(error: CatalogError) -> Self {
-        let status = error.status();
         let out = Error::new(error.code(), error.to_string());
-        match status {
+        match error.status() {
             Some(status) => out.with("status", status),
             None => out,
         }
     }
 }
 
+/// A session refusal (`run/busy`, `run/bad-request`, ...).
 impl From<SessionError> for Error {
     fn from(error: SessionError) -> Self {
         Error::new(error.code(), error.to_string())

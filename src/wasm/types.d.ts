@@ -171,22 +171,34 @@ export interface DecodeReport {
   lastEventId?: string;
 }
 
-/** Every error this package throws: a real `Error` with a stable `code`. */
-export interface ChatRuntimeError extends Error {
+/**
+ * Every error this package throws (and every promise it rejects for a programmer error): a real
+ * `Error` with `name` `"ChatRuntimeError"`, a stable `code` and, where they apply, the fields below.
+ * Exported, so `e instanceof ChatRuntimeError` tells them from other errors and narrows `e`.
+ */
+export class ChatRuntimeError extends Error {
+  /**
+   * `details` become fields of the error (`index`, `eventType`, `field`, `status`, `toolName`, or
+   * an app's own); a key the error already has (`name`, `code`, `message`, `stack`, ...) is ignored.
+   */
+  constructor(code: string, message: string, details?: Record<string, unknown>);
   name: "ChatRuntimeError";
   /**
-   * `decode/input`, `decode/options`, `decode/too-large`, `decode/truncated`, `decode/json`,
-   * `decode/no-type`, `decode/field`, `decode/chunk`, `decode/order`, ...
+   * What went wrong, stable across versions: `options/invalid`, `input/invalid`, `run/busy`,
+   * `run/bad-request`, `tools/fetch`, `tools/not-json`, `tools/locked`, `tool/bad-name` (from
+   * `registerTool`), `decode/field`, ... (the README lists them all).
    */
   code: string;
   /** The 0-based position of the event in the stream, for `decode/...` errors. */
   index?: number;
-  /** The `type` of the offending event, when known. */
+  /** The `type` of the offending event, when known (`decode/...`). */
   eventType?: string;
-  /** The path of the offending field, for `decode/field`. */
+  /** The path of the offending field (`decode/field`), or the argument (`input/invalid`: `"threadId"`). */
   field?: string;
-  /** The HTTP status, for `run/http` and `tools/fetch`. */
+  /** The HTTP status, for `tools/fetch`. */
   status?: number;
+  /** The tool, for `registerTool`'s `tool/...` errors and `tools/locked`. */
+  toolName?: string;
 }
 
 // ---- the runtime ----------------------------------------------------------------------------

@@ -518,15 +518,21 @@ test("abort through the run's signal option works like abort(threadId)", { timeo
   await abortMidTool("t-abort-signal", true);
 });
 
-test("a second run on a busy thread rejects with run/busy", { timeout: TIMEOUT }, async () => {
+test("a second run on a busy thread rejects with run/busy, an instance of the exported ChatRuntimeError", { timeout: TIMEOUT }, async () => {
   const threadId = "t-busy";
   await script(threadId, [{ events: [started(threadId, "s1")], hold: true }]);
   await createRuntime({ threadId });
   await startRun(threadId);
   await suite.page.waitForFunction(() => window.events.some((e) => e.type === "agui"), null, { timeout: 30_000 });
   const second = await suite.page.evaluate((threadId) => rt.run({ threadId, messages: [{ id: "u2", role: "user", content: "again" }] })
-    .then(() => null, (e) => ({ name: e.name, code: e.code, isError: e instanceof Error })), threadId);
-  assert.deepEqual(second, { name: "ChatRuntimeError", code: "run/busy", isError: true });
+    .then(() => null, (e) => ({
+      name: e.name,
+      code: e.code,
+      isError: e instanceof Error,
+      isChatRuntimeError: typeof window.ChatRuntimeError === "function" && e instanceof window.ChatRuntimeError,
+      hasStack: typeof e.stack === "string" && e.stack.length > 0,
+    })), threadId);
+  assert.deepEqual(second, { name: "ChatRuntimeError", code: "run/busy", isError: true, isChatRuntimeError: true, hasStack: true });
   await suite.page.evaluate((t) => rt.abort(t), threadId);
   const { result } = await finish(threadId);
   assert.equal(result.status, "aborted");

@@ -34,6 +34,23 @@ export const EXPECTED = {
   text: "Hello from the tarball",
   tools: ["echo:true"],
   active: ["echo"],
+  thrown: {
+    exported: true,
+    instanceOfChatRuntimeError: true,
+    instanceOfError: true,
+    name: "ChatRuntimeError",
+    code: "options/invalid",
+    hasStack: true,
+  },
+  rejected: {
+    exported: true,
+    instanceOfChatRuntimeError: true,
+    instanceOfError: true,
+    name: "ChatRuntimeError",
+    code: "tools/fetch",
+    status: 404,
+    hasStack: true,
+  },
 };
 
 /** Runs a command; resolves with its output, rejects (with the output) on a non-zero exit. */

@@ -227,3 +227,28 @@ test("production build (vite build) served by the agent: a tool conversation wor
     await stopChild(child);
   }
 });
+
+test("before the runtime exists, useThread().run rejects and useToolToggles().setEnabled throws a ChatRuntimeError (react/not-ready)", async () => {
+  // In Node, on the installed package: rendered on the server, a provider-less component gets the
+  // hooks' not-ready handles.
+  const script = `
+    import { createElement } from "react";
+    import { renderToString } from "react-dom/server";
+    import { ChatRuntimeError } from "chat-runtime";
+    import { useThread, useToolToggles } from "chat-runtime/react";
+    let thread, toggles;
+    function Probe() {
+      thread = useThread("t1");
+      toggles = useToolToggles("t1");
+      return null;
+    }
+    renderToString(createElement(Probe));
+    const describe = (e) => ({ instance: e instanceof ChatRuntimeError, isError: e instanceof Error, name: e.name, code: e.code });
+    let thrown = null;
+    try { toggles.setEnabled("get_weather", true); } catch (e) { thrown = describe(e); }
+    const rejected = await thread.run("hi").then(() => null, describe);
+    console.log(JSON.stringify({ ready: thread.ready, thrown, rejected }));`;
+  const out = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: fixture.dir });
+  const notReady = { instance: true, isError: true, name: "ChatRuntimeError", code: "react/not-ready" };
+  assert.deepEqual(JSON.parse(out.trim().split("\n").at(-1)), { ready: false, thrown: notReady, rejected: notReady });
+});

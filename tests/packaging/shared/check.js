@@ -1,7 +1,8 @@
 // The check every fixture runs on the installed package (copied into each fixture as check.js):
 // the wasm initialises, a recorded AG-UI stream decodes into the right events, and a ChatRuntime
-// works (a code-defined tool is listed and runs through the runtime's own validation).
-import init, { ChatRuntime, decodeEventStream } from "chat-runtime";
+// works (a code-defined tool is listed and runs through the runtime's own validation), and its
+// errors, thrown or rejected, are instances of the exported `ChatRuntimeError`.
+import init, { ChatRuntime, ChatRuntimeError, decodeEventStream } from "chat-runtime";
 
 export const STREAM = [
   { type: "RUN_STARTED", threadId: "t1", runId: "r1" },
@@ -13,6 +14,19 @@ export const STREAM = [
 ]
   .map((event) => `data: ${JSON.stringify(event)}\n\n`)
   .join("");
+
+/** What the checks need to know about an error the runtime threw or rejected with. */
+function describeError(error) {
+  return {
+    exported: typeof ChatRuntimeError === "function",
+    instanceOfChatRuntimeError: error instanceof ChatRuntimeError,
+    instanceOfError: error instanceof Error,
+    name: error?.name,
+    code: error?.code,
+    status: error?.status,
+    hasStack: typeof error?.stack === "string" && error.stack.length > 0,
+  };
+}
 
 /** `initialise` defaults to `init()` (the wasm next to the package's JS). */
 export async function check(initialise = () => init()) {
@@ -33,6 +47,23 @@ export async function check(initialise = () => init()) {
     active: runtime.activeTools("t1").map((t) => t.name),
   };
   runtime.free();
+
+  // A thrown error (bad options) and a rejected promise (tools.json answered 404, through the
+  // `fetch` option so that no request leaves the page).
+  try {
+    new ChatRuntime({});
+    result.thrown = "nothing";
+  } catch (error) {
+    result.thrown = describeError(error);
+  }
+  const missing = new ChatRuntime({
+    runUrl: "/api/threads/{threadId}/runs",
+    toolsUrl: "https://example.invalid/tools.json",
+    storage: null,
+    fetch: async () => new Response("missing", { status: 404 }),
+  });
+  result.rejected = await missing.loadTools().then(() => "resolved", describeError);
+  missing.free();
   return result;
 }
 

@@ -1,7 +1,7 @@
 // What an app and a tool author write against the INSTALLED package: every import goes through the
 // package's `exports` map and its `types` conditions. Checked with `tsc --noEmit` (strict); the
 // `@ts-expect-error` lines must stay errors.
-import init, { ChatRuntime, decodeEventStream, initSync } from "chat-runtime";
+import init, { ChatRuntime, ChatRuntimeError, decodeEventStream, initSync } from "chat-runtime";
 import type { AgUiEvent, Message, RunResult, RuntimeEvent, ToolEntry, ToolHandler, ToolManifestEntry } from "chat-runtime";
 import {
   ChatRuntimeProvider,
@@ -50,6 +50,28 @@ export async function vanilla(bytes: Uint8Array, wasm: BufferSource): Promise<Ru
   const tools: ToolEntry[] = rt.listTools(null);
   return rt.run({ threadId: `t${events.length}${tools.length}`, messages: [{ id: "1", role: "user", content: "hi" }] });
 }
+
+// ---- errors: `instanceof ChatRuntimeError` narrows a caught `unknown` ----
+export async function loadOrExplain(rt: ChatRuntime): Promise<string> {
+  try {
+    const { tools } = await rt.loadTools();
+    return `${tools.length} tools`;
+  } catch (e) {
+    // @ts-expect-error: a caught value is `unknown` (strict) until it is narrowed
+    void e.code;
+    if (e instanceof ChatRuntimeError) {
+      const name: "ChatRuntimeError" = e.name;
+      const code: string = e.code;
+      const status: number | undefined = e.status;
+      const error: Error = e;
+      return `${name} ${code} ${status ?? ""} ${e.index ?? ""} ${e.eventType ?? ""} ${e.field ?? ""} ${e.toolName ?? ""} ${error.message} ${e.stack ?? ""}`;
+    }
+    throw e;
+  }
+}
+export const ownError: Error = new ChatRuntimeError("app/offline", "the app is offline", { status: 503 });
+// @ts-expect-error: a code and a message are required
+export const noCode = new ChatRuntimeError();
 
 // ---- React ----
 const Row = memo(function Row({ message }: { message: Message }) {
