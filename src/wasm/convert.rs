@@ -25,13 +25,21 @@ pub(crate) fn member<T: FromJson>(
     key: &str,
     code: &str,
 ) -> Result<Option<T>, Error> {
+    let named = |message: &str| Error::new(code, format!("`{key}`: {message}")).with("field", key);
+    let Some(value) = member_value(object, key).map_err(|e| named(e.message()))? else {
+        return Ok(None);
+    };
+    T::from_json(value).map(Some).map_err(|e| named(&e.message))
+}
+
+/// [`member`] as JSON, for every type at once (one copy of the conversion).
+#[inline(never)]
+fn member_value(object: &JsValue, key: &str) -> Result<Option<Value>, Error> {
     let value = host(object, key);
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    from_js(&value)
-        .map(Some)
-        .map_err(|e| Error::new(code, format!("`{key}`: {}", e.message())).with("field", key))
+    from_js::<Value>(&value).map(Some)
 }
 
 /// The member `key` of an object as it is (a function, a host object); `undefined` when it is

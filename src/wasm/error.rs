@@ -34,9 +34,15 @@ pub struct Error {
 impl Error {
     /// An error with a stable `code` (`"run/busy"`, `"tools/fetch"`, ...) and a readable message.
     pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
+        Self::make(code, message.into())
+    }
+
+    // `inline(never)` here and on `with_value`: one copy for the ~40 places errors are made.
+    #[inline(never)]
+    fn make(code: &str, message: String) -> Self {
         Error {
             code: code.to_owned(),
-            message: message.into(),
+            message,
             fields: Vec::new(),
         }
     }
@@ -55,12 +61,17 @@ impl Error {
     ///
     /// The keys every `Error` has (`name`, `message`, `stack`, `cause`) and `code` cannot be
     /// fields: the class ignores them, and debug builds panic here. A tool's name is `toolName`.
-    pub(crate) fn with(mut self, key: &'static str, value: impl Into<JsValue>) -> Self {
+    pub(crate) fn with(self, key: &'static str, value: impl Into<JsValue>) -> Self {
+        self.with_value(key, value.into())
+    }
+
+    #[inline(never)]
+    fn with_value(mut self, key: &'static str, value: JsValue) -> Self {
         debug_assert!(
             !matches!(key, "name" | "code" | "message" | "stack" | "cause"),
             "`{key}` is not a field a ChatRuntimeError can carry"
         );
-        self.fields.push((key, value.into()));
+        self.fields.push((key, value));
         self
     }
 }
