@@ -241,7 +241,7 @@ impl ChatRuntime {
     /// toggle, then the locked backend tools.
     #[wasm_bindgen(js_name = listTools)]
     pub fn list_tools(&self, thread_id: Option<JsThreadIdOrNull>) -> Result<JsToolEntries, Error> {
-        let thread_id = toggles_thread(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         Ok(self
             .driver
             .list_tools(thread_id.as_deref())?
@@ -257,7 +257,7 @@ impl ChatRuntime {
         name: &str,
         enabled: bool,
     ) -> Result<(), Error> {
-        let thread_id = toggles_thread(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         self.driver.set_tool_enabled(thread_id, name, enabled)
     }
 
@@ -267,7 +267,7 @@ impl ChatRuntime {
         &self,
         thread_id: Option<JsThreadIdOrNull>,
     ) -> Result<JsToolSchemas, Error> {
-        let thread_id = toggles_thread(&thread_id.map_or(JsValue::NULL, JsValue::from))?;
+        let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         Ok(self
             .driver
             .active_tools(thread_id.as_deref())?

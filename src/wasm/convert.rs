@@ -119,9 +119,11 @@ pub(crate) fn thread_id_for_write(value: &JsValue) -> Result<String, Error> {
 
 /// The `string | null` thread of a toggle method: `null` (or `undefined`) is the default state of
 /// new chats; an id that breaks the rule is refused with `input/invalid`.
-pub(crate) fn toggles_thread(value: &JsValue) -> Result<Option<String>, Error> {
-    if value.is_null() || value.is_undefined() {
-        return Ok(None);
+pub(crate) fn toggles_thread(value: Option<JsValue>) -> Result<Option<String>, Error> {
+    match value {
+        Some(value) if !value.is_null() && !value.is_undefined() => {
+            thread_id_for_write(&value).map(Some)
+        }
+        _ => Ok(None),
     }
-    thread_id_for_write(value).map(Some)
 }

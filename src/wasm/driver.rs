@@ -227,14 +227,19 @@ impl Driver {
         w.field("diagnostics", &diagnostics);
         w.end();
         let value = parse(&text)?;
+        self.emit_tools_changed(diagnostics);
+        self.emit_toggle_diagnostics();
+        Ok(value)
+    }
+
+    /// The catalog's diagnostics, then `tools_changed`.
+    fn emit_tools_changed(&self, diagnostics: Vec<Diagnostic>) {
         let mut events: Vec<RuntimeEvent> = diagnostics
             .into_iter()
             .map(|diagnostic| RuntimeEvent::Diagnostic { diagnostic })
             .collect();
         events.push(RuntimeEvent::ToolsChanged {});
         self.emit(&events);
-        self.emit_toggle_diagnostics();
-        Ok(value)
     }
 
     /// `registerTool`: the catalog checks the definition; the handler is kept by name.
@@ -275,12 +280,7 @@ impl Driver {
     /// `setBackendTools`.
     pub(crate) fn set_backend_tools(&self, tools: &Value) {
         let diagnostics = self.state.borrow_mut().catalog.set_backend_tools(tools);
-        let mut events: Vec<RuntimeEvent> = diagnostics
-            .into_iter()
-            .map(|diagnostic| RuntimeEvent::Diagnostic { diagnostic })
-            .collect();
-        events.push(RuntimeEvent::ToolsChanged {});
-        self.emit(&events);
+        self.emit_tools_changed(diagnostics);
     }
 
     /// `listTools`.
@@ -469,12 +469,8 @@ impl Driver {
         let (resolve, reject) = slots.expect("the Promise executor runs at once");
         {
             let state = &mut *self.state.borrow_mut();
-            if state.session.is_running(&thread_id) {
-                return Err(Error::new(
-                    "run/busy",
-                    format!("a run is already in progress on thread {thread_id}"),
-                ));
-            }
+            // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
+            // `begin_run` changes nothing for it.
             state.toggles.begin_run(&thread_id);
             let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, Some(&thread_id));
             state.session.start_run(request, tools)?;
