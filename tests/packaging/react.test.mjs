@@ -132,6 +132,23 @@ test("toggles: a tool that is off makes the agent say so; switched on, it runs a
   await done(app);
 });
 
+test("a toggle store created after the catalog loaded (a new thread): setEnabled works and is saved", async () => {
+  // The catalog is loaded for the first thread; the user opens a new one, as in any chat app.
+  const app = await openApp();
+  const { page } = app;
+  await page.click("#new-thread");
+  await page.waitForFunction((t) => document.querySelector(".app").dataset.thread !== t, app.thread, { timeout: WAIT });
+  const thread = await page.getAttribute(".app", "data-thread");
+  await page.waitForSelector(".app[data-ready=true] input[data-tool=get_weather]:not(:checked)", { timeout: WAIT });
+  await page.check("input[data-tool=get_weather]");
+  await page.waitForFunction(() => document.querySelector("#active-count").textContent === "1", null, { timeout: WAIT });
+  const saved = await page.evaluate((t) => localStorage.getItem(`chat:tools:${t}`), thread);
+  assert.deepEqual(JSON.parse(saved), { get_weather: true }, "the toggle is saved for the new thread");
+  await page.uncheck("input[data-tool=get_weather]");
+  await page.waitForFunction(() => document.querySelector("#active-count").textContent === "0", null, { timeout: WAIT });
+  await done(app);
+});
+
 test("toggles made in another tab show up without a reload", async () => {
   const app = await openApp();
   const other = await openThread(app.context, devUrl, app.thread);

@@ -5,12 +5,21 @@ import { useChatRuntime, useThread, useToolToggles } from "chat-runtime/react";
 // message row, in order, and every tool execution the runtime reported.
 const trace = (window.__chatTrace ??= { renders: [], toolRuns: [] });
 
-export function App({ threadId }) {
+export function App({ initialThreadId }) {
+  const [threadId, setThreadId] = useState(initialThreadId);
   const { tools, ready } = useToolToggles(threadId);
+  const newThread = () => {
+    const id = `react-${crypto.randomUUID()}`;
+    history.replaceState(null, "", `?thread=${encodeURIComponent(id)}`);
+    setThreadId(id);
+  };
   return (
-    <div className="app" data-ready={ready ? "true" : "false"}>
+    <div className="app" data-ready={ready ? "true" : "false"} data-thread={threadId}>
       <header>
         <h1>chat-runtime · React</h1>
+        <button id="new-thread" type="button" onClick={newThread}>
+          New thread
+        </button>
         <ToolMenu threadId={threadId} />
       </header>
       <Thread threadId={threadId} />

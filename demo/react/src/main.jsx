@@ -12,7 +12,7 @@ const threadId = new URLSearchParams(location.search).get("thread") ?? `react-${
 createRoot(document.getElementById("root")).render(
   <StrictMode>
     <ChatRuntimeProvider options={options} fallback={<p className="loading">Loading chat-runtime…</p>}>
-      <App threadId={threadId} />
+      <App initialThreadId={threadId} />
     </ChatRuntimeProvider>
   </StrictMode>,
 );
