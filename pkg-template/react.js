@@ -254,10 +254,12 @@ class ToggleStore {
     this.threadId = threadId;
     this.entry = entry;
     this.listeners = new Set();
-    this.snapshot = this.compute(null);
+    // Bound before the first snapshot, which hands `setEnabled` out (a store created after the
+    // catalog loaded keeps that snapshot until something changes).
     this.subscribe = this.subscribe.bind(this);
     this.getSnapshot = this.getSnapshot.bind(this);
     this.setEnabled = this.setEnabled.bind(this);
+    this.snapshot = this.compute(null);
   }
 
   compute(prev) {
