@@ -121,6 +121,7 @@ function ThemeTool({ theme, setTheme }) {
 
 function Thread({ thread }) {
   const { messages, running, error, result, run, abort } = thread;
+  trace.lastError = error;
   const [text, setText] = useState("");
   const send = (event) => {
     event.preventDefault();
@@ -139,7 +140,7 @@ function Thread({ thread }) {
       <p id="status" data-running={running ? "true" : "false"} data-status={result?.status ?? ""}>
         {running ? "Working…" : result ? `Last run: ${result.status} (${result.rounds} rounds)` : "Ready"}
         {error && (
-          <span className="error" data-code={error.code}>
+          <span className="error" data-code={error.code} data-http-status={error.status ?? ""}>
             {" "}
             {error.code}: {error.message}
           </span>
