@@ -191,7 +191,12 @@ const MessageRow = memo(function MessageRow({ message }) {
 /** The thread's AG-UI state (STATE_SNAPSHOT / STATE_DELTA), re-rendered on `state` events. */
 function AgentState({ threadId }) {
   const state = useAgentState(threadId);
-  return <pre id="agent-state">{state === undefined ? "" : JSON.stringify(state)}</pre>;
+  return (
+    <section className="side">
+      <h2>Agent state</h2>
+      <pre id="agent-state">{state === undefined ? "" : JSON.stringify(state)}</pre>
+    </section>
+  );
 }
 
 /**
@@ -220,7 +225,11 @@ function MessageMirror({ threadId }) {
       { events: ["messages"] },
     );
   }, [runtime]);
-  return <p id="mirror-count">{mirror.length}</p>;
+  return (
+    <p className="side">
+      The app's own store: <span id="mirror-count">{mirror.length}</span> messages
+    </p>
+  );
 }
 
 /** Subscribes (in an effect: subscribing twice under StrictMode is harmless) to tool executions. */
