@@ -203,7 +203,8 @@ export interface DecodeReport {
 export class ChatRuntimeError extends Error {
   /**
    * `details` become fields of the error (`index`, `eventType`, `field`, `status`, `toolName`, or
-   * an app's own); a key the error already has (`name`, `code`, `message`, `stack`, ...) is ignored.
+   * an app's own); `cause` becomes the standard `Error` cause; a key the error already has (`name`,
+   * `code`, `message`, `stack`, ...) is ignored.
    */
   constructor(code: string, message: string, details?: Record<string, unknown>);
   name: "ChatRuntimeError";
@@ -223,7 +224,7 @@ export class ChatRuntimeError extends Error {
   status?: number;
   /** The tool, for `registerTool`'s `tool/...` errors and `tools/locked`. */
   toolName?: string;
-  /** What the app's `fetch` threw or rejected with, for `tools/fetch`: the very value. */
+  /** What the app's code threw, e.g. its `fetch` for `tools/fetch`: the very value. */
   cause?: unknown;
 }
 
