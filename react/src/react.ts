@@ -39,52 +39,21 @@ import init, {
   type Message,
   type RunOptions,
   type RunRequest,
+  type RunError,
   type RunResult,
-  type RuntimeEvent,
-  type ToolContext,
+  type RuntimeEventOf,
   type ToolEntry,
+  type ToolHandler,
 } from "./chat_runtime.js";
 import { indexMessages, mergeMessages, reconcileMessages, sameValue } from "./apply-messages.js";
 
 export { applyMessages, type HasId } from "./apply-messages.js";
 
-// ---- what the core's types do not say yet ---------------------------------------------------------
-// (issue 18: R2 `state` event, R3 `timeoutMs: null` / `defaultEnabled`, R4 `cause`; once the core's
-// declarations have them these local ones are the same types.)
+// ---- the events the adapter listens to --------------------------------------------------------------
 
-/** The runtime's `state` event (R2): the thread's AG-UI state after it changed. */
-interface StateEvent {
-  type: "state";
-  threadId: string;
-  state: unknown;
-}
-
-/** The events the adapter listens to: never `agui` (one JS object per streamed token). */
-type AdapterEvent =
-  | Extract<RuntimeEvent, { type: "messages" | "round_started" | "run_finished" | "toggles_changed" | "tools_changed" }>
-  | StateEvent;
-
-const EVENTS: AdapterEvent["type"][] = ["messages", "round_started", "run_finished", "toggles_changed", "tools_changed", "state"];
-
-/** `subscribe` as the adapter calls it (its event list names `state`, R2). */
-type Subscribe = (listener: (event: AdapterEvent) => void, options: { events: AdapterEvent["type"][] }) => () => void;
-
-/** A run's error as `RunResult.error` and `run_finished` carry it (`cause`: R4). */
-type RunError = NonNullable<RunResult["error"]> & { cause?: unknown };
-
-/**
- * A tool defined in code, for {@link ChatRuntimeProvider}'s `tools` and {@link useFrontendTool}:
- * what `registerTool` takes. `timeoutMs: null` means no deadline (Stop still cancels: a tool that
- * waits for a person); `defaultEnabled: true` turns it on in every thread without a saved toggle.
- */
-export type FrontendToolDefinition<Args = Record<string, unknown>, Result = unknown> = Omit<
-  FrontendTool<Args, Result>,
-  "timeoutMs" | "handler"
-> & {
-  handler: (args: Args, ctx: ToolContext) => Result | Promise<Result>;
-  timeoutMs?: number | null;
-  defaultEnabled?: boolean;
-};
+/** Never `agui` (one JS object per streamed token): the hooks render from these. */
+const EVENTS = ["messages", "round_started", "run_finished", "state", "toggles_changed", "tools_changed"] as const;
+type AdapterEvent = RuntimeEventOf<(typeof EVENTS)[number]>;
 
 // ---- wasm initialisation, once per page ---------------------------------------------------------
 
@@ -477,9 +446,9 @@ class StateStore extends Store<unknown> {
 
 /** A tool a provider's `tools` or a `useFrontendTool` holds; the last claim of a name is registered. */
 interface Claim {
-  definition: FrontendToolDefinition<any, unknown>;
+  definition: FrontendTool<any, unknown>;
   /** The handler the runtime gets: calls the claim's latest handler. */
-  call: (args: any, ctx: ToolContext) => unknown;
+  call: ToolHandler<any, unknown>;
 }
 
 interface HostSnapshot {
@@ -600,8 +569,7 @@ class Host {
 
   private attach(runtime: ChatRuntime): void {
     const generation = this.generation;
-    const subscribe = runtime.subscribe.bind(runtime) as unknown as Subscribe;
-    this.unsubscribe = subscribe((event) => this.dispatch(event), { events: EVENTS });
+    this.unsubscribe = runtime.subscribe((event) => this.dispatch(event), { events: EVENTS });
     this.snapshot = { ...this.snapshot, runtime };
     for (const name of this.claims.keys()) this.sync(name);
     for (const store of this.allStores()) store.refresh();
@@ -690,10 +658,9 @@ class Host {
       return;
     }
     const { handler: _latest, ...definition } = top.definition;
-    const tool: Record<string, unknown> = { handler: top.call };
-    for (const [key, value] of Object.entries(definition)) if (value !== undefined) tool[key] = value;
+    const tool: FrontendTool = { ...definition, handler: top.call };
     try {
-      runtime.registerTool(tool as unknown as FrontendTool);
+      runtime.registerTool(tool);
       this.registered.set(name, top);
     } catch (error) {
       this.registered.delete(name);
@@ -766,7 +733,7 @@ interface ProviderCommonProps {
    * all of them, when the provider unmounts) is unregistered. The handler called is always the
    * latest one given for that name, so an inline array does not re-register on every render.
    */
-  tools?: readonly FrontendToolDefinition<any, any>[];
+  tools?: readonly FrontendTool<any, any>[];
   /**
    * Load tools.json when the runtime is created: default `true` with `options`, `false` with
    * `runtime` (the app's runtime is the app's to load). `run` waits for it to settle.
@@ -842,7 +809,7 @@ export function ChatRuntimeProvider(props: ChatRuntimeProviderProps): ReactNode 
 const useIsomorphicLayoutEffect = typeof document !== "undefined" ? useLayoutEffect : useEffect;
 
 /** The definition without its handler, as a key: a change of it registers the tool again. */
-function definitionKey(tool: FrontendToolDefinition<any, unknown>): string {
+function definitionKey(tool: FrontendTool<any, unknown>): string {
   const { handler: _handler, ...definition } = tool;
   return JSON.stringify(definition);
 }
@@ -850,10 +817,10 @@ function definitionKey(tool: FrontendToolDefinition<any, unknown>): string {
 interface ToolSlot {
   key: string;
   claim: Claim;
-  latest: FrontendToolDefinition<any, unknown>;
+  latest: FrontendTool<any, unknown>;
 }
 
-function slotFor(tool: FrontendToolDefinition<any, unknown>): ToolSlot {
+function slotFor(tool: FrontendTool<any, unknown>): ToolSlot {
   const slot: ToolSlot = {
     key: definitionKey(tool),
     latest: tool,
@@ -862,7 +829,7 @@ function slotFor(tool: FrontendToolDefinition<any, unknown>): ToolSlot {
   return slot;
 }
 
-function useProviderTools(host: Host, tools: readonly FrontendToolDefinition<any, any>[] | undefined): void {
+function useProviderTools(host: Host, tools: readonly FrontendTool<any, any>[] | undefined): void {
   const slots = useRef(new Map<string, ToolSlot>());
   useIsomorphicLayoutEffect(() => {
     const seen = new Set<string>();
@@ -1096,17 +1063,17 @@ export function useAgentState(threadId: string | null): unknown {
  * tool again; a new handler does not. Like CopilotKit's `useFrontendTool`.
  */
 export function useFrontendTool<Args = Record<string, unknown>, Result = unknown>(
-  tool: FrontendToolDefinition<Args, Result>,
+  tool: FrontendTool<Args, Result>,
 ): void {
   const host = useHost();
   const slot = useRef<ToolSlot | null>(null);
-  const key = definitionKey(tool as FrontendToolDefinition<any, unknown>);
+  const key = definitionKey(tool as FrontendTool<any, unknown>);
   useIsomorphicLayoutEffect(() => {
-    if (slot.current) slot.current.latest = tool as FrontendToolDefinition<any, unknown>;
+    if (slot.current) slot.current.latest = tool as FrontendTool<any, unknown>;
   });
   useEffect(() => {
     if (host === null) return undefined;
-    const current = slotFor(tool as FrontendToolDefinition<any, unknown>);
+    const current = slotFor(tool as FrontendTool<any, unknown>);
     slot.current = current;
     host.claim(current.latest.name, current.claim);
     return () => host.release(current.latest.name, current.claim);

@@ -2,7 +2,7 @@
 // `@ts-expect-error` lines must stay errors.
 import { createElement, type ReactNode } from "react";
 import type { Message as AgUiMessage } from "@ag-ui/core";
-import { ChatRuntime, ChatRuntimeError, applyMessages as applyFromMain, type Message, type RunResult } from "../../pkg/chat_runtime.js";
+import { ChatRuntime, ChatRuntimeError, applyMessages as applyFromMain, type FrontendTool, type Message, type RunResult } from "../../pkg/chat_runtime.js";
 import {
   ChatRuntimeProvider,
   applyMessages,
@@ -13,7 +13,6 @@ import {
   useThread,
   useToolToggles,
   type ChatRuntimeProviderProps,
-  type FrontendToolDefinition,
   type ThreadHandle,
   type ToolToggles,
 } from "../../pkg/react.js";
@@ -72,7 +71,7 @@ export function Approval(): null {
 }
 
 // ---- the provider: options or runtime, tools ----
-const tools: FrontendToolDefinition<{ city: string }, string>[] = [
+const tools: FrontendTool<{ city: string }, string>[] = [
   { name: "get_weather", description: "Weather", handler: ({ city }) => city, timeoutMs: null },
 ];
 export const withOptions = createElement(ChatRuntimeProvider, { options: { runUrl: "/api/{threadId}" }, tools, fallback: "Loading" }, createElement(Chat, { threadId: null }));
