@@ -454,6 +454,31 @@ test("a failed run: `error` is a ChatRuntimeError with the run's code and status
   await done(app);
 });
 
+test("a fetch that throws (an auth wrapper's 401): `error` is run/http with that status and the thrown value as cause", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.evaluate(() => {
+    class FetchError extends Error {
+      constructor(status) {
+        super(`HTTP ${status}`);
+        this.status = status;
+      }
+    }
+    window.__chatTrace.thrown = window.__chatTrace.failFetch = new FetchError(401);
+  });
+  assert.equal(await say(page, "Hello"), "error");
+  const shape = await page.evaluate(() => {
+    const { lastError, ChatRuntimeError, thrown } = window.__chatTrace;
+    return { instance: lastError instanceof ChatRuntimeError, code: lastError.code, status: lastError.status, cause: lastError.cause === thrown };
+  });
+  assert.deepEqual(shape, { instance: true, code: "run/http", status: 401, cause: true });
+  assert.equal((await requests(thread)).length, 0, "nothing reached the server");
+  // The next send goes through.
+  assert.equal(await say(page, "Hello"), "completed");
+  assert.equal(await page.$$eval("#status .error", (e) => e.length), 0, "the error is cleared");
+  await done(app);
+});
+
 test("lazy start: no wasm request until a hook needs the runtime; a run sent while the wasm loads waits and succeeds", async () => {
   const context = await browser.newContext();
   const page = await newPage(context);

@@ -7,7 +7,20 @@ import { App, trace } from "./App.jsx";
 // Read once by the provider; everything else goes through the hooks. The React demo's manifest
 // (public/chat-tools.json) has the module tools; get_browser_time, set_theme and confirm_action are
 // defined in React code (the provider's `tools`, `useFrontendTool`).
-const options = { runUrl: "/api/threads/{threadId}/runs", toolsUrl: "/chat-tools.json" };
+const options = {
+  runUrl: "/api/threads/{threadId}/runs",
+  toolsUrl: "/chat-tools.json",
+  // An app's fetch wrapper (an auth layer does this): the test makes it throw once, as an auth
+  // fetch throws its FetchError(401); the hook's `error` keeps what was thrown as `cause`.
+  fetch: (url, init) => {
+    const failure = trace.failFetch;
+    if (failure) {
+      trace.failFetch = null;
+      return Promise.reject(failure);
+    }
+    return fetch(url, init);
+  },
+};
 
 /** A tool defined in code, given to the provider: the browser's local time. */
 const tools = [
