@@ -93,8 +93,12 @@ export function Chat({ threadId }: { threadId: string }): ReactNode {
   toggles.setEnabled("get_weather", !toggles.tools[0]?.enabled);
   // @ts-expect-error: setEnabled takes a boolean
   toggles.setEnabled("get_weather", "yes");
-  // @ts-expect-error: useThread needs a thread id
-  useThread(null);
+  // A new chat: no thread id until its first run.
+  const draft = useThread(null);
+  const draftId: string | null = draft.threadId;
+  void draftId;
+  // @ts-expect-error: a thread id is a string or null
+  useThread(42);
   const status: string = thread.running ? "running" : thread.result?.status ?? "idle";
   return createElement(
     "div",
@@ -110,7 +114,7 @@ export const app = createElement(
   { options: { runUrl: "/api/threads/{threadId}/runs", toolsUrl: null }, loadTools: false, fallback: "Loading" },
   createElement(Chat, { threadId: "t1" }),
 );
-// @ts-expect-error: options are required
+// @ts-expect-error: options or an existing runtime is required
 export const noOptions = createElement(ChatRuntimeProvider, {});
 export const ready: Promise<void> = initChatRuntime();
 
