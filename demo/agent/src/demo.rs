@@ -975,12 +975,20 @@ mod tests {
             locs.contains(&r#"["body","threadId"]"#.to_string()),
             "{locs:?}"
         );
-        assert!(!locs.contains(&r#"["body","runId"]"#.to_string()), "runId is optional");
+        assert!(
+            !locs.contains(&r#"["body","runId"]"#.to_string()),
+            "runId is optional"
+        );
         assert!(locs.contains(&r#"["body","messages",0,"role"]"#.to_string()));
         let e = validate(br#"{"threadId":"t","runId":5,"messages":[]}"#).unwrap_err();
         assert_eq!(e[0]["loc"], json!(["body", "runId"]));
         assert!(validate(b"nope").is_err());
         assert!(validate(br#"{"threadId":"t","runId":"r","messages":[]}"#).is_ok());
-        assert_eq!(validate(br#"{"threadId":"t","messages":[]}"#).unwrap().run_id, "");
+        assert_eq!(
+            validate(br#"{"threadId":"t","messages":[]}"#)
+                .unwrap()
+                .run_id,
+            ""
+        );
     }
 }

@@ -238,7 +238,12 @@ async fn a_request_without_run_id_or_state_is_answered_and_the_agent_names_the_r
     let body = json!({ "threadId": "norun", "messages": [user("u2", "hello")] });
     let (_, events) = run_events(a, "norun", body).await;
     assert_eq!(events[0]["runId"], "run-2");
-    let (_, events) = run_events(a, "norun", input("norun", "mine", json!([user("u3", "hi")]), &[])).await;
+    let (_, events) = run_events(
+        a,
+        "norun",
+        input("norun", "mine", json!([user("u3", "hi")]), &[]),
+    )
+    .await;
     assert_eq!(events[0]["runId"], "mine");
     server.stop().await.unwrap();
 }
