@@ -27,6 +27,8 @@ export function ChatPage(props: ChatPage.Props): ReactNode {
   const history = useQuery(threadMessagesQuery(threadId));
   const [askFirst, setAskFirst] = useState(true);
   const [prompt, setPrompt] = useState("");
+  // How many runs sent from this page have settled (the end-to-end test waits on it).
+  const [settled, setSettled] = useState(0);
   const pending = useRequestApprovalTool({ askFirst });
   // Threads whose messages the runtime has from this page (not to be loaded from the history).
   const started = useRef(new Set<string>());
@@ -59,7 +61,10 @@ export function ChatPage(props: ChatPage.Props): ReactNode {
     const message: agui.UserMessage = { id: crypto.randomUUID(), role: "user", content: [{ type: "text", text }] };
     client.setQueryData(threadMessagesQuery(tid).queryKey, (prev) => [...(prev ?? []), message]);
     // Waits for the runtime when it is not there yet; failures show through `thread.error`.
-    thread.run({ messages: [message] }, thread.threadId === null ? { threadId: tid } : undefined).catch(() => {});
+    thread
+      .run({ messages: [message] }, thread.threadId === null ? { threadId: tid } : undefined)
+      .catch(() => {})
+      .finally(() => setSettled((n) => n + 1));
   };
 
   return (
@@ -81,6 +86,7 @@ export function ChatPage(props: ChatPage.Props): ReactNode {
           data-ready={thread.ready ? "true" : "false"}
           data-running={thread.running ? "true" : "false"}
           data-status={thread.result?.status ?? ""}
+          data-settled={settled}
         >
           {thread.running ? "Working…" : thread.result ? `Last run: ${thread.result.status} (${thread.result.rounds} rounds)` : "Ready"}
         </p>
