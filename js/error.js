@@ -7,10 +7,12 @@ export class ChatRuntimeError extends Error {
    * @param {string} code e.g. `"run/busy"`, `"tools/fetch"`, `"decode/field"`
    * @param {string} message
    * @param {object} [details] extra fields (`index`, `eventType`, `field`, `status`, `toolName`);
-   *   a key the error already has (`name`, `code`, `message`, `stack`, ...) is ignored.
+   *   a key the error already has (`name`, `code`, `message`, `stack`, ...) is ignored, but
+ *   `cause` becomes the error's standard `cause`.
    */
   constructor(code, message, details) {
-    super(message);
+    // `details.cause` (what an app's fetch threw, ...) is the standard `Error` cause.
+    super(message, details != null && "cause" in details ? { cause: details.cause } : undefined);
     this.name = "ChatRuntimeError";
     this.code = code;
     if (details != null) {

@@ -40,7 +40,7 @@ use crate::tools::catalog::Catalog;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 use crate::tools::schema::{validate, PatternMatcher};
 use crate::tools::toggles::{KeyValueStore, Toggles};
-use crate::tools::FrontendTool;
+use crate::tools::{FrontendTool, TimeLimit};
 
 /// Which messages a run request carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -106,11 +106,11 @@ pub struct ToolSet {
 impl ToolSet {
     /// Resolves the catalog for one thread: the enabled frontend tools go out (with the
     /// catalog's prefix), every frontend tool and backend tool is known by its incoming name.
-    pub fn from_catalog(catalog: &Catalog, mut enabled: impl FnMut(&str) -> bool) -> Self {
+    pub fn from_catalog(catalog: &Catalog, mut enabled: impl FnMut(&FrontendTool) -> bool) -> Self {
         let mut set = ToolSet::default();
         let mut on = HashSet::default();
         for tool in catalog.frontend_tools() {
-            let kind = if enabled(&tool.name) {
+            let kind = if enabled(tool) {
                 on.insert(tool.name.clone());
                 CallKind::Enabled(tool.clone())
             } else {
@@ -132,7 +132,9 @@ impl ToolSet {
         toggles: &mut Toggles<S>,
         thread_id: Option<&str>,
     ) -> Self {
-        Self::from_catalog(catalog, |name| toggles.is_enabled(thread_id, name))
+        Self::from_catalog(catalog, |tool| {
+            tool.is_on(toggles.saved(thread_id, &tool.name))
+        })
     }
 }
 
@@ -179,8 +181,8 @@ pub enum RunStatus {
 /// Why a turn ended in error.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunError {
-    /// A stable code: `run/http`, `run/network`, `run/content-type`, `run/truncated`,
-    /// `run/error` (the agent's `RUN_ERROR`, or its own `code`), `decode/...`.
+    /// A stable code: `run/http`, `run/network`, `run/prepare-request`, `run/content-type`,
+    /// `run/truncated`, `run/error` (the agent's `RUN_ERROR`, or its own `code`), `decode/...`.
     pub code: String,
     /// What happened.
     pub message: String,
@@ -517,8 +519,8 @@ pub struct ToolCallJob {
     pub tool: FrontendTool,
     /// The arguments, parsed and validated against the tool's schema.
     pub args: Value,
-    /// The time limit in milliseconds.
-    pub timeout_ms: u32,
+    /// The time limit in milliseconds (`None`: the tool has none).
+    pub timeout_ms: Option<u32>,
 }
 
 /// Work for the host.
@@ -612,6 +614,8 @@ struct ThreadState {
     changed: Vec<String>,
     /// Whether the whole list changed since the host last took the changes.
     changed_all: bool,
+    /// Whether the AG-UI state changed since the host last asked.
+    state_changed: bool,
     /// The turn in progress.
     turn: Option<Turn>,
 }
@@ -621,7 +625,8 @@ struct RunningCall {
     tool_name: String,
     /// Whether its result is sent back in a restart (else it is recorded and nothing restarts).
     follow_up: bool,
-    timeout_ms: u32,
+    /// Its time limit (`None`: none).
+    timeout_ms: Option<u32>,
     /// When its time is up (the host's clock, in ms); `None` until the host took the job.
     deadline: Option<u64>,
     /// Whether the host called the handler ([`Session::begin_call`]): its module had loaded.
@@ -689,7 +694,7 @@ impl Session {
                 .and_then(|t| t.turn.as_mut())
                 .and_then(|turn| turn.running.get_mut(&job.tool_call_id));
             if let Some(call) = call {
-                call.deadline = Some(now.saturating_add(u64::from(call.timeout_ms)));
+                call.deadline = call.timeout_ms.map(|ms| now.saturating_add(u64::from(ms)));
             }
         }
         Some(action)
@@ -721,7 +726,7 @@ impl Session {
                         thread_id.clone(),
                         id.clone(),
                         call.tool_name.clone(),
-                        call.timeout_ms,
+                        call.timeout_ms.unwrap_or_default(),
                         call.called,
                     ));
                 }
@@ -838,6 +843,14 @@ impl Session {
         )
     }
 
+    /// Whether the thread's AG-UI state changed since the last call (`STATE_SNAPSHOT`,
+    /// `STATE_DELTA`, a run request's `state`), for a coalesced `state` event.
+    pub fn take_state_changed(&mut self, thread_id: &str) -> bool {
+        self.threads
+            .get_mut(thread_id)
+            .is_some_and(|state| std::mem::take(&mut state.state_changed))
+    }
+
     /// [`take_changed`](Self::take_changed) as positions in the thread's messages, for a host
     /// that keeps its own copy of the messages up to date.
     pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<ChangedMessages> {
@@ -917,6 +930,7 @@ impl Session {
         }
         if let Some(initial) = request.state {
             state.thread.set_state(initial);
+            state.state_changed = true;
         }
         state.turn = Some(Turn {
             tools,
@@ -1017,10 +1031,40 @@ impl Session {
         self.maybe_advance(thread_id);
     }
 
-    /// The fetch failed (network error, or the body could not be read).
-    pub fn handle_transport_error(&mut self, thread_id: &str, run_id: &str, message: &str) {
+    /// The fetch failed (network error, or the body could not be read): `run/network`. With a
+    /// `status` (the app's `fetch` threw a value carrying one, an auth wrapper's 401), `run/http`
+    /// with that status.
+    pub fn handle_transport_error(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        message: &str,
+        status: Option<u16>,
+    ) {
+        match status {
+            Some(status) => self.handle_request_error(
+                thread_id,
+                run_id,
+                "run/http",
+                &format!("HTTP {status}, thrown by fetch: {message}"),
+                Some(status),
+            ),
+            None => self.handle_request_error(thread_id, run_id, "run/network", message, None),
+        }
+    }
+
+    /// The host could not send this round's request (`code`: `run/network`, `run/http`, or
+    /// `run/prepare-request` when the app's `prepareRequest` threw): the turn ends in error.
+    pub fn handle_request_error(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        code: &str,
+        message: &str,
+        status: Option<u16>,
+    ) {
         if self.current_turn(thread_id, run_id).is_some() {
-            self.fail(thread_id, "run/network", message.to_owned(), None);
+            self.fail(thread_id, code, message.to_owned(), status);
         }
     }
 
@@ -1208,6 +1252,7 @@ impl Session {
                         }
                     }
                     Ok(Applied::Messages) => state.changed_all = true,
+                    Ok(Applied::State) => state.state_changed = true,
                     // A patch that does not apply leaves the state as it was; the TS client
                     // logs and continues, and so does the loop.
                     Ok(_) | Err(_) => {}
@@ -1415,7 +1460,11 @@ impl Session {
         }
         match prepared {
             Ok((tool, args)) => {
-                let timeout_ms = tool.timeout_ms.unwrap_or(self.config.tool_timeout_ms);
+                let timeout_ms = match tool.time_limit {
+                    TimeLimit::Default => Some(self.config.tool_timeout_ms),
+                    TimeLimit::Never => None,
+                    TimeLimit::Ms(ms) => Some(ms),
+                };
                 turn.running.insert(
                     call.tool_call_id.clone(),
                     RunningCall {

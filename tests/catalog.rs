@@ -15,7 +15,7 @@ use chat_runtime::tools::catalog::{
     code, parse_manifest, CallTarget, Catalog, CatalogError, ManifestContext, ManifestReport,
     MAX_MANIFEST_BYTES, MAX_TOOLS,
 };
-use chat_runtime::tools::{Diagnostic, FrontendTool, ToolHandler};
+use chat_runtime::tools::{Diagnostic, FrontendTool, TimeLimit, ToolHandler};
 use serde_json::{json, Value};
 
 /// The example of the nebari issue, section 1.
@@ -100,7 +100,8 @@ fn tool(name: &str) -> FrontendTool {
             entrypoint: "run".into(),
         },
         follow_up: true,
-        timeout_ms: None,
+        time_limit: TimeLimit::Default,
+        default_enabled: false,
     }
 }
 
@@ -137,7 +138,8 @@ fn the_seed_example_loads() {
                 entrypoint: "fetchWeather".into(),
             },
             follow_up: true,
-            timeout_ms: None,
+            time_limit: TimeLimit::Default,
+            default_enabled: false,
         }]
     );
 }
@@ -195,25 +197,30 @@ fn absent_or_null_parameters_mean_an_empty_object_schema() {
 
 #[test]
 fn follow_up_and_timeout_are_read() {
+    // Not through entry_with: a merge patch's null removes the key.
+    let mut approve = entry_with("approve", json!({"defaultEnabled": true}));
+    approve["timeoutMs"] = Value::Null;
     let report = report(json!([
         entry_with("fire", json!({"followUp": false, "timeoutMs": 5000})),
         entry_with("float_ms", json!({"timeoutMs": 2500.0})),
         entry_with("max_ms", json!({"timeoutMs": 600000})),
+        approve,
         entry("defaults"),
     ]));
     assert_eq!(report.diagnostics, []);
-    let options: Vec<(bool, Option<u32>)> = report
+    let options: Vec<(bool, TimeLimit, bool)> = report
         .tools
         .iter()
-        .map(|t| (t.follow_up, t.timeout_ms))
+        .map(|t| (t.follow_up, t.time_limit, t.default_enabled))
         .collect();
     assert_eq!(
         options,
         [
-            (false, Some(5000)),
-            (true, Some(2500)),
-            (true, Some(600_000)),
-            (true, None)
+            (false, TimeLimit::Ms(5000), false),
+            (true, TimeLimit::Ms(2500), false),
+            (true, TimeLimit::Ms(600_000), false),
+            (true, TimeLimit::Never, true),
+            (true, TimeLimit::Default, false)
         ]
     );
 }
@@ -709,7 +716,7 @@ fn bad_backend_tools_are_skipped_with_a_diagnostic() {
     assert!(diagnostics.iter().all(|d| d.code == code::BACKEND_BAD_TOOL));
     assert_eq!(diagnostics[5].name.as_deref(), Some("ok"));
 
-    for not_a_list in [json!("tools"), json!({"tools": []}), json!(3)] {
+    for not_a_list in [json!("tools"), json!({"items": "x"}), json!(3)] {
         let diagnostics = catalog.set_backend_tools(&ours(not_a_list.clone()));
         assert_eq!(
             codes(&diagnostics),
@@ -717,6 +724,16 @@ fn bad_backend_tools_are_skipped_with_a_diagnostic() {
             "{not_a_list}"
         );
         assert_eq!(catalog.backend_tools(), []);
+    }
+    // AG-UI's ToolsCapabilities without `items` (`{ supported: false }`) is no tools, no problem.
+    catalog.set_backend_tools(&value!([{"name": "ok"}]));
+    for none in [
+        json!({"supported": false}),
+        json!({"items": null}),
+        json!(null),
+    ] {
+        assert_eq!(catalog.set_backend_tools(&ours(none.clone())), [], "{none}");
+        assert_eq!(catalog.backend_tools(), [], "{none}");
     }
 }
 
@@ -822,7 +839,14 @@ fn wire_tools_are_the_enabled_ones_with_wire_names_and_schemas() {
     weather.parameters = value!({"type": "object", "properties": {"city": {"type": "string"}}});
     catalog.set_manifest(vec![weather, tool("off")]);
     catalog
-        .register("pick_color", "Pick a color", None, Some(false), Some(1000))
+        .register(
+            "pick_color",
+            "Pick a color",
+            None,
+            Some(false),
+            TimeLimit::Ms(1000),
+            false,
+        )
         .unwrap();
     let wire = catalog.wire_tools(|name| name != "off");
     assert_eq!(
@@ -864,7 +888,14 @@ fn registered_tools_follow_the_manifest_rules() {
     ];
     for (name, description, parameters, timeout, expected) in cases {
         let error = catalog
-            .register(name, description, parameters, None, timeout)
+            .register(
+                name,
+                description,
+                parameters,
+                None,
+                timeout.map_or(TimeLimit::Default, TimeLimit::Ms),
+                false,
+            )
             .unwrap_err();
         assert_eq!(error.code, expected, "{name:?}");
         assert_eq!(error.index, None);
@@ -876,11 +907,15 @@ fn registered_tools_follow_the_manifest_rules() {
 fn registering_adds_replaces_and_unregistering_removes() {
     let mut catalog = Catalog::new();
     catalog.set_manifest(vec![tool("weather")]);
-    catalog.register("a", "first", None, None, None).unwrap();
     catalog
-        .register("b", "b", None, Some(false), Some(2000))
+        .register("a", "first", None, None, TimeLimit::Default, false)
         .unwrap();
-    catalog.register("a", "second", None, None, None).unwrap();
+    catalog
+        .register("b", "b", None, Some(false), TimeLimit::Ms(2000), false)
+        .unwrap();
+    catalog
+        .register("a", "second", None, None, TimeLimit::Default, false)
+        .unwrap();
     assert_eq!(
         active(&catalog),
         ["weather", "a", "b"],
@@ -891,7 +926,7 @@ fn registering_adds_replaces_and_unregistering_removes() {
     assert_eq!(a.handler, ToolHandler::Registered);
     assert!(a.follow_up);
     let b = catalog.frontend("b").unwrap();
-    assert_eq!((b.follow_up, b.timeout_ms), (false, Some(2000)));
+    assert_eq!((b.follow_up, b.time_limit), (false, TimeLimit::Ms(2000)));
 
     assert!(catalog.unregister("a"));
     assert!(!catalog.unregister("a"));
@@ -908,7 +943,7 @@ fn a_registered_tool_shadowing_a_backend_tool_waits_for_it_to_go() {
     let mut catalog = Catalog::new();
     catalog.set_backend_tools(&backend(&["search"]));
     let error = catalog
-        .register("search", "d", None, None, None)
+        .register("search", "d", None, None, TimeLimit::Default, false)
         .unwrap_err();
     assert_eq!(error.code, code::SHADOWS_BACKEND);
     assert_eq!(active(&catalog), Vec::<&str>::new());
@@ -920,7 +955,14 @@ fn a_registered_tool_shadowing_a_backend_tool_waits_for_it_to_go() {
 fn a_manifest_tool_hides_a_registered_one_of_the_same_name() {
     let mut catalog = Catalog::new();
     catalog
-        .register("weather", "registered", None, None, None)
+        .register(
+            "weather",
+            "registered",
+            None,
+            None,
+            TimeLimit::Default,
+            false,
+        )
         .unwrap();
     let diagnostics = catalog.set_manifest(vec![tool("weather")]);
     assert_eq!(
@@ -960,13 +1002,15 @@ fn set_manifest_drops_duplicates_and_tools_past_the_cap() {
 fn the_cap_counts_manifest_and_registered_tools() {
     let mut catalog = Catalog::new();
     catalog.set_manifest((0..MAX_TOOLS - 1).map(|i| tool(&format!("t{i}"))).collect());
-    catalog.register("last", "d", None, None, None).unwrap();
+    catalog
+        .register("last", "d", None, None, TimeLimit::Default, false)
+        .unwrap();
     let error = catalog
-        .register("one_more", "d", None, None, None)
+        .register("one_more", "d", None, None, TimeLimit::Default, false)
         .unwrap_err();
     assert_eq!(error.code, code::TOO_MANY);
     catalog
-        .register("last", "replaced", None, None, None)
+        .register("last", "replaced", None, None, TimeLimit::Default, false)
         .unwrap();
 
     // A bigger manifest arriving later pushes the registered tool past the cap: hidden.

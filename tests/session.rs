@@ -15,7 +15,7 @@ use chat_runtime::session::{
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
-use chat_runtime::tools::{FrontendTool, ToolHandler};
+use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
 use serde_json::{json, Value};
 
 fn tool(name: &str, parameters: Value) -> FrontendTool {
@@ -28,7 +28,8 @@ fn tool(name: &str, parameters: Value) -> FrontendTool {
             entrypoint: "run".to_owned(),
         },
         follow_up: true,
-        timeout_ms: None,
+        time_limit: TimeLimit::Default,
+        default_enabled: false,
     }
 }
 
@@ -268,7 +269,7 @@ fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
     assert_eq!(h.jobs.len(), 1);
     assert_eq!(h.jobs[0].tool_call_id, "call_frontend_1");
     assert_eq!(h.jobs[0].args, value!({"format": "iso"}));
-    assert_eq!(h.jobs[0].timeout_ms, 30_000);
+    assert_eq!(h.jobs[0].timeout_ms, Some(30_000));
     assert_eq!(h.sent.len(), 1, "no restart before the tool answered");
 
     h.answer(
@@ -595,6 +596,45 @@ fn run_error_ends_the_turn_with_its_code_and_message() {
     assert_eq!(
         (error.code.as_str(), error.message.as_str()),
         ("overloaded", "model overloaded")
+    );
+}
+
+#[test]
+fn a_failed_send_is_run_network_or_run_http_with_the_thrown_status() {
+    let cases: [(Option<u16>, &str, &str); 2] = [
+        (None, "run/network", "Failed to fetch"),
+        (
+            Some(401),
+            "run/http",
+            "HTTP 401, thrown by fetch: Failed to fetch",
+        ),
+    ];
+    for (status, code, message) in cases {
+        let mut h = harness();
+        h.start(request("t", vec![user("u1", "x")]), clock());
+        let run = h.last_run("t");
+        h.session
+            .handle_transport_error("t", &run, "Failed to fetch", status);
+        h.pump();
+        let error = h.result().error.clone().unwrap();
+        assert_eq!(
+            (error.code.as_str(), error.message.as_str(), error.status),
+            (code, message, status)
+        );
+    }
+    // prepareRequest's failure, and a late report for a run that is over changes nothing.
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    let run = h.last_run("t");
+    h.session
+        .handle_request_error("t", &run, "run/prepare-request", "TypeError: no", None);
+    h.session
+        .handle_transport_error("t", &run, "late", Some(500));
+    h.pump();
+    assert_eq!(h.results.len(), 1);
+    assert_eq!(
+        h.result().error.as_ref().unwrap().code,
+        "run/prepare-request"
     );
 }
 
@@ -1157,12 +1197,36 @@ fn a_call_past_its_deadline_is_answered_with_timeout_and_its_signal_fires() {
 }
 
 #[test]
+fn a_tool_without_a_time_limit_gets_no_deadline_and_stop_still_interrupts_it() {
+    let mut h = harness();
+    let mut approve = tool("approve", json!({"type": "object"}));
+    approve.time_limit = TimeLimit::Never;
+    h.start(
+        request("t", vec![user("u1", "x")]),
+        tool_set(&[approve], &[], &[]),
+    );
+    h.respond("t", &run_with(vec![call("a1", "approve", "{}", "m1")]));
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.jobs[0].timeout_ms, None);
+    assert_eq!(h.session.poll_timeout(), None, "no timer for it");
+    h.advance(86_400_000);
+    assert!(h.call_cancels.is_empty(), "a day later it still waits");
+    assert_eq!(h.sent.len(), 1);
+    h.session.abort("t");
+    h.pump();
+    let interrupted = h.events.iter().any(|e| {
+        matches!(e, RuntimeEvent::ToolFinished { error: Some(error), .. } if error.code == "INTERRUPTED")
+    });
+    assert!(interrupted, "Stop answers it INTERRUPTED");
+}
+
+#[test]
 fn a_tool_sets_its_own_deadline_and_the_earliest_one_is_the_timer() {
     let mut h = harness();
     let mut slow = tool("slow", json!({"type": "object"}));
-    slow.timeout_ms = Some(5_000);
+    slow.time_limit = TimeLimit::Ms(5_000);
     let mut quick = tool("quick", json!({"type": "object"}));
-    quick.timeout_ms = Some(300);
+    quick.time_limit = TimeLimit::Ms(300);
     h.start(
         request("t", vec![user("u1", "x")]),
         tool_set(&[slow, quick], &[], &[]),

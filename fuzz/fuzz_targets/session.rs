@@ -17,7 +17,7 @@ use chat_runtime::session::{
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
-use chat_runtime::tools::{FrontendTool, ToolHandler};
+use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
 use libfuzzer_sys::fuzz_target;
 use chat_runtime::json::Value;
 
@@ -32,7 +32,8 @@ fn tools() -> ToolSet {
             parameters: Value::parse(r#"{"type": "object"}"#).unwrap(),
             handler: ToolHandler::Registered,
             follow_up,
-            timeout_ms: None,
+            time_limit: TimeLimit::Default,
+            default_enabled: false,
         };
         set.calls.insert(name.into(), CallKind::Enabled(tool));
     }
@@ -131,7 +132,7 @@ fuzz_target!(|input: &[u8]| {
             }
             _ => {
                 if let Some(run) = runs.get(thread) {
-                    session.handle_transport_error(thread, run, "network");
+                    session.handle_transport_error(thread, run, "network", None);
                 }
             }
         }

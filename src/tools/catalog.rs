@@ -66,7 +66,7 @@ use thiserror::Error;
 
 use super::schema::check_schema;
 use super::url::{check_origin, resolve, UrlParser};
-use super::{BackendTool, Diagnostic, FrontendTool, ToolHandler};
+use super::{BackendTool, Diagnostic, FrontendTool, TimeLimit, ToolHandler};
 use crate::protocol::event::Tool;
 
 /// The stable diagnostic codes, one constant per rule (see the [module docs](self)).
@@ -376,14 +376,27 @@ fn validate_entry(
             ))
         }
     };
-    let timeout_ms = match entry.get("timeoutMs") {
-        None | Some(Value::Null) => None,
-        Some(value) => Some(timeout_from_json(value).ok_or_else(|| {
+    let time_limit = match entry.get("timeoutMs") {
+        None => TimeLimit::Default,
+        Some(Value::Null) => TimeLimit::Never,
+        Some(value) => TimeLimit::Ms(timeout_from_json(value).ok_or_else(|| {
             (
                 code::BAD_OPTION,
-                format!("timeoutMs must be an integer from 1 to {MAX_TIMEOUT_MS}, not {value}"),
+                format!(
+                    "timeoutMs must be an integer from 1 to {MAX_TIMEOUT_MS}, or null for none, not {value}"
+                ),
             )
         })?),
+    };
+    let default_enabled = match entry.get("defaultEnabled") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(on)) => *on,
+        Some(other) => {
+            return Err((
+                code::BAD_OPTION,
+                format!("defaultEnabled must be true or false, not {}", other.kind()),
+            ))
+        }
     };
 
     Ok(FrontendTool {
@@ -395,7 +408,8 @@ fn validate_entry(
             entrypoint,
         },
         follow_up,
-        timeout_ms,
+        time_limit,
+        default_enabled,
     })
 }
 
@@ -667,7 +681,8 @@ impl Catalog {
         description: &str,
         parameters: Option<Value>,
         follow_up: Option<bool>,
-        timeout_ms: Option<u32>,
+        time_limit: TimeLimit,
+        default_enabled: bool,
     ) -> Result<(), Diagnostic> {
         let fail = |(code, message): Broken| diagnostic(name, code, message);
         let name_value = Value::String(name.to_string());
@@ -675,7 +690,7 @@ impl Catalog {
         let description =
             check_description(Some(&Value::String(description.to_string()))).map_err(fail)?;
         let parameters = check_parameters(parameters.as_ref()).map_err(fail)?;
-        if let Some(ms) = timeout_ms {
+        if let TimeLimit::Ms(ms) = time_limit {
             if !(1..=MAX_TIMEOUT_MS).contains(&ms) {
                 return Err(fail((
                     code::BAD_OPTION,
@@ -695,7 +710,8 @@ impl Catalog {
             parameters,
             handler: ToolHandler::Registered,
             follow_up: follow_up.unwrap_or(true),
-            timeout_ms,
+            time_limit,
+            default_enabled,
         };
         let position = match self.registered.iter().position(|t| t.name == tool.name) {
             Some(position) => {
@@ -743,13 +759,18 @@ impl Catalog {
         let items: &[Value] = match capabilities_tools {
             Value::Null => &[],
             Value::Array(items) => items,
+            // AG-UI's `ToolsCapabilities`: `items` is optional (`{ supported: false }` has none).
             Value::Object(object) => match object.get("items") {
                 Some(Value::Array(items)) => items,
-                _ => {
+                None | Some(Value::Null) => &[],
+                Some(other) => {
                     diagnostics.push(backend_diagnostic(
                         None,
                         None,
-                        "capabilities.tools is an object without an \"items\" array".into(),
+                        format!(
+                            "capabilities.tools.items must be an array, not {}",
+                            other.kind()
+                        ),
                     ));
                     &[]
                 }

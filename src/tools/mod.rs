@@ -48,8 +48,29 @@ pub struct FrontendTool {
     pub handler: ToolHandler,
     /// `false`: fire-and-forget; runs as soon as its call ends, never causes a restart.
     pub follow_up: bool,
-    /// Its own time limit in milliseconds, overriding the runtime's default.
-    pub timeout_ms: Option<u32>,
+    /// Its time limit: the runtime's default, none, or its own.
+    pub time_limit: TimeLimit,
+    /// Whether it is on in a thread whose toggles say nothing about it (`defaultEnabled`).
+    pub default_enabled: bool,
+}
+
+/// A tool's time limit (`timeoutMs`): loading its module and the call together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeLimit {
+    /// `timeoutMs` absent: the runtime's `toolTimeoutMs`.
+    #[default]
+    Default,
+    /// `timeoutMs: null`: no deadline (a tool that waits for a person); Stop still cancels it.
+    Never,
+    /// `timeoutMs: n`, in milliseconds.
+    Ms(u32),
+}
+
+impl FrontendTool {
+    /// Whether the tool is on in a thread whose saved toggle for it is `saved`.
+    pub fn is_on(&self, saved: Option<bool>) -> bool {
+        saved.unwrap_or(self.default_enabled)
+    }
 }
 
 /// A backend tool, as listed in the agent's `capabilities.tools`.
@@ -151,13 +172,10 @@ pub fn list_tools<S: toggles::KeyValueStore>(
             description: tool.description.clone(),
             parameters: Some(tool.parameters.clone()),
             source: ToolSource::Frontend,
-            enabled: false,
+            enabled: tool.is_on(toggles.saved(thread_id, &tool.name)),
             locked: false,
         })
         .collect();
-    for entry in &mut entries {
-        entry.enabled = toggles.is_enabled(thread_id, &entry.name);
-    }
     entries.extend(catalog.backend_tools().iter().map(|tool| ToolEntry {
         name: tool.name.clone(),
         description: tool.description.clone(),

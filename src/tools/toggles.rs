@@ -312,7 +312,13 @@ impl<S: KeyValueStore> Toggles<S> {
     /// Whether the frontend tool `name` is on in this thread (`None`: the default state). Names
     /// never saved are off.
     pub fn is_enabled(&mut self, thread_id: Option<&str>, name: &str) -> bool {
-        self.state(thread_id).get(name).copied().unwrap_or(false)
+        self.saved(thread_id, name).unwrap_or(false)
+    }
+
+    /// The saved toggle of `name` in a thread (its own, else the default's), `None` when neither
+    /// has one: the tool's `defaultEnabled` decides then.
+    pub fn saved(&mut self, thread_id: Option<&str>, name: &str) -> Option<bool> {
+        self.state(thread_id).get(name).copied()
     }
 
     /// The toggles of a thread (`None`: the default state), as shown to the user: a thread with no

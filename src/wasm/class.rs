@@ -18,6 +18,7 @@ use crate::json::{Map, Value};
 use crate::protocol::event::{Context, Message};
 use crate::session::{HistoryMode, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
+use crate::tools::TimeLimit;
 
 #[wasm_bindgen]
 extern "C" {
@@ -186,6 +187,7 @@ impl ChatRuntime {
             allowed_import_origins: member(&options, "allowedImportOrigins", "options/invalid")?
                 .unwrap_or_default(),
             storage: Store::from_option(&host(&options, "storage")),
+            prepare_request: function(host(&options, "prepareRequest"), "prepareRequest")?,
         };
         let session = Session::new(config, random_prefix(), Box::new(RegExpMatcher::default()));
         Ok(ChatRuntime {
@@ -206,7 +208,8 @@ impl ChatRuntime {
     }
 
     /// Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,
-    /// timeoutMs? }`. Throws a `ChatRuntimeError` with the diagnostic's code when it is invalid.
+    /// timeoutMs?, defaultEnabled? }` (`timeoutMs: null`: no deadline). Throws a
+    /// `ChatRuntimeError` with the diagnostic's code when it is invalid.
     #[wasm_bindgen(js_name = registerTool)]
     pub fn register_tool(&self, tool: JsFrontendTool) -> Result<(), Error> {
         let tool: JsValue = tool.into();
@@ -218,7 +221,12 @@ impl ChatRuntime {
             member(&tool, "parameters", "options/invalid")?,
             handler,
             member(&tool, "followUp", "options/invalid")?,
-            bounded(&tool, "timeoutMs", 600_000)?,
+            if host(&tool, "timeoutMs").is_null() {
+                TimeLimit::Never
+            } else {
+                bounded(&tool, "timeoutMs", 600_000)?.map_or(TimeLimit::Default, TimeLimit::Ms)
+            },
+            member(&tool, "defaultEnabled", "options/invalid")?.unwrap_or(false),
         )
     }
 
@@ -232,7 +240,13 @@ impl ChatRuntime {
     /// locked, always on.
     #[wasm_bindgen(js_name = setBackendTools)]
     pub fn set_backend_tools(&self, tools: JsBackendTools) -> Result<(), Error> {
-        let tools: Value = from_js(&tools.into())?;
+        let tools: JsValue = tools.into();
+        // `agent.capabilities?.tools` may be `undefined`: no backend tools, as `null`.
+        let tools: Value = if tools.is_undefined() {
+            Value::Null
+        } else {
+            from_js(&tools)?
+        };
         self.driver.set_backend_tools(&tools);
         Ok(())
     }

@@ -12,16 +12,16 @@ use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::spawn_local;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::{AbortController, AbortSignal};
 
 use super::browser::{self, StorageEvents, Timer};
 use super::convert::{parse, to_js};
 use super::error::Error;
-use super::io::http::{self, Body, Fetch};
+use super::io::http::{self, Body, Failure, Fetch};
 use super::io::storage::Store;
 use super::io::tools;
 use crate::hash::HashMap;
@@ -35,7 +35,7 @@ use crate::session::{
 use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::toggles::{DeferredStore, ThreadKey, Toggles};
-use crate::tools::{list_tools, set_tool_enabled, Diagnostic, ToolHandler};
+use crate::tools::{list_tools, set_tool_enabled, Diagnostic, TimeLimit, ToolHandler};
 
 /// What the app configured that the core does not keep.
 pub(crate) struct HostConfig {
@@ -49,6 +49,8 @@ pub(crate) struct HostConfig {
     pub allowed_import_origins: Vec<String>,
     /// The app's storage (or `localStorage`, or none).
     pub storage: Store,
+    /// The app's `prepareRequest(body, { threadId, round })`: what it returns is sent.
+    pub prepare_request: Option<Function>,
 }
 
 /// The event types a listener asked for; `None`: all of them.
@@ -65,6 +67,10 @@ struct Running {
     calls: Vec<(String, AbortController)>,
     /// The caller's `signal` and our listener on it, removed when the turn ends.
     signal: Option<(AbortSignal, Function)>,
+    /// Requests sent so far (`prepareRequest`'s `round`).
+    rounds: u32,
+    /// What the app's `fetch` or `prepareRequest` threw, for `result.error.cause`.
+    cause: JsValue,
 }
 
 /// Per thread: its messages as the JS objects last handed out, by position, so a `messages` event
@@ -179,11 +185,16 @@ impl Driver {
                 format!("`{url}` is not a URL (relative URLs need a page)"),
             )
         })?;
-        let fetch_failed = |message: String| {
-            Error::from(crate::tools::catalog::CatalogError::Fetch {
-                status: None,
-                message,
-            })
+        let fetch_failed = |failure: Failure| {
+            let error = Error::from(crate::tools::catalog::CatalogError::Fetch {
+                status: failure.status(),
+                message: failure.message,
+            });
+            if failure.cause.is_undefined() {
+                error
+            } else {
+                error.with("cause", failure.cause)
+            }
         };
         let answer = host
             .fetch
@@ -192,7 +203,9 @@ impl Driver {
             .map_err(fetch_failed)?;
         let head = http::head(&answer, &url);
         check_manifest_status(head.status, &head.url)?;
-        let body = http::text(&answer).await.map_err(fetch_failed)?;
+        let body = http::text(&answer)
+            .await
+            .map_err(|message| fetch_failed(message.into()))?;
         let page_origin = browser::page_href()
             .and_then(|href| browser::parse_url(&href, None).ok())
             .or_else(|| browser::parse_url(&head.url, None).ok())
@@ -243,6 +256,7 @@ impl Driver {
     }
 
     /// `registerTool`: the catalog checks the definition; the handler is kept by name.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn register_tool(
         &self,
         name: &str,
@@ -250,13 +264,21 @@ impl Driver {
         parameters: Option<Value>,
         handler: Function,
         follow_up: Option<bool>,
-        timeout_ms: Option<u32>,
+        time_limit: TimeLimit,
+        default_enabled: bool,
     ) -> Result<(), Error> {
         {
             let mut state = self.state.borrow_mut();
             state
                 .catalog
-                .register(name, description, parameters, follow_up, timeout_ms)
+                .register(
+                    name,
+                    description,
+                    parameters,
+                    follow_up,
+                    time_limit,
+                    default_enabled,
+                )
                 .map_err(|d| Error::new(d.code, d.message).with("toolName", name))?;
             state.handlers.insert(name.to_owned(), handler);
         }
@@ -482,6 +504,8 @@ impl Driver {
                     fetch: None,
                     calls: Vec::new(),
                     signal: None,
+                    rounds: 0,
+                    cause: JsValue::UNDEFINED,
                 },
             );
         }
@@ -695,6 +719,13 @@ impl Driver {
         let value = self.run_result_to_js(result);
         let running = self.state.borrow_mut().running.remove(&result.thread_id);
         let Some(running) = running else { return };
+        if let (Ok(value), false) = (&value, running.cause.is_undefined()) {
+            // The error of this ending came from what the app threw: keep it as `cause`.
+            if result.error.is_some() {
+                let error = Reflect::get(value, &"error".into()).unwrap_or_default();
+                let _ = Reflect::set(&error, &"cause".into(), &running.cause);
+            }
+        }
         cancel_all(running.fetch, running.calls);
         if let Some((signal, listener)) = running.signal {
             let _ = signal.remove_event_listener_with_callback("abort", &listener);
@@ -717,25 +748,60 @@ impl Driver {
         body: String,
     ) {
         let controller = AbortController::new().ok();
-        let fetch = {
-            let mut state = self.state.borrow_mut();
-            if let Some(running) = state.running.get_mut(&thread_id) {
-                running.fetch = controller.clone();
-            }
-            state.host.fetch.clone()
+        let (fetch, prepare, round) = {
+            let state = &mut *self.state.borrow_mut();
+            let round = match state.running.get_mut(&thread_id) {
+                Some(running) => {
+                    running.fetch = controller.clone();
+                    running.rounds += 1;
+                    running.rounds
+                }
+                None => 1,
+            };
+            (
+                state.host.fetch.clone(),
+                state.host.prepare_request.clone(),
+                round,
+            )
         };
         let driver = self.clone();
         spawn_local(async move {
-            let signal = controller.as_ref().map(AbortController::signal);
-            let sent = driver
-                .stream(&fetch, &thread_id, &run_id, &url, &headers, &body, signal)
-                .await;
-            if let Err(message) = sent {
-                driver
-                    .state
-                    .borrow_mut()
-                    .session
-                    .handle_transport_error(&thread_id, &run_id, &message);
+            let body = match prepare {
+                Some(prepare) => prepare_request(&prepare, &body, &thread_id, round).await,
+                None => Ok(body),
+            };
+            let (code, failure) = match body {
+                Ok(body) => {
+                    let signal = controller.as_ref().map(AbortController::signal);
+                    let sent = driver
+                        .stream(&fetch, &thread_id, &run_id, &url, &headers, &body, signal)
+                        .await;
+                    ("run/network", sent.err())
+                }
+                Err(failure) => ("run/prepare-request", Some(failure)),
+            };
+            if let Some(failure) = failure {
+                let status = failure.status();
+                let state = &mut *driver.state.borrow_mut();
+                if let Some(running) = state.running.get_mut(&thread_id) {
+                    running.cause = failure.cause;
+                }
+                if code == "run/network" {
+                    state.session.handle_transport_error(
+                        &thread_id,
+                        &run_id,
+                        &failure.message,
+                        status,
+                    );
+                } else {
+                    state.session.handle_request_error(
+                        &thread_id,
+                        &run_id,
+                        code,
+                        &failure.message,
+                        None,
+                    );
+                }
             }
             driver.mark_dirty(&thread_id);
             driver.drive();
@@ -756,7 +822,7 @@ impl Driver {
         headers: &[(String, String)],
         body: &str,
         signal: Option<AbortSignal>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Failure> {
         let answer = fetch
             .send("POST", url, headers, Some(body), signal.as_ref())
             .await?;
@@ -982,6 +1048,33 @@ impl Driver {
     /// and the mirror is dropped.
     fn flush_thread(&self, thread_id: &str) {
         let listeners = self.listeners();
+        self.flush_messages(thread_id, &listeners);
+        self.flush_state(thread_id, &listeners);
+    }
+
+    /// The `state` event, when the thread's state changed and a listener wants it.
+    fn flush_state(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
+        let text = {
+            let state = &mut *self.state.borrow_mut();
+            if !state.session.take_state_changed(thread_id)
+                || !listeners.iter().any(|(_, f)| wants(f, "state"))
+            {
+                return;
+            }
+            let mut text = String::new();
+            let mut w = ObjWriter::new(&mut text);
+            w.field("type", "state");
+            w.field("threadId", thread_id);
+            w.field("state", &state.session.state(thread_id));
+            w.end();
+            text
+        };
+        if let Ok(event) = parse(&text) {
+            deliver(listeners, "state", &event);
+        }
+    }
+
+    fn flush_messages(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
         let (text, changed, full) = {
             let state = &mut *self.state.borrow_mut();
             state.render.dirty.remove(thread_id);
@@ -1022,7 +1115,7 @@ impl Driver {
         } else {
             self.update_mirror(thread_id, &changed, &list);
         }
-        deliver(&listeners, "messages", &event);
+        deliver(listeners, "messages", &event);
     }
 
     /// Applies one `messages` event's objects (changed in place or appended) to the thread's
@@ -1098,6 +1191,49 @@ impl Driver {
     }
 }
 
+/// Runs the app's `prepareRequest(body, { threadId, round })` over a round's JSON body and gives
+/// the JSON text of what it returned (or of what its promise resolved to).
+async fn prepare_request(
+    prepare: &Function,
+    body: &str,
+    thread_id: &str,
+    round: u32,
+) -> Result<String, Failure> {
+    let value = js_sys::JSON::parse(body).map_err(Failure::thrown)?;
+    let info = Object::new();
+    let _ = Reflect::set(&info, &"threadId".into(), &thread_id.into());
+    let _ = Reflect::set(&info, &"round".into(), &round.into());
+    let prepared = prepare
+        .call2(&JsValue::UNDEFINED, &value, &info)
+        .map_err(Failure::thrown)?;
+    let prepared = JsFuture::from(Promise::resolve(&prepared))
+        .await
+        .map_err(Failure::thrown)?;
+    if !prepared.is_object() || Array::is_array(&prepared) {
+        return Err(Failure {
+            message: format!(
+                "prepareRequest must return the request body, an object, not {}",
+                if Array::is_array(&prepared) {
+                    "an array".to_owned()
+                } else if prepared.is_null() {
+                    "null".to_owned()
+                } else {
+                    prepared.js_typeof().as_string().unwrap_or_default()
+                }
+            ),
+            cause: prepared,
+        });
+    }
+    js_sys::JSON::stringify(&prepared)
+        .map_err(Failure::thrown)?
+        .as_string()
+        .ok_or_else(|| {
+            "prepareRequest returned a value JSON cannot encode"
+                .to_owned()
+                .into()
+        })
+}
+
 fn upgrade(weak: &Weak<RefCell<State>>) -> Option<Driver> {
     weak.upgrade().map(|state| Driver { state })
 }
@@ -1106,10 +1242,14 @@ fn failure(code: FailureCode, message: String) -> ToolOutcome {
     ToolOutcome::Failed(ToolFailure::new(code, message))
 }
 
+/// Whether a listener with `filter` gets events of `kind`. Without a filter: every type but
+/// `agui`, which is opt-in (one object per streamed token is the slow path; a UI renders from
+/// `messages`).
 fn wants(filter: &EventFilter, kind: &str) -> bool {
-    filter
-        .as_ref()
-        .is_none_or(|types| types.iter().any(|t| t == kind))
+    match filter {
+        Some(types) => types.iter().any(|t| t == kind),
+        None => kind != "agui",
+    }
 }
 
 /// Calls each listener that wants `kind` with `value`; one that throws is reported and skipped.

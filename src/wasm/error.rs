@@ -59,8 +59,9 @@ impl Error {
 
     /// Adds a field (`status`, `index`, `field`, ...).
     ///
-    /// The keys every `Error` has (`name`, `message`, `stack`, `cause`) and `code` cannot be
-    /// fields: the class ignores them, and debug builds panic here. A tool's name is `toolName`.
+    /// The keys every `Error` has (`name`, `message`, `stack`) and `code` cannot be fields: the
+    /// class ignores them, and debug builds panic here. A tool's name is `toolName`. `cause`
+    /// becomes the standard `Error` cause (what the app's code threw).
     pub(crate) fn with(self, key: &'static str, value: impl Into<JsValue>) -> Self {
         self.with_value(key, value.into())
     }
@@ -68,7 +69,7 @@ impl Error {
     #[inline(never)]
     fn with_value(mut self, key: &'static str, value: JsValue) -> Self {
         debug_assert!(
-            !matches!(key, "name" | "code" | "message" | "stack" | "cause"),
+            !matches!(key, "name" | "code" | "message" | "stack"),
             "`{key}` is not a field a ChatRuntimeError can carry"
         );
         self.fields.push((key, value));

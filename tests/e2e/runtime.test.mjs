@@ -133,10 +133,15 @@ async function createRuntime({ threadId, enable = [], enableIn = {}, options = {
     if (spec.throwingListener) {
       rt.subscribe(() => { throw new Error("a listener that throws"); });
     }
+    // Every type, `agui` included (it is opt-in); and a listener the README's way, with no
+    // filter, which must get all but `agui`.
+    const every = ["agui", "round_started", "tool_started", "tool_finished", "messages", "state", "run_finished", "toggles_changed", "tools_changed", "diagnostic"];
     rt.subscribe((event) => {
       window.events.push(event);
       log.push(event.type === "agui" ? `agui:${event.event.type}` : event.type);
-    });
+    }, { events: every });
+    window.unfiltered = [];
+    rt.subscribe((event) => window.unfiltered.push(event.type));
     if (spec.backendTools) rt.setBackendTools(spec.backendTools);
     const report = await rt.loadTools();
     if (report.diagnostics.length) throw new Error(JSON.stringify(report.diagnostics));
@@ -747,6 +752,22 @@ test("a listener that throws does not break the run or the other listeners", { t
   assert.deepEqual(finalMessages(result), [user(), assistantCalls([c1]), toolMessage("c1", "2026-01-01T12:00:00Z"), assistantText("Done.")]);
   assert.deepEqual(ofType(events, "run_finished").map((e) => e.status), ["completed"]);
   assert.equal(ofType(events, "agui").length, 10);
+});
+
+test("a listener without `events` gets every event but `agui`, which is opt-in", { timeout: TIMEOUT }, async () => {
+  const threadId = "t-unfiltered";
+  const c1 = { id: "c1", name: "get_browser_time", args: { format: "iso" } };
+  const { result } = await scenario({
+    threadId,
+    enable: ["get_browser_time"],
+    responses: [callRun(threadId, [c1]), answerRun(threadId)],
+  });
+  assert.equal(result.status, "completed");
+  const unfiltered = await pageValue(() => window.unfiltered);
+  const events = await pageValue(() => window.events);
+  assert.equal(ofType(events, "agui").length, 10, "the listener that asked for agui got them");
+  assert.deepEqual(unfiltered, events.filter((e) => e.type !== "agui").map((e) => e.type));
+  assert.ok(["round_started", "tool_started", "tool_finished", "messages", "run_finished"].every((t) => unfiltered.includes(t)), unfiltered.join(" "));
 });
 
 test("headers from the options reach the server on every request", { timeout: TIMEOUT }, async () => {

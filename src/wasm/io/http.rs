@@ -16,6 +16,42 @@ use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestInit};
 
 use crate::wasm::script::describe;
 
+/// Why a request got no answer: a readable message, and what the app's code threw (`undefined`
+/// when nothing was thrown), kept for the app as `error.cause`.
+pub(crate) struct Failure {
+    pub message: String,
+    pub cause: JsValue,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure {
+            message,
+            cause: JsValue::UNDEFINED,
+        }
+    }
+}
+
+impl Failure {
+    /// What `value` threw, described, and kept.
+    pub(crate) fn thrown(value: JsValue) -> Self {
+        Failure {
+            message: describe(&value),
+            cause: value,
+        }
+    }
+
+    /// The HTTP status the thrown value carries (`status`, an integer 100-599, own or
+    /// inherited), as an auth wrapper's `FetchError(401)` does.
+    pub(crate) fn status(&self) -> Option<u16> {
+        if !self.cause.is_object() {
+            return None;
+        }
+        let status = Reflect::get(&self.cause, &"status".into()).ok()?.as_f64()?;
+        (status.fract() == 0.0 && (100.0..=599.0).contains(&status)).then_some(status as u16)
+    }
+}
+
 /// The `fetch` to call, and how.
 #[derive(Clone)]
 pub(crate) struct Fetch {
@@ -42,7 +78,8 @@ impl Fetch {
     }
 
     /// Sends a request and waits for the response head. `Err`: the network failed, `fetch`
-    /// threw, or it gave something that is not a `Response`.
+    /// threw (what it threw is the failure's `cause`), or it gave something that is not a
+    /// `Response`.
     pub(crate) async fn send(
         &self,
         method: &str,
@@ -50,7 +87,7 @@ impl Fetch {
         headers: &[(String, String)],
         body: Option<&str>,
         signal: Option<&AbortSignal>,
-    ) -> Result<Answer, String> {
+    ) -> Result<Answer, Failure> {
         let fetch = self.function()?;
         let init = RequestInit::new();
         init.set_method(method);
@@ -70,10 +107,10 @@ impl Fetch {
         // `globalThis` as the receiver: an unbound `window.fetch` throws "Illegal invocation".
         let promise = fetch
             .call2(&js_sys::global(), &url.into(), &init)
-            .map_err(|e| describe(&e))?;
+            .map_err(Failure::thrown)?;
         let response = JsFuture::from(Promise::resolve(&promise))
             .await
-            .map_err(|e| describe(&e))?;
+            .map_err(Failure::thrown)?;
         // A look-alike object would make every getter a guess: only a real `Response` is read.
         let raw = response
             .dyn_into::<web_sys::Response>()
