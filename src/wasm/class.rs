@@ -43,8 +43,8 @@ extern "C" {
     /// `ToolSchema[]`.
     #[wasm_bindgen(typescript_type = "ToolSchema[]")]
     pub type JsToolSchemas;
-    /// `ToolSchema[] | { items: ToolSchema[] } | null`.
-    #[wasm_bindgen(typescript_type = "ToolSchema[] | { items: ToolSchema[] } | null")]
+    /// `BackendTools`: `ToolSchema[] | { items?: ToolSchema[] } | null | undefined`.
+    #[wasm_bindgen(typescript_type = "BackendTools")]
     pub type JsBackendTools;
     /// `FrontendTool`.
     #[wasm_bindgen(typescript_type = "FrontendTool")]
@@ -289,7 +289,7 @@ impl ChatRuntime {
     }
 
     /// Seeds a loaded thread's history (refused with `run/busy` while it runs).
-    #[wasm_bindgen(js_name = setMessages)]
+    #[wasm_bindgen(js_name = setMessages, skip_typescript)]
     pub fn set_messages(&self, thread_id: JsThreadId, messages: JsMessages) -> Result<(), Error> {
         let thread_id = thread_id_for_write(&thread_id.into())?;
         let messages: Vec<Message> = from_js(&messages.into())?;
@@ -347,6 +347,7 @@ impl ChatRuntime {
     /// converted to JS, which matters for the per-token `agui` events of a long stream). Returns
     /// the function that unsubscribes. A listener that throws is reported on the console and does
     /// not disturb the run.
+    #[wasm_bindgen(skip_typescript)]
     pub fn subscribe(
         &self,
         listener: JsListener,

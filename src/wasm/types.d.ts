@@ -24,6 +24,23 @@ export type ContentPart =
       metadata?: JsonObject;
     };
 
+/**
+ * A content part as `setMessages` and `run` take it: AG-UI 1.0's {@link ContentPart}, or 0.0.x's
+ * (`metadata` of any type, the deprecated `binary` part). Kept as given.
+ */
+export type ContentPartInput =
+  | { type: "text"; text: string; id?: string; metadata?: unknown }
+  | {
+      type: "image" | "audio" | "video" | "document";
+      source:
+        | { type: "data"; value: string; mimeType: string }
+        | { type: "url"; value: string; mimeType?: string }
+        | { type: "file"; value: string; provider?: string; mimeType?: string };
+      id?: string;
+      metadata?: unknown;
+    }
+  | { type: "binary"; mimeType: string; id?: string; url?: string; data?: string; filename?: string };
+
 /** A tool call inside an assistant message. `arguments` is JSON text. */
 export interface ToolCall {
   id: string;
@@ -39,14 +56,21 @@ interface MessageBase {
   metadata?: JsonObject;
   subagentRunId?: string;
 }
-/** An AG-UI message, discriminated by `role`. */
-export type Message =
+/** The AG-UI messages, discriminated by `role`; `Part` is the type of a content part. */
+type MessageOf<Part> =
   | (MessageBase & { role: "developer" | "system"; content: string; name?: string })
-  | (MessageBase & { role: "user"; content: string | ContentPart[]; name?: string })
+  | (MessageBase & { role: "user"; content: string | Part[]; name?: string })
   | (MessageBase & { role: "assistant"; content?: string; toolCalls?: ToolCall[]; name?: string })
-  | (MessageBase & { role: "tool"; content: string | ContentPart[]; toolCallId: string; error?: string })
+  | (MessageBase & { role: "tool"; content: string | Part[]; toolCallId: string; error?: string })
   | { id: string; role: "activity"; activityType: string; content: JsonObject; metadata?: JsonObject; subagentRunId?: string }
   | (MessageBase & { role: "reasoning"; content: string });
+/** An AG-UI 1.0 message, as the runtime gives it out (`messages()`, events, `RunResult`). */
+export type Message = MessageOf<ContentPart>;
+/**
+ * A message as `setMessages` and `run` take it: an AG-UI 1.0 {@link Message}, or an AG-UI 0.0.x one
+ * (its content parts, see {@link ContentPartInput}).
+ */
+export type MessageInput = MessageOf<ContentPartInput>;
 
 /** A tool offered to the agent. */
 export interface ToolSchema {
@@ -179,7 +203,8 @@ export interface DecodeReport {
 export class ChatRuntimeError extends Error {
   /**
    * `details` become fields of the error (`index`, `eventType`, `field`, `status`, `toolName`, or
-   * an app's own); a key the error already has (`name`, `code`, `message`, `stack`, ...) is ignored.
+   * an app's own); `cause` becomes the standard `Error` cause; a key the error already has (`name`,
+   * `code`, `message`, `stack`, ...) is ignored.
    */
   constructor(code: string, message: string, details?: Record<string, unknown>);
   name: "ChatRuntimeError";
@@ -195,10 +220,12 @@ export class ChatRuntimeError extends Error {
   eventType?: string;
   /** The path of the offending field (`decode/field`), or the argument (`input/invalid`: `"threadId"`). */
   field?: string;
-  /** The HTTP status, for `tools/fetch`. */
+  /** The HTTP status, for `tools/fetch` (also taken from a thrown value's numeric `status`). */
   status?: number;
   /** The tool, for `registerTool`'s `tool/...` errors and `tools/locked`. */
   toolName?: string;
+  /** What the app's code threw, e.g. its `fetch` for `tools/fetch`: the very value. */
+  cause?: unknown;
 }
 
 // ---- the runtime ----------------------------------------------------------------------------
@@ -213,8 +240,17 @@ export interface ChatRuntimeOptions {
   runUrl: string;
   /** Where `tools.json` is (default `"/tools/tools.json"`); `null`: no manifest. */
   toolsUrl?: string | null;
-  /** A `fetch` of your own (auth wrappers); default `globalThis.fetch`. */
-  fetch?: typeof fetch;
+  /**
+   * A `fetch` of your own (auth wrappers), called as `fetch(url, init)`; default `globalThis.fetch`.
+   * What it throws or rejects with is kept as `cause` (a numeric `status` on it makes `run/http`).
+   */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /**
+   * Shapes each request of a run: called before every POST with the body and `{ threadId, round }`;
+   * what it returns (or resolves with) is sent as JSON. Throwing, rejecting or a non-object ends the
+   * run with `run/prepare-request` (the thrown value as `cause`) and sends nothing.
+   */
+  prepareRequest?: (body: RunAgentInput, info: PrepareRequestInfo) => object | Promise<object>;
   /** Extra request headers. */
   headers?: Record<string, string>;
   /** How tool modules are loaded; default dynamic `import()`. */
@@ -235,12 +271,19 @@ export interface ChatRuntimeOptions {
   allowedImportOrigins?: string[];
 }
 
+/** The second argument of `prepareRequest`. */
+export interface PrepareRequestInfo {
+  threadId: string;
+  /** The request's round: 1 for the first, counting up with each restart (as `round_started`). */
+  round: number;
+}
+
 /** One `run` call. */
 export interface RunRequest {
   threadId: string;
   /** The new messages (usually the user's); messages whose id the thread has are not added again. */
-  messages?: Message[];
-  context?: Context[];
+  messages?: readonly MessageInput[];
+  context?: readonly Context[];
   /** Replaces the thread's AG-UI state. */
   state?: unknown;
   forwardedProps?: unknown;
@@ -268,8 +311,18 @@ export interface RunResult {
    * `messages`). */
   newMessages: Message[];
   state?: unknown;
-  /** `run/http` (with `status`), `run/network`, `run/content-type`, `run/truncated`, `run/max-rounds`, the agent's `RUN_ERROR` code or `run/error`, `decode/...`. */
-  error?: { code: string; message: string; status?: number };
+  error?: RunError;
+}
+
+/** Why a run ended with `status: "error"`. */
+export interface RunError {
+  /** `run/http` (with `status`), `run/network`, `run/prepare-request`, `run/content-type`, `run/truncated`, `run/max-rounds`, the agent's `RUN_ERROR` code or `run/error`, `decode/...`. */
+  code: string;
+  message: string;
+  /** The HTTP status, for `run/http`. */
+  status?: number;
+  /** What the app's `fetch` or `prepareRequest` threw or rejected with: the very value. */
+  cause?: unknown;
 }
 
 /** A problem with one tool or with storage: skipped or fallen back, never fatal. */
@@ -325,7 +378,10 @@ export interface FrontendTool<Args = any, Result = unknown> {
   handler: ToolHandler<Args, Result>;
   /** `false`: fire-and-forget, runs as soon as the call arrives and never restarts the run. */
   followUp?: boolean;
-  timeoutMs?: number;
+  /** Its time limit in ms (default: the `toolTimeoutMs` option); `null`: none (Stop still cancels). */
+  timeoutMs?: number | null;
+  /** `true`: on in every thread whose saved toggles say nothing about it. */
+  defaultEnabled?: boolean;
 }
 
 /** One entry of `tools.json`. */
@@ -335,24 +391,63 @@ export interface ToolManifestEntry {
   importPath: string;
   /** The named export to call. */
   entrypoint: string;
+  /** `false`: fire-and-forget, runs as soon as the call arrives and never restarts the run. */
   followUp?: boolean;
-  timeoutMs?: number;
+  /** Its time limit in ms (default: the `toolTimeoutMs` option); `null`: none (Stop still cancels). */
+  timeoutMs?: number | null;
+  /** `true`: on in every thread whose saved toggles say nothing about it. */
+  defaultEnabled?: boolean;
 }
 
-/** Everything a `subscribe` listener receives. */
+/**
+ * What `setBackendTools` takes: the agent's `capabilities.tools` as AG-UI has it (`{ items?, ... }`,
+ * possibly absent), or the array of tools. Absent, `null` or no `items`: no backend tools.
+ */
+export type BackendTools = readonly ToolSchema[] | { items?: readonly ToolSchema[] } | null | undefined;
+
+/** Everything a `subscribe` listener can receive. */
 export type RuntimeEvent =
   | { type: "agui"; threadId: string; runId: string; event: AgUiEvent }
   | { type: "round_started"; threadId: string; runId: string; round: number }
   | { type: "tool_started"; threadId: string; runId: string; toolCallId: string; toolName: string; args: JsonValue }
   | { type: "tool_finished"; threadId: string; runId: string; toolCallId: string; toolName: string; result?: JsonValue; error?: { code: string; message: string } }
   | { type: "messages"; threadId: string; messages: Message[] }
+  | { type: "state"; threadId: string; state: unknown }
   | { type: "toggles_changed"; threadId: string | null }
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }
   | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: { code: string; message: string; status?: number } };
 
+/** The `type` strings of the runtime events. */
+export type RuntimeEventType = RuntimeEvent["type"];
+/** The runtime events of the given types, e.g. `RuntimeEventOf<"messages">`. */
+export type RuntimeEventOf<T extends RuntimeEventType> = Extract<RuntimeEvent, { type: T }>;
+
 /** Options of `subscribe`. */
 export interface SubscribeOptions {
-  /** Only these event types (default: all). Leaving out `"agui"` spares converting every streamed event. */
-  events?: RuntimeEvent["type"][];
+  /** Only these event types; default: every type but `"agui"` (one per streamed AG-UI event: ask for it by name). */
+  events?: readonly RuntimeEventType[];
+}
+
+// The methods whose declarations need more than wasm-bindgen writes (generic, or an input type
+// other than the output's); merged into the generated `class ChatRuntime`.
+export interface ChatRuntime {
+  /**
+   * Seeds a loaded thread's history (refused with `run/busy` while it runs): messages as AG-UI 1.0
+   * or 0.0.x types them ({@link MessageInput}).
+   */
+  setMessages(threadId: string, messages: readonly MessageInput[]): void;
+  /**
+   * Calls `listener` with every runtime event but `agui` events; returns the function that
+   * unsubscribes. A listener that throws is reported on the console and does not disturb the run.
+   */
+  subscribe(listener: (event: RuntimeEventOf<Exclude<RuntimeEventType, "agui">>) => void, options?: { events?: undefined } | null): () => void;
+  /**
+   * Calls `listener` with the events of the types listed in `options.events` only (e.g.
+   * `["messages", "run_finished"]`), its parameter typed accordingly. Events nobody asked for are
+   * never converted to JS.
+   */
+  subscribe<T extends RuntimeEventType>(listener: (event: RuntimeEventOf<T>) => void, options: { events: readonly T[] }): () => void;
+  /** `options` not known in advance: the listener takes any {@link RuntimeEvent}. */
+  subscribe(listener: (event: RuntimeEvent) => void, options?: SubscribeOptions | null): () => void;
 }
