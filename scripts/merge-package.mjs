@@ -1,19 +1,26 @@
 // Finishes pkg/ after wasm-pack: merges pkg-template/package.json over the package.json wasm-pack
 // wrote (template fields win; wasm-pack's `version`, from Cargo.toml, is kept unless the template
-// sets one), copies the npm README and the React adapter (react.js + react.d.ts), writes the
-// declaration of the `./package.json` export, re-exports the `ChatRuntimeError` class from the entry
-// (below), and checks that every `files` entry and every `exports` target exists, so `npm pack` can
-// never ship a package that points at nothing.
-import { readFileSync, writeFileSync, existsSync, copyFileSync, readdirSync } from "node:fs";
+// sets one), copies the npm README, compiles the React adapter (react/src/*.ts, `tsc -p react`: the
+// ES modules react.js and apply-messages.js with their generated .d.ts), writes the declaration of
+// the `./package.json` export, re-exports the `ChatRuntimeError` class and `applyMessages` from the
+// entry (below), and checks that every `files` entry and every `exports` target exists, so
+// `npm pack` can never ship a package that points at nothing.
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync, existsSync, copyFileSync, readdirSync, rmSync } from "node:fs";
 
 const generated = JSON.parse(readFileSync("pkg/package.json", "utf8"));
 const template = JSON.parse(readFileSync("pkg-template/package.json", "utf8"));
 const merged = { ...generated, ...template, version: template.version ?? generated.version };
 writeFileSync("pkg/package.json", JSON.stringify(merged, null, 2) + "\n");
 
-for (const file of ["README.md", "react.js", "react.d.ts"]) {
-  copyFileSync(`pkg-template/${file}`, `pkg/${file}`);
-}
+copyFileSync("pkg-template/README.md", "pkg/README.md");
+
+// The React adapter, strict TypeScript compiled against the glue's declarations (react/tsconfig.json
+// resolves `./chat_runtime.js` to pkg/chat_runtime.d.ts). The TypeScript of node_modules.
+// Its outputs go first: a second run of this script (the entry already re-exports apply-messages.js)
+// would otherwise read last run's apply-messages.d.ts as an input.
+for (const file of ["react.js", "react.d.ts", "apply-messages.js", "apply-messages.d.ts"]) rmSync(`pkg/${file}`, { force: true });
+execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "react"], { stdio: "inherit" });
 writeFileSync(
   "pkg/package.json.d.ts",
   `// The package's own package.json (\`import pkg from "chat-runtime/package.json" with { type: "json" }\`).
@@ -48,10 +55,18 @@ export default pkg;
     fail(`pkg/chat_runtime.js does not import ChatRuntimeError from ${snippet}: re-exporting it would give apps another class`);
   }
   const line = `export { ChatRuntimeError } from "${snippet}";`;
-  if (!glue.includes(line)) writeFileSync("pkg/chat_runtime.js", `${glue.trimEnd()}\n${line}\n`);
-  if (!/^export class ChatRuntimeError extends Error \{/m.test(readFileSync("pkg/chat_runtime.d.ts", "utf8"))) {
+  // `applyMessages` (react/src/apply-messages.ts, compiled above): the merge-by-id of the React
+  // adapter, for apps that keep their own message store. The very module chat-runtime/react uses.
+  const applyLine = `export { applyMessages } from "./apply-messages.js";`;
+  let entry = glue.trimEnd();
+  for (const l of [line, applyLine]) if (!entry.includes(l)) entry += `\n${l}`;
+  writeFileSync("pkg/chat_runtime.js", `${entry}\n`);
+  const types = readFileSync("pkg/chat_runtime.d.ts", "utf8");
+  if (!/^export class ChatRuntimeError extends Error \{/m.test(types)) {
     fail("pkg/chat_runtime.d.ts does not declare `export class ChatRuntimeError extends Error` (src/wasm/types.d.ts)");
   }
+  const applyTypes = `export { applyMessages, type HasId } from "./apply-messages.js";`;
+  if (!types.includes(applyTypes)) writeFileSync("pkg/chat_runtime.d.ts", `${types.trimEnd()}\n${applyTypes}\n`);
 }
 
 const missing = [];

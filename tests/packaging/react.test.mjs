@@ -1,7 +1,10 @@
 // The React app (demo/react: Vite + React 19, <StrictMode>, chat-runtime/react) on the packed
-// tarball, in headless Chromium against the REAL demo agent (demo mode). The Vite dev server runs
-// it (development React: StrictMode double-renders and double-mounts) and proxies /api, /tools and
-// /test to the agent. One more test serves the production build through the agent itself.
+// tarball, in headless Chromium against the REAL demo agent (demo mode; a test that needs AG-UI
+// state queues a scripted answer for its thread). The Vite dev server runs it (development React:
+// StrictMode double-renders and double-mounts) and proxies /api, /tools and /test to the agent.
+// One more test serves the production build through the agent itself. The page's modes: a thread
+// (?thread=), a new chat (no thread), a chat behind a button (?home: lazy start), and the app's own
+// runtime handed to the provider (?runtime).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -66,20 +69,28 @@ after(async () => {
 // ---- helpers ------------------------------------------------------------------------------------
 
 let threads = 0;
+const freshThread = () => `react-${process.pid}-${Date.now()}-${++threads}`;
+
 /** A fresh context (its own localStorage) with the app on a thread of its own. */
-async function openApp(base = devUrl, context = null) {
-  const ctx = context ?? (await browser.newContext());
-  const thread = `react-${process.pid}-${Date.now()}-${++threads}`;
-  const page = await openThread(ctx, base, thread);
-  return { context: ctx, page, thread };
+async function openApp(base = devUrl, { query = "" } = {}) {
+  const context = await browser.newContext();
+  const thread = freshThread();
+  const page = await openThread(context, base, thread, query);
+  return { context, page, thread };
 }
 
-async function openThread(context, base, thread) {
+async function openThread(context, base, thread, query = "") {
+  const page = await newPage(context);
+  await page.goto(`${base}/?thread=${thread}${query}`);
+  await page.waitForSelector(".app[data-ready=true] input[data-tool=get_weather]", { timeout: WAIT });
+  return page;
+}
+
+async function newPage(context) {
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(String(e)));
-  await page.goto(`${base}/?thread=${thread}`);
-  await page.waitForSelector(".app[data-ready=true] input[data-tool=get_weather]", { timeout: WAIT });
+  page.on("console", (m) => m.type() === "error" && page.errors.push(`console: ${m.text()}`));
   return page;
 }
 
@@ -101,12 +112,26 @@ async function say(page, text) {
 const lastAssistantText = (page) =>
   page.$$eval("#messages > li[data-role=assistant] .text", (els) => els.at(-1)?.textContent ?? "");
 
+const toolTexts = (page) => page.$$eval("#messages > li[data-role=tool]", (els) => els.map((el) => el.textContent));
+
 async function requests(thread, base = agentUrl) {
   const res = await fetch(`${base}/test/requests?threadId=${encodeURIComponent(thread)}`);
   return res.json();
 }
 
+async function script(thread, responses, base = agentUrl) {
+  const res = await fetch(`${base}/test/script`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ threadId: thread, responses }),
+  });
+  assert.equal(res.status, 200, await res.text());
+}
+
 const toolNames = (request) => (request.body.tools ?? []).map((t) => t.name).sort();
+
+const activeCount = (page, n) =>
+  page.waitForFunction((n) => document.querySelector("#active-count").textContent === String(n), n, { timeout: WAIT });
 
 // ---- tests ----------------------------------------------------------------------------------------
 
@@ -123,12 +148,60 @@ test("toggles: a tool that is off makes the agent say so; switched on, it runs a
   assert.deepEqual(toolNames(sent[0]), []);
 
   await page.check("input[data-tool=get_weather]");
-  await page.waitForFunction(() => document.querySelector("#active-count").textContent === "1");
+  await activeCount(page, 1);
   assert.equal(await say(page, "What's the weather in Paris?"), "completed");
   assert.equal(await lastAssistantText(page), "In Paris it is 18°C and partly cloudy.");
   sent = await requests(thread);
   assert.equal(sent.length, 3, "the second send: one run plus one restart with the tool result");
   assert.deepEqual(toolNames(sent[1]), ["get_weather"]);
+  await done(app);
+});
+
+test("new chat (useThread(null)): toggle stores made after the catalog loaded work; the first run starts a thread the handle then shows", async () => {
+  // The catalog is loaded for the first thread; the user opens a new chat, as in any chat app. The
+  // toggle store of the new chat (null: chat:tools:default) and later the one of the thread its run
+  // starts are both created after loadTools settled (issue 18, point 1: setEnabled was undefined).
+  const app = await openApp();
+  const { page } = app;
+  await page.click("#new-chat");
+  await page.waitForSelector('.app[data-thread=""][data-ready=true] input[data-tool=get_weather]:not(:checked)', { timeout: WAIT });
+  assert.equal(new URL(page.url()).searchParams.get("thread"), null);
+  assert.equal(await page.$$eval("#messages > li", (l) => l.length), 0, "a new chat has no messages");
+
+  await page.check("input[data-tool=get_weather]");
+  await activeCount(page, 1);
+  const defaults = await page.evaluate(() => localStorage.getItem("chat:tools:default"));
+  assert.deepEqual(JSON.parse(defaults), { get_weather: true }, "the new chat's toggle is saved as the default");
+
+  assert.equal(await say(page, "What's the weather in Paris?"), "completed");
+  const thread = await page.getAttribute(".app", "data-thread");
+  assert.match(thread, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, "a random UUID");
+  assert.equal(new URL(page.url()).searchParams.get("thread"), thread, "the app took the id");
+  assert.equal(await lastAssistantText(page), "In Paris it is 18°C and partly cloudy.", "the thread started from the default toggles");
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  assert.deepEqual(toolNames(sent[0]), ["get_weather"]);
+  assert.deepEqual(
+    await page.$$eval("#messages > li", (els) => els.map((el) => el.dataset.role)),
+    ["user", "assistant", "tool", "assistant"],
+    "the handle shows the new thread",
+  );
+
+  // The thread's own toggle store (created after the catalog loaded, too).
+  await page.waitForSelector("input[data-tool=get_weather]:checked", { timeout: WAIT });
+  await page.check("input[data-tool=calculate]");
+  await activeCount(page, 2);
+  const saved = await page.evaluate((t) => localStorage.getItem(`chat:tools:${t}`), thread);
+  assert.deepEqual(JSON.parse(saved), { get_weather: true, calculate: true });
+  assert.equal(await say(page, "Calculate 2+3*4"), "completed");
+  assert.equal(await lastAssistantText(page), "2+3*4 = 14.");
+  assert.equal((await requests(thread)).length, 4, "the second send went to the same thread");
+
+  // Another new chat: empty again, the defaults untouched by the thread's toggles.
+  await page.click("#new-chat");
+  await page.waitForSelector('.app[data-thread=""]', { timeout: WAIT });
+  assert.equal(await page.$$eval("#messages > li", (l) => l.length), 0);
+  assert.equal(await page.isChecked("input[data-tool=calculate]"), false);
   await done(app);
 });
 
@@ -146,8 +219,8 @@ test("StrictMode: one run request per send and per round, each tool executed onc
   const app = await openApp();
   const { page, thread } = app;
   await page.check("input[data-tool=get_weather]");
-  await page.check("input[data-tool=get_browser_time]");
-  await page.waitForFunction(() => document.querySelector("#active-count").textContent === "2");
+  await page.check("input[data-tool=get_browser_time]"); // the provider's `tools` (code)
+  await activeCount(page, 2);
 
   assert.equal(await say(page, "What time is it and what's the weather in Paris?"), "completed");
   const answer = await lastAssistantText(page);
@@ -193,7 +266,61 @@ test("memo: earlier messages keep their identity and do not re-render while a la
   await done(app);
 });
 
-test("abort: Stop during a tool that waits for the user ends the run aborted, the tool's card goes away", async () => {
+test("applyMessages (from chat-runtime and chat-runtime/react): merge by id, unchanged objects and the list itself kept", async () => {
+  const app = await openApp();
+  const { page } = app;
+  const checks = await page.evaluate(() => {
+    const { main, react } = window.__chatTrace.applyMessages;
+    const a = { id: "a", role: "user", content: "hi" };
+    const b = { id: "b", role: "assistant", content: "Hel" };
+    const prev = [a, b];
+    const b2 = { id: "b", role: "assistant", content: "Hello" };
+    const grown = main(prev, [b2]);
+    const c = { id: "c", role: "assistant", content: "more", toolCalls: [] };
+    const appended = main(grown, [c, { ...b2 }]);
+    return {
+      sameFunction: main === react,
+      nothing: main(prev, []) === prev,
+      equalContent: main(prev, [{ ...a }, { id: "b", role: "assistant", content: "Hel" }]) === prev,
+      grownIsNew: grown !== prev && prev[1] === b,
+      grownKeeps: grown[0] === a && grown[1] === b2 && grown.length === 2,
+      appended: appended.length === 3 && appended[0] === a && appended[1] === b2 && appended[2] === c,
+      nested: main([c], [{ id: "c", role: "assistant", content: "more", toolCalls: [] }])[0] === c,
+    };
+  });
+  assert.deepEqual(checks, {
+    sameFunction: true,
+    nothing: true,
+    equalContent: true,
+    grownIsNew: true,
+    grownKeeps: true,
+    appended: true,
+    nested: true,
+  });
+
+  // The app's own store, fed from a real stream's `messages` events: the user's message keeps its
+  // object through every update while the answer streams; it ends equal to the hook's messages.
+  await page.check("input[data-tool=get_weather]");
+  await page.evaluate(() => (window.__chatTrace.mirrors.length = 0));
+  assert.equal(await say(page, "What's the weather in Paris?"), "completed");
+  await page.waitForFunction(() => document.querySelector("#mirror-count").textContent === "4", null, { timeout: WAIT });
+  const mirror = await page.evaluate(() => {
+    const all = window.__chatTrace.mirrors;
+    const user = all[0][0];
+    return {
+      updates: all.length,
+      userKept: all.every((list) => list[0] === user),
+      ids: all.at(-1).map((m) => m.id),
+      shown: [...document.querySelectorAll("#messages > li")].map((el) => el.dataset.id),
+    };
+  });
+  assert.ok(mirror.updates > 3, `several updates while the answer streamed (${mirror.updates})`);
+  assert.equal(mirror.userKept, true, "the unchanged user message kept its object");
+  assert.deepEqual(mirror.ids, mirror.shown);
+  await done(app);
+});
+
+test("abort: Stop during a tool that waits for the user (useFrontendTool, timeoutMs: null) ends the run aborted, the card goes away", async () => {
   const app = await openApp();
   const { page, thread } = app;
   await page.check("input[data-tool=confirm_action]");
@@ -213,6 +340,183 @@ test("abort: Stop during a tool that waits for the user ends the run aborted, th
   await done(app);
 });
 
+test("confirm: the approval card answers the agent (Yes)", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.check("input[data-tool=confirm_action]");
+  await page.fill("#input", "Please delete all my notes.");
+  await page.click("#send");
+  await page.click(".confirm .confirm-yes", { timeout: WAIT });
+  await page.waitForSelector("#status[data-running=false][data-status=completed]", { timeout: WAIT });
+  assert.match(await lastAssistantText(page), /^Done: /);
+  assert.equal((await requests(thread)).length, 2);
+  await done(app);
+});
+
+test("useFrontendTool: the handler sees the component's latest state; the tool is unregistered on unmount", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.check("input[data-tool=set_theme]");
+  // The state changes after the tool was registered: the handler must see "dark", not the "light"
+  // it was registered with.
+  await page.click("#theme-toggle");
+  await page.waitForSelector('.app[data-theme="dark"]');
+  assert.equal(await say(page, "Switch to light mode please"), "completed");
+  await page.waitForSelector('.app[data-theme="light"]', { timeout: WAIT });
+  assert.deepEqual(await page.evaluate(() => window.__chatTrace.themeCalls), [{ previous: "dark", next: "light" }]);
+  assert.deepEqual(toolNames((await requests(thread))[0]), ["set_theme"]);
+
+  await page.click("#theme-toggle"); // dark again
+  assert.equal(await say(page, "Now dark mode"), "completed");
+  assert.equal(await say(page, "And light mode again"), "completed");
+  assert.deepEqual(
+    (await page.evaluate(() => window.__chatTrace.themeCalls)).slice(1),
+    [
+      { previous: "dark", next: "dark" },
+      { previous: "dark", next: "light" },
+    ],
+  );
+
+  // Unmounted: gone from the catalog (the tool menu) and from what a run offers.
+  await page.uncheck("#theme-tool");
+  await page.waitForSelector("input[data-tool=set_theme]", { state: "detached", timeout: WAIT });
+  const before = (await requests(thread)).length;
+  assert.equal(await say(page, "Switch to dark mode"), "completed");
+  assert.match(await lastAssistantText(page), /^I can't switch the theme: the set_theme tool is turned off/);
+  const sent = await requests(thread);
+  assert.equal(sent.length, before + 1);
+  assert.deepEqual(toolNames(sent.at(-1)), []);
+  assert.equal((await page.evaluate(() => window.__chatTrace.themeCalls)).length, 3, "the handler did not run");
+
+  // Mounted again: registered again, and its saved toggle still on.
+  await page.check("#theme-tool");
+  await page.waitForSelector("input[data-tool=set_theme]:checked", { timeout: WAIT });
+  await done(app);
+});
+
+test("useAgentState: the thread's state re-renders on state events while the run streams", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  assert.equal(await page.textContent("#agent-state"), "");
+  const ev = (type, fields) => ({ type, ...fields });
+  await script(thread, [
+    {
+      delayMs: 400,
+      events: [
+        ev("RUN_STARTED", { threadId: thread, runId: "s1" }),
+        ev("STATE_SNAPSHOT", { snapshot: { step: 1, items: ["a"] } }),
+        ev("STATE_DELTA", { delta: [{ op: "replace", path: "/step", value: 2 }, { op: "add", path: "/items/-", value: "b" }] }),
+        ev("TEXT_MESSAGE_START", { messageId: "m1", role: "assistant" }),
+        ev("TEXT_MESSAGE_CONTENT", { messageId: "m1", delta: "State set." }),
+        ev("TEXT_MESSAGE_END", { messageId: "m1" }),
+        ev("RUN_FINISHED", { threadId: thread, runId: "s1" }),
+      ],
+    },
+  ]);
+  await page.fill("#input", "Set some state");
+  await page.click("#send");
+  // Before the run ends: the snapshot, then the delta applied.
+  await page.waitForFunction(() => document.querySelector("#agent-state").textContent === '{"step":1,"items":["a"]}', null, { timeout: WAIT });
+  assert.equal(await page.getAttribute("#status", "data-running"), "true", "the snapshot showed while the run went on");
+  await page.waitForFunction(() => document.querySelector("#agent-state").textContent === '{"step":2,"items":["a","b"]}', null, { timeout: WAIT });
+  await page.waitForSelector("#status[data-running=false][data-status=completed]", { timeout: WAIT });
+  assert.equal(await page.textContent("#agent-state"), '{"step":2,"items":["a","b"]}');
+  assert.equal(await lastAssistantText(page), "State set.");
+  await done(app);
+});
+
+test("a failed run: `error` is a ChatRuntimeError with the run's code and status", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await script(thread, [{ status: 503, contentType: "application/json", body: '{"error":"overloaded"}' }]);
+  assert.equal(await say(page, "Hello"), "error");
+  assert.equal(await page.getAttribute("#status .error", "data-code"), "run/http");
+  assert.match(await page.textContent("#status .error"), /run\/http: /);
+  await done(app);
+});
+
+test("lazy start: no wasm request until a hook needs the runtime; a run sent while the wasm loads waits and succeeds", async () => {
+  const context = await browser.newContext();
+  const page = await newPage(context);
+  const thread = freshThread();
+  const wasm = [];
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route(
+    (url) => url.pathname.endsWith(".wasm"),
+    async (route) => {
+      wasm.push(route.request().url());
+      await held;
+      await route.continue();
+    },
+  );
+  await page.goto(`${devUrl}/?home&thread=${thread}`);
+  await page.waitForSelector("#open-chat", { timeout: WAIT });
+  await page.waitForLoadState("networkidle");
+  await page.waitForTimeout(500);
+  assert.deepEqual(wasm, [], "the provider alone fetched no wasm");
+
+  await page.click("#open-chat");
+  await page.waitForSelector(".app[data-ready=false]", { timeout: WAIT });
+  const deadline = Date.now() + WAIT;
+  while (wasm.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  assert.equal(wasm.length, 1, "the chat's hooks started the runtime");
+  assert.match(wasm[0], /chat_runtime_bg.*\.wasm/);
+
+  // The wasm is still on its way: the user sends.
+  await page.fill("#input", "What's the weather in Paris?");
+  await page.click("#send");
+  await page.waitForSelector("#status[data-running=true]", { timeout: WAIT });
+  await page.waitForTimeout(300);
+  assert.equal((await requests(thread)).length, 0, "nothing sent before the runtime exists");
+  assert.equal(await page.getAttribute(".app", "data-ready"), "false");
+
+  release();
+  await page.waitForSelector("#status[data-running=false]", { timeout: WAIT });
+  assert.equal(await page.getAttribute("#status", "data-status"), "completed");
+  assert.equal(await page.$$eval("#status .error", (e) => e.length), 0, "no error");
+  assert.match(await lastAssistantText(page), /^I can't check the weather: the get_weather tool is turned off/);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 1, "one request, sent once the runtime (and tools.json) were ready");
+  assert.ok(await page.isVisible(".app[data-ready=true] input[data-tool=get_weather]"));
+  assert.equal(wasm.length, 1, "the wasm was fetched once");
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test("provider with the app's runtime: it is the one the hooks use, its tools are registered in it, a remount keeps the thread, an unmount neither frees it nor leaves tools behind", async () => {
+  const app = await openApp(devUrl, { query: "&runtime" });
+  const { page, thread } = app;
+  const registered = () =>
+    page.evaluate(() => window.__appRuntime.listTools(null).filter((t) => t.source === "frontend").map((t) => t.name).sort());
+  assert.deepEqual(await registered(), ["calculate", "confirm_action", "get_browser_time", "get_weather", "set_theme"]);
+  await page.check("input[data-tool=get_weather]");
+  assert.equal(await say(page, "What's the weather in Paris?"), "completed");
+  assert.equal(await lastAssistantText(page), "In Paris it is 18°C and partly cloudy.");
+  assert.equal(await page.evaluate((t) => window.__appRuntime.messages(t).length, thread), 4, "the run went through the app's runtime");
+
+  // A new provider on the same runtime: the thread is still there.
+  await page.click("#remount");
+  await page.waitForSelector(".app[data-ready=true] input[data-tool=get_weather]:checked", { timeout: WAIT });
+  await page.waitForFunction(() => document.querySelectorAll("#messages > li").length === 4, null, { timeout: WAIT });
+  assert.equal(await say(page, "Calculate 2+3*4"), "completed");
+  assert.match(await lastAssistantText(page), /^I can't calculate that/);
+
+  // Unmounted: the code tools are unregistered from the app's runtime, which still works.
+  await page.click("#unmount");
+  await page.waitForSelector(".app", { state: "detached", timeout: WAIT });
+  await page.waitForFunction(
+    () => window.__appRuntime.listTools(null).every((t) => !["set_theme", "confirm_action", "get_browser_time"].includes(t.name)),
+    null,
+    { timeout: WAIT },
+  );
+  assert.deepEqual(await registered(), ["calculate", "get_weather"]);
+  assert.equal(await page.evaluate((t) => window.__appRuntime.messages(t).length, thread), 6, "not freed: the thread is there");
+  await page.click("#unmount");
+  await page.waitForFunction(() => document.querySelectorAll("#messages > li").length === 6, null, { timeout: WAIT });
+  await done(app);
+});
+
 test("production build (vite build) served by the agent: a tool conversation works", async () => {
   await run(process.execPath, [join(fixture.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: fixture.dir });
   const { child, url } = await startAgent([`/=${join(fixture.dir, "dist")}`, "/tools=demo/tools"]);
@@ -228,18 +532,18 @@ test("production build (vite build) served by the agent: a tool conversation wor
   }
 });
 
-test("before the runtime exists, useThread().run rejects and useToolToggles().setEnabled throws a ChatRuntimeError (react/not-ready)", async () => {
+test("outside a provider, useThread().run rejects and useToolToggles().setEnabled throws a ChatRuntimeError (react/no-provider); applyMessages is one function", async () => {
   // In Node, on the installed package: rendered on the server, a provider-less component gets the
   // hooks' not-ready handles.
   const script = `
     import { createElement } from "react";
     import { renderToString } from "react-dom/server";
-    import { ChatRuntimeError } from "chat-runtime";
-    import { useThread, useToolToggles } from "chat-runtime/react";
+    import { ChatRuntimeError, applyMessages as fromMain } from "chat-runtime";
+    import { useThread, useToolToggles, applyMessages as fromReact } from "chat-runtime/react";
     let thread, toggles;
     function Probe() {
-      thread = useThread("t1");
-      toggles = useToolToggles("t1");
+      thread = useThread(null);
+      toggles = useToolToggles(null);
       return null;
     }
     renderToString(createElement(Probe));
@@ -247,8 +551,16 @@ test("before the runtime exists, useThread().run rejects and useToolToggles().se
     let thrown = null;
     try { toggles.setEnabled("get_weather", true); } catch (e) { thrown = describe(e); }
     const rejected = await thread.run("hi").then(() => null, describe);
-    console.log(JSON.stringify({ ready: thread.ready, thrown, rejected }));`;
+    const list = [{ id: "a", role: "user", content: "hi" }];
+    console.log(JSON.stringify({ ready: thread.ready, threadId: thread.threadId, thrown, rejected, same: fromMain === fromReact, kept: fromMain(list, [{ id: "a", role: "user", content: "hi" }]) === list }));`;
   const out = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: fixture.dir });
-  const notReady = { instance: true, isError: true, name: "ChatRuntimeError", code: "react/not-ready" };
-  assert.deepEqual(JSON.parse(out.trim().split("\n").at(-1)), { ready: false, thrown: notReady, rejected: notReady });
+  const noProvider = { instance: true, isError: true, name: "ChatRuntimeError", code: "react/no-provider" };
+  assert.deepEqual(JSON.parse(out.trim().split("\n").at(-1)), {
+    ready: false,
+    threadId: null,
+    thrown: noProvider,
+    rejected: noProvider,
+    same: true,
+    kept: true,
+  });
 });

@@ -1,18 +1,103 @@
-import { StrictMode } from "react";
+import { StrictMode, useState } from "react";
 import { createRoot } from "react-dom/client";
-import { ChatRuntimeProvider } from "chat-runtime/react";
-import { App } from "./App.jsx";
+import { ChatRuntime, applyMessages as applyFromMain } from "chat-runtime";
+import { ChatRuntimeProvider, initChatRuntime, applyMessages as applyFromReact } from "chat-runtime/react";
+import { App, trace } from "./App.jsx";
 
-// Read once by the provider; everything else goes through the hooks.
-const options = { runUrl: "/api/threads/{threadId}/runs", toolsUrl: "/tools/tools.json" };
+// Read once by the provider; everything else goes through the hooks. The React demo's manifest
+// (public/chat-tools.json) has the module tools; get_browser_time, set_theme and confirm_action are
+// defined in React code (the provider's `tools`, `useFrontendTool`).
+const options = { runUrl: "/api/threads/{threadId}/runs", toolsUrl: "/chat-tools.json" };
 
-// One thread per page unless ?thread= names one (the tests give each case its own).
-const threadId = new URLSearchParams(location.search).get("thread") ?? `react-${crypto.randomUUID()}`;
+/** A tool defined in code, given to the provider: the browser's local time. */
+const tools = [
+  {
+    name: "get_browser_time",
+    description: "Get the current local date, time and time zone of the user's browser.",
+    parameters: { type: "object", properties: {}, additionalProperties: false },
+    handler: () => {
+      const now = new Date();
+      return { localTime: now.toLocaleString(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC" };
+    },
+  },
+];
 
-createRoot(document.getElementById("root")).render(
-  <StrictMode>
-    <ChatRuntimeProvider options={options} fallback={<p className="loading">Loading chat-runtime…</p>}>
-      <App threadId={threadId} />
-    </ChatRuntimeProvider>
-  </StrictMode>,
-);
+const params = new URLSearchParams(location.search);
+// ?thread=ID opens that thread; without it the page is a new chat (useThread(null)).
+const threadId = params.get("thread");
+
+// The test reads these: the merge-by-id of both entries (one function).
+trace.applyMessages = { main: applyFromMain, react: applyFromReact };
+
+const root = createRoot(document.getElementById("root"));
+
+/** The provider on a runtime the app made itself: remounting it keeps the runtime and its threads. */
+function Remountable({ runtime }) {
+  const [generation, setGeneration] = useState(0);
+  const [mounted, setMounted] = useState(true);
+  return (
+    <>
+      <p className="bar">
+        <button id="remount" type="button" onClick={() => setGeneration((g) => g + 1)}>
+          Remount the provider
+        </button>{" "}
+        <button id="unmount" type="button" onClick={() => setMounted((m) => !m)}>
+          {mounted ? "Unmount" : "Mount"} the provider
+        </button>
+      </p>
+      {mounted && (
+        <ChatRuntimeProvider key={generation} runtime={runtime} tools={tools}>
+          <App initialThreadId={threadId} />
+        </ChatRuntimeProvider>
+      )}
+    </>
+  );
+}
+
+if (params.has("runtime")) {
+  // ?runtime: the app makes its own ChatRuntime (and loads its tools) and hands it to the provider,
+  // which never frees it.
+  initChatRuntime()
+    .then(() => {
+      const runtime = new ChatRuntime(options);
+      window.__appRuntime = runtime;
+      return runtime.loadTools().then(() => runtime);
+    })
+    .then((runtime) =>
+      root.render(
+        <StrictMode>
+          <Remountable runtime={runtime} />
+        </StrictMode>,
+      ),
+    );
+} else if (params.has("home")) {
+  // ?home: a page that has a chat behind a button, as an app's root layout does. The provider is
+  // there from the start, but nothing fetches the wasm until the chat mounts (lazy start).
+  function Home() {
+    const [open, setOpen] = useState(false);
+    return open ? (
+      <App initialThreadId={threadId} />
+    ) : (
+      <p className="home">
+        <button id="open-chat" type="button" onClick={() => setOpen(true)}>
+          Open the chat
+        </button>
+      </p>
+    );
+  }
+  root.render(
+    <StrictMode>
+      <ChatRuntimeProvider options={options} tools={tools}>
+        <Home />
+      </ChatRuntimeProvider>
+    </StrictMode>,
+  );
+} else {
+  root.render(
+    <StrictMode>
+      <ChatRuntimeProvider options={options} tools={tools}>
+        <App initialThreadId={threadId} />
+      </ChatRuntimeProvider>
+    </StrictMode>,
+  );
+}

@@ -1,0 +1,1114 @@
+// chat-runtime/react: React bindings for ChatRuntime (React >= 18, an optional peer dependency).
+// Compiled by `tsc -p react` into pkg/react.js + pkg/react.d.ts (scripts/merge-package.mjs).
+//
+// Design:
+// - The wasm module is initialised once per page (one module-level promise), whatever the number
+//   of providers and however often StrictMode mounts them.
+// - A provider owns one `Host`, created in a ref (no side effect in render). The host starts
+//   lazily: the first hook that needs the runtime (`useThread`, `useToolToggles`, `useAgentState`,
+//   from an effect) or the first `run` initialises the wasm, creates the runtime (or takes the
+//   app's), subscribes with an explicit `events` list (never `agui`), registers the code-defined
+//   tools and loads tools.json. A provider with `fallback` or `runtime` starts at mount.
+// - Teardown is deferred by a task, so StrictMode's simulated unmount/remount keeps everything;
+//   a real unmount unsubscribes, unregisters the tools it registered and frees a runtime it made.
+// - State lives in external stores (one per thread, per toggle key, per thread's agent state) read
+//   with useSyncExternalStore. A store nothing reads any more is dropped a task later (so a
+//   StrictMode remount finds it again); the runtime keeps the data, a new store reads it back.
+// - Effects only subscribe and register: nothing in an effect sends a run or executes a tool, so
+//   double-invoked effects never double-send.
+// - Messages keep their object identity while they do not change (`applyMessages`), so React.memo
+//   message rows render only for the message that streams.
+import {
+  createContext,
+  createElement,
+  useCallback,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from "react";
+import init, {
+  ChatRuntime,
+  ChatRuntimeError,
+  type ChatRuntimeOptions,
+  type FrontendTool,
+  type InitInput,
+  type Message,
+  type RunOptions,
+  type RunRequest,
+  type RunResult,
+  type RuntimeEvent,
+  type ToolContext,
+  type ToolEntry,
+} from "./chat_runtime.js";
+import { indexMessages, mergeMessages, reconcileMessages, sameValue } from "./apply-messages.js";
+
+export { applyMessages, type HasId } from "./apply-messages.js";
+
+// ---- what the core's types do not say yet ---------------------------------------------------------
+// (issue 18: R2 `state` event, R3 `timeoutMs: null` / `defaultEnabled`, R4 `cause`; once the core's
+// declarations have them these local ones are the same types.)
+
+/** The runtime's `state` event (R2): the thread's AG-UI state after it changed. */
+interface StateEvent {
+  type: "state";
+  threadId: string;
+  state: unknown;
+}
+
+/** The events the adapter listens to: never `agui` (one JS object per streamed token). */
+type AdapterEvent =
+  | Extract<RuntimeEvent, { type: "messages" | "round_started" | "run_finished" | "toggles_changed" | "tools_changed" }>
+  | StateEvent;
+
+const EVENTS: AdapterEvent["type"][] = ["messages", "round_started", "run_finished", "toggles_changed", "tools_changed", "state"];
+
+/** `subscribe` as the adapter calls it (its event list names `state`, R2). */
+type Subscribe = (listener: (event: AdapterEvent) => void, options: { events: AdapterEvent["type"][] }) => () => void;
+
+/** A run's error as `RunResult.error` and `run_finished` carry it (`cause`: R4). */
+type RunError = NonNullable<RunResult["error"]> & { cause?: unknown };
+
+/**
+ * A tool defined in code, for {@link ChatRuntimeProvider}'s `tools` and {@link useFrontendTool}:
+ * what `registerTool` takes. `timeoutMs: null` means no deadline (Stop still cancels: a tool that
+ * waits for a person); `defaultEnabled: true` turns it on in every thread without a saved toggle.
+ */
+export type FrontendToolDefinition<Args = Record<string, unknown>, Result = unknown> = Omit<
+  FrontendTool<Args, Result>,
+  "timeoutMs" | "handler"
+> & {
+  handler: (args: Args, ctx: ToolContext) => Result | Promise<Result>;
+  timeoutMs?: number | null;
+  defaultEnabled?: boolean;
+};
+
+// ---- wasm initialisation, once per page ---------------------------------------------------------
+
+let initPromise: Promise<void> | null = null;
+
+/**
+ * Initialises the wasm module once per page; later calls return the same promise. `input` is what
+ * wasm-pack's `init` takes (a URL, a Response, bytes or a WebAssembly.Module), used by the first
+ * call. Providers call it when they start; call it yourself to preload the wasm (e.g. when the
+ * user opens the chat menu) so that the first hook finds it ready.
+ */
+export function initChatRuntime(input?: InitInput | Promise<InitInput>): Promise<void> {
+  if (initPromise === null) {
+    const promise = (input === undefined ? init() : init({ module_or_path: input })).then(() => undefined);
+    initPromise = promise;
+    // A failed init may be retried (e.g. the wasm URL was wrong and the app fixes it).
+    promise.catch(() => {
+      if (initPromise === promise) initPromise = null;
+    });
+  }
+  return initPromise;
+}
+
+// ---- errors ----------------------------------------------------------------------------------------
+
+function details(fields: { status?: number | undefined; cause?: unknown }, withCause: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof fields.status === "number") out.status = fields.status;
+  if (withCause) out.cause = fields.cause;
+  return out;
+}
+
+/** A failed run's `{ code, message, status?, cause? }` as the one error shape of the hooks. */
+function runError(error: RunError): ChatRuntimeError {
+  return new ChatRuntimeError(error.code, error.message, details(error, "cause" in error));
+}
+
+/** Anything thrown, as a `ChatRuntimeError` (itself when it is one; else `code` with `cause`). */
+function asError(thrown: unknown, code: string): ChatRuntimeError {
+  if (thrown instanceof ChatRuntimeError) return thrown;
+  const message = thrown instanceof Error ? thrown.message : String(thrown);
+  return new ChatRuntimeError(code, message, { cause: thrown });
+}
+
+function notReady(): ChatRuntimeError {
+  return new ChatRuntimeError("react/not-ready", "chat-runtime is not ready yet (the runtime is starting)");
+}
+
+function noProvider(): ChatRuntimeError {
+  return new ChatRuntimeError("react/no-provider", "chat-runtime/react hooks need a <ChatRuntimeProvider> above them");
+}
+
+function newId(): string {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return c.randomUUID();
+  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(reason: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (reason: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Nobody may be waiting: a rejection is not "unhandled".
+  promise.catch(() => {});
+  return { promise, resolve, reject };
+}
+
+// ---- external stores -------------------------------------------------------------------------------
+
+/**
+ * One external store for useSyncExternalStore: a snapshot, listeners, and its place in the host's
+ * map (`key`). With no listener left it is dropped from the map a task later, unless it is busy or
+ * was read again; a dropped store that is subscribed again goes back into the map.
+ */
+abstract class Store<S> {
+  protected readonly listeners = new Set<() => void>();
+  protected abstract snapshot: S;
+
+  constructor(
+    protected readonly host: Host,
+    private readonly map: Map<string, Store<S>>,
+    private readonly key: string,
+  ) {}
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    const current = this.map.get(this.key);
+    if (current === undefined) {
+      // Dropped while a render held it (a render that committed late): back in, and up to date.
+      this.map.set(this.key, this);
+      this.refresh();
+    } else if (current !== this) {
+      // Another store took the key meanwhile: re-render, the hook then reads that one.
+      queueMicrotask(listener);
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) setTimeout(() => this.dropIfUnread(), 0);
+    };
+  };
+
+  readonly getSnapshot = (): S => this.snapshot;
+
+  private dropIfUnread(): void {
+    if (this.listeners.size === 0 && !this.busy() && this.map.get(this.key) === this) this.map.delete(this.key);
+  }
+
+  /** Whether the store must stay although nothing reads it (a run it started is going on). */
+  protected busy(): boolean {
+    return false;
+  }
+
+  /** Reads its data from the runtime again (the runtime appeared, or the store was away). */
+  abstract refresh(): void;
+
+  protected emit(next: S): void {
+    if (Object.is(next, this.snapshot)) return;
+    this.snapshot = next;
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+interface ThreadSnapshot {
+  messages: readonly Message[];
+  running: boolean;
+  error: ChatRuntimeError | null;
+  result: RunResult | null;
+  ready: boolean;
+}
+
+/** What `run` of {@link useThread} takes: a user's text, messages, or a request without `threadId`. */
+export type ThreadInput = string | NonNullable<RunRequest["messages"]> | Omit<RunRequest, "threadId">;
+
+/** Options of `run` of {@link useThread}. */
+export interface ThreadRunOptions extends RunOptions {
+  /**
+   * For a new chat (`useThread(null)` before its first run): the id of the thread to start;
+   * default `crypto.randomUUID()`. Ignored when the handle already shows a thread.
+   */
+  threadId?: string;
+}
+
+class ThreadStore extends Store<ThreadSnapshot> {
+  protected snapshot: ThreadSnapshot;
+  private index: Map<string, number>;
+  /** Runs started through this store that have not settled. */
+  private pending = 0;
+  /** Runs waiting for the runtime: `abort()` aborts them (the runtime ends them `aborted`). */
+  private readonly waiting = new Set<AbortController>();
+
+  constructor(host: Host, map: Map<string, ThreadStore>, readonly threadId: string) {
+    super(host, map as Map<string, Store<ThreadSnapshot>>, threadId);
+    const runtime = host.runtime;
+    const messages = runtime ? this.read(runtime) : [];
+    this.index = indexMessages(messages);
+    this.snapshot = {
+      messages,
+      running: runtime ? runtime.isRunning(threadId) : false,
+      error: null,
+      result: null,
+      ready: runtime !== null,
+    };
+  }
+
+  protected override busy(): boolean {
+    return this.pending > 0;
+  }
+
+  private read(runtime: ChatRuntime): readonly Message[] {
+    try {
+      return runtime.messages(this.threadId);
+    } catch {
+      // A freed runtime has no threads.
+      return [];
+    }
+  }
+
+  private set(patch: Partial<ThreadSnapshot>): void {
+    const prev = this.snapshot;
+    const next = { ...prev, ...patch };
+    if (
+      next.messages === prev.messages &&
+      next.running === prev.running &&
+      next.error === prev.error &&
+      next.result === prev.result &&
+      next.ready === prev.ready
+    ) {
+      return;
+    }
+    this.emit(next);
+  }
+
+  /** The whole thread (after a run: a `MESSAGES_SNAPSHOT` may have removed messages). */
+  private resync(full: readonly Message[]): readonly Message[] {
+    const messages = reconcileMessages(this.snapshot.messages, full);
+    if (messages !== this.snapshot.messages) this.index = indexMessages(messages);
+    return messages;
+  }
+
+  refresh(): void {
+    const runtime = this.host.runtime;
+    if (runtime === null) {
+      this.set({ ready: false, running: this.pending > 0 && this.snapshot.running });
+      return;
+    }
+    const running = runtime.isRunning(this.threadId) || (this.pending > 0 && this.snapshot.running);
+    this.set({ ready: true, running, messages: this.resync(this.read(runtime)) });
+  }
+
+  handle(event: AdapterEvent): void {
+    if (event.type === "messages") {
+      const messages = mergeMessages(this.snapshot.messages, event.messages, this.index);
+      if (messages !== this.snapshot.messages) this.set({ messages });
+    } else if (event.type === "round_started") {
+      if (!this.snapshot.running) this.set({ running: true });
+    } else if (event.type === "run_finished") {
+      const runtime = this.host.runtime;
+      const patch: Partial<ThreadSnapshot> = { running: false };
+      if (runtime) patch.messages = this.resync(this.read(runtime));
+      // A run this store did not start (the app called `runtime.run`): its error shows too. Our
+      // own runs set theirs from the result, which carries the `cause`.
+      if (this.pending === 0) patch.error = event.error ? runError(event.error) : null;
+      this.set(patch);
+    }
+  }
+
+  readonly run = (input: ThreadInput, options?: ThreadRunOptions): Promise<RunResult> => {
+    let request: RunRequest;
+    if (typeof input === "string") {
+      request = { threadId: this.threadId, messages: [{ id: newId(), role: "user", content: input }] };
+    } else if (Array.isArray(input)) {
+      request = { threadId: this.threadId, messages: input };
+    } else {
+      request = { ...(input as Omit<RunRequest, "threadId">), threadId: this.threadId };
+    }
+    const runOptions: RunOptions = {};
+    if (options?.signal !== undefined) runOptions.signal = options.signal;
+
+    this.pending++;
+    if (!this.snapshot.running) this.set({ running: true, error: null });
+    else if (this.snapshot.error !== null) this.set({ error: null });
+
+    let started: Promise<RunResult>;
+    const runtime = this.host.runtime;
+    if (runtime !== null && this.host.catalogSettled) {
+      started = this.send(runtime, request, runOptions);
+    } else {
+      // Before the runtime exists (or while tools.json loads): wait, then send. `abort()` meanwhile
+      // aborts the signal it will be sent with, so the runtime ends the run `aborted` at once.
+      const controller = new AbortController();
+      const signal = runOptions.signal;
+      if (signal) {
+        if (signal.aborted) controller.abort(signal.reason);
+        else signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+      }
+      this.waiting.add(controller);
+      started = this.host.ready().then(
+        (rt) => {
+          this.waiting.delete(controller);
+          return this.send(rt, request, { ...runOptions, signal: controller.signal });
+        },
+        (error: unknown) => {
+          this.waiting.delete(controller);
+          throw asError(error, "react/start-failed");
+        },
+      );
+    }
+    return started.then(
+      (result) => {
+        this.pending--;
+        const running = this.host.runtime?.isRunning(this.threadId) ?? false;
+        this.set({
+          running,
+          result,
+          error: result.error ? runError(result.error) : null,
+          messages: this.resync(result.messages),
+        });
+        return result;
+      },
+      (thrown: unknown) => {
+        this.pending--;
+        const error = asError(thrown, "react/run-failed");
+        // `run/busy`: another run of this thread is going on; it keeps `running`.
+        const running = this.host.runtime?.isRunning(this.threadId) ?? false;
+        this.set({ running, error });
+        throw error;
+      },
+    );
+  };
+
+  private send(runtime: ChatRuntime, request: RunRequest, options: RunOptions): Promise<RunResult> {
+    try {
+      return runtime.run(request, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  readonly abort = (): void => {
+    for (const controller of this.waiting) controller.abort(new ChatRuntimeError("run/aborted", "the run was stopped"));
+    this.host.runtime?.abort(this.threadId);
+  };
+}
+
+interface ToggleSnapshot {
+  tools: readonly ToolEntry[];
+  activeCount: number;
+  ready: boolean;
+  error: ChatRuntimeError | null;
+}
+
+class ToggleStore extends Store<ToggleSnapshot> {
+  protected snapshot: ToggleSnapshot;
+
+  constructor(host: Host, map: Map<string, ToggleStore>, key: string, readonly threadId: string | null) {
+    super(host, map as Map<string, Store<ToggleSnapshot>>, key);
+    this.snapshot = this.compute(null);
+  }
+
+  private compute(prev: ToggleSnapshot | null): ToggleSnapshot {
+    const runtime = this.host.runtime;
+    let tools: readonly ToolEntry[] = [];
+    if (runtime) {
+      try {
+        tools = runtime.listTools(this.threadId);
+      } catch {
+        // A freed runtime lists nothing.
+      }
+    }
+    if (prev && sameValue(prev.tools, tools)) tools = prev.tools;
+    const ready = runtime !== null && this.host.catalogSettled;
+    const error = this.host.toolsError;
+    if (prev && prev.tools === tools && prev.ready === ready && prev.error === error) return prev;
+    const activeCount = tools.filter((t) => t.enabled && !t.locked).length;
+    return { tools, activeCount, ready, error };
+  }
+
+  refresh(): void {
+    this.emit(this.compute(this.snapshot));
+  }
+
+  // An arrow property: bound when the store is made, before any snapshot hands it out.
+  readonly setEnabled = (name: string, enabled: boolean): void => {
+    const runtime = this.host.runtime;
+    if (runtime === null) throw notReady();
+    runtime.setToolEnabled(this.threadId, name, enabled);
+  };
+}
+
+class StateStore extends Store<unknown> {
+  protected snapshot: unknown;
+
+  constructor(host: Host, map: Map<string, StateStore>, readonly threadId: string) {
+    super(host, map as Map<string, Store<unknown>>, threadId);
+    this.snapshot = this.read();
+  }
+
+  private read(): unknown {
+    const runtime = this.host.runtime;
+    if (runtime === null) return undefined;
+    try {
+      return runtime.state(this.threadId);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A new state: kept out when equal to the current one, so readers do not re-render. */
+  set(state: unknown): void {
+    if (!sameValue(state, this.snapshot)) this.emit(state);
+  }
+
+  refresh(): void {
+    this.set(this.read());
+  }
+}
+
+// ---- the host: one per provider ---------------------------------------------------------------------
+
+/** A tool a provider's `tools` or a `useFrontendTool` holds; the last claim of a name is registered. */
+interface Claim {
+  definition: FrontendToolDefinition<any, unknown>;
+  /** The handler the runtime gets: calls the claim's latest handler. */
+  call: (args: any, ctx: ToolContext) => unknown;
+}
+
+interface HostSnapshot {
+  runtime: ChatRuntime | null;
+  /** What the provider throws from render (bad options, a wasm that cannot load, a bad tool). */
+  failure: ChatRuntimeError | null;
+}
+
+interface HostConfig {
+  options?: ChatRuntimeOptions | undefined;
+  runtime?: ChatRuntime | undefined;
+  loadTools: boolean;
+  wasm?: InitInput | Promise<InitInput> | undefined;
+}
+
+class Host {
+  readonly threads = new Map<string, ThreadStore>();
+  readonly toggleStores = new Map<string, ToggleStore>();
+  readonly states = new Map<string, StateStore>();
+  private readonly listeners = new Set<() => void>();
+  private snapshot: HostSnapshot;
+  /** Bumped by every teardown: a start of an older generation finds itself stale. */
+  private generation = 0;
+  private started = false;
+  private gate: Deferred<ChatRuntime> = deferred();
+  private unsubscribe: (() => void) | null = null;
+  /** Whether tools.json is loaded (or failed, or is not to be loaded) for the current runtime. */
+  catalogSettled = false;
+  toolsError: ChatRuntimeError | null = null;
+  private teardownTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly claims = new Map<string, Claim[]>();
+  /** What this host registered in the runtime, by name. */
+  private readonly registered = new Map<string, Claim>();
+
+  constructor(public config: HostConfig) {
+    // An app's runtime is there from the first render (reading it has no side effect); the host
+    // subscribes and registers when it starts (an effect).
+    this.snapshot = { runtime: config.runtime ?? null, failure: null };
+  }
+
+  get runtime(): ChatRuntime | null {
+    return this.snapshot.runtime;
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  readonly getSnapshot = (): HostSnapshot => this.snapshot;
+
+  private setSnapshot(patch: Partial<HostSnapshot>): void {
+    this.snapshot = { ...this.snapshot, ...patch };
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  thread(threadId: string): ThreadStore {
+    let store = this.threads.get(threadId);
+    if (!store) {
+      store = new ThreadStore(this, this.threads, threadId);
+      this.threads.set(threadId, store);
+    }
+    return store;
+  }
+
+  toggles(threadId: string | null): ToggleStore {
+    // Thread ids never hold U+10FFFF (README, "Thread ids"): no thread's key is the default's.
+    const key = threadId === null ? "\u{10FFFF}default" : threadId;
+    let store = this.toggleStores.get(key);
+    if (!store) {
+      store = new ToggleStore(this, this.toggleStores, key, threadId);
+      this.toggleStores.set(key, store);
+    }
+    return store;
+  }
+
+  state(threadId: string): StateStore {
+    let store = this.states.get(threadId);
+    if (!store) {
+      store = new StateStore(this, this.states, threadId);
+      this.states.set(threadId, store);
+    }
+    return store;
+  }
+
+  /** Starts the runtime once (no-op when it is starting or there). Never rejects. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const generation = this.generation;
+    const { runtime: external, options, wasm } = this.config;
+    const created: Promise<ChatRuntime> = external
+      ? Promise.resolve(external)
+      : initChatRuntime(wasm).then(() => new ChatRuntime(options as ChatRuntimeOptions));
+    created.then(
+      (runtime) => {
+        if (generation !== this.generation) {
+          // The provider went away while the wasm loaded.
+          if (!external) runtime.free();
+          return;
+        }
+        this.attach(runtime);
+      },
+      (error: unknown) => {
+        if (generation !== this.generation) return;
+        const failure = asError(error, "react/start-failed");
+        this.gate.reject(failure);
+        this.setSnapshot({ failure });
+      },
+    );
+  }
+
+  /** Starts the runtime and resolves with it once tools.json settled (when the provider loads it). */
+  ready(): Promise<ChatRuntime> {
+    this.start();
+    return this.gate.promise;
+  }
+
+  private attach(runtime: ChatRuntime): void {
+    const generation = this.generation;
+    const subscribe = runtime.subscribe.bind(runtime) as unknown as Subscribe;
+    this.unsubscribe = subscribe((event) => this.dispatch(event), { events: EVENTS });
+    this.snapshot = { ...this.snapshot, runtime };
+    for (const name of this.claims.keys()) this.sync(name);
+    for (const store of this.allStores()) store.refresh();
+    for (const listener of [...this.listeners]) listener();
+    const settle = (error: ChatRuntimeError | null): void => {
+      if (generation !== this.generation) return;
+      this.catalogSettled = true;
+      this.toolsError = error;
+      for (const store of this.toggleStores.values()) store.refresh();
+      this.gate.resolve(runtime);
+    };
+    if (this.config.loadTools) {
+      runtime.loadTools().then(
+        () => settle(null),
+        (error: unknown) => settle(asError(error, "tools/fetch")),
+      );
+    } else {
+      settle(null);
+    }
+  }
+
+  private *allStores(): Iterable<Store<unknown>> {
+    yield* this.threads.values();
+    yield* this.toggleStores.values();
+    yield* this.states.values();
+  }
+
+  private dispatch(event: AdapterEvent): void {
+    switch (event.type) {
+      case "messages":
+      case "round_started":
+        this.threads.get(event.threadId)?.handle(event);
+        break;
+      case "run_finished":
+        this.threads.get(event.threadId)?.handle(event);
+        // Before the runtime had `state` events this was the only moment to read the state; now
+        // it finds the state unchanged and re-renders nothing.
+        this.states.get(event.threadId)?.refresh();
+        break;
+      case "state":
+        this.states.get(event.threadId)?.set(event.state);
+        break;
+      case "toggles_changed":
+        // The defaults (threadId null) show in every thread without saved toggles.
+        if (event.threadId === null) {
+          for (const store of this.toggleStores.values()) store.refresh();
+        } else {
+          this.toggleStores.get(event.threadId)?.refresh();
+        }
+        break;
+      case "tools_changed":
+        for (const store of this.toggleStores.values()) store.refresh();
+        break;
+      default:
+        break;
+    }
+  }
+
+  // ---- code-defined tools ----
+
+  claim(name: string, claim: Claim): void {
+    const list = this.claims.get(name) ?? [];
+    list.push(claim);
+    this.claims.set(name, list);
+    this.sync(name);
+  }
+
+  release(name: string, claim: Claim): void {
+    const list = this.claims.get(name);
+    if (!list) return;
+    const at = list.lastIndexOf(claim);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) this.claims.delete(name);
+    this.sync(name);
+  }
+
+  /** Registers the last claim of `name` in the runtime, or unregisters the name when none is left. */
+  private sync(name: string): void {
+    const runtime = this.unsubscribe !== null ? this.snapshot.runtime : null;
+    if (runtime === null) return;
+    const top = this.claims.get(name)?.at(-1);
+    if (top === this.registered.get(name)) return;
+    if (top === undefined) {
+      this.registered.delete(name);
+      runtime.unregisterTool(name);
+      return;
+    }
+    const { handler: _latest, ...definition } = top.definition;
+    const tool: Record<string, unknown> = { handler: top.call };
+    for (const [key, value] of Object.entries(definition)) if (value !== undefined) tool[key] = value;
+    try {
+      runtime.registerTool(tool as unknown as FrontendTool);
+      this.registered.set(name, top);
+    } catch (error) {
+      this.registered.delete(name);
+      this.setSnapshot({ failure: asError(error, "tool/invalid") });
+    }
+  }
+
+  // ---- lifetime ----
+
+  mount(): void {
+    if (this.teardownTimer !== null) {
+      clearTimeout(this.teardownTimer);
+      this.teardownTimer = null;
+    }
+  }
+
+  /** Deferred by a task, so that StrictMode's simulated remount (synchronous) cancels it. */
+  unmount(): void {
+    if (this.teardownTimer !== null) clearTimeout(this.teardownTimer);
+    this.teardownTimer = setTimeout(() => {
+      this.teardownTimer = null;
+      this.teardown();
+    }, 0);
+  }
+
+  private teardown(): void {
+    this.generation++;
+    this.unsubscribe?.();
+    this.unsubscribe = null;
+    const runtime = this.started ? this.snapshot.runtime : null;
+    const external = this.config.runtime;
+    if (runtime !== null) {
+      if (runtime === external) {
+        for (const name of this.registered.keys()) {
+          try {
+            runtime.unregisterTool(name);
+          } catch {
+            // Freed by the app.
+          }
+        }
+      } else {
+        try {
+          runtime.free();
+        } catch {
+          // Already freed.
+        }
+      }
+    }
+    this.registered.clear();
+    this.started = false;
+    this.catalogSettled = false;
+    this.toolsError = null;
+    this.gate.reject(new ChatRuntimeError("react/unmounted", "the ChatRuntimeProvider was unmounted before the runtime was ready"));
+    this.gate = deferred();
+    // Mounted again later (an <Activity> shown again): it starts anew, lazily.
+    this.snapshot = { runtime: external ?? null, failure: null };
+    for (const store of this.allStores()) store.refresh();
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+// ---- components and hooks -----------------------------------------------------------------------------
+
+const HostContext = createContext<Host | null>(null);
+HostContext.displayName = "ChatRuntimeContext";
+
+interface ProviderCommonProps {
+  /**
+   * Tools defined in code, registered once the runtime exists; a tool removed from the array (or
+   * all of them, when the provider unmounts) is unregistered. The handler called is always the
+   * latest one given for that name, so an inline array does not re-register on every render.
+   */
+  tools?: readonly FrontendToolDefinition<any, any>[];
+  /**
+   * Load tools.json when the runtime is created: default `true` with `options`, `false` with
+   * `runtime` (the app's runtime is the app's to load). `run` waits for it to settle.
+   */
+  loadTools?: boolean;
+  /**
+   * Rendered instead of the children until the runtime exists. Giving one starts the runtime when
+   * the provider mounts (there is no lazy start for children that are not rendered yet).
+   */
+  fallback?: ReactNode;
+  children?: ReactNode;
+}
+
+/** Props of {@link ChatRuntimeProvider}: `options` (it creates the runtime) or `runtime` (yours). */
+export type ChatRuntimeProviderProps = ProviderCommonProps &
+  (
+    | {
+        /** Read once, when the runtime is created (remount with a new `key` to change them). */
+        options: ChatRuntimeOptions;
+        runtime?: never;
+        /** Where the `.wasm` is, when the default URL next to the package's JS does not work. */
+        wasm?: InitInput | Promise<InitInput>;
+      }
+    | {
+        /**
+         * Your own `ChatRuntime` (created after `initChatRuntime()`): the provider subscribes to
+         * it and registers `tools` in it, and never frees it. Read once, like `options`.
+         */
+        runtime: ChatRuntime;
+        options?: never;
+        wasm?: never;
+      }
+  );
+
+/**
+ * Gives its subtree one `ChatRuntime` (also under StrictMode's double mounting): one it creates
+ * from `options` (freed when the provider unmounts) or the app's `runtime` (never freed).
+ *
+ * The start is lazy: nothing is fetched at mount. The first `useThread`, `useToolToggles` or
+ * `useAgentState` to mount (or the first `run`) initialises the wasm, creates the runtime and loads
+ * tools.json; `initChatRuntime()` preloads the wasm. A `run` before then waits for all of it.
+ * Bad options, a wasm that cannot load or a tool that cannot be registered are thrown from the
+ * provider's render, for an error boundary.
+ */
+export function ChatRuntimeProvider(props: ChatRuntimeProviderProps): ReactNode {
+  const ref = useRef<Host | null>(null);
+  const config: HostConfig = {
+    options: props.options,
+    runtime: props.runtime,
+    loadTools: props.loadTools ?? props.runtime === undefined,
+    wasm: props.wasm,
+  };
+  const host = (ref.current ??= new Host(config));
+  // Read when the host starts, which may be in a child's effect (before this provider's effects).
+  if (!host.runtime) host.config = config;
+  const snapshot = useSyncExternalStore(host.subscribe, host.getSnapshot, host.getSnapshot);
+  const eager = props.fallback !== undefined || props.runtime !== undefined;
+
+  useEffect(() => {
+    host.mount();
+    return () => host.unmount();
+  }, [host]);
+  useEffect(() => {
+    if (eager) host.start();
+  }, [host, eager]);
+  useProviderTools(host, props.tools);
+
+  if (snapshot.failure) throw snapshot.failure;
+  if (snapshot.runtime === null && props.fallback !== undefined) return props.fallback;
+  return createElement(HostContext.Provider, { value: host }, props.children);
+}
+
+const useIsomorphicLayoutEffect = typeof document !== "undefined" ? useLayoutEffect : useEffect;
+
+/** The definition without its handler, as a key: a change of it registers the tool again. */
+function definitionKey(tool: FrontendToolDefinition<any, unknown>): string {
+  const { handler: _handler, ...definition } = tool;
+  return JSON.stringify(definition);
+}
+
+interface ToolSlot {
+  key: string;
+  claim: Claim;
+  latest: FrontendToolDefinition<any, unknown>;
+}
+
+function slotFor(tool: FrontendToolDefinition<any, unknown>): ToolSlot {
+  const slot: ToolSlot = {
+    key: definitionKey(tool),
+    latest: tool,
+    claim: { definition: tool, call: (args, ctx) => slot.latest.handler(args, ctx) },
+  };
+  return slot;
+}
+
+function useProviderTools(host: Host, tools: readonly FrontendToolDefinition<any, any>[] | undefined): void {
+  const slots = useRef(new Map<string, ToolSlot>());
+  useIsomorphicLayoutEffect(() => {
+    const seen = new Set<string>();
+    for (const tool of tools ?? []) {
+      seen.add(tool.name);
+      const slot = slots.current.get(tool.name);
+      const key = definitionKey(tool);
+      if (slot && slot.key === key) {
+        slot.latest = tool;
+        continue;
+      }
+      if (slot) host.release(tool.name, slot.claim);
+      const fresh = slotFor(tool);
+      slots.current.set(tool.name, fresh);
+      host.claim(tool.name, fresh.claim);
+    }
+    for (const [name, slot] of [...slots.current]) {
+      if (!seen.has(name)) {
+        slots.current.delete(name);
+        host.release(name, slot.claim);
+      }
+    }
+  }, [host, tools]);
+  useEffect(
+    () => () => {
+      for (const [name, slot] of slots.current) host.release(name, slot.claim);
+      slots.current.clear();
+    },
+    [host],
+  );
+}
+
+function useHost(): Host | null {
+  return useContext(HostContext);
+}
+
+const noSubscribe = (): (() => void) => () => {};
+
+/** Starts the provider's runtime from an effect (after the first commit, never in render). */
+function useStart(host: Host | null): void {
+  useEffect(() => {
+    host?.start();
+  }, [host]);
+}
+
+/** The provider's runtime; `null` until it is created (or outside a provider). Does not start it. */
+export function useChatRuntime(): ChatRuntime | null {
+  const host = useHost();
+  return useSyncExternalStore(
+    host ? host.subscribe : noSubscribe,
+    () => host?.runtime ?? null,
+    () => host?.runtime ?? null,
+  );
+}
+
+/** What {@link useThread} returns. */
+export interface ThreadHandle {
+  /**
+   * The thread shown: the hook's `threadId`, or for `useThread(null)` the thread its first `run`
+   * started (`null` until then).
+   */
+  threadId: string | null;
+  /**
+   * The thread's messages. A message object keeps its identity until it changes, so `React.memo`
+   * message components re-render only for the messages that changed.
+   */
+  messages: readonly Message[];
+  /** Whether a run of this thread is going on (also while a `run` waits for the runtime). */
+  running: boolean;
+  /**
+   * The last run's error, one shape: a failed run's `RunResult.error` (`code`, `message`, `status`,
+   * `cause`) as a `ChatRuntimeError`, or what `run` rejected with (`run/busy`, ...).
+   */
+  error: ChatRuntimeError | null;
+  /** The last finished run's result. */
+  result: RunResult | null;
+  /** Whether the runtime exists (the wasm module is loaded). */
+  ready: boolean;
+  /**
+   * Sends a run (a string becomes one user message); resolves with the run's result. Before the
+   * runtime exists it starts it and waits (also for tools.json). Stable across renders.
+   */
+  run(input: ThreadInput, options?: ThreadRunOptions): Promise<RunResult>;
+  /** Stops the thread's run (`status: "aborted"`), also one still waiting for the runtime. Stable across renders. */
+  abort(): void;
+}
+
+const EMPTY_THREAD: ThreadSnapshot = Object.freeze({
+  messages: Object.freeze([]) as readonly Message[],
+  running: false,
+  error: null,
+  result: null,
+  ready: false,
+});
+const emptyThread = (): ThreadSnapshot => EMPTY_THREAD;
+
+/**
+ * One thread of the provider's runtime. `threadId: null` is a new chat: no messages until its first
+ * `run`, which starts a thread (`options.threadId`, else a random UUID); from then on the handle
+ * shows that thread (`threadId` in the result). Pass the id back (router, app state) or keep
+ * passing `null`: both show the same thread; a change from an id to `null` is a new chat again.
+ */
+export function useThread(threadId: string | null): ThreadHandle {
+  const host = useHost();
+  // The thread a new chat started (threadId null); forgotten once the app passes an id.
+  const [own, setOwn] = useState<string | null>(null);
+  const ownRef = useRef<string | null>(null);
+  if (threadId !== null && own !== null) setOwn(null);
+  const shown = threadId ?? own;
+  const store = host && shown !== null ? host.thread(shown) : null;
+  const snapshot = useSyncExternalStore(
+    store ? store.subscribe : noSubscribe,
+    store ? store.getSnapshot : emptyThread,
+    store ? store.getSnapshot : emptyThread,
+  );
+  const hostReady = useSyncExternalStore(
+    host ? host.subscribe : noSubscribe,
+    () => host?.runtime != null,
+    () => host?.runtime != null,
+  );
+  useStart(host);
+  useEffect(() => {
+    if (threadId !== null) ownRef.current = null;
+  }, [threadId]);
+
+  const run = useCallback(
+    (input: ThreadInput, options?: ThreadRunOptions): Promise<RunResult> => {
+      if (host === null) return Promise.reject(noProvider());
+      let target = threadId ?? ownRef.current;
+      if (target === null) {
+        target = options?.threadId ?? newId();
+        ownRef.current = target;
+        setOwn(target);
+      }
+      return host.thread(target).run(input, options);
+    },
+    [host, threadId],
+  );
+  const abort = useCallback((): void => {
+    const target = threadId ?? ownRef.current;
+    if (host !== null && target !== null) host.thread(target).abort();
+  }, [host, threadId]);
+
+  return {
+    threadId: shown,
+    messages: snapshot.messages,
+    running: snapshot.running,
+    error: snapshot.error,
+    result: snapshot.result,
+    ready: store ? snapshot.ready : hostReady,
+    run,
+    abort,
+  };
+}
+
+/** What {@link useToolToggles} returns. */
+export interface ToolToggles {
+  /** The tool selector's rows: frontend tools (toggleable) and backend tools (`locked`). */
+  tools: readonly ToolEntry[];
+  /** How many frontend tools are on in this thread. */
+  activeCount: number;
+  /** Whether the catalog is loaded (`loadTools` settled, or the provider was told not to load). */
+  ready: boolean;
+  /** Why `loadTools` failed (`tools/fetch` with `status` and `cause`, `tools/not-json`, ...). */
+  error: ChatRuntimeError | null;
+  /**
+   * Turns a frontend tool on or off in this thread (throws `tools/locked` for backend tools,
+   * `react/not-ready` before the runtime exists). Stable for a thread.
+   */
+  setEnabled(name: string, enabled: boolean): void;
+}
+
+const EMPTY_TOGGLES: ToggleSnapshot = Object.freeze({
+  tools: Object.freeze([]) as readonly ToolEntry[],
+  activeCount: 0,
+  ready: false,
+  error: null,
+});
+const emptyToggles = (): ToggleSnapshot => EMPTY_TOGGLES;
+const setEnabledWithoutProvider = (): void => {
+  throw noProvider();
+};
+
+/**
+ * The tool toggles of a thread (`null`: a new chat, i.e. the defaults `chat:tools:default`, which a
+ * thread starts from at its first run). Re-renders on `toggles_changed` and `tools_changed`,
+ * including toggles changed in other tabs.
+ */
+export function useToolToggles(threadId: string | null): ToolToggles {
+  const host = useHost();
+  const store = host ? host.toggles(threadId) : null;
+  const snapshot = useSyncExternalStore(
+    store ? store.subscribe : noSubscribe,
+    store ? store.getSnapshot : emptyToggles,
+    store ? store.getSnapshot : emptyToggles,
+  );
+  useStart(host);
+  return {
+    tools: snapshot.tools,
+    activeCount: snapshot.activeCount,
+    ready: snapshot.ready,
+    error: snapshot.error,
+    setEnabled: store ? store.setEnabled : setEnabledWithoutProvider,
+  };
+}
+
+const noState = (): unknown => undefined;
+
+/**
+ * The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`, or a run request's `state`):
+ * `undefined` for a thread without one (and for `null`). Re-renders on the runtime's `state` events;
+ * a state equal to the previous one keeps the previous object.
+ */
+export function useAgentState(threadId: string | null): unknown {
+  const host = useHost();
+  const store = host && threadId !== null ? host.state(threadId) : null;
+  const state = useSyncExternalStore(
+    store ? store.subscribe : noSubscribe,
+    store ? store.getSnapshot : noState,
+    store ? store.getSnapshot : noState,
+  );
+  useStart(host);
+  return state;
+}
+
+/**
+ * Registers a frontend tool while the component is mounted (as soon as the runtime exists; it does
+ * not start the runtime itself) and unregisters it on unmount. The runtime calls the LATEST
+ * `handler` given, so the handler sees the component's current props and state. A change of
+ * `name`, `description`, `parameters`, `followUp`, `timeoutMs` or `defaultEnabled` registers the
+ * tool again; a new handler does not. Like CopilotKit's `useFrontendTool`.
+ */
+export function useFrontendTool<Args = Record<string, unknown>, Result = unknown>(
+  tool: FrontendToolDefinition<Args, Result>,
+): void {
+  const host = useHost();
+  const slot = useRef<ToolSlot | null>(null);
+  const key = definitionKey(tool as FrontendToolDefinition<any, unknown>);
+  useIsomorphicLayoutEffect(() => {
+    if (slot.current) slot.current.latest = tool as FrontendToolDefinition<any, unknown>;
+  });
+  useEffect(() => {
+    if (host === null) return undefined;
+    const current = slotFor(tool as FrontendToolDefinition<any, unknown>);
+    slot.current = current;
+    host.claim(current.latest.name, current.claim);
+    return () => host.release(current.latest.name, current.claim);
+    // `key` stands for the definition; the handler is read through the slot.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [host, key]);
+}
