@@ -214,7 +214,7 @@ test("new chat: the first message creates the thread, the default-on tool runs, 
   assert.equal(await page.getAttribute("#tools input[data-tool=search_docs]", "data-locked"), "true", "the agent's own tool (setBackendTools)");
   assert.equal(await page.textContent("#active-count"), "2");
 
-  await send(page, "What time is it? Then delete all my notes.");
+  await send(page, "What time is it? Please delete all my notes.");
   await page.waitForSelector(".approval", { timeout: WAIT });
   const thread = await threadOf(page);
   assert.match(thread ?? "", /^[0-9a-f-]{36}$/, "the new chat moved to its thread's URL");
@@ -248,7 +248,7 @@ test("new chat: the first message creates the thread, the default-on tool runs, 
     assert.deepEqual(toolNames(request), ["confirm_action", "get_browser_time"]);
     assert.match(request.headers.authorization ?? "", /^Bearer token-/, "sent through the app's auth fetch");
   }
-  assert.deepEqual(sent[0].body.messages.map((m) => [m.role, m.content]), [["user", [{ type: "text", text: "What time is it? Then delete all my notes." }]]]);
+  assert.deepEqual(sent[0].body.messages.map((m) => [m.role, m.content]), [["user", [{ type: "text", text: "What time is it? Please delete all my notes." }]]]);
   const results = sent[1].body.messages.filter((m) => m.role === "tool");
   assert.equal(results.length, 2);
   assert.ok(results.some((m) => m.content === '{"confirmed":true}'), JSON.stringify(results));
@@ -320,7 +320,7 @@ test("useFrontendTool: the handler sees the latest state; reject; Stop cancels a
   assert.deepEqual((await trace(page)).approvals, [], "no card was shown");
 
   await page.check("#ask-first");
-  await send(page, "Reset my settings.");
+  await send(page, "Please reset my settings.");
   await page.waitForSelector(".approval", { timeout: WAIT });
   await page.click(".approval .approval-deny");
   await waitSettled(page, 2);
