@@ -409,6 +409,23 @@ test("auth: a missing token and a 401 answer end the run run/http 401 with the a
   await done(app);
 });
 
+test("auth: signed out before the chat starts, loadTools rejects tools/fetch 401 with the app's FetchError as cause", async () => {
+  const app = await openApp("#/");
+  const { page } = app;
+  await page.waitForSelector("#home", { timeout: WAIT });
+  await page.click("#sign-out");
+  await page.click("#new-chat");
+  await page.waitForSelector("#tools-error", { timeout: WAIT });
+  assert.deepEqual(await page.$eval("#tools-error", (el) => ({ ...el.dataset, text: el.textContent })), {
+    code: "tools/fetch",
+    status: "401",
+    cause: "FetchError",
+    text: "Authentication error. Sign in again.",
+  });
+  assert.equal(await page.$$eval("#tools input[data-tool=get_browser_time]", (els) => els.length), 0, "no catalog");
+  await done(app);
+});
+
 test("a message sent before the wasm module is loaded waits for the runtime and its catalog", async () => {
   let release;
   const gate = new Promise((resolve) => (release = resolve));

@@ -1,6 +1,9 @@
 import { useToolToggles } from "chat-runtime/react";
 import type { ReactNode } from "react";
 
+import { FetchError } from "../auth";
+import { classifyError } from "../lib/errors";
+
 /**
  * The tools menu of a thread, or of the new chat (`threadId: null`: the defaults every new thread
  * starts from, carried to the thread at its first run).
@@ -12,7 +15,17 @@ export function ToolsPanel(props: ToolsPanel.Props): ReactNode {
       <summary>
         Tools <span id="active-count">{activeCount}</span>
       </summary>
-      {error && <p className="error">tools.json: {error.message}</p>}
+      {error && (
+        <p
+          id="tools-error"
+          className="error"
+          data-code={error.code}
+          data-status={error.status ?? ""}
+          data-cause={error.cause instanceof FetchError ? "FetchError" : ""}
+        >
+          {classifyError(error).message}
+        </p>
+      )}
       <ul>
         {tools.map((tool) => (
           <li key={tool.name}>
