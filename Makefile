@@ -113,8 +113,11 @@ test-wasm: rust-tools browser
 	scripts/with-agent.sh --static /tools=tests/fixtures/tools -- \
 	  cargo test --target wasm32-unknown-unknown --tests
 
+# The package's declarations (tests/types.ts) and chat-runtime/react's generated ones (tests/react/),
+# both against pkg/ (make build); the adapter's source itself is compiled strictly by make pkg.
 test-types: node-deps
 	tsc -p tests/tsconfig.json
+	tsc -p tests/react/tsconfig.json
 
 test-js: node-deps
 	node --test tests/js/

@@ -310,12 +310,14 @@ class ThreadStore extends Store<ThreadSnapshot> {
     } else if (event.type === "round_started") {
       if (!this.snapshot.running) this.set({ running: true });
     } else if (event.type === "run_finished") {
-      const runtime = this.host.runtime;
       const patch: Partial<ThreadSnapshot> = { running: false };
-      if (runtime) patch.messages = this.resync(this.read(runtime));
-      // A run this store did not start (the app called `runtime.run`): its error shows too. Our
-      // own runs set theirs from the result, which carries the `cause`.
-      if (this.pending === 0) patch.error = event.error ? runError(event.error) : null;
+      // A run this store did not start (the app called `runtime.run`): its messages are read back
+      // and its error shows too. Our own runs do both from the result (which carries the `cause`).
+      const runtime = this.host.runtime;
+      if (this.pending === 0) {
+        if (runtime) patch.messages = this.resync(this.read(runtime));
+        patch.error = event.error ? runError(event.error) : null;
+      }
       this.set(patch);
     }
   }

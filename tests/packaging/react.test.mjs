@@ -90,7 +90,8 @@ async function newPage(context) {
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (e) => page.errors.push(String(e)));
-  page.on("console", (m) => m.type() === "error" && page.errors.push(`console: ${m.text()}`));
+  // Console errors (a failed request is reported by the browser itself, and some tests fail runs).
+  page.on("console", (m) => m.type() === "error" && !/^Failed to load resource/.test(m.text()) && page.errors.push(`console: ${m.text()}`));
   return page;
 }
 
@@ -415,12 +416,24 @@ test("useAgentState: the thread's state re-renders on state events while the run
   ]);
   await page.fill("#input", "Set some state");
   await page.click("#send");
-  // Before the run ends: the snapshot, then the delta applied.
-  await page.waitForFunction(() => document.querySelector("#agent-state").textContent === '{"step":1,"items":["a"]}', null, { timeout: WAIT });
+  // Before the run ends: the snapshot, then the delta applied (compared as JSON values: the
+  // runtime's objects need not keep the keys in the server's order).
+  const stateIs = (expected) =>
+    page.waitForFunction(
+      (expected) => {
+        const text = document.querySelector("#agent-state").textContent;
+        const canon = (v) => JSON.stringify(v, (_, x) => (x && typeof x === "object" && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).sort()) : x));
+        return text !== "" && canon(JSON.parse(text)) === canon(expected);
+      },
+      expected,
+      { timeout: WAIT },
+    );
+  await stateIs({ step: 1, items: ["a"] });
   assert.equal(await page.getAttribute("#status", "data-running"), "true", "the snapshot showed while the run went on");
-  await page.waitForFunction(() => document.querySelector("#agent-state").textContent === '{"step":2,"items":["a","b"]}', null, { timeout: WAIT });
+  await stateIs({ step: 2, items: ["a", "b"] });
+  assert.equal(await page.getAttribute("#status", "data-running"), "true", "the delta showed while the run went on");
   await page.waitForSelector("#status[data-running=false][data-status=completed]", { timeout: WAIT });
-  assert.equal(await page.textContent("#agent-state"), '{"step":2,"items":["a","b"]}');
+  assert.deepEqual(JSON.parse(await page.textContent("#agent-state")), { step: 2, items: ["a", "b"] });
   assert.equal(await lastAssistantText(page), "State set.");
   await done(app);
 });
@@ -431,7 +444,13 @@ test("a failed run: `error` is a ChatRuntimeError with the run's code and status
   await script(thread, [{ status: 503, contentType: "application/json", body: '{"error":"overloaded"}' }]);
   assert.equal(await say(page, "Hello"), "error");
   assert.equal(await page.getAttribute("#status .error", "data-code"), "run/http");
+  assert.equal(await page.getAttribute("#status .error", "data-http-status"), "503");
   assert.match(await page.textContent("#status .error"), /run\/http: /);
+  const shape = await page.evaluate(() => {
+    const { lastError, ChatRuntimeError } = window.__chatTrace;
+    return { instance: lastError instanceof ChatRuntimeError, name: lastError.name, code: lastError.code, status: lastError.status };
+  });
+  assert.deepEqual(shape, { instance: true, name: "ChatRuntimeError", code: "run/http", status: 503 });
   await done(app);
 });
 

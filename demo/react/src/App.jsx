@@ -121,6 +121,7 @@ function ThemeTool({ theme, setTheme }) {
 
 function Thread({ thread }) {
   const { messages, running, error, result, run, abort } = thread;
+  trace.lastError = error;
   const [text, setText] = useState("");
   const send = (event) => {
     event.preventDefault();
@@ -139,7 +140,7 @@ function Thread({ thread }) {
       <p id="status" data-running={running ? "true" : "false"} data-status={result?.status ?? ""}>
         {running ? "Working…" : result ? `Last run: ${result.status} (${result.rounds} rounds)` : "Ready"}
         {error && (
-          <span className="error" data-code={error.code}>
+          <span className="error" data-code={error.code} data-http-status={error.status ?? ""}>
             {" "}
             {error.code}: {error.message}
           </span>
@@ -190,7 +191,12 @@ const MessageRow = memo(function MessageRow({ message }) {
 /** The thread's AG-UI state (STATE_SNAPSHOT / STATE_DELTA), re-rendered on `state` events. */
 function AgentState({ threadId }) {
   const state = useAgentState(threadId);
-  return <pre id="agent-state">{state === undefined ? "" : JSON.stringify(state)}</pre>;
+  return (
+    <section className="side">
+      <h2>Agent state</h2>
+      <pre id="agent-state">{state === undefined ? "" : JSON.stringify(state)}</pre>
+    </section>
+  );
 }
 
 /**
@@ -219,7 +225,11 @@ function MessageMirror({ threadId }) {
       { events: ["messages"] },
     );
   }, [runtime]);
-  return <p id="mirror-count">{mirror.length}</p>;
+  return (
+    <p className="side">
+      The app's own store: <span id="mirror-count">{mirror.length}</span> messages
+    </p>
+  );
 }
 
 /** Subscribes (in an effect: subscribing twice under StrictMode is harmless) to tool executions. */

@@ -1,6 +1,6 @@
 import { StrictMode, useState } from "react";
 import { createRoot } from "react-dom/client";
-import { ChatRuntime, applyMessages as applyFromMain } from "chat-runtime";
+import { ChatRuntime, ChatRuntimeError, applyMessages as applyFromMain } from "chat-runtime";
 import { ChatRuntimeProvider, initChatRuntime, applyMessages as applyFromReact } from "chat-runtime/react";
 import { App, trace } from "./App.jsx";
 
@@ -28,6 +28,7 @@ const threadId = params.get("thread");
 
 // The test reads these: the merge-by-id of both entries (one function).
 trace.applyMessages = { main: applyFromMain, react: applyFromReact };
+trace.ChatRuntimeError = ChatRuntimeError;
 
 const root = createRoot(document.getElementById("root"));
 
