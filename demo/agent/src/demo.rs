@@ -10,11 +10,12 @@ use serde_json::{json, Map, Value};
 
 // ---- ids -----------------------------------------------------------------------------------------
 
-/// `msg-<n>` and `call-<n>`, unique per server.
+/// `msg-<n>`, `call-<n>` and `run-<n>`, unique per server.
 #[derive(Debug, Default)]
 pub struct Ids {
     msg: AtomicU64,
     call: AtomicU64,
+    run: AtomicU64,
 }
 
 impl Ids {
@@ -26,6 +27,10 @@ impl Ids {
     pub fn call(&self) -> String {
         format!("call-{}", self.call.fetch_add(1, Ordering::Relaxed) + 1)
     }
+    /// The next `run-<n>` (from 1): the id of a run whose request named none.
+    pub fn run(&self) -> String {
+        format!("run-{}", self.run.fetch_add(1, Ordering::Relaxed) + 1)
+    }
 }
 
 // ---- RunAgentInput -------------------------------------------------------------------------------
@@ -35,7 +40,8 @@ impl Ids {
 pub struct RunInput {
     /// `threadId`
     pub thread_id: String,
-    /// `runId`
+    /// `runId`; empty when the request has none (a client may leave naming the run to the
+    /// server: the caller fills it in with [`Ids::run`]).
     pub run_id: String,
     /// `messages`, as sent.
     pub messages: Vec<Value>,
@@ -105,7 +111,11 @@ pub fn validate(body: &[u8]) -> Result<RunInput, Vec<Value>> {
         }
     };
     let thread_id = string_field("threadId", &mut errors);
-    let run_id = string_field("runId", &mut errors);
+    // Optional: a client may leave naming the run to the server.
+    let run_id = match obj.get("runId") {
+        None => String::new(),
+        Some(_) => string_field("runId", &mut errors),
+    };
     let messages = match obj.get("messages") {
         Some(Value::Array(list)) => {
             for (i, m) in list.iter().enumerate() {
@@ -965,9 +975,20 @@ mod tests {
             locs.contains(&r#"["body","threadId"]"#.to_string()),
             "{locs:?}"
         );
-        assert!(locs.contains(&r#"["body","runId"]"#.to_string()));
+        assert!(
+            !locs.contains(&r#"["body","runId"]"#.to_string()),
+            "runId is optional"
+        );
         assert!(locs.contains(&r#"["body","messages",0,"role"]"#.to_string()));
+        let e = validate(br#"{"threadId":"t","runId":5,"messages":[]}"#).unwrap_err();
+        assert_eq!(e[0]["loc"], json!(["body", "runId"]));
         assert!(validate(b"nope").is_err());
         assert!(validate(br#"{"threadId":"t","runId":"r","messages":[]}"#).is_ok());
+        assert_eq!(
+            validate(br#"{"threadId":"t","messages":[]}"#)
+                .unwrap()
+                .run_id,
+            ""
+        );
     }
 }

@@ -397,7 +397,7 @@ async fn run(
 
 /// Demo mode: 422 on a bad RunAgentInput, else the planner's (or the model's) SSE stream.
 fn demo_run(state: &AppState, bytes: &[u8]) -> Response {
-    let input = match demo::validate(bytes) {
+    let mut input = match demo::validate(bytes) {
         Ok(input) => input,
         Err(detail) => {
             return json_response(
@@ -406,6 +406,10 @@ fn demo_run(state: &AppState, bytes: &[u8]) -> Response {
             )
         }
     };
+    if input.run_id.is_empty() {
+        // A client that leaves naming the run to the server (no `runId`): the agent names it.
+        input.run_id = state.ids.run();
+    }
     let (tx, rx) = mpsc::channel::<Bytes>(64);
     let em = Emitter(tx);
     let mut threads = state.threads.lock().unwrap_or_else(|e| e.into_inner());

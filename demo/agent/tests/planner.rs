@@ -217,6 +217,38 @@ async fn ids_and_exact_event_sequence() {
 }
 
 #[tokio::test]
+async fn a_request_without_run_id_or_state_is_answered_and_the_agent_names_the_run() {
+    // What an app that shapes its requests (chat-runtime's `prepareRequest`) may send: no
+    // `runId`, `state`, `parentRunId` or `protocolVersion`.
+    let server = start().await;
+    let a = server.addr;
+    let body = json!({
+        "threadId": "norun", "messages": [user("u1", "time?")], "tools": tools(&ALL),
+        "context": [], "forwardedProps": {}
+    });
+    let (status, events) = run_events(a, "norun", body).await;
+    assert_eq!(status, 200, "{events:?}");
+    assert_eq!(
+        events[0],
+        json!({"type":"RUN_STARTED","threadId":"norun","runId":"run-1"})
+    );
+    assert_eq!(finished(&events)["runId"], "run-1");
+    assert_eq!(pending(&events).unwrap().len(), 1);
+    // The next such run gets the next name; a run that names itself keeps its name.
+    let body = json!({ "threadId": "norun", "messages": [user("u2", "hello")] });
+    let (_, events) = run_events(a, "norun", body).await;
+    assert_eq!(events[0]["runId"], "run-2");
+    let (_, events) = run_events(
+        a,
+        "norun",
+        input("norun", "mine", json!([user("u3", "hi")]), &[]),
+    )
+    .await;
+    assert_eq!(events[0]["runId"], "mine");
+    server.stop().await.unwrap();
+}
+
+#[tokio::test]
 async fn set_theme_is_fire_and_forget_with_text_in_the_same_run() {
     let server = start().await;
     let a = server.addr;

@@ -1,0 +1,456 @@
+// tests/packaging/react-agui: a chat app written the way an existing AG-UI frontend is written (Vite 8,
+// React 19, TypeScript 6 strict with `skipLibCheck: false`, `@ag-ui/core` 0.0.57 types, react-query
+// holding the thread's messages, a new chat that becomes a thread at its first message, an auth
+// `fetch` that throws `FetchError(401)`, an approval tool defined in code with `useFrontendTool` and
+// `timeoutMs: null`, a tool on by default, `prepareRequest` sending no `runId`/`state`), on the
+// packed tarball. It must type-check with no cast of chat-runtime's types, build, and work in
+// Chromium against the demo agent, which serves the build (`--static`).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+import { launch } from "../e2e/browser.mjs";
+import { ROOT, WAIT, installFixture, run } from "./helpers.mjs";
+
+const SOURCE = join(ROOT, "tests/packaging/react-agui");
+// The default tool deadline the app is given (`?toolTimeoutMs=`): short, so that a tool that had
+// one would run out while the approval card waits.
+const TOOL_TIMEOUT_MS = 1000;
+
+let fixture, browser, agent, agentUrl;
+
+before(async () => {
+  [fixture, browser] = await Promise.all([installFixture(SOURCE), launch()]);
+});
+
+after(async () => {
+  await browser?.close();
+  await stopChild(agent);
+  fixture?.cleanup();
+});
+
+/** The demo agent (demo mode, paced) serving the app's build and the demo's tool modules. */
+function startAgent(dist) {
+  const child = spawn(
+    join(ROOT, "target/debug/chat-runtime-agent"),
+    ["--mode", "demo", "--port", "0", "--pace-ms", "5", "--static", `/=${dist}`, "--static", "/tools=demo/tools"],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`the demo agent did not start: ${out}`)), WAIT);
+    child.once("exit", (code) => reject(new Error(`the demo agent exited (${code}): ${out}`)));
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        resolve({ child, url });
+      }
+    });
+  });
+}
+
+async function stopChild(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once("exit", done));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+function files(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? files(path) : [path];
+  });
+}
+
+// ---- the page -------------------------------------------------------------------------------------
+
+/** A fresh browser context (its own localStorage) with the app at `hash`. */
+async function openApp(hash = "#/chat", { context = null, beforeGoto = null } = {}) {
+  assert.ok(agentUrl, "the app was built and the agent serves it (the build test passed)");
+  const ctx = context ?? (await browser.newContext());
+  const page = await ctx.newPage();
+  page.errors = [];
+  page.on("pageerror", (e) => page.errors.push(String(e)));
+  // Console errors, except the browser's own line for an HTTP error the test asked for (a 401).
+  page.on("console", (m) => m.type() === "error" && !/^Failed to load resource/.test(m.text()) && page.errors.push(`console: ${m.text()}`));
+  await beforeGoto?.(page);
+  await page.goto(`${agentUrl}/?toolTimeoutMs=${TOOL_TIMEOUT_MS}${hash}`);
+  return { context: ctx, page };
+}
+
+/** Waits until the chat's tools are listed: the catalog, the code-defined tool and the agent's. */
+async function chatReady(page) {
+  for (const name of ["get_browser_time", "get_weather", "confirm_action", "search_docs"]) {
+    await page.waitForSelector(`#tools[data-ready=true] input[data-tool=${name}]`, { timeout: WAIT });
+  }
+}
+
+async function done({ context, page }) {
+  assert.deepEqual(page.errors, [], "no uncaught errors or console errors in the page");
+  await context.close();
+}
+
+const settled = (page) => page.getAttribute("#status", "data-settled").then(Number);
+
+/** Sends a message; resolves when that run has settled, with its status. */
+async function say(page, text) {
+  const before = await settled(page);
+  await page.fill("#input", text);
+  await page.click("#send");
+  await page.waitForFunction((n) => Number(document.querySelector("#status").dataset.settled) > n, before, { timeout: WAIT });
+  return page.getAttribute("#status", "data-status");
+}
+
+/** Sends a message without waiting for its run. */
+async function send(page, text) {
+  await page.fill("#input", text);
+  await page.click("#send");
+}
+
+async function waitSettled(page, count) {
+  await page.waitForFunction((n) => Number(document.querySelector("#status").dataset.settled) >= n, count, { timeout: WAIT });
+}
+
+/** The thread the page shows (from its URL: `#/chat/{id}`), or null for a new chat. */
+async function threadOf(page) {
+  const hash = await page.evaluate(() => location.hash);
+  const m = /^#\/chat\/(.+)$/.exec(hash);
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+const lastAssistantText = (page) =>
+  page.$$eval("#messages > li[data-role=assistant] .text", (els) => els.at(-1)?.textContent ?? "");
+const roles = (page) => page.$$eval("#messages > li", (els) => els.map((el) => el.dataset.role));
+const checked = (page, name) => page.isChecked(`#tools input[data-tool=${name}]`);
+const trace = (page) => page.evaluate(() => window.__chatTrace);
+const savedToggles = (page, key) => page.evaluate((k) => JSON.parse(localStorage.getItem(k) ?? "null"), key);
+
+async function requests(thread) {
+  const res = await fetch(`${agentUrl}/test/requests?threadId=${encodeURIComponent(thread)}`);
+  return res.json();
+}
+
+const toolNames = (request) => (request.body.tools ?? []).map((t) => t.name).sort();
+
+// ---- building -------------------------------------------------------------------------------------
+
+test("the app's source casts none of chat-runtime's types and its tsconfig is strict with skipLibCheck false", () => {
+  const sources = files(join(SOURCE, "src")).filter((f) => /\.tsx?$/.test(f));
+  assert.ok(sources.length >= 10, `the app's sources: ${sources}`);
+  const casts = [];
+  for (const file of sources) {
+    readFileSync(file, "utf8")
+      .split("\n")
+      .forEach((line, i) => {
+        if (/\bas\s+(unknown|any)\b|@ts-(ignore|expect-error|nocheck)|<any>/.test(line)) casts.push(`${file}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  assert.deepEqual(casts, [], "no `as unknown as`, `as any` or @ts- directive");
+  const tsconfig = readFileSync(join(SOURCE, "tsconfig.json"), "utf8");
+  assert.match(tsconfig, /"strict":\s*true/);
+  assert.match(tsconfig, /"skipLibCheck":\s*false/);
+  assert.match(tsconfig, /"include":\s*\["src"\]/);
+  const pkg = JSON.parse(readFileSync(join(SOURCE, "package.json"), "utf8"));
+  const versions = { ...pkg.dependencies, ...pkg.devDependencies };
+  for (const [name, version] of Object.entries(versions)) assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is pinned exactly`);
+  assert.equal(versions["@ag-ui/core"], "0.0.57");
+});
+
+test("tsc --noEmit passes on the installed tarball (TypeScript 6, strict, skipLibCheck false)", async () => {
+  const installed = JSON.parse(readFileSync(join(fixture.dir, "node_modules/@ag-ui/core/package.json"), "utf8"));
+  assert.equal(installed.version, "0.0.57");
+  await run(process.execPath, [join(fixture.dir, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."], { cwd: fixture.dir });
+});
+
+test("vite build passes; the agent serves the build", async () => {
+  await run(process.execPath, [join(fixture.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: fixture.dir });
+  const dist = join(fixture.dir, "dist");
+  const built = files(dist).map((f) => f.slice(dist.length + 1));
+  assert.ok(built.some((f) => /^assets\/.*\.wasm$/.test(f)), `the package's wasm is an emitted asset: ${built}`);
+  assert.ok(built.includes("tools.json") && built.includes("history/seeded.json"), `public/ is copied: ${built}`);
+  ({ child: agent, url: agentUrl } = await startAgent(dist));
+});
+
+// ---- in the browser -------------------------------------------------------------------------------
+
+test("lazy start: a page without a chat loads no wasm; hovering New chat preloads it (initChatRuntime)", async () => {
+  const app = await openApp("#/", {
+    beforeGoto: (page) => {
+      page.requested = [];
+      page.on("request", (r) => page.requested.push(new URL(r.url()).pathname));
+    },
+  });
+  const { page } = app;
+  await page.waitForSelector("#home", { timeout: WAIT });
+  await page.waitForTimeout(500);
+  assert.deepEqual(page.requested.filter((p) => p.endsWith(".wasm") || p === "/tools.json"), [], "nothing of the chat is fetched on the home page");
+
+  const wasm = page.waitForRequest((r) => r.url().endsWith(".wasm"), { timeout: WAIT });
+  await page.hover("#new-chat");
+  await wasm;
+  await page.waitForTimeout(300);
+  assert.ok(!page.requested.includes("/tools.json"), "preloading initialises the module only: no runtime, no tools.json yet");
+
+  await page.click("#new-chat");
+  await chatReady(page);
+  assert.ok(page.requested.includes("/tools.json"), "the chat's first hook started the runtime and loaded the catalog");
+  assert.equal(page.requested.filter((p) => p.endsWith(".wasm")).length, 1, "the wasm is fetched once");
+  await done(app);
+});
+
+test("new chat: the first message creates the thread, the default-on tool runs, the approval card has no deadline, approve -> answer", async () => {
+  const app = await openApp("#/chat");
+  const { page } = app;
+  await chatReady(page);
+  assert.equal(await page.getAttribute("#thread-title", "data-thread"), "", "a new chat has no thread");
+  assert.equal(await checked(page, "get_browser_time"), true, "defaultEnabled in tools.json");
+  assert.equal(await checked(page, "confirm_action"), true, "defaultEnabled in useFrontendTool");
+  assert.equal(await checked(page, "get_weather"), false, "a tool without defaultEnabled starts off");
+  assert.equal(await page.getAttribute("#tools input[data-tool=search_docs]", "data-locked"), "true", "the agent's own tool (setBackendTools)");
+  assert.equal(await page.textContent("#active-count"), "2");
+
+  await send(page, "What time is it? Please delete all my notes.");
+  await page.waitForSelector(".approval", { timeout: WAIT });
+  const thread = await threadOf(page);
+  assert.match(thread ?? "", /^[0-9a-f-]{36}$/, "the new chat moved to its thread's URL");
+  assert.equal(await page.getAttribute("#thread-title", "data-thread"), thread);
+  assert.equal(await page.textContent(".approval .approval-action"), "delete all my notes");
+  await page.waitForSelector("#tool-trace li[data-tool=get_browser_time][data-state=done]", { timeout: WAIT });
+
+  // Well past the default deadline: the approval tool has none (timeoutMs: null).
+  await page.waitForTimeout(TOOL_TIMEOUT_MS * 2.5);
+  assert.equal(await page.$$eval(".approval", (els) => els.length), 1, "the card is still waiting");
+  assert.equal(await page.getAttribute("#tool-trace li[data-tool=confirm_action]", "data-state"), "running");
+  assert.equal(await page.getAttribute("#status", "data-running"), "true");
+
+  await page.click(".approval .approval-approve");
+  await waitSettled(page, 1);
+  assert.equal(await page.getAttribute("#status", "data-status"), "completed");
+  assert.match(await page.textContent("#status"), /completed \(2 rounds\)/);
+  assert.match(await lastAssistantText(page), /^Your browser says it is .+\. Done: delete all my notes\.$/);
+  assert.equal(await page.$$eval(".approval", (els) => els.length), 0, "the card went away");
+
+  // The react-query cache (fed by `messages` events) holds the whole thread; two readers agree.
+  assert.deepEqual(await roles(page), ["user", "assistant", "tool", "tool", "assistant"]);
+  assert.equal(await page.textContent("#message-count"), "5");
+
+  // prepareRequest: no runId, parentRunId or state; called for rounds 1 and 2 of the thread.
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2, "one request for the send, one for the restart with the two results");
+  for (const request of sent) {
+    assert.deepEqual(Object.keys(request.body).filter((k) => ["runId", "parentRunId", "state"].includes(k)), []);
+    assert.equal(request.body.threadId, thread);
+    assert.deepEqual(toolNames(request), ["confirm_action", "get_browser_time"]);
+    assert.match(request.headers.authorization ?? "", /^Bearer token-/, "sent through the app's auth fetch");
+  }
+  assert.deepEqual(sent[0].body.messages.map((m) => [m.role, m.content]), [["user", [{ type: "text", text: "What time is it? Please delete all my notes." }]]]);
+  const results = sent[1].body.messages.filter((m) => m.role === "tool");
+  assert.equal(results.length, 2);
+  assert.ok(results.some((m) => m.content === '{"confirmed":true}'), JSON.stringify(results));
+  const prepared = (await trace(page)).prepared.filter((p) => p.threadId === thread);
+  assert.deepEqual(prepared.map((p) => p.round), [1, 2]);
+  await done(app);
+});
+
+test("toggles: new-chat choices are carried to the thread, an explicit off beats defaultEnabled, a thread's toggles work after the catalog loaded", async () => {
+  const app = await openApp("#/chat");
+  const { page, context } = app;
+  await chatReady(page);
+  await page.uncheck("#tools input[data-tool=get_browser_time]");
+  await page.check("#tools input[data-tool=get_weather]");
+  await page.waitForFunction(() => document.querySelector("#active-count").textContent === "2");
+  assert.deepEqual(await savedToggles(page, "chat:tools:default"), { get_browser_time: false, get_weather: true });
+
+  assert.equal(await say(page, "What time is it?"), "completed");
+  const thread = await threadOf(page);
+  assert.ok(thread, "the new chat became a thread");
+  assert.match(await lastAssistantText(page), /^I can't check the time: the get_browser_time tool is turned off/);
+  let sent = await requests(thread);
+  assert.deepEqual(toolNames(sent[0]), ["confirm_action", "get_weather"], "the new chat's toggles went with its first run");
+
+  // The thread's toggle store was created after the catalog had loaded (issue 18, point 1).
+  assert.equal(await checked(page, "get_browser_time"), false);
+  assert.equal(await checked(page, "get_weather"), true);
+  await page.check("#tools input[data-tool=get_browser_time]");
+  await page.waitForFunction(() => document.querySelector("#active-count").textContent === "3");
+  assert.equal((await savedToggles(page, `chat:tools:${thread}`)).get_browser_time, true);
+  assert.equal(await say(page, "What time is it?"), "completed");
+  assert.match(await lastAssistantText(page), /^Your browser says it is /);
+  sent = await requests(thread);
+  assert.deepEqual(toolNames(sent.at(-1)), ["confirm_action", "get_browser_time", "get_weather"]);
+
+  // Another tab: the thread's saved toggles; a change there shows up here without a reload.
+  const other = await openApp(`#/chat/${encodeURIComponent(thread)}`, { context });
+  await chatReady(other.page);
+  assert.equal(await checked(other.page, "get_browser_time"), true);
+  await other.page.uncheck("#tools input[data-tool=get_weather]");
+  await page.waitForFunction(() => !document.querySelector("#tools input[data-tool=get_weather]").checked, null, { timeout: WAIT });
+  assert.deepEqual(other.page.errors, []);
+  await other.page.close();
+
+  // A later new chat in this browser starts from the saved defaults (explicit off wins) ...
+  const next = await openApp("#/chat", { context });
+  await chatReady(next.page);
+  assert.equal(await checked(next.page, "get_browser_time"), false, "the saved default beats defaultEnabled");
+  assert.equal(await checked(next.page, "get_weather"), true);
+  await next.page.close();
+  // ... and one in a fresh browser from defaultEnabled.
+  const fresh = await openApp("#/chat");
+  await chatReady(fresh.page);
+  assert.equal(await checked(fresh.page, "get_browser_time"), true);
+  assert.equal(await checked(fresh.page, "get_weather"), false);
+  await done(fresh);
+  await done(app);
+});
+
+test("useFrontendTool: the handler sees the latest state; reject; Stop cancels a tool without deadline", async () => {
+  const app = await openApp("#/chat");
+  const { page } = app;
+  await chatReady(page);
+
+  // "Ask before acting" off after the tool was registered: the handler reads the current value.
+  await page.uncheck("#ask-first");
+  assert.equal(await say(page, "Please delete all my notes."), "completed");
+  assert.equal(await lastAssistantText(page), "Done: delete all my notes.");
+  assert.deepEqual((await trace(page)).approvals, [], "no card was shown");
+
+  await page.check("#ask-first");
+  await send(page, "Please reset my settings.");
+  await page.waitForSelector(".approval", { timeout: WAIT });
+  await page.click(".approval .approval-deny");
+  await waitSettled(page, 2);
+  assert.equal(await page.getAttribute("#status", "data-status"), "completed");
+  assert.equal(await lastAssistantText(page), "OK, I did not reset my settings.");
+
+  await send(page, "Delete my photos.");
+  await page.waitForSelector(".approval", { timeout: WAIT });
+  await page.click("#stop");
+  await waitSettled(page, 3);
+  assert.equal(await page.getAttribute("#status", "data-status"), "aborted");
+  await page.waitForSelector(".approval", { state: "detached", timeout: WAIT });
+  const tools = await page.$$eval("#messages > li[data-role=tool] .text", (els) => els.map((el) => el.textContent));
+  assert.match(tools.at(-1), /^TOOL ERROR: INTERRUPTED/);
+  assert.equal((await trace(page)).approvals.length, 2);
+  const thread = await threadOf(page);
+  assert.equal((await requests(thread)).length, 5, "2 + 2 rounds, then 1 request: nothing restarted after Stop");
+  await done(app);
+});
+
+test("history: the thread's messages from the app's own GET (react-query) go to the runtime with setMessages; the next run continues them", async () => {
+  const seeded = JSON.parse(readFileSync(join(SOURCE, "public/history/seeded.json"), "utf8"));
+  const app = await openApp("#/chat/seeded");
+  const { page } = app;
+  await chatReady(page);
+  await page.waitForFunction(() => document.querySelector("#message-count").textContent === "4", null, { timeout: WAIT });
+  assert.deepEqual(await roles(page), ["user", "assistant", "tool", "assistant"]);
+  assert.match(await page.textContent("#messages > li[data-role=user] .text"), /Here is my cat\. .* \[image\]$/);
+
+  assert.equal(await say(page, "What time is it?"), "completed");
+  assert.match(await lastAssistantText(page), /^Your browser says it is /);
+  const sent = await requests("seeded");
+  assert.equal(sent.length, 2);
+  // The 0.0.57 messages reached the server as they were given (the image part and its metadata too).
+  assert.deepEqual(sent[0].body.messages.slice(0, 4), seeded);
+  assert.equal(sent[0].body.messages.length, 5);
+  assert.deepEqual(await roles(page), ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]);
+  assert.equal(await page.textContent("#message-count"), "8");
+  await done(app);
+});
+
+test("auth: a missing token and a 401 answer end the run run/http 401 with the app's FetchError as cause", async () => {
+  const app = await openApp("#/chat");
+  const { page } = app;
+  await chatReady(page);
+  await page.click("#sign-out");
+  assert.equal(await say(page, "What time is it?"), "error");
+  const thread = await threadOf(page);
+  assert.ok(thread);
+  const shown = () =>
+    page.$eval("#run-error", (el) => ({ ...el.dataset, text: el.querySelector(".error").textContent }));
+  assert.deepEqual(await shown(), {
+    category: "auth",
+    code: "run/http",
+    status: "401",
+    cause: "FetchError",
+    causeStatus: "401",
+    text: "Authentication error. Sign in again.",
+  });
+  assert.equal((await requests(thread)).length, 0, "nothing was sent without a token");
+
+  await page.click("#sign-in-again");
+  assert.equal(await say(page, "What time is it?"), "completed");
+  assert.equal(await page.$$eval("#run-error", (els) => els.length), 0, "a good run clears the error");
+  assert.equal((await requests(thread)).length, 2);
+
+  // The server refuses the token: the app's fetch throws FetchError(401) for the answer.
+  const res = await fetch(`${agentUrl}/test/script`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ threadId: thread, responses: [{ status: 401, contentType: "application/json", body: '{"detail":"token expired"}' }] }),
+  });
+  assert.equal(res.status, 200);
+  assert.equal(await say(page, "What time is it?"), "error");
+  assert.deepEqual(await shown(), {
+    category: "auth",
+    code: "run/http",
+    status: "401",
+    cause: "FetchError",
+    causeStatus: "401",
+    text: "Authentication error. Sign in again.",
+  });
+  const sent = await requests(thread);
+  assert.equal(sent.length, 3);
+  assert.match(sent[2].headers.authorization ?? "", /^Bearer token-/);
+  await done(app);
+});
+
+test("auth: signed out before the chat starts, loadTools rejects tools/fetch 401 with the app's FetchError as cause", async () => {
+  const app = await openApp("#/");
+  const { page } = app;
+  await page.waitForSelector("#home", { timeout: WAIT });
+  await page.click("#sign-out");
+  await page.click("#new-chat");
+  await page.waitForSelector("#tools-error", { timeout: WAIT });
+  assert.deepEqual(await page.$eval("#tools-error", (el) => ({ ...el.dataset, text: el.textContent })), {
+    code: "tools/fetch",
+    status: "401",
+    cause: "FetchError",
+    text: "Authentication error. Sign in again.",
+  });
+  assert.equal(await page.$$eval("#tools input[data-tool=get_browser_time]", (els) => els.length), 0, "no catalog");
+  await done(app);
+});
+
+test("a message sent before the wasm module is loaded waits for the runtime and its catalog", async () => {
+  let release;
+  const gate = new Promise((resolve) => (release = resolve));
+  const app = await openApp("#/chat", {
+    beforeGoto: (page) => page.route(/\.wasm$/, async (route) => {
+      await gate;
+      await route.continue();
+    }),
+  });
+  const { page } = app;
+  await page.waitForSelector("#input", { timeout: WAIT });
+  assert.equal(await page.getAttribute("#status", "data-ready"), "false");
+  await send(page, "What time is it?");
+  await page.waitForTimeout(500);
+  assert.equal(await page.getAttribute("#status", "data-ready"), "false", "the wasm is still held back");
+  assert.deepEqual((await trace(page)).prepared, [], "nothing sent yet");
+  assert.equal(await settled(page), 0, "the run waits instead of failing");
+
+  release();
+  await waitSettled(page, 1);
+  assert.equal(await page.getAttribute("#status", "data-status"), "completed");
+  assert.match(await lastAssistantText(page), /^Your browser says it is /);
+  const thread = await threadOf(page);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  assert.ok(toolNames(sent[0]).includes("get_browser_time"), "the first request waited for tools.json (the default-on tool was offered)");
+  await done(app);
+});

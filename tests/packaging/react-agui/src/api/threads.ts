@@ -1,0 +1,38 @@
+import * as agui from "@ag-ui/core";
+import type { ChatRuntimeOptions } from "chat-runtime";
+import * as z from "zod";
+
+import * as auth from "../auth";
+import { trace } from "../lib/trace";
+
+/** A thread's messages as the server stores them: AG-UI messages (the app's model). */
+export const ThreadMessagesSchema = z.array(agui.MessageSchema);
+
+/** The app's message list. */
+export type ThreadMessages = z.infer<typeof ThreadMessagesSchema>;
+
+/**
+ * A thread's history (`GET /history/{threadId}.json` here; a real server has
+ * `GET /api/threads/{threadId}/messages`). A thread the server has no history for is empty.
+ */
+export async function getThreadMessages(threadId: string): Promise<ThreadMessages> {
+  try {
+    const resp = await auth.fetch(`/history/${encodeURIComponent(threadId)}.json`);
+    return ThreadMessagesSchema.parse(await resp.json());
+  } catch (error) {
+    if (error instanceof auth.FetchError && error.status === 404) {
+      return [];
+    }
+    throw error;
+  }
+}
+
+/**
+ * What the server's run endpoint declares: it takes the thread id from the URL and the body, and
+ * names runs itself, so the request carries no `runId`, `parentRunId` or `state`.
+ */
+export const prepareRequest: NonNullable<ChatRuntimeOptions["prepareRequest"]> = (body, info) => {
+  const { runId: _runId, parentRunId: _parentRunId, state: _state, ...declared } = body;
+  trace.prepared.push({ threadId: info.threadId, round: info.round });
+  return declared;
+};
