@@ -1,7 +1,8 @@
 // The benchmark page's code (bench/index.html), driven by bench/run.mjs through Playwright.
 // Nothing heavy is imported at load, so a fresh page can also measure start-up.
 //
-//   A     = chat-runtime's ChatRuntime (/pkg/chat_runtime.js)
+//   A     = chat-runtime's ChatRuntime (/pkg/chat_runtime.js), subscribe(fn, { events: ["messages"] })
+//   AR    = the same, subscribed as the README's first example: subscribe((event) => ...), no options
 //   B     = @ag-ui/client 1.0.0 HttpAgent (bundled by esbuild into /dist/agui.js)
 //   floor = TextDecoder (stream mode) + split on "\n\n" + JSON.parse of each `data:` line
 import { generate, chunkSizes, THREAD_ID, RUN_ID } from "./corpora.mjs";
@@ -66,7 +67,12 @@ export function prepare(name, mb) {
   return corpora.get(key);
 }
 
-async function runA(corpus) {
+/**
+ * One run of ChatRuntime on the corpus. `readme` false is A, the tuned subscriber
+ * (`{ events: ["messages"] }`); true is AR, the README's first example verbatim: a listener
+ * with no options, which gets every event type but `agui` (opt-in).
+ */
+async function runChatRuntime(corpus, readme) {
   const { mod } = await loadA();
   const runtime = new mod.ChatRuntime({
     runUrl: "/bench/{threadId}/runs",
@@ -75,21 +81,35 @@ async function runA(corpus) {
     fetch: async () => new Response(stream(corpus.chunks), { headers: SSE }),
   });
   let updates = 0;
-  // What a UI would have: a `messages` subscriber (coalesced per animation frame).
-  const unsubscribe = runtime.subscribe(
-    (event) => {
-      if (event.type === "messages") updates += event.messages.length > 0 ? 1 : 0;
-    },
-    { events: ["messages"] },
-  );
+  let spinners = 0;
+  const calls = {}; // listener calls by event type (AR)
+  const render = (threadId, messages) => { updates += messages.length > 0 ? 1 : 0; };
+  const showSpinner = () => { spinners++; };
+  const unsubscribe = readme
+    // The README's "Frontend tools in five minutes": subscribe((event) => { ... }), no options.
+    ? runtime.subscribe((event) => {
+      calls[event.type] = (calls[event.type] ?? 0) + 1;
+      if (event.type === "messages") render(event.threadId, event.messages);
+      if (event.type === "tool_started") showSpinner(event.toolCallId, event.toolName, event.args);
+    })
+    // What a UI that renders from messages would have: a `messages` subscriber only.
+    : runtime.subscribe(
+      (event) => {
+        if (event.type === "messages") render(event.threadId, event.messages);
+      },
+      { events: ["messages"] },
+    );
   const t0 = performance.now();
   const result = await runtime.run({ threadId: THREAD_ID, messages: [USER] });
   const ms = performance.now() - t0;
   unsubscribe();
   runtime.free();
-  if (result.status !== "completed") throw new Error(`A: ${result.status} ${JSON.stringify(result.error)}`);
-  return { ms, updates, messages: result.messages, state: result.state };
+  const label = readme ? "AR" : "A";
+  if (result.status !== "completed") throw new Error(`${label}: ${result.status} ${JSON.stringify(result.error)}`);
+  return { ms, updates, spinners, calls, messages: result.messages, state: result.state };
 }
+const runA = (corpus) => runChatRuntime(corpus, false);
+const runAR = (corpus) => runChatRuntime(corpus, true);
 
 async function runB(corpus, limitMs = Infinity) {
   const { HttpAgent } = await loadB();
@@ -155,23 +175,23 @@ function canonical(value) {
 }
 
 /** Where two JSON values first differ: `path: a vs b` (values cut short). */
-function firstDifference(a, b, path = "") {
+function firstDifference(a, b, path = "", names = ["A", "B"]) {
   const short = (v) => { const s = canonical(v); return s.length > 120 ? `${s.slice(0, 120)}…(${s.length} chars)` : s; };
   if (canonical(a) === canonical(b)) return null;
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return `${path || "/"}: length ${a.length} vs ${b.length}`;
-    for (let i = 0; i < a.length; i++) { const d = firstDifference(a[i], b[i], `${path}/${i}`); if (d) return d; }
+    for (let i = 0; i < a.length; i++) { const d = firstDifference(a[i], b[i], `${path}/${i}`, names); if (d) return d; }
   }
   if (a && b && typeof a === "object" && typeof b === "object" && !Array.isArray(a) && !Array.isArray(b)) {
     const keys = new Set([...Object.keys(a), ...Object.keys(b)].filter((k) => a[k] !== undefined || b[k] !== undefined));
-    for (const k of keys) { const d = firstDifference(a[k], b[k], `${path}/${k}`); if (d) return d; }
+    for (const k of keys) { const d = firstDifference(a[k], b[k], `${path}/${k}`, names); if (d) return d; }
   }
-  return `${path || "/"}: A ${short(a)} vs B ${short(b)}`;
+  return `${path || "/"}: ${names[0]} ${short(a)} vs ${names[1]} ${short(b)}`;
 }
 
-function compare(a, b) {
-  const messages = firstDifference(a.messages, b.messages, "messages");
-  const state = firstDifference(a.state ?? {}, b.state ?? {}, "state");
+function compare(a, b, names = ["A", "B"]) {
+  const messages = firstDifference(a.messages, b.messages, "messages", names);
+  const state = firstDifference(a.state ?? {}, b.state ?? {}, "state", names);
   return { equal: !messages && !state, messages, state, countA: a.messages.length, countB: b.messages.length };
 }
 
@@ -190,9 +210,19 @@ export async function info(name, mb) {
 export async function measure(system, name, mb, limitMs = Infinity) {
   const corpus = prepare(name, mb);
   gc();
-  const run = { A: runA, B: runB, floor: runFloor }[system];
+  const run = { A: runA, AR: runAR, B: runB, floor: runFloor }[system];
   const result = await run(corpus, limitMs);
-  return { ms: result.ms, aborted: result.aborted ?? false, updates: result.updates };
+  return { ms: result.ms, aborted: result.aborted ?? false, updates: result.updates, calls: result.calls };
+}
+
+/** Runs A and AR once each and compares their final messages and state. */
+export async function checkReadme(name, mb) {
+  const corpus = prepare(name, mb);
+  gc();
+  const a = await runA(corpus);
+  gc();
+  const ar = await runAR(corpus);
+  return { ...compare(a, ar, ["A", "AR"]), msA: a.ms, msAR: ar.ms, calls: ar.calls, spinners: ar.spinners };
 }
 
 /** Runs A and B once each and compares their final messages and state; B's time is returned too. */

@@ -1,4 +1,5 @@
-// `make bench`: chat-runtime (A) vs @ag-ui/client 1.0.0 (B) in headless Chromium, written to
+// `make bench`: chat-runtime (A: subscribed for `messages` only, the tuned way; AR: subscribed as the
+// README's first example, no options) vs @ag-ui/client 1.0.0 (B) in headless Chromium, written to
 // bench/RESULTS.md. A report, not a test: nothing here fails on a speed.
 //
 // Needs pkg/ (make build), target/release/chat-runtime-agent and bench/dist/ (the Makefile builds
@@ -29,7 +30,13 @@ const SCALE_ROUNDS = Number(env("BENCH_SCALE_ROUNDS", 15));
 const LOOP_REPS = 9;
 const STARTUP_LOADS = 15;
 const started = Date.now();
-const log = (...args) => console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...args);
+// The 1-minute load average, sampled at every log line: the machine is shared, and a busy moment
+// shows in the report next to the numbers it moved.
+const loads = [];
+const log = (...args) => {
+  loads.push(os.loadavg()[0]);
+  console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...args, `(load ${os.loadavg()[0].toFixed(1)})`);
+};
 
 const median = (xs) => {
   if (xs.length === 0) return NaN;
@@ -86,7 +93,7 @@ const call = (page, fn, ...args) => page.evaluate(([fn, args]) => window.bench[f
 
 // ---- 1 + 3: stream to messages, scaling ----------------------------------------------------
 
-const cells = []; // { name, mb, bytes, events, A: [], B: [], floor: [], bAborted, bNote, check }
+const cells = []; // { name, mb, bytes, events, A: [], AR: [], B: [], floor: [], bAborted, bNote, check, checkAR, callsAR }
 const skipB = {}; // name -> reason B is not run at larger sizes
 for (const name of NAMES) {
   let check = null;
@@ -94,10 +101,12 @@ for (const name of NAMES) {
   for (const mb of SIZES) {
     let page = await freshPage();
     const info = await call(page, "info", name, mb);
-    const cell = { name, mb, ...info, A: [], B: [], floor: [], bAborted: false, bNote: "" };
+    const cell = { name, mb, ...info, A: [], AR: [], B: [], floor: [], bAborted: false, bNote: "" };
     cells.push(cell);
-    // Warm-up (JIT, wasm tier-up); at the first size the check doubles as B's warm-up.
-    await call(page, "measure", "A", name, mb);
+    // Warm-up (JIT, wasm tier-up); at the first size the check doubles as B's warm-up. The A vs AR
+    // check (every cell) doubles as A's and AR's warm-up.
+    cell.checkAR = await call(page, "checkReadme", name, mb);
+    if (!cell.checkAR.equal) log(`${name} ${mb} MB: A vs AR DIFFER: ${cell.checkAR.messages ?? ""} ${cell.checkAR.state ?? ""}`);
     await call(page, "measure", "floor", name, mb);
     let runB = !skipB[name];
     if (runB && prevB && (prevB.ms * mb) / prevB.mb > B_LIMIT_MS) {
@@ -116,9 +125,9 @@ for (const name of NAMES) {
       }
     }
     const reps = mb >= 20 ? REPS_20 : REPS;
-    const order = ["A", "B", "floor"];
+    const order = ["A", "AR", "B", "floor"];
     for (let r = 0; r < reps; r++) {
-      // Alternate: A B floor, floor B A, ...
+      // Alternate: A AR B floor, floor B AR A, ...
       for (const system of r % 2 ? [...order].reverse() : order) {
         if (system === "B") {
           if (!runB || bSpent >= B_BUDGET_MS) continue;
@@ -134,12 +143,15 @@ for (const name of NAMES) {
             page = await freshPage();
             await call(page, "info", name, mb);
             await call(page, "measure", "A", name, mb);
+            await call(page, "measure", "AR", name, mb);
             await call(page, "measure", "floor", name, mb);
             continue;
           }
           cell.B.push(res.ms);
         } else {
-          cell[system].push((await call(page, "measure", system, name, mb)).ms);
+          const res = await call(page, "measure", system, name, mb);
+          cell[system].push(res.ms);
+          if (system === "AR") cell.callsAR = res.calls;
         }
       }
     }
@@ -147,6 +159,7 @@ for (const name of NAMES) {
     else if (cell.bAborted) prevB = { mb, ms: Infinity };
     await page.close();
     log(`${name} ${mb} MB (${info.events} events): A ${fmt(median(cell.A))} ms (n=${cell.A.length}), ` +
+      `AR ${fmt(median(cell.AR))} ms (A = AR: ${cell.checkAR.equal ? "identical" : "DIFFER"}), ` +
       `B ${cell.bAborted ? `> ${fmt(cell.B[0])}` : fmt(median(cell.B))} ms (n=${cell.B.length}), floor ${fmt(median(cell.floor))} ms`);
   }
 }
@@ -156,17 +169,18 @@ for (const name of NAMES) {
 // falls on both sizes alike. Section 1's cells run minutes apart on separate pages; on a shared
 // machine their 20/1 MB ratio moved by ±5× between runs for the same code.
 const SCALE_LO = Math.min(...SIZES), SCALE_HI = Math.max(...SIZES);
-const interleaved = {}; // name -> { A: { lo: [], hi: [] }, floor: { lo: [], hi: [] } }
+const SCALE_SYSTEMS = ["A", "AR", "floor"];
+const interleaved = {}; // name -> { A: { lo: [], hi: [] }, AR: { lo: [], hi: [] }, floor: { lo: [], hi: [] } }
 if (SCALE_HI > SCALE_LO) {
   for (const name of NAMES) {
     const page = await freshPage();
     await call(page, "info", name, SCALE_LO);
     await call(page, "info", name, SCALE_HI);
-    const runs = { A: { lo: [], hi: [] }, floor: { lo: [], hi: [] } };
-    for (const system of ["A", "floor"]) for (const mb of [SCALE_LO, SCALE_HI]) await call(page, "measure", system, name, mb);
+    const runs = Object.fromEntries(SCALE_SYSTEMS.map((system) => [system, { lo: [], hi: [] }]));
+    for (const system of SCALE_SYSTEMS) for (const mb of [SCALE_LO, SCALE_HI]) await call(page, "measure", system, name, mb);
     for (let r = 0; r < SCALE_ROUNDS; r++) {
       const sizes = r % 2 ? [SCALE_HI, SCALE_LO] : [SCALE_LO, SCALE_HI];
-      for (const system of ["A", "floor"]) {
+      for (const system of SCALE_SYSTEMS) {
         for (const mb of sizes) {
           runs[system][mb === SCALE_LO ? "lo" : "hi"].push((await call(page, "measure", system, name, mb)).ms);
         }
@@ -176,7 +190,7 @@ if (SCALE_HI > SCALE_LO) {
     interleaved[name] = runs;
     const ratio = (x) => median(x.hi) / median(x.lo);
     log(`scaling ${name}: A ${fmt(median(runs.A.lo))} / ${fmt(median(runs.A.hi))} ms = ${fmt(ratio(runs.A), 1)}×, ` +
-      `floor ${fmt(ratio(runs.floor), 1)}× (${SCALE_ROUNDS} rounds)`);
+      `AR ${fmt(ratio(runs.AR), 1)}×, floor ${fmt(ratio(runs.floor), 1)}× (${SCALE_ROUNDS} rounds)`);
   }
 }
 
@@ -252,17 +266,24 @@ const evps = (events, ms) => events / (ms / 1000);
 const kfmt = (x) => (x >= 1e6 ? `${(x / 1e6).toFixed(2)} M` : `${(x / 1e3).toFixed(0)} k`);
 
 const rows = [];
-const goals = { floor: [], identical: [], scaling: [] };
+const goals = { floor: [], floorAR: [], identical: [], scaling: [] };
 for (const c of cells) {
-  const a = median(c.A), b = median(c.B), f = median(c.floor);
+  const a = median(c.A), ar = median(c.AR), b = median(c.B), f = median(c.floor);
   const bText = c.B.length === 0 ? "—" : c.bAborted ? `> ${fmt(b / 1000)} s (aborted)` : `${fmt(b)} ms`;
   const bRate = c.B.length === 0 ? "—" : `${c.bAborted ? "< " : ""}${fmt(mbps(c.bytes, b), 2)}`;
   const bEv = c.B.length === 0 ? "—" : `${c.bAborted ? "< " : ""}${kfmt(evps(c.events, b))}`;
   const ab = c.B.length === 0 ? "—" : `${c.bAborted ? "> " : ""}${fmt(b / a, 1)}×`;
   const check = c.check ? (c.check.equal ? "✓" : "✗") : "";
+  const checkAR = c.checkAR?.equal ? "✓" : "✗";
   goals.floor.push({ name: c.name, mb: c.mb, ratio: f / a });
-  rows.push(`| ${c.name} | ${c.mb} | ${c.events.toLocaleString("en")} | ${fmt(a)} ms | ${fmt(mbps(c.bytes, a), 1)} | ${kfmt(evps(c.events, a))} | ${bText} | ${bRate} | ${bEv} | ${ab} | ${fmt(f)} ms | ${fmt(mbps(c.bytes, f), 0)} | ${fmt(f / a, 2)} | ${check} | ${c.A.length}/${c.B.length}/${c.floor.length} |`);
+  goals.floorAR.push({ name: c.name, mb: c.mb, ratio: f / ar });
+  rows.push(`| ${c.name} | ${c.mb} | ${c.events.toLocaleString("en")} | ${fmt(a)} ms | ${fmt(mbps(c.bytes, a), 1)} | ${kfmt(evps(c.events, a))} | ${fmt(ar)} ms | ${fmt(mbps(c.bytes, ar), 1)} | ${fmt(ar / a, 2)} | ${bText} | ${bRate} | ${bEv} | ${ab} | ${fmt(f)} ms | ${fmt(mbps(c.bytes, f), 0)} | **${fmt(f / a, 2)}** | **${fmt(f / ar, 2)}** | ${check} | ${checkAR} | ${c.A.length}/${c.AR.length}/${c.B.length}/${c.floor.length} |`);
 }
+// What AR's listener was called with (its last timed run in the cell), by event type.
+const callsText = (calls) => Object.entries(calls ?? {}).sort((x, y) => y[1] - x[1]).map(([t, n]) => `${t} ${n.toLocaleString("en")}`).join(", ") || "none";
+const arCalls = NAMES.map((name) => `- **${name}**: ${cells.filter((c) => c.name === name).map((c) => `${c.mb} MB: ${callsText(c.callsAR)}`).join("; ")}`);
+const checksAR = cells.map((c) => ({ name: c.name, mb: c.mb, ...c.checkAR }));
+const identicalAR = checksAR.every((c) => c.equal);
 const bNotes = [...new Set(cells.filter((c) => c.bNote).map((c) => `${c.name} ${c.mb} MB: ${c.bNote}`))];
 const checks = cells.filter((c) => c.check).map((c) => ({ name: c.name, mb: c.mb, ...c.check }));
 
@@ -276,31 +297,40 @@ const scaling = NAMES.map((name) => {
   const runs = interleaved[name];
   const ratio = (x) => (x ? median(x.hi) / median(x.lo) : NaN);
   return {
-    name, ratio: ratio(runs?.A), floorRatio: ratio(runs?.floor), sectionRatio: t(hi) / t(lo),
+    name, ratio: ratio(runs?.A), ratioAR: ratio(runs?.AR), floorRatio: ratio(runs?.floor), sectionRatio: t(hi) / t(lo),
     lo: median(runs?.A.lo ?? []), hi: median(runs?.A.hi ?? []), times: SIZES.map(t), mem: SIZES.map(m),
   };
 });
 const MiB = (x) => (x === null || x === undefined ? "—" : (x / 2 ** 20).toFixed(1));
 
-const floorMet = goals.floor.filter((g) => g.ratio >= 0.5);
-const worstFloor = goals.floor.reduce((w, g) => (g.ratio < w.ratio ? g : w), goals.floor[0]);
+const floorGoal = (list) => {
+  const met = list.filter((g) => g.ratio >= 0.5);
+  const worst = list.reduce((w, g) => (g.ratio < w.ratio ? g : w), list[0]);
+  const ratios = list.map((g) => g.ratio);
+  return {
+    ok: met.length === list.length,
+    text: `${met.length} of ${list.length} cells at ≥ 0.5, worst ${worst.name} ${worst.mb} MB at ${fmt(worst.ratio, 2)}, range ${fmt(Math.min(...ratios), 2)}–${fmt(Math.max(...ratios), 2)}`,
+  };
+};
+const floorA = floorGoal(goals.floor), floorAR = floorGoal(goals.floorAR);
 const identical = checks.every((c) => c.equal);
 const overheadA = median(client.A) / LOOP_REQUESTS;
 const overheadB = median(client.B) / LOOP_REQUESTS;
 const vsRawA = (median(loop.A) - median(loop.raw)) / LOOP_REQUESTS;
 const vsRawB = (median(loop.B) - median(loop.raw)) / LOOP_REQUESTS;
-const scalingMet = scaling.filter((s) => s.ratio <= 22);
+const scalingMet = scaling.filter((s) => s.ratio <= 22 && !(s.ratioAR > 22));
 const yes = (ok) => (ok ? "**met**" : "**missed**");
 
-const md = `# Benchmark results: chat-runtime (A) vs @ag-ui/client 1.0.0 (B), in headless Chromium
+const md = `# Benchmark results: chat-runtime (A, and AR as the README subscribes) vs @ag-ui/client 1.0.0 (B), in headless Chromium
 
 Generated by \`make bench\` (\`node bench/run.mjs\`); do not edit by hand. A report, not a test.
 
 - **Date**: ${new Date().toISOString()} (commit ${commit}, bench run took ${((Date.now() - started) / 60000).toFixed(1)} min)
 - **Command**: \`make bench\`${process.env.BENCH_REPS || process.env.BENCH_SIZES || process.env.BENCH_CORPORA || process.env.BENCH_SCALE_ROUNDS ? ` (with ${["BENCH_REPS", "BENCH_REPS_20MB", "BENCH_SIZES", "BENCH_CORPORA", "BENCH_B_LIMIT_S", "BENCH_B_BUDGET_S", "BENCH_SCALE_ROUNDS"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).join(" ")})` : ""}
-- **Machine**: ${nproc} cores (\`nproc\`), ${cpu}, ${memGiB} GiB RAM; a shared development machine (other jobs may run at the same time), so timings are noisy: every number is a median of alternating runs.
+- **Machine**: ${nproc} cores (\`nproc\`), ${cpu}, ${memGiB} GiB RAM; a shared development machine (other jobs may run at the same time), so timings are noisy: every number is a median of alternating runs. 1-minute load average during this run (\`os.loadavg()\` at each progress line): ${fmt(Math.min(...loads), 1)}–${fmt(Math.max(...loads), 1)}, median ${fmt(median(loads), 1)} (${nproc} cores: above ${nproc} means other jobs were competing for the CPU).
 - **Browser**: Chromium ${chromiumVersion} (Debian \`/usr/bin/chromium\`, headless, Playwright \`playwright-core\`), flags \`--enable-precise-memory-info --js-flags=--expose-gc\` (a GC before every timed run, outside the timing).
 - **A**: \`ChatRuntime\` from \`pkg/\` (\`make build\`: wasm-pack --release, wasm-opt -Os), \`toolsUrl: null\`, \`storage: null\`, a \`fetch\` option returning \`new Response(stream)\`, \`run({threadId, messages: [user]})\` until it resolves, with a subscriber for \`messages\` events only, \`subscribe(fn, { events: ["messages"] })\` (as a UI that renders from messages would have; no per-token \`agui\` objects are built).
+- **AR** (A, the README's way): the same runtime and run, subscribed exactly as the README's first example ("Frontend tools in five minutes") does, \`subscribe((event) => { if (event.type === "messages") render(...); if (event.type === "tool_started") showSpinner(...); })\` with no options: the listener gets every event type but \`agui\` (which is opt-in), so also \`state\`, \`round_started\`, \`run_finished\`, ….
 - **B**: \`@ag-ui/client@1.0.0\` \`HttpAgent\` (its \`fetch\` config option, same stream) \`runAgent()\` until it resolves, then \`agent.messages\` / \`agent.state\`; with an \`onMessagesChanged\` subscriber. Bundled by esbuild (\`bench/dist/agui.js\`, minified).
 - **Floor**: the same bytes through \`TextDecoder\` (stream mode), split on \`\\n\\n\`, \`JSON.parse\` of each \`data:\` line, nothing else.
 
@@ -308,10 +338,11 @@ Generated by \`make bench\` (\`node bench/run.mjs\`); do not edit by hand. A rep
 
 | goal | result |
 |---|---|
-| stream to messages within 2× of the floor on every corpus (floor time / A time ≥ 0.5) | ${yes(floorMet.length === goals.floor.length)}: ${floorMet.length} of ${goals.floor.length} cells at ≥ 0.5; worst ${worstFloor.name} ${worstFloor.mb} MB at ${fmt(worstFloor.ratio, 2)}; range ${fmt(Math.min(...goals.floor.map((g) => g.ratio)), 2)}–${fmt(Math.max(...goals.floor.map((g) => g.ratio)), 2)} |
+| stream to messages within 2× of the floor on every cell, both ways: floor/A ≥ 0.5 (A, \`{ events: ["messages"] }\`) and floor/AR ≥ 0.5 (AR, the README's \`subscribe((event) => …)\`) | ${yes(floorA.ok && floorAR.ok)}: **A** ${floorA.text}; **AR** ${floorAR.text} |
 | final messages and state identical to @ag-ui/client | ${yes(identical)}: ${checks.map((c) => `${c.name} ${c.equal ? "✓" : "✗"}`).join(", ")} (checked at ${checks[0]?.mb ?? "?"} MB) |
+| AR's final messages and state identical to A's | ${yes(identicalAR)}: ${checksAR.filter((c) => c.equal).length} of ${checksAR.length} cells (every corpus and size)${identicalAR ? "" : `; differ: ${checksAR.filter((c) => !c.equal).map((c) => `${c.name} ${c.mb} MB (${[c.messages, c.state].filter(Boolean).join("; ")})`).join(", ")}`} |
 | per-round loop overhead under 1 ms | ${yes(overheadA < 1)}: A ${fmt(overheadA, 2)} ms of client time per round (B ${fmt(overheadB, 2)} ms); total − raw: A ${fmt(vsRawA, 2)} ms, B ${fmt(vsRawB, 2)} ms |
-| linear scaling, time(${Math.max(...SIZES)} MB) / time(${Math.min(...SIZES)} MB) ≤ ${22 * Math.max(...SIZES) / 20 / Math.min(...SIZES)}× | ${yes(scalingMet.length === scaling.length)}: ${scaling.map((s) => `${s.name} ${fmt(s.ratio, 1)}×`).join(", ")} (the floor alongside: ${scaling.map((s) => `${s.name} ${fmt(s.floorRatio, 1)}×`).join(", ")}; medians of ${SCALE_ROUNDS} interleaved rounds, section 3) |
+| linear scaling, time(${Math.max(...SIZES)} MB) / time(${Math.min(...SIZES)} MB) ≤ ${22 * Math.max(...SIZES) / 20 / Math.min(...SIZES)}×, A and AR | ${yes(scalingMet.length === scaling.length)}: A ${scaling.map((s) => `${s.name} ${fmt(s.ratio, 1)}×`).join(", ")}; AR ${scaling.map((s) => `${s.name} ${fmt(s.ratioAR, 1)}×`).join(", ")} (the floor alongside: ${scaling.map((s) => `${s.name} ${fmt(s.floorRatio, 1)}×`).join(", ")}; medians of ${SCALE_ROUNDS} interleaved rounds, section 3) |
 
 ## 1. Stream to messages
 
@@ -319,16 +350,23 @@ Recorded-style AG-UI streams generated deterministically in the page (\`bench/co
 single run (RUN_STARTED … RUN_FINISHED) whose pattern is repeated to reach the size (MB = 10⁶ bytes),
 delivered as a \`ReadableStream\` of pre-cut \`Uint8Array\` chunks of deterministic pseudo-random
 1–16 KiB, one chunk per macrotask (a \`MessageChannel\` hop, as network reads are; animation frames can
-run in between). Warm-up run first, then ${REPS} runs per system (${REPS_20} at 20 MB), alternating the order
-(A B floor / floor B A); medians. MB/s and events/s are over the whole stream.
+run in between). Warm-up first (the A = AR check's runs of A and AR, a run of the floor), then ${REPS} runs per
+system (${REPS_20} at 20 MB), alternating the order (A AR B floor / floor B AR A); medians. MB/s and events/s
+are over the whole stream.
 
 ${NAMES.map((n) => `- **${n}**: ${CORPORA[n].describe}.`).join("\n")}
 
-| corpus | MB | events | A time | A MB/s | A events/s | B time | B MB/s | B events/s | B/A | floor time | floor MB/s | floor/A | A = B | runs A/B/floor |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| corpus | MB | events | A time | A MB/s | A events/s | AR time | AR MB/s | AR/A | B time | B MB/s | B events/s | B/A | floor time | floor MB/s | floor/A | floor/AR | A = B | A = AR | runs A/AR/B/floor |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join("\n")}
 
-B/A > 1 means A is faster. floor/A is the goal's ratio (≥ 0.5 means within 2× of the floor).
+B/A > 1 means A is faster; AR/A > 1 means the README's way is slower than the tuned one. floor/A and
+floor/AR are the goal's ratios (≥ 0.5 means within 2× of the floor).
+
+What AR's listener was called with in its last timed run of each cell, by event type (no \`agui\`:
+it is opt-in; \`tool_started\` only for frontend tools, and these corpora's tool calls are the
+agent's own, answered by TOOL_CALL_RESULT):
+${arCalls.join("\n")}
 
 **@ag-ui/client is far slower and super-linear**, so it gets fewer runs: a cell's B runs stop once
 they add up to ${B_BUDGET_MS / 1000} s (the 1 MB equality check's B run counts as the measurement when it
@@ -340,6 +378,8 @@ ${bNotes.length ? bNotes.map((n) => `- ${n}`).join("\n") : "- (B ran everywhere)
 **A = B**: ${checks.map((c) => `${c.name} (${c.mb} MB): ${c.equal ? `identical (${c.countA} messages)` : `differ: ${[c.messages, c.state].filter(Boolean).join("; ")}`}`).join("; ")}.
 Compared as JSON with sorted keys (key order is not a difference), A's \`RunResult.messages\` and
 \`.state\` against B's \`agent.messages\` and \`agent.state\`; nothing else is normalized.
+**A = AR**: the same comparison of A's and AR's \`RunResult\` in every cell (one run each, before the
+timed runs): ${identicalAR ? `identical in all ${checksAR.length}` : `differ in ${checksAR.filter((c) => !c.equal).length} of ${checksAR.length}`}.
 
 ## 2. Loop overhead
 
@@ -360,11 +400,11 @@ but the server and the network: building and serializing the request, decoding, 
 dispatching the tool, restarting. **total − raw** is the cruder alternative (median total minus the
 median of the raw run, / 11); it also carries the run-to-run noise of the shared machine.
 
-## 3. Scaling (A)
+## 3. Scaling (A, AR)
 
 **Ratio**: a phase of its own after section 1, one fresh page per corpus: a warm-up at both sizes,
-then ${SCALE_ROUNDS} rounds each timing A at ${SCALE_LO} MB and ${SCALE_HI} MB and then the floor at both (the order of
-the sizes alternating between rounds), so that the shared machine's load at any moment falls on
+then ${SCALE_ROUNDS} rounds each timing A at ${SCALE_LO} MB and ${SCALE_HI} MB, then AR at both, then the floor at both (the
+order of the sizes alternating between rounds), so that the shared machine's load at any moment falls on
 both sizes alike; the ratio of the medians. Section 1's cells run minutes apart on separate pages,
 and their ratio (shown too) moves with whatever else the machine does. Times per size are section
 1's medians. Memory: one extra run of A per cell on a fresh page after a GC:
@@ -372,9 +412,9 @@ peak \`performance.memory.usedJSHeapSize\` sampled at every chunk (\`--enable-pr
 the wasm \`WebAssembly.Memory\` size before/after the run (wasm memory never shrinks, so "after" is the
 peak). \`measureUserAgentSpecificMemory()\` needs cross-origin isolation and is not used.
 
-| corpus | ${SIZES.map((s) => `time ${s} MB`).join(" | ")} | interleaved ${SCALE_LO} MB / ${SCALE_HI} MB | time ${SCALE_HI}/${SCALE_LO} MB | floor ${SCALE_HI}/${SCALE_LO} MB | section 1's ${SCALE_HI}/${SCALE_LO} MB | ${SIZES.map((s) => `JS heap peak ${s} MB (MiB)`).join(" | ")} | ${SIZES.map((s) => `wasm memory ${s} MB (MiB)`).join(" | ")} |
-|---|${SIZES.map(() => "---|").join("")}---|---|---|---|${SIZES.map(() => "---|").join("")}${SIZES.map(() => "---|").join("")}
-${scaling.map((s) => `| ${s.name} | ${s.times.map((t) => `${fmt(t)} ms`).join(" | ")} | ${fmt(s.lo)} / ${fmt(s.hi)} ms | ${fmt(s.ratio, 1)}× | ${fmt(s.floorRatio, 1)}× | ${fmt(s.sectionRatio, 1)}× | ${s.mem.map((m) => `${MiB(m?.heapPeak)} (base ${MiB(m?.heapBefore)})`).join(" | ")} | ${s.mem.map((m) => `${MiB(m?.wasmBefore)} → ${MiB(m?.wasmAfter)}`).join(" | ")} |`).join("\n")}
+| corpus | ${SIZES.map((s) => `A time ${s} MB`).join(" | ")} | A interleaved ${SCALE_LO} MB / ${SCALE_HI} MB | A ${SCALE_HI}/${SCALE_LO} MB | AR ${SCALE_HI}/${SCALE_LO} MB | floor ${SCALE_HI}/${SCALE_LO} MB | section 1's ${SCALE_HI}/${SCALE_LO} MB | ${SIZES.map((s) => `JS heap peak ${s} MB (MiB)`).join(" | ")} | ${SIZES.map((s) => `wasm memory ${s} MB (MiB)`).join(" | ")} |
+|---|${SIZES.map(() => "---|").join("")}---|---|---|---|---|${SIZES.map(() => "---|").join("")}${SIZES.map(() => "---|").join("")}
+${scaling.map((s) => `| ${s.name} | ${s.times.map((t) => `${fmt(t)} ms`).join(" | ")} | ${fmt(s.lo)} / ${fmt(s.hi)} ms | ${fmt(s.ratio, 1)}× | ${fmt(s.ratioAR, 1)}× | ${fmt(s.floorRatio, 1)}× | ${fmt(s.sectionRatio, 1)}× | ${s.mem.map((m) => `${MiB(m?.heapPeak)} (base ${MiB(m?.heapBefore)})`).join(" | ")} | ${s.mem.map((m) => `${MiB(m?.wasmBefore)} → ${MiB(m?.wasmAfter)}`).join(" | ")} |`).join("\n")}
 
 ## 4. Size and start-up
 
