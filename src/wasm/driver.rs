@@ -770,37 +770,29 @@ impl Driver {
                 Some(prepare) => prepare_request(&prepare, &body, &thread_id, round).await,
                 None => Ok(body),
             };
-            let (code, failure) = match body {
+            let failed = match body {
                 Ok(body) => {
                     let signal = controller.as_ref().map(AbortController::signal);
-                    let sent = driver
+                    driver
                         .stream(&fetch, &thread_id, &run_id, &url, &headers, &body, signal)
-                        .await;
-                    ("run/network", sent.err())
+                        .await
+                        .err()
+                        .map(|failure| (failure, false))
                 }
-                Err(failure) => ("run/prepare-request", Some(failure)),
+                Err(failure) => Some((failure, true)),
             };
-            if let Some(failure) = failure {
-                let status = failure.status();
+            if let Some((failure, preparing)) = failed {
                 let state = &mut *driver.state.borrow_mut();
+                let session = &mut state.session;
+                if preparing {
+                    let code = "run/prepare-request";
+                    session.handle_request_error(&thread_id, &run_id, code, &failure.message, None);
+                } else {
+                    let status = failure.status();
+                    session.handle_transport_error(&thread_id, &run_id, &failure.message, status);
+                }
                 if let Some(running) = state.running.get_mut(&thread_id) {
                     running.cause = failure.cause;
-                }
-                if code == "run/network" {
-                    state.session.handle_transport_error(
-                        &thread_id,
-                        &run_id,
-                        &failure.message,
-                        status,
-                    );
-                } else {
-                    state.session.handle_request_error(
-                        &thread_id,
-                        &run_id,
-                        code,
-                        &failure.message,
-                        None,
-                    );
                 }
             }
             driver.mark_dirty(&thread_id);

@@ -11,9 +11,9 @@ export type JsonPatchOperation =
   | { op: "remove"; path: string }
   | { op: "move" | "copy"; from: string; path: string };
 
-/** A content part of a user or tool message. */
-export type ContentPart =
-  | { type: "text"; text: string; id?: string; metadata?: JsonObject }
+/** The content parts of AG-UI, with `metadata` of type `Metadata`. */
+type PartOf<Metadata> =
+  | { type: "text"; text: string; id?: string; metadata?: Metadata }
   | {
       type: "image" | "audio" | "video" | "document";
       source:
@@ -21,24 +21,18 @@ export type ContentPart =
         | { type: "url"; value: string; mimeType?: string }
         | { type: "file"; value: string; provider?: string; mimeType?: string };
       id?: string;
-      metadata?: JsonObject;
+      metadata?: Metadata;
     };
+
+/** A content part of a user or tool message. */
+export type ContentPart = PartOf<JsonObject>;
 
 /**
  * A content part as `setMessages` and `run` take it: AG-UI 1.0's {@link ContentPart}, or 0.0.x's
  * (`metadata` of any type, the deprecated `binary` part). Kept as given.
  */
 export type ContentPartInput =
-  | { type: "text"; text: string; id?: string; metadata?: unknown }
-  | {
-      type: "image" | "audio" | "video" | "document";
-      source:
-        | { type: "data"; value: string; mimeType: string }
-        | { type: "url"; value: string; mimeType?: string }
-        | { type: "file"; value: string; provider?: string; mimeType?: string };
-      id?: string;
-      metadata?: unknown;
-    }
+  | PartOf<unknown>
   | { type: "binary"; mimeType: string; id?: string; url?: string; data?: string; filename?: string };
 
 /** A tool call inside an assistant message. `arguments` is JSON text. */

@@ -8,18 +8,23 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
-/** Resolves with `{ child, url }` once the agent prints `listening on http://127.0.0.1:PORT`. */
-export function startAgent({ timeoutMs = 30_000 } = {}) {
+/**
+ * Resolves with `{ child, url }` once the agent prints `listening on http://127.0.0.1:PORT`. By
+ * default it serves the demo page, the package, the tools and the recorded streams without pauses;
+ * `statics` (`--static` values) and `paceMs` change that for the packaging tests.
+ */
+export function startAgent({ timeoutMs = 30_000, paceMs = 0, statics } = {}) {
   const bin = `${root}target/debug/chat-runtime-agent`;
   assert.ok(existsSync(bin), `${bin} is missing: run \`cargo build -p chat-runtime-agent\` (make test-e2e does)`);
-  for (const file of ["pkg/chat_runtime.js", "demo/tools/weather.js"]) {
-    assert.ok(existsSync(`${root}${file}`), `${file} is missing: run \`make build\``);
+  if (statics === undefined) {
+    for (const file of ["pkg/chat_runtime.js", "demo/tools/weather.js"]) {
+      assert.ok(existsSync(`${root}${file}`), `${file} is missing: run \`make build\``);
+    }
   }
+  const served = statics ?? ["/=demo", "/pkg=pkg", "/tools=demo/tools", "/fixtures=tests/fixtures"];
   const child = spawn(
     bin,
-    ["--mode", "demo", "--port", "0", "--pace-ms", "0",
-     "--static", "/=demo", "--static", "/pkg=pkg", "--static", "/tools=demo/tools",
-     "--static", "/fixtures=tests/fixtures"],
+    ["--mode", "demo", "--port", "0", "--pace-ms", String(paceMs), ...served.flatMap((s) => ["--static", s])],
     { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
   );
   return new Promise((resolve, reject) => {

@@ -7,10 +7,10 @@
 // Chromium against the demo agent, which serves the build (`--static`).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 
+import { startAgent, stopAgent } from "../e2e/agent.mjs";
 import { launch } from "../e2e/browser.mjs";
 import { ROOT, WAIT, installFixture, run } from "./helpers.mjs";
 
@@ -27,38 +27,9 @@ before(async () => {
 
 after(async () => {
   await browser?.close();
-  await stopChild(agent);
+  await stopAgent(agent);
   fixture?.cleanup();
 });
-
-/** The demo agent (demo mode, paced) serving the app's build and the demo's tool modules. */
-function startAgent(dist) {
-  const child = spawn(
-    join(ROOT, "target/debug/chat-runtime-agent"),
-    ["--mode", "demo", "--port", "0", "--pace-ms", "5", "--static", `/=${dist}`, "--static", "/tools=demo/tools"],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`the demo agent did not start: ${out}`)), WAIT);
-    child.once("exit", (code) => reject(new Error(`the demo agent exited (${code}): ${out}`)));
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url });
-      }
-    });
-  });
-}
-
-async function stopChild(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once("exit", done));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -173,7 +144,7 @@ test("vite build passes; the agent serves the build", async () => {
   const built = files(dist).map((f) => f.slice(dist.length + 1));
   assert.ok(built.some((f) => /^assets\/.*\.wasm$/.test(f)), `the package's wasm is an emitted asset: ${built}`);
   assert.ok(built.includes("tools.json") && built.includes("history/seeded.json"), `public/ is copied: ${built}`);
-  ({ child: agent, url: agentUrl } = await startAgent(dist));
+  ({ child: agent, url: agentUrl } = await startAgent({ paceMs: 5, statics: [`/=${dist}`, "/tools=demo/tools"], timeoutMs: WAIT }));
 });
 
 // ---- in the browser -------------------------------------------------------------------------------

@@ -7,48 +7,19 @@
 // runtime handed to the provider (?runtime).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 
+import { startAgent, stopAgent } from "../e2e/agent.mjs";
 import { launch } from "../e2e/browser.mjs";
 import { ROOT, WAIT, freePort, installFixture, run, startServer } from "./helpers.mjs";
 
 let fixture, browser, agent, agentUrl, dev, devUrl;
 
-/** The demo agent, paced so that a message streams over several frames. */
-function startAgent(statics) {
-  const child = spawn(
-    join(ROOT, "target/debug/chat-runtime-agent"),
-    ["--mode", "demo", "--port", "0", "--pace-ms", "15", ...statics.flatMap((s) => ["--static", s])],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`the demo agent did not start: ${out}`)), WAIT);
-    child.once("exit", (code) => reject(new Error(`the demo agent exited (${code}): ${out}`)));
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url });
-      }
-    });
-  });
-}
-
-async function stopChild(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once("exit", done));
-  child.kill("SIGTERM");
-  await exited;
-}
-
 before(async () => {
   [fixture, browser, { child: agent, url: agentUrl }] = await Promise.all([
     installFixture(join(ROOT, "demo/react")),
     launch(),
-    startAgent(["/tools=demo/tools"]),
+    startAgent({ paceMs: 15, statics: ["/tools=demo/tools"], timeoutMs: WAIT }),
   ]);
   const port = await freePort();
   devUrl = `http://127.0.0.1:${port}`;
@@ -62,7 +33,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await dev?.stop();
-  await stopChild(agent);
+  await stopAgent(agent);
   fixture?.cleanup();
 });
 
@@ -563,7 +534,7 @@ test("provider with the app's runtime: it is the one the hooks use, its tools ar
 
 test("production build (vite build) served by the agent: a tool conversation works", async () => {
   await run(process.execPath, [join(fixture.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: fixture.dir });
-  const { child, url } = await startAgent([`/=${join(fixture.dir, "dist")}`, "/tools=demo/tools"]);
+  const { child, url } = await startAgent({ paceMs: 15, statics: [`/=${join(fixture.dir, "dist")}`, "/tools=demo/tools"], timeoutMs: WAIT });
   try {
     const app = await openApp(url);
     await app.page.check("input[data-tool=get_weather]");
@@ -572,7 +543,7 @@ test("production build (vite build) served by the agent: a tool conversation wor
     assert.equal((await requests(app.thread, url)).length, 2);
     await done(app);
   } finally {
-    await stopChild(child);
+    await stopAgent(child);
   }
 });
 
