@@ -13,6 +13,7 @@ pub mod http;
 pub mod json;
 pub mod protocol;
 pub mod session;
+pub(crate) mod sort;
 pub mod thread_id;
 pub mod tools;
 

@@ -733,7 +733,7 @@ impl Session {
             }
         }
         // Call order within a thread does not depend on the map's order: by id.
-        expired.sort_unstable();
+        crate::sort::sort(&mut expired);
         for (thread_id, tool_call_id, tool_name, timeout_ms, called) in expired {
             self.actions.push_back(Action::CancelCall {
                 thread_id: thread_id.clone(),
@@ -868,7 +868,7 @@ impl Session {
                 .iter()
                 .filter_map(|id| state.thread.position(id))
                 .collect();
-            positions.sort_unstable();
+            crate::sort::sort(&mut positions);
             positions.dedup();
             positions
         };

@@ -477,11 +477,8 @@ fn dedupe(entries: &mut Vec<(String, Value)>) {
         }
     } else {
         let mut order: Vec<u32> = (0..n as u32).collect();
-        order.sort_by(|&a, &b| {
-            entries[a as usize]
-                .0
-                .cmp(&entries[b as usize].0)
-                .then(a.cmp(&b))
+        crate::sort::sort_by(&mut order, &mut |&a, &b| {
+            (&entries[a as usize].0, a) < (&entries[b as usize].0, b)
         });
         let mut first = order[0] as usize;
         for w in order.windows(2) {
@@ -497,7 +494,7 @@ fn dedupe(entries: &mut Vec<(String, Value)>) {
         return;
     }
     // Later values win: apply in order of the later index.
-    repeats.sort_by_key(|&(_, later)| later);
+    crate::sort::sort_by(&mut repeats, &mut |a, b| a.1 < b.1);
     let mut drop = vec![false; n];
     for &(first, later) in &repeats {
         let value = entries[later].1.take();

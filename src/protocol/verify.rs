@@ -977,7 +977,7 @@ impl Verifier {
     /// tool calls, sub-agents.
     fn check_nothing_open(&self, index: usize) -> Result<(), OrderError> {
         let fail = |what, mut ids: Vec<String>| {
-            ids.sort();
+            crate::sort::sort(&mut ids);
             Err(OrderError::RunFinishedWithOpen {
                 index,
                 event_type: "RUN_FINISHED",
