@@ -14,6 +14,7 @@ pub mod json;
 pub mod protocol;
 pub mod session;
 pub(crate) mod sort;
+pub mod sorted;
 pub mod thread_id;
 pub mod tools;
 

@@ -28,7 +28,12 @@ pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, &mut |a, b| a < b);
 }
 
-fn larger_child<T>(v: &[T], child: usize, end: usize, less: &mut dyn FnMut(&T, &T) -> bool) -> usize {
+fn larger_child<T>(
+    v: &[T],
+    child: usize,
+    end: usize,
+    less: &mut dyn FnMut(&T, &T) -> bool,
+) -> usize {
     // The larger of the two children.
     if child + 1 < end && less(&v[child], &v[child + 1]) {
         child + 1

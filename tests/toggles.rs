@@ -8,6 +8,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use chat_runtime::sorted::SortedMap;
 use chat_runtime::tools::toggles::{
     storage_key, DeferredStore, KeyValueStore, MemoryStore, StoreError, ThreadKey, Toggles,
     KEY_PREFIX,
@@ -92,7 +93,7 @@ fn drain<S: KeyValueStore>(toggles: &mut Toggles<S>) -> Vec<Diagnostic> {
 }
 
 /// A state from pairs.
-fn map(pairs: &[(&str, bool)]) -> BTreeMap<String, bool> {
+fn map(pairs: &[(&str, bool)]) -> SortedMap<bool> {
     pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
 }
 

@@ -47,7 +47,9 @@
 //! [`Toggles::poll_diagnostic`], to drain after any of them. Each key is read from the store at most
 //! once; after that, answers come from the cache in `O(log n)`.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::sorted::{SortedMap, SortedSet};
 
 use crate::hash::HashMap;
 
@@ -75,11 +77,11 @@ pub const CODE_STORAGE_UNAVAILABLE: &str = "toggles/storage-unavailable";
 pub const CODE_CORRUPT: &str = "toggles/corrupt";
 
 /// An empty state, handed out when there is nothing cached to borrow from.
-static EMPTY: BTreeMap<String, bool> = BTreeMap::new();
+static EMPTY: SortedMap<bool> = SortedMap::new();
 
 /// An absent entry, handed out when there is nothing cached to borrow from.
 static ABSENT: Entry = Entry {
-    map: BTreeMap::new(),
+    map: SortedMap::new(),
     status: Status::Absent,
 };
 
@@ -263,7 +265,7 @@ enum Status {
 #[derive(Debug, Clone)]
 struct Entry {
     /// The toggles, in name order (the order they are serialized in). Empty when `Absent`.
-    map: BTreeMap<String, bool>,
+    map: SortedMap<bool>,
     /// Whether `map` is the key's own state, and whether the key may be written.
     status: Status,
 }
@@ -272,7 +274,7 @@ impl Entry {
     /// An entry for a key that holds nothing.
     fn absent() -> Self {
         Self {
-            map: BTreeMap::new(),
+            map: SortedMap::new(),
             status: Status::Absent,
         }
     }
@@ -292,7 +294,7 @@ pub struct Toggles<S: KeyValueStore> {
     threads: HashMap<String, Entry>,
     /// The keys whose last write threw: the cache is the only copy of their state. Written again,
     /// in this order, before every later write.
-    unsaved: BTreeSet<String>,
+    unsaved: SortedSet,
     /// Problems waiting for [`Toggles::poll_diagnostic`].
     diagnostics: VecDeque<Diagnostic>,
 }
@@ -304,7 +306,7 @@ impl<S: KeyValueStore> Toggles<S> {
             store,
             default: None,
             threads: HashMap::default(),
-            unsaved: BTreeSet::new(),
+            unsaved: SortedSet::new(),
             diagnostics: VecDeque::new(),
         }
     }
@@ -323,7 +325,7 @@ impl<S: KeyValueStore> Toggles<S> {
 
     /// The toggles of a thread (`None`: the default state), as shown to the user: a thread with no
     /// saved state shows the default state. Read from the store on first use, then from the cache.
-    pub fn state(&mut self, thread_id: Option<&str>) -> &BTreeMap<String, bool> {
+    pub fn state(&mut self, thread_id: Option<&str>) -> &SortedMap<bool> {
         let shows_default = match thread_id {
             None => false,
             Some(id) => self.entry(Some(id)).status == Status::Absent,
@@ -503,7 +505,7 @@ impl<S: KeyValueStore> Toggles<S> {
                     format!("could not read {key}: {err}; using all tools off and leaving it as it is until a toggle changes"),
                 );
                 Entry {
-                    map: BTreeMap::new(),
+                    map: SortedMap::new(),
                     status: Status::Unreadable,
                 }
             }
@@ -522,7 +524,7 @@ impl<S: KeyValueStore> Toggles<S> {
                     CODE_CORRUPT,
                     format!("{key} holds {kind}, not an object of booleans; using all tools off and leaving it as it is until a toggle changes"),
                 );
-                return unreadable(BTreeMap::new());
+                return unreadable(SortedMap::new());
             }
             Err(err) => {
                 self.diagnose(
@@ -530,10 +532,10 @@ impl<S: KeyValueStore> Toggles<S> {
                     CODE_CORRUPT,
                     format!("{key} is not json ({err}); using all tools off and leaving it as it is until a toggle changes"),
                 );
-                return unreadable(BTreeMap::new());
+                return unreadable(SortedMap::new());
             }
         };
-        let mut map = BTreeMap::new();
+        let mut map = SortedMap::new();
         let mut bad = false;
         for (name, value) in object {
             match value {
@@ -563,7 +565,7 @@ impl<S: KeyValueStore> Toggles<S> {
 
     /// Makes `map` a slot's own state, writes the unsaved keys again, then writes the slot's key.
     /// `name` is the tool the user changed, for the diagnostic.
-    fn write(&mut self, slot: Option<&str>, map: BTreeMap<String, bool>, name: Option<&str>) {
+    fn write(&mut self, slot: Option<&str>, map: SortedMap<bool>, name: Option<&str>) {
         let entry = Entry {
             map,
             status: Status::Own,
@@ -572,7 +574,7 @@ impl<S: KeyValueStore> Toggles<S> {
         let key = storage_key(slot);
         // Written last anyway, with its newest state: no separate retry.
         self.unsaved.remove(&key);
-        for unsaved in std::mem::take(&mut self.unsaved) {
+        for (unsaved, ()) in std::mem::take(&mut self.unsaved) {
             self.save(unsaved, None);
         }
         self.save(key, name);
@@ -612,7 +614,7 @@ impl<S: KeyValueStore> Toggles<S> {
             ),
         };
         self.diagnose(name.map(str::to_owned), CODE_STORAGE_UNAVAILABLE, message);
-        self.unsaved.insert(key);
+        self.unsaved.add(key);
     }
 
     /// Queues a diagnostic.
@@ -627,7 +629,7 @@ impl<S: KeyValueStore> Toggles<S> {
 }
 
 /// An entry whose stored value could not be fully read.
-fn unreadable(map: BTreeMap<String, bool>) -> Entry {
+fn unreadable(map: SortedMap<bool>) -> Entry {
     Entry {
         map,
         status: Status::Unreadable,

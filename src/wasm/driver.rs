@@ -9,7 +9,6 @@
 //! re-entrancy rule").
 
 use std::cell::RefCell;
-use std::collections::BTreeSet;
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
@@ -32,6 +31,7 @@ use crate::session::{
     write_messages_event, Action, ChangedMessages, RunRequest, RunResult, RuntimeEvent, Session,
     ToolCallJob, ToolSet,
 };
+use crate::sorted::SortedSet;
 use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::toggles::{DeferredStore, ThreadKey, Toggles};
@@ -78,7 +78,7 @@ struct Running {
 #[derive(Default)]
 struct Render {
     /// Threads whose messages changed since the last `messages` event.
-    dirty: BTreeSet<String>,
+    dirty: SortedSet,
     mirrors: HashMap<String, Array>,
     /// Whether a frame is scheduled to send the `messages` events.
     frame_scheduled: bool,
@@ -89,7 +89,7 @@ struct State {
     catalog: Catalog,
     toggles: Toggles<DeferredStore>,
     /// Toggle keys being read from storage right now (a nested call does not read them again).
-    reading: BTreeSet<String>,
+    reading: SortedSet,
     host: Rc<HostConfig>,
     /// Subscribers in subscription order: id, function, filter.
     listeners: Vec<(u32, Function, EventFilter)>,
@@ -119,7 +119,7 @@ impl Driver {
                 session,
                 catalog,
                 toggles: Toggles::new(DeferredStore::default()),
-                reading: BTreeSet::new(),
+                reading: SortedSet::new(),
                 host: Rc::new(host),
                 listeners: Vec::new(),
                 next_listener: 0,
@@ -363,9 +363,11 @@ impl Driver {
                 .toggles
                 .keys_to_load(thread_id)
                 .into_iter()
-                .filter(|key| !state.reading.contains(key))
+                .filter(|key| !state.reading.contains_key(key))
                 .collect();
-            state.reading.extend(keys.iter().cloned());
+            for key in &keys {
+                state.reading.add(key.as_str());
+            }
             (keys, state.host.clone())
         };
         if keys.is_empty() {
@@ -615,11 +617,7 @@ impl Driver {
     // ---- the loop ------------------------------------------------------------------------
 
     fn mark_dirty(&self, thread_id: &str) {
-        self.state
-            .borrow_mut()
-            .render
-            .dirty
-            .insert(thread_id.to_owned());
+        self.state.borrow_mut().render.dirty.add(thread_id);
     }
 
     /// Runs every action the session has queued, then sets the deadline timer and schedules the
@@ -1028,7 +1026,7 @@ impl Driver {
                 state.render.frame_scheduled = false;
                 std::mem::take(&mut state.render.dirty)
             };
-            for thread_id in threads {
+            for (thread_id, ()) in threads {
                 driver.flush_thread(&thread_id);
             }
         });

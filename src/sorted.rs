@@ -1,0 +1,150 @@
+//! A map from names to values, kept as a vector sorted by name: the crate's small ordered maps
+//! (a thread's tool toggles, the toggle keys waiting to be written again, the threads waiting for a
+//! frame or a storage read).
+//!
+//! These hold a few to a few hundred names. `BTreeMap`/`BTreeSet` did the same job with about
+//! 12 KB of node code in the `.wasm` for their three layouts (README, "Numbers"); a binary search
+//! over a vector is a few hundred bytes and as fast at these sizes.
+
+use std::borrow::Borrow;
+
+/// Names to values, iterated in name order. Equal when the same names map to equal values.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SortedMap<V> {
+    entries: Vec<(String, V)>,
+}
+
+/// A set of names, iterated in order.
+pub type SortedSet = SortedMap<()>;
+
+impl<V> SortedMap<V> {
+    /// An empty map (no allocation).
+    pub const fn new() -> Self {
+        Self {
+            entries: Vec::new(),
+        }
+    }
+
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        self.entries.binary_search_by(|(k, _)| k.as_str().cmp(name))
+    }
+
+    /// The value of `name`.
+    pub fn get(&self, name: &str) -> Option<&V> {
+        self.find(name).ok().map(|i| &self.entries[i].1)
+    }
+
+    /// Whether `name` is in the map.
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.find(name).is_ok()
+    }
+
+    /// Sets `name` to `value`; the value it had, if any.
+    pub fn insert(&mut self, name: String, value: V) -> Option<V> {
+        match self.find(&name) {
+            Ok(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
+            Err(i) => {
+                self.entries.insert(i, (name, value));
+                None
+            }
+        }
+    }
+
+    /// Removes `name`; its value, if it was there.
+    pub fn remove(&mut self, name: &str) -> Option<V> {
+        self.find(name).ok().map(|i| self.entries.remove(i).1)
+    }
+
+    /// The number of names.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Removes everything.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The names and values, in name order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = (&String, &V)> {
+        self.entries.iter().map(|(k, v)| (k, v))
+    }
+
+    /// The names, in order.
+    pub fn keys(&self) -> impl ExactSizeIterator<Item = &String> {
+        self.entries.iter().map(|(k, _)| k)
+    }
+}
+
+impl SortedSet {
+    /// Adds `name`; whether it was new.
+    pub fn add(&mut self, name: impl Borrow<str> + Into<String>) -> bool {
+        match self.find(name.borrow()) {
+            Ok(_) => false,
+            Err(i) => {
+                self.entries.insert(i, (name.into(), ()));
+                true
+            }
+        }
+    }
+}
+
+impl<V> IntoIterator for SortedMap<V> {
+    type Item = (String, V);
+    type IntoIter = std::vec::IntoIter<(String, V)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+impl<V> FromIterator<(String, V)> for SortedMap<V> {
+    /// Later values of a repeated name win.
+    fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
+        let mut map = SortedMap::new();
+        for (name, value) in iter {
+            map.insert(name, value);
+        }
+        map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_names_in_order_and_replaces_values() {
+        let mut map = SortedMap::new();
+        for (name, value) in [("b", 1), ("a", 2), ("c", 3), ("a", 4)] {
+            map.insert(name.to_owned(), value);
+        }
+        let pairs: Vec<(&str, i32)> = map.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(pairs, [("a", 4), ("b", 1), ("c", 3)]);
+        assert_eq!(map.get("b"), Some(&1));
+        assert_eq!(map.get("z"), None);
+        assert_eq!(map.remove("b"), Some(1));
+        assert_eq!(map.remove("b"), None);
+        assert_eq!(map.len(), 2);
+        assert!(!map.contains_key("b"));
+    }
+
+    #[test]
+    fn a_set_adds_each_name_once() {
+        let mut set = SortedSet::new();
+        assert!(set.add("t2"));
+        assert!(set.add(String::from("t1")));
+        assert!(!set.add("t2"));
+        assert_eq!(
+            set.keys().map(String::as_str).collect::<Vec<_>>(),
+            ["t1", "t2"]
+        );
+        set.clear();
+        assert!(set.is_empty());
+    }
+}
