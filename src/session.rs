@@ -27,7 +27,8 @@
 
 use std::collections::VecDeque;
 
-use crate::hash::{HashMap, HashSet};
+use crate::hash::HashSet;
+use crate::sorted::SortedMap;
 
 use crate::json::Value;
 
@@ -100,7 +101,7 @@ pub struct ToolSet {
     /// The enabled frontend tools, as sent in `RunAgentInput.tools` (prefixed names).
     pub wire: Vec<Tool>,
     /// Incoming tool-call name → what it is. A name that is absent is unknown.
-    pub calls: HashMap<String, CallKind>,
+    pub calls: SortedMap<CallKind>,
 }
 
 impl ToolSet {
@@ -593,7 +594,7 @@ pub struct Session {
     config: SessionConfig,
     /// Regular expressions for the schemas' `pattern` (the browser's `RegExp`).
     patterns: Box<dyn PatternMatcher>,
-    threads: HashMap<String, ThreadState>,
+    threads: SortedMap<ThreadState>,
     actions: VecDeque<Action>,
     /// Whether each wire event becomes a [`RuntimeEvent::Agui`] (see [`Session::set_agui_events`]).
     agui_events: bool,
@@ -652,7 +653,7 @@ struct Turn {
     /// Whether `RUN_FINISHED` arrived in this round.
     run_finished: bool,
     /// Calls the host is running, by id.
-    running: HashMap<String, RunningCall>,
+    running: SortedMap<RunningCall>,
     /// Follow-up calls of this round in call order, and their outcomes once known.
     answers: Vec<(PendingCall, Option<ToolOutcome>)>,
 }
@@ -668,7 +669,7 @@ impl Session {
         Self {
             config,
             patterns,
-            threads: HashMap::default(),
+            threads: SortedMap::new(),
             actions: VecDeque::new(),
             agui_events: true,
             id_prefix: id_prefix.into(),
@@ -812,7 +813,9 @@ impl Session {
         thread_id: &str,
         messages: Vec<Message>,
     ) -> Result<(), SessionError> {
-        let state = self.threads.entry(thread_id.to_owned()).or_default();
+        let state = self
+            .threads
+            .get_or_insert_with(thread_id, ThreadState::default);
         if state.turn.is_some() {
             return Err(SessionError::Busy {
                 thread_id: thread_id.to_owned(),
@@ -896,7 +899,9 @@ impl Session {
     pub fn start_run(&mut self, request: RunRequest, tools: ToolSet) -> Result<(), SessionError> {
         crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
         let thread_id = request.thread_id.clone();
-        let state = self.threads.entry(thread_id.clone()).or_default();
+        let state = self
+            .threads
+            .get_or_insert_with(&thread_id, ThreadState::default);
         if state.turn.is_some() {
             return Err(SessionError::Busy { thread_id });
         }
@@ -910,7 +915,9 @@ impl Session {
             ));
             self.record_result(&thread_id, &tool_call_id, &outcome);
         }
-        let state = self.threads.entry(thread_id.clone()).or_default();
+        let state = self
+            .threads
+            .get_or_insert_with(&thread_id, ThreadState::default);
         let before = state
             .thread
             .messages()
@@ -942,7 +949,7 @@ impl Session {
             decoder: None,
             stream_done: false,
             run_finished: false,
-            running: HashMap::default(),
+            running: SortedMap::new(),
             answers: Vec::new(),
         });
         self.send_round(&thread_id);

@@ -1,15 +1,16 @@
-//! A map from names to values, kept as a vector sorted by name: the crate's small ordered maps
-//! (a thread's tool toggles, the toggle keys waiting to be written again, the threads waiting for a
-//! frame or a storage read).
+//! A map from names to values, kept as a vector sorted by name: the crate's small maps, those
+//! looked up per run, per tool call or per frame rather than per event (threads, their running
+//! calls, the tools offered, tool toggles, handlers and modules, cached patterns).
 //!
-//! These hold a few to a few hundred names. `BTreeMap`/`BTreeSet` did the same job with about
-//! 12 KB of node code in the `.wasm` for their three layouts (README, "Numbers"); a binary search
-//! over a vector is a few hundred bytes and as fast at these sizes.
+//! These hold a few to a few hundred names. `BTreeMap` and `HashMap` did the same job with 2 to
+//! 5 KB of code in the `.wasm` for each key/value layout (README, "Numbers"); a binary search over
+//! a vector is a few hundred bytes per layout and as fast at these sizes. The maps looked up per
+//! event (the reducer's and the verifier's indexes) stay hash maps.
 
 use std::borrow::Borrow;
 
 /// Names to values, iterated in name order. Equal when the same names map to equal values.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SortedMap<V> {
     entries: Vec<(String, V)>,
 }
@@ -32,6 +33,23 @@ impl<V> SortedMap<V> {
     /// The value of `name`.
     pub fn get(&self, name: &str) -> Option<&V> {
         self.find(name).ok().map(|i| &self.entries[i].1)
+    }
+
+    /// The value of `name`, mutably.
+    pub fn get_mut(&mut self, name: &str) -> Option<&mut V> {
+        self.find(name).ok().map(|i| &mut self.entries[i].1)
+    }
+
+    /// The value of `name`, inserted by `make` first if `name` is not there.
+    pub fn get_or_insert_with(&mut self, name: &str, make: impl FnOnce() -> V) -> &mut V {
+        let i = match self.find(name) {
+            Ok(i) => i,
+            Err(i) => {
+                self.entries.insert(i, (name.to_owned(), make()));
+                i
+            }
+        };
+        &mut self.entries[i].1
     }
 
     /// Whether `name` is in the map.
@@ -75,6 +93,26 @@ impl<V> SortedMap<V> {
         self.entries.iter().map(|(k, v)| (k, v))
     }
 
+    /// The values, in name order.
+    pub fn values(&self) -> impl ExactSizeIterator<Item = &V> {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// The values, mutably, in name order.
+    pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut V> {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+
+    /// Removes and yields every entry, in name order.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (String, V)> {
+        self.entries.drain(..)
+    }
+
+    /// Keeps the entries for which `keep` says so.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str, &mut V) -> bool) {
+        self.entries.retain_mut(|(k, v)| keep(k, v));
+    }
+
     /// The names, in order.
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &String> {
         self.entries.iter().map(|(k, _)| k)
@@ -91,6 +129,33 @@ impl SortedSet {
                 true
             }
         }
+    }
+}
+
+impl<V> Default for SortedMap<V> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<V> std::ops::Index<&str> for SortedMap<V> {
+    type Output = V;
+
+    /// The value of `name`; panics when it is not there.
+    fn index(&self, name: &str) -> &V {
+        self.get(name).expect("a name in the map")
+    }
+}
+
+impl<'a, V> IntoIterator for &'a SortedMap<V> {
+    type Item = (&'a String, &'a V);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, V)>,
+        fn(&'a (String, V)) -> (&'a String, &'a V),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(|(k, v)| (k, v))
     }
 }
 

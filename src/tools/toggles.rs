@@ -49,11 +49,8 @@
 
 use std::collections::VecDeque;
 
-use crate::sorted::{SortedMap, SortedSet};
-
-use crate::hash::HashMap;
-
 use crate::json::Value;
+use crate::sorted::{SortedMap, SortedSet};
 
 use super::Diagnostic;
 
@@ -121,12 +118,12 @@ pub trait KeyValueStore {
     }
 }
 
-/// A store in a `HashMap`: for when no real storage exists (e.g. `window.localStorage` itself
+/// A store in memory: for when no real storage exists (e.g. `window.localStorage` itself
 /// throws), and as a test double. It never fails.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct MemoryStore {
     /// The stored values by key.
-    entries: HashMap<String, String>,
+    entries: SortedMap<String>,
 }
 
 impl MemoryStore {
@@ -291,7 +288,7 @@ pub struct Toggles<S: KeyValueStore> {
     default: Option<Entry>,
     /// The cached state of each thread read or written so far, by thread id (thread `"default"`
     /// included: it is a thread like any other).
-    threads: HashMap<String, Entry>,
+    threads: SortedMap<Entry>,
     /// The keys whose last write threw: the cache is the only copy of their state. Written again,
     /// in this order, before every later write.
     unsaved: SortedSet,
@@ -305,7 +302,7 @@ impl<S: KeyValueStore> Toggles<S> {
         Self {
             store,
             default: None,
-            threads: HashMap::default(),
+            threads: SortedMap::new(),
             unsaved: SortedSet::new(),
             diagnostics: VecDeque::new(),
         }

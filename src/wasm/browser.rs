@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::script::describe;
-use crate::hash::HashMap;
+use crate::sorted::SortedMap;
 use crate::tools::schema::PatternMatcher;
 use crate::tools::url::{ParsedUrl, UrlParser};
 
@@ -61,13 +61,13 @@ impl UrlParser for BrowserUrl {
 /// JSON Schema `pattern` with the browser's own `RegExp` (`u` flag), compiled once per pattern.
 #[derive(Default)]
 pub(crate) struct RegExpMatcher {
-    cache: RefCell<HashMap<String, Result<RegExp, String>>>,
+    cache: RefCell<SortedMap<Result<RegExp, String>>>,
 }
 
 impl PatternMatcher for RegExpMatcher {
     fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
         let mut cache = self.cache.borrow_mut();
-        let compiled = cache.entry(pattern.to_owned()).or_insert_with(|| {
+        let compiled = cache.get_or_insert_with(pattern, || {
             new_regexp(pattern, "u")
                 .map_err(|e| format!("invalid pattern {pattern:?}: {}", describe(&e)))
         });

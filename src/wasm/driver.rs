@@ -23,7 +23,6 @@ use super::error::Error;
 use super::io::http::{self, Body, Failure, Fetch};
 use super::io::storage::Store;
 use super::io::tools;
-use crate::hash::HashMap;
 use crate::json::Value;
 use crate::protocol::event::Message;
 use crate::protocol::wire::{ObjWriter, ToJson};
@@ -31,7 +30,7 @@ use crate::session::{
     write_messages_event, Action, ChangedMessages, RunRequest, RunResult, RuntimeEvent, Session,
     ToolCallJob, ToolSet,
 };
-use crate::sorted::SortedSet;
+use crate::sorted::{SortedMap, SortedSet};
 use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::toggles::{DeferredStore, ThreadKey, Toggles};
@@ -79,7 +78,7 @@ struct Running {
 struct Render {
     /// Threads whose messages changed since the last `messages` event.
     dirty: SortedSet,
-    mirrors: HashMap<String, Array>,
+    mirrors: SortedMap<Array>,
     /// Whether a frame is scheduled to send the `messages` events.
     frame_scheduled: bool,
 }
@@ -95,10 +94,10 @@ struct State {
     listeners: Vec<(u32, Function, EventFilter)>,
     next_listener: u32,
     /// Code-registered tools' handlers, by name.
-    handlers: HashMap<String, Function>,
+    handlers: SortedMap<Function>,
     /// Imported tool modules (promises), by URL: each module is imported once.
-    modules: HashMap<String, Promise>,
-    running: HashMap<String, Running>,
+    modules: SortedMap<Promise>,
+    running: SortedMap<Running>,
     render: Render,
     /// The timer for the session's next deadline, and that deadline.
     timer: Option<(u64, Timer)>,
@@ -123,9 +122,9 @@ impl Driver {
                 host: Rc::new(host),
                 listeners: Vec::new(),
                 next_listener: 0,
-                handlers: HashMap::default(),
-                modules: HashMap::default(),
-                running: HashMap::default(),
+                handlers: SortedMap::new(),
+                modules: SortedMap::new(),
+                running: SortedMap::new(),
                 render: Render::default(),
                 timer: None,
                 storage_events: None,
