@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 use crate::hash::HashSet;
 use crate::sorted::SortedMap;
 
-use crate::json::Value;
+use crate::json::{quoted, Value};
 
 use crate::protocol::decode::{DecodeError, DecodeOptions, EventDecoder, Output};
 use crate::protocol::event::{Content, Context, Event, Message, Tool, ToolMessage};
@@ -1396,7 +1396,7 @@ impl Session {
             .collect();
         let listed = named
             .iter()
-            .map(|id| format!("{id:?}"))
+            .map(|id| quoted(id))
             .collect::<Vec<_>>()
             .join(", ");
         for call in unlisted {
@@ -1423,7 +1423,7 @@ impl Session {
                         name: None,
                         code: "run/unknown-pending-call",
                         message: format!(
-                            "RUN_FINISHED.outcome.pendingToolCallIds names {id:?}, which is no tool call of thread {thread_id:?}; it is skipped"
+                            "RUN_FINISHED.outcome.pendingToolCallIds names {}, which is no tool call of thread {}; it is skipped", quoted(&id), quoted(thread_id)
                         ),
                     },
                 }));

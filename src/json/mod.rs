@@ -684,6 +684,14 @@ fn tail_word(rest: &[u8]) -> (u64, usize) {
     (word | (PAD << (8 * n)), n)
 }
 
+/// `s` as a JSON string literal, quotes included: how error texts quote a name or a value
+/// (`{s:?}` would pull Rust's `Debug` escaping and its Unicode tables into the `.wasm`).
+pub fn quoted(s: &str) -> String {
+    let mut out = String::new();
+    write_str(&mut out, s);
+    out
+}
+
 /// Appends `s` (internal form) as a JSON string literal, escaped as `JSON.stringify` escapes the
 /// JS string it stands for: `E X` is written `\udXXX`, `E E` the char U+10FFFF (module docs). Runs
 /// without anything to escape are skipped 8 bytes at a time.

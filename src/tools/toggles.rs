@@ -49,7 +49,7 @@
 
 use std::collections::VecDeque;
 
-use crate::json::Value;
+use crate::json::{quoted, Value};
 use crate::sorted::{SortedMap, SortedSet};
 
 use super::Diagnostic;
@@ -545,7 +545,7 @@ impl<S: KeyValueStore> Toggles<S> {
                     self.diagnose(
                         Some(name.clone()),
                         CODE_CORRUPT,
-                        format!("{key}: {name:?} is {kind}, not a boolean; it counts as off and {key} is left as it is until a toggle changes"),
+                        format!("{key}: {} is {kind}, not a boolean; it counts as off and {key} is left as it is until a toggle changes", quoted(&name)),
                     );
                 }
             }

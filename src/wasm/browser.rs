@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::script::describe;
+use crate::json::quoted;
 use crate::sorted::SortedMap;
 use crate::tools::schema::PatternMatcher;
 use crate::tools::url::{ParsedUrl, UrlParser};
@@ -69,7 +70,7 @@ impl PatternMatcher for RegExpMatcher {
         let mut cache = self.cache.borrow_mut();
         let compiled = cache.get_or_insert_with(pattern, || {
             new_regexp(pattern, "u")
-                .map_err(|e| format!("invalid pattern {pattern:?}: {}", describe(&e)))
+                .map_err(|e| format!("invalid pattern {}: {}", quoted(pattern), describe(&e)))
         });
         match compiled {
             Ok(regexp) => {

@@ -14,7 +14,7 @@ use super::driver::{Driver, HostConfig};
 use super::error::Error;
 use super::io::http::Fetch;
 use super::io::storage::Store;
-use crate::json::{Map, Value};
+use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message};
 use crate::session::{HistoryMode, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
@@ -150,7 +150,8 @@ impl ChatRuntime {
             Some("new") => HistoryMode::New,
             Some(other) => {
                 return Err(options_error(format!(
-                    "`history` must be \"full\" or \"new\", not {other:?}"
+                    "`history` must be \"full\" or \"new\", not {}",
+                    quoted(other)
                 ))
                 .with("field", "history"))
             }
