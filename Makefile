@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size demo demo-react bench bench-native bench-dist fuzz clean
+.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -97,7 +97,7 @@ demo-agent:
 
 ## ---- tests ----------------------------------------------------------------
 
-test: tools test-native test-agent test-wasm build test-size test-types test-js test-e2e test-packaging
+test: tools test-native test-agent test-wasm build test-size test-types test-js test-e2e test-packaging test-deploy
 	@echo "make test: all suites passed"
 
 test-native: rust-tools
@@ -133,6 +133,34 @@ test-e2e: node-deps browser demo-tools demo-agent
 # against the demo agent, each checked in headless Chromium (or Node).
 test-packaging: node-deps browser demo-tools demo-agent pack
 	node --test --test-concurrency=1 tests/packaging/
+
+# Debian's nginx for the deploy/nginx.conf test (run by the test itself, in the foreground, on a
+# free port under a temp prefix; the package's own service is not started here).
+nginx:
+	@[ -x /usr/sbin/nginx ] || { \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq nginx >/dev/null; }
+
+# Helm's engine for the chart test: PyPI's helm-python-sdk (Helm v4's Go SDK in the wheel), pinned
+# by hash in tests/deploy/requirements.txt, in a venv of its own (target/helm-venv).
+HELM_VENV := target/helm-venv
+helm-sdk: $(HELM_VENV)/.installed
+$(HELM_VENV)/.installed: tests/deploy/requirements.txt
+	@python3 -m venv --help >/dev/null 2>&1 && python3 -c 'import ensurepip' 2>/dev/null || { \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3-venv >/dev/null; }
+	rm -rf $(HELM_VENV) && python3 -m venv $(HELM_VENV)
+	$(HELM_VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r tests/deploy/requirements.txt
+	@touch $@
+
+# deploy/: the nginx server block under Debian's nginx over the demo in headless Chromium (a tool
+# module rewritten on disk runs after a reload), the Helm chart under Helm's engine, and
+# `chat-runtime check-tools` on good and broken folders. Needs pkg/ and the demo tools (make build).
+test-deploy: node-deps browser nginx helm-sdk demo-tools demo-agent
+	@[ -f pkg/bin/chat-runtime.js ] || $(MAKE) pkg
+	node --test --test-concurrency=1 tests/deploy/
 
 ## ---- run ------------------------------------------------------------------
 

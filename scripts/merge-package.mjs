@@ -3,10 +3,10 @@
 // sets one), copies the npm README, compiles the React adapter (react/src/*.ts, `tsc -p react`: the
 // ES modules react.js and apply-messages.js with their generated .d.ts), writes the declaration of
 // the `./package.json` export, re-exports the `ChatRuntimeError` class and `applyMessages` from the
-// entry (below), and checks that every `files` entry and every `exports` target exists, so
+// entry (below), and checks that every `files` entry, `bin` and `exports` target exists, so
 // `npm pack` can never ship a package that points at nothing.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync, existsSync, copyFileSync, readdirSync, rmSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, copyFileSync, cpSync, readdirSync, rmSync } from "node:fs";
 
 const generated = JSON.parse(readFileSync("pkg/package.json", "utf8"));
 const template = JSON.parse(readFileSync("pkg-template/package.json", "utf8"));
@@ -14,6 +14,11 @@ const merged = { ...generated, ...template, version: template.version ?? generat
 writeFileSync("pkg/package.json", JSON.stringify(merged, null, 2) + "\n");
 
 copyFileSync("pkg-template/README.md", "pkg/README.md");
+// The crate is MIT OR Apache-2.0: both texts ship, whatever wasm-pack copied.
+for (const file of ["LICENSE-MIT", "LICENSE-APACHE"]) copyFileSync(file, `pkg/${file}`);
+// `npx chat-runtime check-tools <dir>` (bin/chat-runtime.js), run on the package's own wasm.
+rmSync("pkg/bin", { recursive: true, force: true });
+cpSync("pkg-template/bin", "pkg/bin", { recursive: true });
 
 // The React adapter, strict TypeScript compiled against the glue's declarations (react/tsconfig.json
 // resolves `./chat_runtime.js` to pkg/chat_runtime.d.ts). The TypeScript of node_modules.
@@ -71,6 +76,7 @@ export default pkg;
 
 const missing = [];
 for (const entry of merged.files) if (!existsSync(`pkg/${entry}`)) missing.push(`files: ${entry}`);
+for (const [command, target] of Object.entries(merged.bin ?? {})) if (!existsSync(`pkg/${target}`)) missing.push(`bin["${command}"]: ${target}`);
 for (const [subpath, target] of Object.entries(merged.exports)) {
   const targets = typeof target === "string" ? [target] : Object.values(target);
   for (const t of targets) if (!existsSync(`pkg/${t}`)) missing.push(`exports["${subpath}"]: ${t}`);

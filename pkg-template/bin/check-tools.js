@@ -1,0 +1,217 @@
+// `chat-runtime check-tools <dir>`: checks a tools folder (tools.json and its modules) offline, with
+// the runtime's own rules. The manifest goes through the package's wasm exactly as a page loads it
+// (`ChatRuntime.loadTools()`, fed the file from disk); what only a browser would find out later, that
+// each module file is in the folder and exports its entrypoint, is checked here by reading the
+// modules with es-module-lexer, without running them (tool modules may touch `window`).
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, relative, resolve, sep } from "node:path";
+import { init as initLexer, parse as parseModule } from "es-module-lexer";
+
+import { ChatRuntime, ChatRuntimeError, initSync } from "../chat_runtime.js";
+
+// The page the folder is checked for: an origin no request ever reaches (the fetch below answers).
+const ORIGIN = "https://app.invalid";
+
+let ready = false;
+function initWasm() {
+  if (ready) return;
+  initSync({ module: readFileSync(new URL("../chat_runtime_bg.wasm", import.meta.url)) });
+  ready = true;
+}
+
+/**
+ * Checks the tools folder `dir` as served under the URL path `base` (default `/tools/`).
+ * Resolves with `{ tools, diagnostics }`: `tools` the names that would load, `diagnostics`
+ * `{ level: "error" | "warning", file, index?, name?, code, message }` in file order.
+ */
+export async function checkTools(dir, { base = "/tools/", allowedImportOrigins = [] } = {}) {
+  if (!/^\/(.*\/)?$/.test(base)) throw new TypeError(`--base must start and end with "/", got ${JSON.stringify(base)}`);
+  const root = resolve(dir);
+  const diagnostics = [];
+  const manifestPath = join(root, "tools.json");
+  if (!existsSync(manifestPath)) {
+    diagnostics.push({ level: "error", file: "tools.json", code: "check/no-manifest", message: `${manifestPath} does not exist` });
+    return { tools: [], diagnostics };
+  }
+  const bytes = readFileSync(manifestPath);
+  const manifestUrl = `${ORIGIN}${base}tools.json`;
+
+  initWasm();
+  await initLexer;
+  const runtime = new ChatRuntime({
+    runUrl: `${ORIGIN}/run`,
+    toolsUrl: manifestUrl,
+    storage: null,
+    allowedImportOrigins,
+    // The file as nginx serves it (deploy/nginx.conf): 200, application/json.
+    fetch: async (url) =>
+      url === manifestUrl
+        ? new Response(bytes, { status: 200, headers: { "content-type": "application/json" } })
+        : new Response(null, { status: 404 }),
+  });
+  let report;
+  try {
+    report = await runtime.loadTools();
+  } catch (error) {
+    if (!(error instanceof ChatRuntimeError)) throw error;
+    diagnostics.push({ level: "error", file: "tools.json", code: error.code, message: error.message });
+    return { tools: [], diagnostics };
+  } finally {
+    runtime.free?.();
+  }
+  for (const d of report.diagnostics) {
+    diagnostics.push({ level: "error", file: "tools.json", index: d.index, name: d.name, code: d.code, message: d.message });
+  }
+
+  // The entries the runtime accepted: their modules, as the browser would import them.
+  const rejected = new Set(report.diagnostics.map((d) => d.index));
+  const text = bytes.toString("utf8").replace(/^\uFEFF/, "");
+  const entries = JSON.parse(text);
+  const modules = new ModuleReader(root, base);
+  const importsChecked = new Set(); // each module's imports are reported once, with the first entry that uses it
+  entries.forEach((entry, index) => {
+    if (rejected.has(index)) return;
+    const name = entry.tool?.function?.name ?? entry.tool?.name;
+    const at = { index, name };
+    const url = new URL(entry.importPath, manifestUrl);
+    if (url.origin !== ORIGIN) {
+      diagnostics.push({ level: "warning", file: "tools.json", ...at, code: "check/not-checked", message: `${url.href} is on another origin (allowed): not checked offline` });
+      return;
+    }
+    const file = modules.fileOf(url);
+    if (!file) {
+      diagnostics.push({
+        level: "error",
+        file: "tools.json",
+        ...at,
+        code: "check/outside-folder",
+        message: `importPath ${JSON.stringify(entry.importPath)} is ${url.pathname}, outside the tools folder (${base}): only the folder is mounted`,
+      });
+      return;
+    }
+    const label = relative(root, file).split(sep).join("/");
+    const read = modules.read(file);
+    if (read.error) {
+      diagnostics.push({ level: "error", file: label, ...at, code: read.code, message: read.error });
+      return;
+    }
+    const exported = modules.exportsOf(file);
+    if (!exported.names.has(entry.entrypoint)) {
+      const list = [...exported.names].sort().join(", ") || "nothing";
+      diagnostics.push({
+        level: "error",
+        file: label,
+        ...at,
+        code: "check/missing-export",
+        message: `${label} does not export ${JSON.stringify(entry.entrypoint)} (it exports ${list})`,
+      });
+    }
+    for (const problem of modules.importProblems(file, importsChecked)) diagnostics.push({ ...problem, ...at });
+  });
+  return { tools: report.tools.map((t) => t.name), diagnostics };
+}
+
+/** Reads and lexes the modules of the folder, once each. */
+class ModuleReader {
+  constructor(root, base) {
+    this.root = root;
+    this.base = base;
+    this.cache = new Map();
+  }
+
+  /** The file of `url` (same origin) in the folder, or null when it is outside it. */
+  fileOf(url) {
+    if (!url.pathname.startsWith(this.base)) return null;
+    let rest;
+    try {
+      rest = decodeURIComponent(url.pathname.slice(this.base.length));
+    } catch {
+      return null;
+    }
+    const file = resolve(this.root, rest);
+    return file.startsWith(this.root + sep) ? file : null;
+  }
+
+  /** `{ source, imports, exports }` or `{ error, code }`. */
+  read(file) {
+    let entry = this.cache.get(file);
+    if (entry) return entry;
+    const label = relative(this.root, file).split(sep).join("/");
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      entry = { error: `${label} is not in the tools folder`, code: "check/missing-module" };
+    } else {
+      const source = readFileSync(file, "utf8");
+      try {
+        const [imports, exports] = parseModule(source, label);
+        entry = { source, imports, exports };
+      } catch (error) {
+        entry = { error: `${label} is not a valid ES module: ${error.message}`, code: "check/module-syntax" };
+      }
+    }
+    this.cache.set(file, entry);
+    return entry;
+  }
+
+  /** The names `file` exports, following `export * from "./x.js"` within the folder. */
+  exportsOf(file, seen = new Set()) {
+    const names = new Set();
+    const read = this.read(file);
+    if (read.error || seen.has(file)) return { names };
+    seen.add(file);
+    for (const e of read.exports) {
+      if (e.typeOnly) continue;
+      if (e.type === "reexport-all") {
+        const target = this.localTarget(file, e.from);
+        // `export *` never re-exports `default`.
+        if (target) for (const n of this.exportsOf(target, seen).names) if (n !== "default") names.add(n);
+      } else if (e.name) {
+        names.add(e.name);
+      }
+    }
+    return { names };
+  }
+
+  /** The file a relative or absolute specifier of `file` names within the folder, else null. */
+  localTarget(file, specifier) {
+    if (!/^(\.{1,2}\/|\/)/.test(specifier)) return null;
+    const here = `${ORIGIN}${this.base}${relative(this.root, file).split(sep).join("/")}`;
+    return this.fileOf(new URL(specifier, here));
+  }
+
+  /** Static imports of `file` (and of the folder's modules it imports) that a browser cannot load. */
+  importProblems(file, seen = new Set()) {
+    const read = this.read(file);
+    if (read.error || seen.has(file)) return [];
+    seen.add(file);
+    const label = relative(this.root, file).split(sep).join("/");
+    const problems = [];
+    for (const i of read.imports) {
+      const specifier = i.specifier;
+      if (i.type === "dynamic" || i.type === "import.meta" || typeof specifier !== "string" || i.typeOnly) continue;
+      if (!/^(\.{1,2}\/|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) {
+        problems.push({
+          level: "warning",
+          file: label,
+          code: "check/bare-import",
+          message: `${label} imports ${JSON.stringify(specifier)}: a browser resolves a bare name only through an import map (bundle it, or import a URL)`,
+        });
+        continue;
+      }
+      const target = this.localTarget(file, specifier);
+      if (!target) continue; // another path of the site, or another origin: not the folder's to check
+      const imported = this.read(target);
+      if (imported.error) {
+        problems.push({ level: "error", file: label, code: imported.code, message: `${label} imports ${JSON.stringify(specifier)}: ${imported.error}` });
+      } else {
+        problems.push(...this.importProblems(target, seen));
+      }
+    }
+    return problems;
+  }
+}
+
+/** One line: `file: #index name: code: message` (warnings say so). */
+export function formatDiagnostic(d) {
+  const entry = d.index === undefined ? "" : ` #${d.index}${d.name ? ` ${d.name}` : ""}:`;
+  return `${d.file}:${entry} ${d.level === "warning" ? "warning " : ""}${d.code}: ${d.message}`;
+}

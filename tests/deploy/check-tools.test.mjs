@@ -1,0 +1,195 @@
+// `chat-runtime check-tools <dir>` (pkg/bin/chat-runtime.js, as the package ships it) on the demo's
+// tools and on broken folders written here, one fault each. Needs `make build` (pkg/, demo/tools/*.js).
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const BIN = join(ROOT, "pkg/bin/chat-runtime.js");
+const temp = mkdtempSync(join(tmpdir(), "chat-runtime-check-"));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+/** Runs the checker; `{ code, out }` (stdout and stderr together). */
+function check(...args) {
+  assert.ok(existsSync(BIN), `${BIN} is missing: run \`make build\``);
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
+  return { code: r.status, out: r.stdout + r.stderr };
+}
+
+let n = 0;
+/** A tools folder with these files (strings; objects and arrays are written as JSON). */
+function folder(files) {
+  const dir = join(temp, `tools-${++n}`);
+  mkdirSync(dir);
+  for (const [name, content] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), typeof content === "string" ? content : JSON.stringify(content, null, 2));
+  }
+  return dir;
+}
+
+const entry = (name, importPath, entrypoint, extra = {}) => ({
+  tool: { name, description: `The ${name} tool`, parameters: { type: "object", properties: {} } },
+  importPath,
+  entrypoint,
+  ...extra,
+});
+const GOOD_MODULE = "export async function hello(args) { return { hi: args.name ?? 'there' }; }\n";
+
+test("the demo's tools pass: exit 0, every tool loads, no diagnostic", () => {
+  assert.ok(existsSync(join(ROOT, "demo/tools/weather.js")), "demo/tools/*.js missing: run `make demo-tools`");
+  const { code, out } = check("check-tools", join(ROOT, "demo/tools"));
+  assert.equal(code, 0, out);
+  assert.match(out, /: 5 tools load; 0 errors, 0 warnings\n$/);
+});
+
+test("--json: the tools that load and the diagnostics, as data", () => {
+  const dir = folder({ "tools.json": [entry("hello", "/tools/hello.js", "hello"), entry("bad name", "/tools/hello.js", "hello")], "hello.js": GOOD_MODULE });
+  const { code, out } = check("check-tools", dir, "--json");
+  assert.equal(code, 1);
+  const result = JSON.parse(out);
+  assert.deepEqual(result.tools, ["hello"]);
+  assert.deepEqual(result.diagnostics.map((d) => [d.level, d.file, d.index, d.name, d.code]), [["error", "tools.json", 1, "bad name", "tool/bad-name"]]);
+});
+
+test("a tools.json that is not JSON fails as a whole with the runtime's tools/not-json", () => {
+  const dir = folder({ "tools.json": '[{"tool": {"name": "x",}]' });
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1);
+  assert.match(out, /^tools\.json: tools\/not-json: tools\.json is not json: /m);
+});
+
+test("an HTML page (a server's fallback) or an object: tools/not-json, tools/not-array", () => {
+  let r = check("check-tools", folder({ "tools.json": "<!doctype html><html></html>" }));
+  assert.equal(r.code, 1);
+  assert.match(r.out, /^tools\.json: tools\/not-json: tools\.json looks like an HTML page/m);
+  r = check("check-tools", folder({ "tools.json": { tools: [] } }));
+  assert.equal(r.code, 1);
+  assert.match(r.out, /^tools\.json: tools\/not-array: /m);
+});
+
+test("the runtime's per-entry rules, each line naming the file and the entry: bad name, bad schema, bad import path, bad entrypoint, bad option, duplicate", () => {
+  const dir = folder({
+    "tools.json": [
+      entry("good", "./hello.js", "hello"),
+      entry("has space", "/tools/hello.js", "hello"),
+      { ...entry("bad_schema", "/tools/hello.js", "hello"), tool: { name: "bad_schema", description: "x", parameters: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } } },
+      entry("scheme", "javascript:alert(1)", "hello"),
+      entry("entry", "/tools/hello.js", "not-an-identifier"),
+      entry("slow", "/tools/hello.js", "hello", { timeoutMs: 0 }),
+      entry("good", "/tools/hello.js", "hello"),
+      entry("cdn", "https://cdn.example.com/x.js", "x"),
+    ],
+    "hello.js": GOOD_MODULE,
+  });
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1, out);
+  const lines = out.trim().split("\n");
+  const parse = (all) =>
+    all.slice(0, -1).map((l) => {
+      const m = /^tools\.json: #(\d+) (.+?): (tool\/[a-z-]+): /.exec(l);
+      assert.ok(m, `a line "tools.json: #index name: code: message": ${l}`);
+      return [Number(m[1]), m[2], m[3]];
+    });
+  assert.deepEqual(parse(lines), [
+    [1, "has space", "tool/bad-name"],
+    [2, "bad_schema", "tool/bad-schema"],
+    [3, "scheme", "tool/bad-import-path"],
+    [4, "entry", "tool/bad-entrypoint"],
+    [5, "slow", "tool/bad-option"],
+    [6, "good", "tool/duplicate-name"],
+    [7, "cdn", "tool/foreign-origin"],
+  ]);
+  assert.match(out, /#2 bad_schema: tool\/bad-schema: parameters: \$ref "#\/\$defs\/missing" does not resolve/);
+  assert.match(lines.at(-1), /: 1 tool load; 7 errors, 0 warnings$/);
+});
+
+test("a module file that is not in the folder: check/missing-module, on the module's file name", () => {
+  const dir = folder({ "tools.json": [entry("hello", "/tools/hello.js", "hello"), entry("gone", "/tools/lib/gone.js", "gone")], "hello.js": GOOD_MODULE });
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1);
+  assert.match(out, /^lib\/gone\.js: #1 gone: check\/missing-module: lib\/gone\.js is not in the tools folder$/m);
+  assert.match(out, /1 error, 0 warnings$/m);
+});
+
+test("a module that does not export the entrypoint: check/missing-export lists what it does export", () => {
+  const dir = folder({
+    "tools.json": [entry("hello", "/tools/hello.js", "helo")],
+    "hello.js": "export async function hello() {}\nexport const version = 1;\nexport default hello;\n",
+  });
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1);
+  assert.match(out, /^hello\.js: #0 hello: check\/missing-export: hello\.js does not export "helo" \(it exports default, hello, version\)$/m);
+});
+
+test("exports are read, never run: a module that would throw or touch window passes; `export *` and renamed exports count", () => {
+  const dir = folder({
+    "tools.json": [entry("a", "/tools/index.js", "fromStar"), entry("b", "/tools/index.js", "renamed"), entry("c", "/tools/window.js", "run")],
+    "index.js": 'export * from "./impl.js";\nconst local = () => 1;\nexport { local as renamed };\n',
+    "impl.js": "export function fromStar() { return 1; }\n",
+    "window.js": "window.addEventListener('x', () => {});\nthrow new Error('run at import');\nexport function run() {}\n",
+  });
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 0, out);
+  assert.match(out, /3 tools load; 0 errors, 0 warnings$/m);
+});
+
+test("an importPath outside the tools folder: check/outside-folder (only the folder is mounted)", () => {
+  const dir = folder({
+    "tools.json": [entry("up", "../lib/up.js", "up"), entry("abs", "/static/abs.js", "abs"), entry("escape", "/tools/%2E%2E/x.js", "x")],
+  });
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1);
+  assert.match(out, /^tools\.json: #0 up: check\/outside-folder: importPath "\.\.\/lib\/up\.js" is \/lib\/up\.js, outside the tools folder \(\/tools\/\)/m);
+  assert.match(out, /^tools\.json: #1 abs: check\/outside-folder: /m);
+  assert.match(out, /^tools\.json: #2 escape: check\/outside-folder: /m);
+  assert.match(out, /: 3 tools load; /); // the runtime accepts the entries; the folder does not hold their modules
+  assert.match(out, /3 errors, 0 warnings$/m);
+});
+
+test("--base: the folder served elsewhere; imports inside the folder are followed, a missing one is an error, a bare one a warning", () => {
+  const dir = folder({
+    "tools.json": [entry("a", "/static/tools/a.js", "a"), entry("b", "b.js", "b")],
+    "a.js": 'import { helper } from "./lib/helper.js";\nexport const a = () => helper();\n',
+    "lib/helper.js": 'import { missing } from "./missing.js";\nexport const helper = () => missing;\n',
+    "b.js": 'import lodash from "lodash";\nexport const b = () => lodash;\n',
+  });
+  assert.equal(check("check-tools", dir).code, 1, "under /tools/ the importPath /static/tools/a.js is outside");
+  const { code, out } = check("check-tools", dir, "--base", "/static/tools/");
+  assert.equal(code, 1, out);
+  assert.match(out, /^lib\/helper\.js: #0 a: check\/missing-module: lib\/helper\.js imports "\.\/missing\.js": lib\/missing\.js is not in the tools folder$/m);
+  assert.match(out, /^b\.js: #1 b: warning check\/bare-import: b\.js imports "lodash": /m);
+  assert.match(out, /2 tools load; 1 error, 1 warning$/m);
+});
+
+test("--allow-origin: a module of an allowed origin loads and is reported as not checked (a warning, exit 0)", () => {
+  const dir = folder({ "tools.json": [entry("cdn", "https://cdn.example.com/x.js", "x")] });
+  assert.equal(check("check-tools", dir).code, 1);
+  const { code, out } = check("check-tools", dir, "--allow-origin", "https://cdn.example.com");
+  assert.equal(code, 0, out);
+  assert.match(out, /^tools\.json: #0 cdn: warning check\/not-checked: https:\/\/cdn\.example\.com\/x\.js is on another origin/m);
+});
+
+test("no tools.json, and usage errors: exit 1 and 2 with a message", () => {
+  const empty = folder({});
+  let r = check("check-tools", empty);
+  assert.equal(r.code, 1);
+  assert.match(r.out, /^tools\.json: check\/no-manifest: .*tools\.json does not exist$/m);
+  r = check("check-tools");
+  assert.equal(r.code, 2);
+  assert.match(r.out, /which folder\?/);
+  r = check("frobnicate");
+  assert.equal(r.code, 2);
+  assert.match(r.out, /unknown command "frobnicate"[\s\S]*usage: chat-runtime check-tools/);
+  r = check("check-tools", empty, "--base", "tools");
+  assert.equal(r.code, 2);
+  assert.match(r.out, /--base must start and end with "\/"/);
+  r = check("--help");
+  assert.equal(r.code, 0);
+  assert.match(r.out, /^usage: chat-runtime check-tools <dir>/);
+});
+
