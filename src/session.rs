@@ -588,6 +588,19 @@ impl SessionError {
     }
 }
 
+/// The thread's AG-UI state as a request sends it: without a top-level `tools` member. The
+/// request's own `tools` is the one list of the tools offered; a server that keeps a copy of them
+/// in its state (ag-ui-langgraph does, and sends it back in `STATE_SNAPSHOT`) would otherwise
+/// get the copy back and offer again a tool the user has just turned off (README, "Servers").
+/// The thread keeps its state as received (`state()`).
+fn request_state(state: &Value) -> Value {
+    let mut state = state.clone();
+    if let Some(members) = state.as_object_mut() {
+        members.remove("tools");
+    }
+    state
+}
+
 /// The loop's state for every thread.
 pub struct Session {
     config: SessionConfig,
@@ -1173,7 +1186,7 @@ impl Session {
         let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
             .tools(turn.tools.wire.clone())
             .context(turn.context.clone())
-            .state(state.thread.state().clone());
+            .state(request_state(state.thread.state()));
         if let Some(props) = &turn.forwarded_props {
             builder = builder.forwarded_props(props.clone());
         }

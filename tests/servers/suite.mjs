@@ -278,3 +278,25 @@ export function scenarios(suite, history, { modelSees = (content) => content } =
 }
 
 export { describe };
+
+/**
+ * A tool used in one turn and turned off before the next: the next turn must not offer it. The
+ * runtime sends the thread's state without the server's copy of `tools`; `sendServerTools` sends
+ * the state exactly as the server last sent it (what `@ag-ui/client` does). Returns what the
+ * second turn cost: `{ rounds, requests, result }`.
+ */
+export async function turnedOff(suite, history, threadId, { sendServerTools = false } = {}) {
+  await suite.createRuntime(threadId, { history, enable: ["get_time"], sendServerTools });
+  const first = await suite.turn(threadId, "call get_time");
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  assert.equal(first.rounds, 2);
+  const state = await suite.page.evaluate((threadId) => window.rt.state(threadId), threadId);
+  await suite.page.evaluate((threadId) => window.rt.setToolEnabled(threadId, "get_time", false), threadId);
+  const before = (await suite.requests(threadId)).length;
+  const second = await suite.turn(threadId, "call get_time");
+  assert.equal(second.status, "completed", JSON.stringify(second.error));
+  const requests = (await suite.requests(threadId)).slice(before);
+  for (const { body } of requests) assert.deepEqual(body.tools, [], "the request offers no tool");
+  checkRestarts(await suite.requests(threadId), history);
+  return { rounds: second.rounds, requests, result: second, state };
+}
