@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 
-import { callsOf, lastText, scenarios, serverSuite, turnedOff } from "./suite.mjs";
+import { callsOf, lastText, scenarios, serverSuite, sseEvents, turnedOff } from "./suite.mjs";
 
 const suite = serverSuite("langgraph_app.py");
 
@@ -44,4 +44,52 @@ describe("ag-ui-langgraph, a tool turned off after a turn that used it", () => {
       assert.deepEqual((await suite.calls()).map((c) => c.name), ["get_time"], "the disabled tool never ran");
     });
   }
+});
+
+// ag-ui-langgraph streams a call's arguments from the chunks after the one that opens it: a model
+// that sends a first piece in the opening chunk (OpenAI's models do not) loses it in TOOL_CALL_ARGS.
+// Its MESSAGES_SNAPSHOT, sent before RUN_FINISHED, has them whole; the runtime runs a call after
+// RUN_FINISHED, from the thread, so with the whole arguments. A `followUp: false` tool runs at
+// TOOL_CALL_END, before the snapshot, and gets the cut ones.
+describe("ag-ui-langgraph, arguments in the chunk that opens a call", () => {
+  test("the stream loses them, the snapshot restores them: the call runs with the whole arguments", { timeout: 90_000 }, async () => {
+    const threadId = "eager";
+    await suite.createRuntime(threadId, { history: "new", enable: ["get_time"] });
+    const result = await suite.turn(threadId, "call get_time eagerly");
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+    assert.equal(result.rounds, 2);
+    const [first] = await suite.requests(threadId);
+    const events = sseEvents(first.response);
+    const streamed = events.filter((e) => e.type === "TOOL_CALL_ARGS").map((e) => e.delta).join("");
+    assert.equal(streamed, ': "UTC"}', "the piece of the opening chunk is not streamed");
+    const snapshot = events.findLastIndex((e) => e.type === "MESSAGES_SNAPSHOT");
+    assert.equal(events[snapshot].messages.at(-1).toolCalls[0].function.arguments, '{"zone": "UTC"}', "the snapshot has them whole");
+    assert.ok(snapshot < events.findIndex((e) => e.type === "RUN_FINISHED"), "the snapshot comes before RUN_FINISHED");
+    assert.deepEqual((await suite.calls()).map((c) => c.args), [{ zone: "UTC" }]);
+  });
+
+  test("a followUp: false tool runs at TOOL_CALL_END with the cut arguments", { timeout: 90_000 }, async () => {
+    const threadId = "eager-ff";
+    await suite.createRuntime(threadId, { history: "new" });
+    await suite.page.evaluate((threadId) => {
+      window.rt.registerTool({
+        name: "note",
+        description: "Takes a note.",
+        parameters: { type: "object", properties: { zone: { type: "string" } } },
+        followUp: false,
+        handler: (args, ctx) => {
+          (globalThis.__calls ??= []).push({ name: "note", toolCallId: ctx.toolCallId, args });
+          return "noted";
+        },
+      });
+      window.rt.setToolEnabled(threadId, "note", true);
+    }, threadId);
+    const result = await suite.turn(threadId, "call note eagerly");
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+    assert.equal(result.rounds, 1, "a followUp: false call never restarts");
+    const finished = await suite.page.evaluate(() => window.events.filter((e) => e.type === "tool_finished"));
+    assert.equal(finished.length, 1);
+    assert.equal(finished[0].error?.code, "INVALID_TOOL_ARGUMENTS");
+    assert.deepEqual(await suite.calls(), [], "the handler never got the cut arguments");
+  });
 });

@@ -42,18 +42,23 @@ class ScriptedChatModel(BaseChatModel):
         if trailing:
             yield AIMessageChunk(content=answer_results(trailing))
             return
-        user = next(m for m in reversed(messages) if isinstance(m, HumanMessage))
+        user = _text(next(m for m in reversed(messages) if isinstance(m, HumanMessage)).content)
+        # "... eagerly": the chunk that opens a call carries the first piece of its arguments too
+        # (the README's quirk of ag-ui-langgraph); otherwise OpenAI's way, empty arguments.
+        eager = user.endswith(" eagerly")
         offered = {tool["name"] for tool in tools or []}
-        kind, what = decide(_text(user.content), offered)
+        kind, what = decide(user.removesuffix(" eagerly"), offered)
         if kind == "text":
             yield AIMessageChunk(content=what)
             return
         for index, (name, args) in enumerate(what):
+            pieces = arg_pieces(args)
+            first = pieces.pop(0) if eager else ""
             yield AIMessageChunk(
                 content="",
-                tool_call_chunks=[{"type": "tool_call_chunk", "index": index, "id": new_call_id(), "name": name, "args": ""}],
+                tool_call_chunks=[{"type": "tool_call_chunk", "index": index, "id": new_call_id(), "name": name, "args": first}],
             )
-            for piece in arg_pieces(args):
+            for piece in pieces:
                 yield AIMessageChunk(
                     content="",
                     tool_call_chunks=[{"type": "tool_call_chunk", "index": index, "id": None, "name": None, "args": piece}],
