@@ -32,6 +32,7 @@ ARGS = {
     "get_weather": {"city": "Paris"},
     "fails": {"reason": "boom"},
     "slow": {"label": "stop me"},
+    "note": {"text": "hello"},
 }
 
 
