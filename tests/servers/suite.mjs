@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { after, afterEach, before, beforeEach, describe, test } from "node:test";
+import { after, afterEach, before, beforeEach, test } from "node:test";
 
 import { launch } from "../e2e/browser.mjs";
 
@@ -277,7 +277,6 @@ export function scenarios(suite, history, { modelSees = (content) => content } =
   });
 }
 
-export { describe };
 
 /**
  * A tool used in one turn and turned off before the next: the next turn must not offer it. The
