@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
+.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size servers-venv test-servers demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -55,6 +55,22 @@ browser:
 node-deps: node_modules/.installed
 node_modules/.installed: package-lock.json package.json
 	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# The Python AG-UI servers of tests/servers/ (pydantic-ai, LangGraph): a virtualenv in
+# target/servers-venv with exactly tests/servers/requirements.txt (PyPI, pinned), made again only
+# when that file changed. python3 and python3-venv come from Debian when `python3 -m venv` fails.
+SERVERS_VENV := target/servers-venv
+servers-venv: $(SERVERS_VENV)/.installed
+$(SERVERS_VENV)/.installed: tests/servers/requirements.txt
+	rm -rf $(SERVERS_VENV)
+	@python3 -m venv $(SERVERS_VENV) 2>/dev/null || { \
+	  rm -rf $(SERVERS_VENV); \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq python3 python3-venv >/dev/null; \
+	  python3 -m venv $(SERVERS_VENV); }
+	$(SERVERS_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/servers/requirements.txt
 	@touch $@
 
 ## ---- build ----------------------------------------------------------------
@@ -97,7 +113,7 @@ demo-agent:
 
 ## ---- tests ----------------------------------------------------------------
 
-test: tools test-native test-agent test-wasm build test-size test-types test-js test-e2e test-packaging test-deploy
+test: tools test-native test-agent test-wasm build test-size test-types test-js test-e2e test-servers test-packaging test-deploy
 	@echo "make test: all suites passed"
 
 test-native: rust-tools
@@ -127,6 +143,12 @@ test-js: node-deps
 test-e2e: node-deps browser demo-tools demo-agent
 	@[ -f pkg/chat_runtime.js ] || $(MAKE) pkg
 	node --test --test-concurrency=1 tests/e2e/
+
+# ChatRuntime in headless Chromium against real AG-UI servers: pydantic-ai's AGUIAdapter and
+# LangGraph through ag-ui-langgraph, each on a scripted model (tests/servers/); needs pkg/.
+test-servers: node-deps browser servers-venv
+	@[ -f pkg/chat_runtime.js ] || $(MAKE) pkg
+	node --test --test-concurrency=1 tests/servers/
 
 # The packed tarball installed into fresh projects (tests/packaging/*/ copied to a temp dir):
 # Vite dev + build, webpack 5, a plain <script type="module">, Node, and the React app demo/react

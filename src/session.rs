@@ -589,6 +589,31 @@ impl SessionError {
     }
 }
 
+/// The thread's AG-UI state as a request sends it: without a top-level `tools` member that holds
+/// a list of tools (an array of objects, each with a string `name`, as `RunAgentInput.tools` has).
+/// The request's own `tools` is the one list of the tools offered; a server that keeps a copy of
+/// them in its state (ag-ui-langgraph does, and sends it back in `STATE_SNAPSHOT`) would otherwise
+/// get the copy back and offer again a tool the user has just turned off (README, "Servers"). A
+/// `tools` member of any other shape is the app's own and is sent. The thread keeps its state as
+/// received (`state()`).
+fn request_state(state: &Value) -> Value {
+    let mut state = state.clone();
+    if let Some(members) = state.as_object_mut() {
+        let copy_of_tools = members
+            .get("tools")
+            .and_then(Value::as_array)
+            .is_some_and(|tools| {
+                tools
+                    .iter()
+                    .all(|tool| tool.get("name").and_then(Value::as_str).is_some())
+            });
+        if copy_of_tools {
+            members.remove("tools");
+        }
+    }
+    state
+}
+
 /// The loop's state for every thread.
 pub struct Session {
     config: SessionConfig,
@@ -1180,7 +1205,7 @@ impl Session {
         let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
             .tools(turn.tools.wire.clone())
             .context(turn.context.clone())
-            .state(state.thread.state().clone());
+            .state(request_state(state.thread.state()));
         if let Some(props) = &turn.forwarded_props {
             builder = builder.forwarded_props(props.clone());
         }

@@ -808,6 +808,46 @@ fn history_new_sends_only_what_the_server_has_not_seen() {
 }
 
 #[test]
+fn the_state_is_sent_without_the_servers_copy_of_the_tools() {
+    // ag-ui-langgraph keeps the request's tools in its state and sends them back; sent back, they
+    // would offer again a tool the user has just turned off.
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let snapshot = json!({"type":"STATE_SNAPSHOT","snapshot":{
+        "tools":[{"name":"get_browser_time","description":"d","parameters":{"type":"object"}}],
+        "city":"Paris"
+    }});
+    h.respond("t", &run_with(vec![vec![snapshot], text("a1", "hi")]));
+    // The thread keeps the state as the server sent it.
+    let kept = to_serde(h.session.state("t").unwrap());
+    assert_eq!(kept["tools"][0]["name"], "get_browser_time");
+    h.start(
+        request("t", vec![user("u2", "time?")]),
+        tool_set(&[], &["get_browser_time"], &[]),
+    );
+    assert_eq!(h.body(1)["state"], json!({"city":"Paris"}));
+    assert_eq!(h.body(1)["tools"], json!([]));
+    // A `tools` member that is no list of tools is the app's own, and is sent.
+    for own in [
+        json!({"favorites": ["get_time"]}),
+        json!(["get_time"]),
+        json!([{"title": "x"}]),
+    ] {
+        let mut h = harness();
+        let mut req = request("t", vec![user("u1", "x")]);
+        req.state = Some(value!({"tools": own, "city": "Paris"}));
+        h.start(req, ToolSet::default());
+        assert_eq!(h.body(0)["state"], json!({"tools": own, "city": "Paris"}));
+    }
+    // A state that is not an object is sent as it is.
+    let mut h = harness();
+    let mut req = request("t", vec![user("u1", "x")]);
+    req.state = Some(value!(["tools"]));
+    h.start(req, ToolSet::default());
+    assert_eq!(h.body(0)["state"], json!(["tools"]));
+}
+
+#[test]
 fn messages_already_in_the_thread_are_not_added_twice() {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
