@@ -614,6 +614,30 @@ fn request_state(state: &Value) -> Value {
     state
 }
 
+/// The tool messages the runtime put into a thread that the server has not been sent yet.
+fn unsent_tool_messages(thread: &Thread, unsent: &[String]) -> Vec<ToolMessage> {
+    let messages = thread.messages();
+    unsent
+        .iter()
+        .filter_map(|id| match thread.position(id).map(|at| &messages[at]) {
+            Some(Message::Tool(tool)) => Some(tool.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Puts a recorded tool message back after a snapshot dropped it, unless the thread has it, or
+/// a result for its call, already.
+fn keep_tool_message(thread: &mut Thread, message: ToolMessage) {
+    let answered = thread.messages().iter().any(|m| match m {
+        Message::Tool(t) => t.id == message.id || t.tool_call_id == message.tool_call_id,
+        _ => false,
+    });
+    if !answered {
+        thread.insert_tool_result(message);
+    }
+}
+
 /// The loop's state for every thread.
 pub struct Session {
     config: SessionConfig,
@@ -1269,7 +1293,19 @@ impl Session {
         let mut run_error = None;
         while let Some(item) = decoder.next_item() {
             if item.expanded {
-                match state.thread.apply(&item.event) {
+                // A snapshot holds the server's messages only: the results this turn recorded
+                // and has not sent yet (fire-and-forget calls) are put back after it.
+                let recorded = match &item.event {
+                    Event::MessagesSnapshot(_) => {
+                        unsent_tool_messages(&state.thread, &state.unsent)
+                    }
+                    _ => Vec::new(),
+                };
+                let applied = state.thread.apply(&item.event);
+                for message in recorded {
+                    keep_tool_message(&mut state.thread, message);
+                }
+                match applied {
                     Ok(Applied::Added(at)) if at + 1 != state.thread.messages().len() => {
                         // Inserted before other messages: every later position moved.
                         state.changed_all = true;

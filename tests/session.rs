@@ -545,6 +545,51 @@ fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
 }
 
 #[test]
+fn a_messages_snapshot_mid_stream_keeps_a_result_the_runtime_recorded() {
+    // ag-ui-langgraph sends MESSAGES_SNAPSHOT before RUN_FINISHED, with the server's messages
+    // only: a fire-and-forget call answered mid-stream has its result in the thread but not
+    // there. The snapshot must not drop it (the call would then be settled INTERRUPTED).
+    let mut h = harness();
+    let theme = FrontendTool {
+        follow_up: false,
+        ..tool("set_theme", json!({"type":"object"}))
+    };
+    h.start(
+        request("t", vec![user("u1", "dark please")]),
+        tool_set(&[theme], &[], &[]),
+    );
+    let run = h.last_run("t");
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "set_theme", r#"{"theme":"dark"}"#, "a1"));
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
+    h.pump();
+    h.answer("t", "c1", ToolOutcome::Value(value!({"ok": true})));
+    let snapshot = json!({"type":"MESSAGES_SNAPSHOT","messages":[
+        {"id":"u1","role":"user","content":"dark please"},
+        {"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function",
+            "function":{"name":"set_theme","arguments":"{\"theme\":\"dark\"}"}}]}
+    ]});
+    h.session
+        .handle_bytes("t", &run, sse(&[snapshot, finished("r")]).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Completed);
+    let tools = tool_messages(result);
+    assert_eq!(tools.len(), 1, "{tools:?}");
+    assert_eq!(tools[0]["toolCallId"], "c1");
+    assert_eq!(tools[0]["content"], r#"{"ok":true}"#);
+    // Still unsent: the next request carries it, right after its assistant message.
+    h.start(request("t", vec![user("u2", "thanks")]), ToolSet::default());
+    let sent: Vec<Value> = h.body(1)["messages"].as_array().unwrap().clone();
+    let ids: Vec<&str> = sent.iter().map(|m| m["id"].as_str().unwrap()).collect();
+    let at = ids.iter().position(|&id| id == "a1").unwrap();
+    assert_eq!(sent[at + 1]["toolCallId"], "c1", "{ids:?}");
+}
+
+#[test]
 fn max_rounds_stops_a_model_that_keeps_calling_tools() {
     let mut h = Harness::new(SessionConfig {
         max_rounds: 2,
