@@ -9,6 +9,7 @@
 // - Human in the loop: the confirm_action tool dispatches `chat-runtime:confirm` on window (see
 //   demo/tools-src/confirm.ts); this page claims it and shows Confirm / Cancel in the tool's card.
 import init, { ChatRuntime } from "/pkg/chat_runtime.js";
+import { createInspector } from "/inspector.js";
 
 const KEYS = {
   threads: "chat-runtime-demo:threads",
@@ -92,10 +93,15 @@ function saveMessages(threadId) {
 // ---- runtime ----------------------------------------------------------------------------------
 
 await init();
+// The workshop inspector (demo/inspector.js): sees each request body through prepareRequest (it
+// returns it unchanged) and the run through subscribe.
+const inspector = createInspector({ root: $("inspector"), toggle: $("inspector-toggle") });
 const rt = new ChatRuntime({
   runUrl: "/api/threads/{threadId}/runs",
   toolsUrl: "/tools/tools.json",
+  prepareRequest: inspector.prepareRequest,
 });
+inspector.attach(rt);
 window.chatRuntimeDemo = { runtime: rt };
 
 /** Threads with a run going on. */
@@ -214,6 +220,7 @@ const SUGGESTIONS = [
 ];
 
 function renderThread() {
+  inspector.show(current);
   view = { threadId: current, messages: new Map(), cards: new Map(), results: new Map() };
   ui.messages.replaceChildren();
   const thread = threads.find((t) => t.id === current);

@@ -29,7 +29,7 @@ before(async () => {
   temp = mkdtempSync(join(tmpdir(), "chat-runtime-nginx-"));
   app = join(temp, "html");
   mkdirSync(join(app, "assets"), { recursive: true });
-  for (const file of ["index.html", "app.js", "app.css"]) symlinkSync(join(ROOT, "demo", file), join(app, file));
+  for (const file of ["index.html", "app.js", "app.css", "inspector.js", "inspector.css"]) symlinkSync(join(ROOT, "demo", file), join(app, file));
   symlinkSync(join(ROOT, "pkg"), join(app, "pkg"));
   cpSync(WASM, join(app, HASHED));
   // The tools are a copy the test edits, as an operator edits a ConfigMap.
