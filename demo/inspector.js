@@ -90,7 +90,10 @@ export function createInspector({ root, toggle }) {
   function thread(threadId) {
     let t = threads.get(threadId);
     if (!t) {
-      t = { id: threadId, items: [], turns: 0, current: null, rounds: new Map(), pending: new Map(), toggles: null, sent: new Set(), view: null };
+      t = {
+        id: threadId, items: [], turns: 0, current: null, rounds: new Map(), pending: new Map(), toggles: null,
+        sent: new Set(), names: new Map(), view: null,
+      };
       threads.set(threadId, t);
     }
     return t;
@@ -110,7 +113,7 @@ export function createInspector({ root, toggle }) {
     let turn = t.current;
     if (round === 1 || !turn) {
       for (const item of t.items) if (item.kind === "turn") collapse(item);
-      turn = { kind: "turn", n: ++t.turns, rounds: [], items: [], calls: new Map(), startedAt: now(), open: true };
+      turn = { kind: "turn", n: ++t.turns, threadId, rounds: [], items: [], calls: new Map(), startedAt: now(), open: true };
       t.items.push(turn);
       t.current = turn;
     }
@@ -163,7 +166,10 @@ export function createInspector({ root, toggle }) {
   function call(r, toolCallId, name) {
     let c = r.turn.calls.get(toolCallId);
     if (!c) {
-      c = { id: toolCallId, name: name ?? "?", round: r, deltas: [], by: null, open: true };
+      // A call of an earlier turn (answered after a resume, say) keeps the name it had.
+      const names = threads.get(r.turn.threadId)?.names;
+      c = { id: toolCallId, name: name ?? names?.get(toolCallId) ?? "?", round: r, deltas: [], by: null, open: true };
+      if (name) names?.set(toolCallId, name);
       r.turn.calls.set(toolCallId, c);
       r.calls.push(c);
     }
@@ -249,7 +255,13 @@ export function createInspector({ root, toggle }) {
     turn.roundCount = rounds;
     turn.error = error;
     for (const r of turn.rounds) r.endedAt ??= end;
-    if (Array.isArray(interrupts) && interrupts.length) turn.items.push({ kind: "interrupts", interrupts });
+    if (Array.isArray(interrupts) && interrupts.length) {
+      turn.items.push({ kind: "interrupts", interrupts });
+      for (const i of interrupts) {
+        const c = i?.toolCallId === undefined ? undefined : turn.calls.get(i.toolCallId);
+        if (c) c.interrupt = i;
+      }
+    }
     t.current = null;
   }
 
@@ -514,6 +526,7 @@ export function createInspector({ root, toggle }) {
 
   function callStatus(c) {
     if (c.answer) return c.answer.error ? "error" : "done";
+    if (c.interrupt) return "interrupted";
     if (c.execStart !== undefined) return "running";
     if (c.streamEnd !== undefined) return c.round.turn.endedAt === undefined ? "waiting" : "no result";
     return "streaming";
@@ -541,6 +554,7 @@ export function createInspector({ root, toggle }) {
       ran = "not run: answered by the runtime";
     }
     if (c.streamEnd !== undefined) ran = [`streamed in ${ms(c.streamStart, c.streamEnd)}`, ran].filter(Boolean).join("; ");
+    if (c.interrupt) ran = [ran, `held by the server: interrupt ${c.interrupt.id} (${c.interrupt.reason})`].filter(Boolean).join("; ");
     setText(c.f.ran, ran);
     show(c.f.ran, ran !== "");
 

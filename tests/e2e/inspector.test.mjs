@@ -221,6 +221,40 @@ test("model and user text with HTML is shown as text: no element is created from
   await close(session);
 });
 
+test("an interrupt the server sends shows in the round's outcome, as text", async () => {
+  const session = await freshPage(WIDE);
+  const { page } = session;
+  await say(page, "hello");
+  await turnEnded(page, 1);
+  const threadId = await page.$eval("#threads button[aria-current=true]", (b) => b.dataset.threadId);
+  // The next run of this thread is a scripted stream (the demo agent answers queued responses first).
+  const interrupt = { id: "int-<i>1</i>", reason: "tool_approval", message: "<b>Delete</b> all notes?" };
+  const queued = await fetch(`${base}/test/script`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      threadId,
+      responses: [{
+        events: [
+          { type: "RUN_STARTED", threadId, runId: "srv-1" },
+          { type: "TEXT_MESSAGE_START", messageId: "a-int", role: "assistant" },
+          { type: "TEXT_MESSAGE_CONTENT", messageId: "a-int", delta: "I need your approval." },
+          { type: "TEXT_MESSAGE_END", messageId: "a-int" },
+          { type: "RUN_FINISHED", threadId, runId: "srv-1", outcome: { type: "interrupt", interrupts: [interrupt] } },
+        ],
+      }],
+    }),
+  });
+  assert.equal(queued.status, 200);
+  await say(page, "Delete all my notes");
+  await page.waitForSelector('#inspector .insp-turn[data-turn="2"]:not([data-status="running"])', { timeout: WAIT });
+  const turn = await readTurn(page, 2);
+  assert.deepEqual(turn.rounds[0].events, ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"]);
+  assert.equal(turn.rounds[0].fields.outcome, "interrupt: int-<i>1</i> (tool_approval)");
+  assert.equal(await page.$$eval("#inspector i, #inspector b", (n) => n.length), 0, "no element from the text");
+  await close(session);
+});
+
 test("the toggle: open by default at 1280 px beside the chat, a real button that works from the keyboard", async () => {
   const session = await freshPage(WIDE);
   const { page } = session;
