@@ -334,7 +334,8 @@ impl ChatRuntime {
 
     /// Sends the thread's new messages and drives the loop until the agent answers without
     /// needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
-    /// max_rounds, error); rejects only for programmer errors (`run/busy`, a malformed request).
+    /// max_rounds, error, interrupted); rejects only for programmer errors (`run/busy`, a malformed request,
+    /// a `resume` that does not answer the open interrupts or is off their schema).
     pub fn run(&self, request: JsRunRequest, options: Option<JsRunOptions>) -> JsRunPromise {
         match self.start(
             request.into(),
