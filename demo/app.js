@@ -8,6 +8,9 @@
 //   docked above it (frontend tools with a switch each, saved per thread; backend tools locked).
 // - Human in the loop: the confirm_action tool dispatches `chat-runtime:confirm` on window (see
 //   demo/tools-src/confirm.ts); this page claims it and shows Confirm / Cancel in the tool's card.
+// - Interrupts: with `?approvals=interrupt` the runs ask the demo agent for its interrupt mode
+//   (forwardedProps), where "Delete my notes" ends the run `interrupted`; an approval card
+//   (showInterruptCard) answers the open interrupts and resumes the run.
 import init, { ChatRuntime } from "/pkg/chat_runtime.js";
 import { createInspector } from "/inspector.js";
 
@@ -231,6 +234,7 @@ function renderThread() {
   } else {
     renderMessages(messages);
   }
+  showInterruptCard(current);
   renderRunStatus();
   scrollToEnd(true);
 }
@@ -363,7 +367,9 @@ function refreshCard(toolCallId) {
     label = confirmations.has(toolCallId)
       ? "waiting for you"
       : executing.has(toolCallId) ? "running in your browser" : "running";
-    if (!running.has(view.threadId) && !executing.has(toolCallId)) label = "no result";
+    if (!running.has(view.threadId) && !executing.has(toolCallId)) {
+      label = rt.interrupts(view.threadId).some((i) => i.toolCallId === toolCallId) ? "waiting for you" : "no result";
+    }
   }
   card.root.dataset.status = status;
   card.pill.textContent = label;
@@ -438,6 +444,7 @@ function renderRunStatus() {
     if (result.status === "aborted") text = "Stopped.";
     else if (result.status === "error") text = `Error: ${result.error?.message ?? "the run failed"}${result.error?.code ? ` (${result.error.code})` : ""}`;
     else if (result.status === "max_rounds") text = "Stopped: too many tool rounds in one turn.";
+    else if (result.status === "interrupted") text = "The agent waits for your answer.";
   }
   ui.runStatus.dataset.status = status;
   ui.runStatus.textContent = text;
@@ -461,12 +468,19 @@ async function send(text) {
   }
   const threadId = current;
   if (running.has(threadId)) return;
+  // Open interrupts are answered on their card first (a run that leaves them is refused).
+  if (rt.interrupts(threadId).length) return ui.messages.querySelector(".interrupt-approve")?.focus();
   const message = {
     id: `user-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
     role: "user",
     content: text,
   };
   ui.input.value = "";
+  await runTurn(threadId, { threadId, messages: [message] });
+}
+
+/** One `run` with the page's bookkeeping (status line, composer, saved messages, approval card). */
+async function runTurn(threadId, request) {
   running.add(threadId);
   lastResult.delete(threadId);
   renderComposer();
@@ -474,7 +488,7 @@ async function send(text) {
   renderThreadList();
   let result;
   try {
-    result = await rt.run({ threadId, messages: [message] });
+    result = await rt.run({ ...request, ...INTERRUPT_MODE });
   } catch (error) {
     result = { threadId, status: "error", error: { code: error?.code ?? "error", message: error?.message ?? String(error) } };
   }
@@ -484,9 +498,46 @@ async function send(text) {
   renderThreadList();
   if (threadId === current) {
     for (const id of view.cards.keys()) refreshCard(id);
+    showInterruptCard(threadId);
     renderRunStatus();
     renderComposer();
   }
+}
+
+// ---- interrupts (AG-UI 1.0): the approval card -------------------------------------------------
+
+/** `?approvals=interrupt`: the demo agent asks through interrupts (its `forwardedProps` switch). */
+const INTERRUPT_MODE = new URLSearchParams(location.search).get("approvals") === "interrupt" ? { forwardedProps: { approvals: "interrupt" } } : {};
+
+/**
+ * Shows the thread's open interrupts (`rt.interrupts`) as one card at the end of the conversation:
+ * Approve / Reject answer every one of them (`resume`, payload `{ approved }`) and resume the run.
+ */
+function showInterruptCard(threadId) {
+  ui.messages.querySelector(".interrupt-card")?.remove();
+  const open = threadId && !running.has(threadId) ? rt.interrupts(threadId) : [];
+  if (threadId !== current || open.length === 0) return;
+  const box = el("div", "confirm interrupt-card");
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "Approval needed");
+  box.append(el("p", "confirm-title", "The agent asks for your approval:"));
+  for (const interrupt of open) box.append(el("p", "confirm-action", interrupt.message ?? interrupt.reason));
+  const approve = el("button", "primary interrupt-approve", "Approve");
+  const reject = el("button", "interrupt-reject", "Reject");
+  approve.type = reject.type = "button";
+  const answer = (approved) => {
+    box.remove();
+    const resume = open.map((i) => ({ interruptId: i.id, status: "resolved", payload: { approved } }));
+    runTurn(threadId, { threadId, messages: [], resume });
+  };
+  approve.addEventListener("click", () => answer(true));
+  reject.addEventListener("click", () => answer(false));
+  const buttons = el("div", "confirm-buttons");
+  buttons.append(approve, reject);
+  box.append(buttons);
+  ui.messages.append(box);
+  scrollToEnd(true);
+  approve.focus({ preventScroll: true });
 }
 
 ui.composer.addEventListener("submit", (event) => {

@@ -33,13 +33,16 @@ use crate::sorted::SortedMap;
 use crate::json::{quoted, Value};
 
 use crate::protocol::decode::{DecodeError, DecodeOptions, EventDecoder, Output};
-use crate::protocol::event::{Content, Context, Event, Message, Tool, ToolMessage};
+use crate::protocol::event::{
+    Content, Context, Event, Interrupt, Message, ResumeEntry, ResumeStatus, RunFinishedOutcome,
+    Tool, ToolMessage,
+};
 use crate::protocol::input::RunInputBuilder;
 use crate::protocol::thread::{Applied, PendingCall, Thread};
 use crate::protocol::wire::{ObjWriter, ToJson};
 use crate::tools::catalog::Catalog;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
-use crate::tools::schema::{validate, PatternMatcher};
+use crate::tools::schema::{validate, PatternMatcher, Violation};
 use crate::tools::toggles::{KeyValueStore, Toggles};
 use crate::tools::{FrontendTool, TimeLimit};
 
@@ -164,6 +167,12 @@ pub struct RunRequest {
     pub state: Option<Value>,
     /// `RunAgentInput.forwardedProps`.
     pub forwarded_props: Option<Value>,
+    /// `RunAgentInput.resume`: an answer for each of the thread's open interrupts
+    /// ([`Session::interrupts`]), sent with the turn's first run.
+    pub resume: Vec<ResumeEntry>,
+    /// The wall clock when the run starts, in ms since the Unix epoch, for the open interrupts'
+    /// `expiresAt` (one past it and not answered is answered `cancelled`); `None`: none expires.
+    pub now_ms: Option<u64>,
 }
 
 /// How a turn ended.
@@ -177,6 +186,9 @@ pub enum RunStatus {
     MaxRounds,
     /// The server, the network or the stream failed.
     Error,
+    /// The run ended with `RUN_FINISHED.outcome.type` `"interrupt"`: the agent waits for answers
+    /// (the next run's `resume`).
+    Interrupted,
 }
 
 /// Why a turn ended in error.
@@ -208,6 +220,8 @@ pub struct RunResult {
     pub state: Value,
     /// Why it failed, for `error` (and the limit, for `max_rounds`).
     pub error: Option<RunError>,
+    /// The open interrupts as the server sent them, for `interrupted`.
+    pub interrupts: Option<Vec<Interrupt>>,
 }
 
 /// The error of a tool, as listeners see it.
@@ -301,6 +315,8 @@ pub enum RuntimeEvent {
         rounds: u32,
         /// Why it failed.
         error: Option<RunError>,
+        /// The open interrupts, for `interrupted`.
+        interrupts: Option<Vec<Interrupt>>,
     },
 }
 
@@ -329,6 +345,7 @@ impl RunStatus {
             RunStatus::Aborted => "aborted",
             RunStatus::MaxRounds => "max_rounds",
             RunStatus::Error => "error",
+            RunStatus::Interrupted => "interrupted",
         }
     }
 }
@@ -386,6 +403,7 @@ impl RunResult {
         );
         w.field("state", &self.state);
         w.field("error", &self.error);
+        w.field("interrupts", &self.interrupts);
         w.end();
     }
 
@@ -482,11 +500,13 @@ impl ToJson for RuntimeEvent {
                 status,
                 rounds,
                 error,
+                interrupts,
             } => {
                 w.field("threadId", thread_id);
                 w.field("status", status);
                 w.field("rounds", rounds);
                 w.field("error", error);
+                w.field("interrupts", interrupts);
             }
         }
         w.end();
@@ -577,14 +597,36 @@ pub enum SessionError {
     /// The thread id breaks the rule of [`crate::thread_id`]; nothing was sent.
     #[error("{0}")]
     BadThreadId(crate::thread_id::ThreadIdError),
+    /// A `resume` entry is wrong: its payload breaks the interrupt's `responseSchema` (then
+    /// `violation` says where), or it answers an interrupt twice. Nothing was sent.
+    #[error("resume entry for interrupt {}: {message}", quoted(interrupt_id))]
+    BadResume {
+        /// The interrupt answered.
+        interrupt_id: String,
+        /// What is wrong.
+        message: String,
+        /// The first way the payload breaks the schema (its `pointer` is in the payload).
+        violation: Option<Violation>,
+    },
+    /// The thread has open interrupts the request does not answer (and that have not expired).
+    /// Nothing was sent.
+    #[error("thread {} has open interrupts the run does not answer in `resume`: {}", quoted(thread_id), ids.iter().map(|id| quoted(id)).collect::<Vec<_>>().join(", "))]
+    UnansweredInterrupts {
+        /// The thread.
+        thread_id: String,
+        /// The interrupts not answered.
+        ids: Vec<String>,
+    },
 }
 
 impl SessionError {
-    /// A stable code: `run/busy`.
+    /// A stable code: `run/busy`, `run/bad-request`, `input/invalid`, `run/unanswered-interrupts`.
     pub fn code(&self) -> &'static str {
         match self {
             SessionError::Busy { .. } => "run/busy",
             SessionError::BadThreadId(_) => "run/bad-request",
+            SessionError::BadResume { .. } => "input/invalid",
+            SessionError::UnansweredInterrupts { .. } => "run/unanswered-interrupts",
         }
     }
 }
@@ -666,6 +708,9 @@ struct ThreadState {
     changed_all: bool,
     /// Whether the AG-UI state changed since the host last asked.
     state_changed: bool,
+    /// The open interrupts: those of the last `RUN_FINISHED` whose outcome was `interrupt`,
+    /// until a later `RUN_FINISHED` (of a run that answered them).
+    interrupts: Vec<Interrupt>,
     /// The turn in progress.
     turn: Option<Turn>,
 }
@@ -705,6 +750,10 @@ struct Turn {
     running: SortedMap<RunningCall>,
     /// Follow-up calls of this round in call order, and their outcomes once known.
     answers: Vec<(PendingCall, Option<ToolOutcome>)>,
+    /// The answers to the open interrupts, sent with the first round (taken then).
+    resume: Vec<ResumeEntry>,
+    /// Whether this round's `RUN_FINISHED` carried an `interrupt` outcome.
+    interrupted: bool,
 }
 
 impl Session {
@@ -848,6 +897,14 @@ impl Session {
         }
     }
 
+    /// The thread's open interrupts, as the server sent them (none for an unknown thread): the
+    /// next run must answer each of them in [`RunRequest::resume`].
+    pub fn interrupts(&self, thread_id: &str) -> &[Interrupt] {
+        self.threads
+            .get(thread_id)
+            .map_or(&[], |t| t.interrupts.as_slice())
+    }
+
     /// Whether a turn is going on in the thread.
     pub fn is_running(&self, thread_id: &str) -> bool {
         self.threads
@@ -943,8 +1000,10 @@ impl Session {
 
     /// Starts a turn: adds the request's messages and sends the first run.
     /// Refused, with nothing sent and nothing changed, while a turn is going on in the thread
-    /// ([`SessionError::Busy`]) or when the thread id cannot be one segment of the run URL
-    /// ([`SessionError::BadThreadId`]).
+    /// ([`SessionError::Busy`]), when the thread id cannot be one segment of the run URL
+    /// ([`SessionError::BadThreadId`]), when a `resume` payload breaks its interrupt's
+    /// `responseSchema` ([`SessionError::BadResume`]), or when an open interrupt that has not
+    /// expired gets no answer ([`SessionError::UnansweredInterrupts`]).
     pub fn start_run(&mut self, request: RunRequest, tools: ToolSet) -> Result<(), SessionError> {
         crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
         let thread_id = request.thread_id.clone();
@@ -954,10 +1013,19 @@ impl Session {
         if state.turn.is_some() {
             return Err(SessionError::Busy { thread_id });
         }
+        let resume = answer_interrupts(
+            &thread_id,
+            &state.interrupts,
+            request.resume,
+            request.now_ms,
+            self.patterns.as_ref(),
+        )?;
         // A history whose calls never got an answer (a reload mid-tool, a crash) is rejected by
-        // providers that demand a result for every call: settle those first.
+        // providers that demand a result for every call: settle those first. A call an open
+        // interrupt names is the server's until it is resumed: it gets no answer from here.
+        let held = held_calls(&state.interrupts);
         let dangling = unanswered_calls(state.thread.messages(), |_| true);
-        for tool_call_id in dangling {
+        for tool_call_id in dangling.into_iter().filter(|id| !held.contains(id)) {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
                 Interruption::Abandoned,
                 "this call was never answered (the page was closed or reloaded while it ran)",
@@ -1000,6 +1068,8 @@ impl Session {
             run_finished: false,
             running: SortedMap::new(),
             answers: Vec::new(),
+            resume,
+            interrupted: false,
         });
         self.send_round(&thread_id);
         Ok(())
@@ -1225,11 +1295,15 @@ impl Session {
         turn.decoder = Some(EventDecoder::new(&options));
         turn.stream_done = false;
         turn.run_finished = false;
+        turn.interrupted = false;
         turn.answers.clear();
         let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
             .tools(turn.tools.wire.clone())
             .context(turn.context.clone())
             .state(request_state(state.thread.state()));
+        if !turn.resume.is_empty() {
+            builder = builder.resume(std::mem::take(&mut turn.resume));
+        }
         if let Some(props) = &turn.forwarded_props {
             builder = builder.forwarded_props(props.clone());
         }
@@ -1326,7 +1400,18 @@ impl Session {
                     Ok(_) | Err(_) => {}
                 }
                 match &item.event {
-                    Event::RunFinished(_) => turn.run_finished = true,
+                    Event::RunFinished(e) => {
+                        turn.run_finished = true;
+                        // A run on a thread with open interrupts answered them all: they close
+                        // here, and an `interrupt` outcome opens the new ones.
+                        state.interrupts = match &e.outcome {
+                            Some(RunFinishedOutcome::Interrupt { interrupts }) => {
+                                turn.interrupted = true;
+                                interrupts.clone()
+                            }
+                            _ => Vec::new(),
+                        };
+                    }
                     Event::RunError(e) => {
                         run_error = Some(RunError {
                             code: e.code.clone().unwrap_or_else(|| "run/error".to_owned()),
@@ -1589,7 +1674,12 @@ impl Session {
             return;
         }
         if turn.answers.is_empty() {
-            self.finish(thread_id, RunStatus::Completed, None);
+            let status = if turn.interrupted {
+                RunStatus::Interrupted
+            } else {
+                RunStatus::Completed
+            };
+            self.finish(thread_id, status, None);
             return;
         }
         let answers = std::mem::take(&mut turn.answers);
@@ -1701,8 +1791,10 @@ impl Session {
                 "the run ended before this call was answered",
             ),
         };
+        // A call an open interrupt names stays the server's: no answer from here.
+        let held = held_calls(&state.interrupts);
         for id in unanswered_calls(state.thread.messages(), |m| !turn.before.contains(m)) {
-            if !settle.iter().any(|(s, _)| *s == id) {
+            if !held.contains(&id) && !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));
                 settle.push((id, outcome));
             }
@@ -1720,6 +1812,7 @@ impl Session {
             .filter(|m| !turn.before.contains(m.id()))
             .cloned()
             .collect();
+        let interrupts = (status == RunStatus::Interrupted).then(|| state.interrupts.clone());
         let result = RunResult {
             thread_id: thread_id.to_owned(),
             status,
@@ -1728,6 +1821,7 @@ impl Session {
             new_messages,
             state: state.thread.state().clone(),
             error: error.clone(),
+            interrupts: interrupts.clone(),
         };
         self.actions
             .push_back(Action::Emit(RuntimeEvent::RunFinished {
@@ -1735,9 +1829,155 @@ impl Session {
                 status,
                 rounds: turn.round,
                 error,
+                interrupts,
             }));
         self.actions.push_back(Action::Finished(Box::new(result)));
     }
+}
+
+/// The tool calls the open `interrupts` name: the server's until they are resumed.
+fn held_calls(interrupts: &[Interrupt]) -> Vec<String> {
+    interrupts
+        .iter()
+        .filter_map(|i| i.tool_call_id.clone())
+        .collect()
+}
+
+/// The `resume` a run sends: the app's `answers`, each payload of a `resolved` answer checked
+/// against its interrupt's `responseSchema` (by the validator of tool arguments), then a
+/// `cancelled` answer for each open interrupt the app left unanswered that is past its
+/// `expiresAt` at `now_ms`. An interrupt answered twice, a payload off its schema, or an open
+/// interrupt left unanswered that has not expired refuses the run. An answer to an interrupt
+/// the thread does not hold (the app kept it across a reload) is sent as it is.
+fn answer_interrupts(
+    thread_id: &str,
+    open: &[Interrupt],
+    mut answers: Vec<ResumeEntry>,
+    now_ms: Option<u64>,
+    patterns: &dyn PatternMatcher,
+) -> Result<Vec<ResumeEntry>, SessionError> {
+    for (at, answer) in answers.iter().enumerate() {
+        let bad = |message: String, violation: Option<Violation>| SessionError::BadResume {
+            interrupt_id: answer.interrupt_id.clone(),
+            message,
+            violation,
+        };
+        if answers[..at]
+            .iter()
+            .any(|a| a.interrupt_id == answer.interrupt_id)
+        {
+            return Err(bad("it is answered twice".to_owned(), None));
+        }
+        let schema = open
+            .iter()
+            .find(|i| i.id == answer.interrupt_id)
+            .and_then(|i| i.response_schema.as_ref());
+        if let (ResumeStatus::Resolved, Some(schema)) = (&answer.status, schema) {
+            let payload = answer.payload.clone().unwrap_or(Value::Null);
+            validate(&Value::Object(schema.clone()), &payload, patterns).map_err(|v| {
+                bad(
+                    format!(
+                        "the payload does not match its responseSchema: {}",
+                        v.to_text()
+                    ),
+                    Some(v),
+                )
+            })?;
+        }
+    }
+    let mut unanswered = Vec::new();
+    for interrupt in open {
+        if answers.iter().any(|a| a.interrupt_id == interrupt.id) {
+            continue;
+        }
+        let expired = match (now_ms, interrupt.expires_at.as_deref().and_then(epoch_ms)) {
+            (Some(now), Some(at)) => now >= at,
+            _ => false,
+        };
+        if expired {
+            answers.push(ResumeEntry {
+                interrupt_id: interrupt.id.clone(),
+                status: ResumeStatus::Cancelled,
+                payload: None,
+                metadata: None,
+            });
+        } else {
+            unanswered.push(interrupt.id.clone());
+        }
+    }
+    if !unanswered.is_empty() {
+        return Err(SessionError::UnansweredInterrupts {
+            thread_id: thread_id.to_owned(),
+            ids: unanswered,
+        });
+    }
+    Ok(answers)
+}
+
+/// An ISO 8601 date-time (`2026-05-01T12:00:00Z`, `2026-05-01T14:00:00.5+02:00`) as ms since the
+/// Unix epoch; `None` for any other text (such an `expiresAt` never expires).
+fn epoch_ms(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let digits = b.get(from..from + len)?;
+        digits.iter().try_fold(0i64, |n, d| {
+            d.is_ascii_digit().then(|| n * 10 + i64::from(d - b'0'))
+        })
+    };
+    let sep = |at: usize, c: &[u8]| b.get(at).is_some_and(|x| c.contains(x));
+    if !(sep(4, b"-") && sep(7, b"-") && sep(10, b"Tt ") && sep(13, b":") && sep(16, b":")) {
+        return None;
+    }
+    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || hour > 23
+        || minute > 59
+        || second > 60
+    {
+        return None;
+    }
+    let mut at = 19;
+    let mut millis = 0;
+    if sep(at, b".") {
+        at += 1;
+        let start = at;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            if at - start < 3 {
+                millis = millis * 10 + i64::from(b[at] - b'0');
+            }
+            at += 1;
+        }
+        if at == start {
+            return None;
+        }
+        for _ in (at - start)..3 {
+            millis *= 10;
+        }
+    }
+    let offset_min = match b.get(at) {
+        Some(b'Z' | b'z') if at + 1 == b.len() => 0,
+        Some(sign @ (b'+' | b'-')) if at + 6 == b.len() && sep(at + 3, b":") => {
+            let minutes = num(at + 1, 2)? * 60 + num(at + 4, 2)?;
+            if *sign == b'+' {
+                minutes
+            } else {
+                -minutes
+            }
+        }
+        _ => return None,
+    };
+    // Days from 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
+    u64::try_from(seconds * 1000 + millis).ok()
 }
 
 /// The ids of tool calls, in assistant messages accepted by `include` (by message id), that no

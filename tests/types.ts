@@ -81,6 +81,8 @@ import {
   type ChatRuntimeOptions,
   type Diagnostic,
   type FrontendTool,
+  type Interrupt,
+  type ResumeEntry,
   type RunOptions,
   type RunRequest,
   type RunResult,
@@ -191,6 +193,21 @@ export async function drivesTheRuntime(): Promise<RunStatus> {
   console.log(diagnostics, active, messages, state, running, result.newMessages, result.error?.status);
   return result.status;
 }
+
+/** Interrupts: the open ones, and a run that answers them. */
+export async function answersInterrupts(rt: ChatRuntime): Promise<Interrupt[] | undefined> {
+  const open: Interrupt[] = rt.interrupts("t1");
+  const resume: ResumeEntry[] = open.map((i) =>
+    i.responseSchema ? { interruptId: i.id, status: "resolved", payload: { approved: true } } : { interruptId: i.id, status: "cancelled" },
+  );
+  rt.subscribe((event) => console.log(event.interrupts?.map((i) => i.toolCallId)), { events: ["run_finished"] });
+  const result = await rt.run({ threadId: "t1", messages: [], resume });
+  const status: RunStatus = result.status;
+  if (status === "interrupted") return result.interrupts;
+  return undefined;
+}
+// @ts-expect-error: a resume status is "resolved" or "cancelled"
+export const badResume: ResumeEntry = { interruptId: "i", status: "approved" };
 
 // @ts-expect-error: runUrl is required
 new ChatRuntime({ toolsUrl: null });

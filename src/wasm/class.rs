@@ -15,7 +15,7 @@ use super::error::Error;
 use super::io::http::Fetch;
 use super::io::storage::Store;
 use crate::json::{quoted, Map, Value};
-use crate::protocol::event::{Context, Message};
+use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::session::{HistoryMode, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
 use crate::tools::TimeLimit;
@@ -52,6 +52,9 @@ extern "C" {
     /// `Message[]`.
     #[wasm_bindgen(typescript_type = "Message[]")]
     pub type JsMessages;
+    /// `Interrupt[]`.
+    #[wasm_bindgen(typescript_type = "Interrupt[]")]
+    pub type JsInterrupts;
     /// `unknown`.
     #[wasm_bindgen(typescript_type = "unknown")]
     pub type JsUnknown;
@@ -314,6 +317,15 @@ impl ChatRuntime {
         Ok(self.driver.state(&thread_id)?.unchecked_into())
     }
 
+    /// The thread's open interrupts, as the server sent them (`RUN_FINISHED.outcome.interrupts`);
+    /// the next `run` answers each in `resume`. None for an unknown thread.
+    pub fn interrupts(&self, thread_id: JsThreadId) -> Result<JsInterrupts, Error> {
+        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
+            return Ok(js_sys::Array::new().unchecked_into());
+        };
+        Ok(self.driver.interrupts(&thread_id)?.unchecked_into())
+    }
+
     /// Whether a run is going on in the thread.
     #[wasm_bindgen(js_name = isRunning)]
     pub fn is_running(&self, thread_id: JsThreadId) -> bool {
@@ -322,7 +334,8 @@ impl ChatRuntime {
 
     /// Sends the thread's new messages and drives the loop until the agent answers without
     /// needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
-    /// max_rounds, error); rejects only for programmer errors (`run/busy`, a malformed request).
+    /// max_rounds, error, interrupted); rejects only for programmer errors (`run/busy`, a malformed request,
+    /// a `resume` that does not answer the open interrupts or is off their schema).
     pub fn run(&self, request: JsRunRequest, options: Option<JsRunOptions>) -> JsRunPromise {
         match self.start(
             request.into(),
@@ -379,12 +392,15 @@ impl ChatRuntime {
         })?;
         let messages: Vec<Message> = request_field(&host(&request, "messages"), "messages")?;
         let context: Vec<Context> = request_field(&host(&request, "context"), "context")?;
+        let resume: Vec<ResumeEntry> = request_field(&host(&request, "resume"), "resume")?;
         let request = RunRequest {
             thread_id,
             messages,
             context,
             state: optional_json(&host(&request, "state"))?,
             forwarded_props: optional_json(&host(&request, "forwardedProps"))?,
+            resume,
+            now_ms: Some(js_sys::Date::now() as u64),
         };
         let signal = if options.is_object() {
             host(&options, "signal")

@@ -465,6 +465,17 @@ impl Driver {
         parse(&text)
     }
 
+    /// `interrupts`.
+    pub(crate) fn interrupts(&self, thread_id: &str) -> Result<JsValue, Error> {
+        let text = self
+            .state
+            .borrow()
+            .session
+            .interrupts(thread_id)
+            .to_json_string();
+        parse(&text)
+    }
+
     /// `state`: `undefined` for an unknown thread.
     pub(crate) fn state(&self, thread_id: &str) -> Result<JsValue, Error> {
         let text = {

@@ -123,9 +123,24 @@ impl From<CatalogError> for Error {
     }
 }
 
-/// A session refusal (`run/busy`, `run/bad-request`, ...).
+/// A session refusal (`run/busy`, `run/bad-request`, ...); a `resume` payload off its schema
+/// (`input/invalid`) carries `interruptId` and `field`, the JSON pointer in the payload.
 impl From<SessionError> for Error {
     fn from(error: SessionError) -> Self {
-        Error::new(error.code(), error.to_string())
+        let out = Error::new(error.code(), error.to_string());
+        match error {
+            SessionError::BadResume {
+                interrupt_id,
+                violation,
+                ..
+            } => {
+                let out = out.with("interruptId", interrupt_id);
+                match violation {
+                    Some(v) => out.with("field", v.pointer),
+                    None => out,
+                }
+            }
+            _ => out,
+        }
     }
 }

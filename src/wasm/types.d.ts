@@ -212,12 +212,14 @@ export class ChatRuntimeError extends Error {
   index?: number;
   /** The `type` of the offending event, when known (`decode/...`). */
   eventType?: string;
-  /** The path of the offending field (`decode/field`), or the argument (`input/invalid`: `"threadId"`). */
+  /** The path of the offending field (`decode/field`), or the argument (`input/invalid`: `"threadId"`; for a `resume` payload, the JSON pointer in it: `"/approved"`). */
   field?: string;
   /** The HTTP status, for `tools/fetch` (also taken from a thrown value's numeric `status`). */
   status?: number;
   /** The tool, for `registerTool`'s `tool/...` errors and `tools/locked`. */
   toolName?: string;
+  /** The interrupt whose `resume` payload is off its `responseSchema` (`input/invalid`). */
+  interruptId?: string;
   /** What the app's code threw, e.g. its `fetch` for `tools/fetch`: the very value. */
   cause?: unknown;
 }
@@ -281,6 +283,20 @@ export interface RunRequest {
   /** Replaces the thread's AG-UI state. */
   state?: unknown;
   forwardedProps?: unknown;
+  /**
+   * The answers to the thread's open interrupts (`interrupts(threadId)`), one for each; sent as
+   * `RunAgentInput.resume` with the run's first request. A `resolved` payload is checked against
+   * its interrupt's `responseSchema` first (`input/invalid`, `field` the JSON pointer).
+   */
+  resume?: readonly ResumeEntry[];
+}
+
+/** The answer to an open interrupt. */
+export interface ResumeEntry {
+  interruptId: string;
+  status: "resolved" | "cancelled";
+  payload?: unknown;
+  metadata?: JsonObject;
 }
 
 /** Options of `run`. */
@@ -290,7 +306,7 @@ export interface RunOptions {
 }
 
 /** How a run ended. */
-export type RunStatus = "completed" | "aborted" | "max_rounds" | "error";
+export type RunStatus = "completed" | "aborted" | "max_rounds" | "error" | "interrupted";
 
 /** What `run` resolves with, for every ending. */
 export interface RunResult {
@@ -306,6 +322,8 @@ export interface RunResult {
   newMessages: Message[];
   state?: unknown;
   error?: RunError;
+  /** The open interrupts as the server sent them, for `status: "interrupted"`. */
+  interrupts?: Interrupt[];
 }
 
 /** Why a run ended with `status: "error"`. */
@@ -410,7 +428,7 @@ export type RuntimeEvent =
   | { type: "toggles_changed"; threadId: string | null }
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }
-  | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: { code: string; message: string; status?: number } };
+  | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: { code: string; message: string; status?: number }; interrupts?: Interrupt[] };
 
 /** The `type` strings of the runtime events. */
 export type RuntimeEventType = RuntimeEvent["type"];

@@ -33,6 +33,7 @@ ARGS = {
     "fails": {"reason": "boom"},
     "slow": {"label": "stop me"},
     "note": {"text": "hello"},
+    "delete_notes": {},
 }
 
 

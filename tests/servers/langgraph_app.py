@@ -2,8 +2,14 @@
 graph whose chat model is scripted and streams its tool calls the way OpenAI's does (the first
 chunk of a call carries its id and name with empty arguments, the next ones the argument pieces),
 with an in-memory checkpointer, so the server keeps each thread's history.
+
+A user message "ask <question>" makes the node call LangGraph's `interrupt(...)` with a
+`responseSchema` ({approved: boolean}); the agent runs with `emit_interrupt_outcome=True`, so the
+run ends with the AG-UI 1.0 interrupt outcome, and the answer of the next run's `resume` comes back
+as `interrupt`'s value (tests/servers/interrupts.test.mjs). No other message interrupts.
 Run: python langgraph_app.py"""
 
+import json
 from typing import Any, AsyncIterator, Iterator, List, Optional
 
 from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
@@ -13,6 +19,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.types import interrupt
 
 from common import answer_results, arg_pieces, decide, new_call_id, serve
 
@@ -84,7 +91,15 @@ class State(MessagesState):
 model = ScriptedChatModel()
 
 
+ASK_SCHEMA = {"type": "object", "properties": {"approved": {"type": "boolean"}}, "required": ["approved"]}
+
+
 async def chat(state: State, config):
+    last = state["messages"][-1] if state["messages"] else None
+    if isinstance(last, HumanMessage) and _text(last.content).startswith("ask "):
+        # Resumed: `interrupt` returns the resume entry's payload (a cancelled one: a sentinel dict).
+        answer = interrupt({"reason": "confirm", "message": _text(last.content)[4:], "responseSchema": ASK_SCHEMA})
+        return {"messages": [AIMessage(content=f"Answer: {json.dumps(answer, sort_keys=True)}")]}
     reply = await model.bind_tools(state.get("tools", [])).ainvoke(state["messages"], config)
     return {"messages": [reply]}
 
@@ -95,7 +110,7 @@ graph.add_edge(START, "chat")
 graph.add_edge("chat", END)
 
 app = FastAPI()
-add_langgraph_fastapi_endpoint(app, LangGraphAgent(name="scripted", graph=graph.compile(checkpointer=InMemorySaver())), "/agent")
+add_langgraph_fastapi_endpoint(app, LangGraphAgent(name="scripted", graph=graph.compile(checkpointer=InMemorySaver()), emit_interrupt_outcome=True), "/agent")
 
 if __name__ == "__main__":
     serve(app)

@@ -1,8 +1,13 @@
 """pydantic-ai's AG-UI adapter (AGUIAdapter) on a scripted FunctionModel that streams its tool
 calls: the frontend tools are the request's `tools`, the history is the request's `messages`
-(the adapter keeps nothing between requests). Run: python pydantic_app.py"""
+(the adapter keeps nothing between requests).
 
-from pydantic_ai import Agent
+Threads whose id starts with `approve-` get the approving agent instead: the same scripted model,
+with the backend tool `delete_notes` declared `requires_approval=True` and `DeferredToolRequests`
+in its output type, so a call to it ends the run with the AG-UI 1.0 interrupt outcome and the next
+run resumes it (tests/servers/interrupts.test.mjs). Run: python pydantic_app.py"""
+
+from pydantic_ai import Agent, DeferredToolRequests
 from pydantic_ai.messages import ModelRequest, RetryPromptPart, ToolReturnPart, UserPromptPart
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
@@ -39,9 +44,19 @@ async def stream(messages, info: AgentInfo):
 
 agent = Agent(FunctionModel(stream_function=stream))
 
+approving_agent = Agent(FunctionModel(stream_function=stream), output_type=[str, DeferredToolRequests])
+
+
+@approving_agent.tool_plain(requires_approval=True)
+def delete_notes() -> str:
+    """Delete all the user's notes (asks the user first)."""
+    return "deleted 3 notes"
+
 
 async def run(request):
-    return await AGUIAdapter.dispatch_request(request, agent=agent)
+    # The adapter reads the body again: Starlette keeps it.
+    chosen = approving_agent if str((await request.json()).get("threadId", "")).startswith("approve-") else agent
+    return await AGUIAdapter.dispatch_request(request, agent=chosen)
 
 
 if __name__ == "__main__":

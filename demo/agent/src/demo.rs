@@ -49,6 +49,10 @@ pub struct RunInput {
     pub tools: Vec<Value>,
     /// `context`, as sent.
     pub context: Vec<Value>,
+    /// `forwardedProps.approvals == "interrupt"`: the interrupt mode ([`plan`]).
+    pub interrupts: bool,
+    /// `resume`, as sent.
+    pub resume: Vec<Value>,
 }
 
 impl RunInput {
@@ -207,6 +211,13 @@ pub fn validate(body: &[u8]) -> Result<RunInput, Vec<Value>> {
             Vec::new()
         }
     };
+    let interrupts = obj
+        .get("forwardedProps")
+        .is_some_and(|p| p["approvals"] == "interrupt");
+    let resume = match obj.get("resume") {
+        Some(Value::Array(list)) => list.clone(),
+        _ => Vec::new(),
+    };
     if errors.is_empty() {
         Ok(RunInput {
             thread_id,
@@ -214,6 +225,8 @@ pub fn validate(body: &[u8]) -> Result<RunInput, Vec<Value>> {
             messages,
             tools,
             context,
+            interrupts,
+            resume,
         })
     } else {
         Err(errors)
@@ -799,10 +812,81 @@ fn assistant(id: &str, content: Option<&str>, calls: Vec<Value>) -> Value {
     Value::Object(m)
 }
 
+// ---- the interrupt mode --------------------------------------------------------------------------
+
+/// The `responseSchema` of the demo's approval interrupts.
+fn approval_schema() -> Value {
+    json!({ "type": "object", "properties": { "approved": { "type": "boolean" } }, "required": ["approved"] })
+}
+
+/// The run's RUN_FINISHED with an interrupt outcome that asks the user to approve each call.
+fn run_interrupted(input: &RunInput, calls: &[(String, String)]) -> Value {
+    let interrupts: Vec<Value> = calls
+        .iter()
+        .map(|(call_id, action)| {
+            json!({
+                "id": format!("int-{call_id}"),
+                "reason": "tool_call",
+                "message": format!("Approve: {action}?"),
+                "toolCallId": call_id,
+                "responseSchema": approval_schema(),
+            })
+        })
+        .collect();
+    json!({ "type": "RUN_FINISHED", "threadId": input.thread_id, "runId": input.run_id,
+            "outcome": { "type": "interrupt", "interrupts": interrupts } })
+}
+
+/// Interrupt mode, a run that resumes: each `resume` entry settles the `confirm_action` call its
+/// interrupt named (`int-<callId>`) with `{"confirmed": approved}` (a `TOOL_CALL_RESULT` from the
+/// agent, which owns the call) and the agent says what it did. `None` when the run resumes nothing.
+fn plan_resume(thread: &mut Vec<Value>, input: &RunInput, out: &mut Out<'_>) -> Option<()> {
+    let mut sentences = Vec::new();
+    for entry in &input.resume {
+        let Some(call_id) = entry["interruptId"]
+            .as_str()
+            .and_then(|id| id.strip_prefix("int-"))
+        else {
+            continue;
+        };
+        let Some(call) = find_call(thread, call_id).cloned() else {
+            continue;
+        };
+        let approved = entry["status"] == "resolved" && entry["payload"]["approved"] == true;
+        let content = json!({ "confirmed": approved }).to_string();
+        let msg_id = out.ids.msg();
+        out.push(json!({ "type": "TOOL_CALL_RESULT", "messageId": msg_id, "toolCallId": call_id, "content": content, "role": "tool" }));
+        thread.push(
+            json!({ "id": msg_id, "role": "tool", "toolCallId": call_id, "content": content }),
+        );
+        let args = call["function"]["arguments"]
+            .as_str()
+            .and_then(|a| serde_json::from_str(a).ok())
+            .unwrap_or_else(|| json!({}));
+        sentences.extend(answer("confirm_action", &args, &content, None));
+    }
+    if sentences.is_empty() {
+        return None;
+    }
+    let text = sentences.join(" ");
+    let id = out.text_message(&text);
+    thread.push(assistant(&id, Some(&text), vec![]));
+    out.push(run_finished(input, &[]));
+    Some(())
+}
+
 /// Plans one run over the (already merged) `thread`; appends what the run says to it.
+///
+/// In the interrupt mode (the request's `forwardedProps.approvals` is `"interrupt"`), a request to
+/// delete, confirm or reset is the agent's own `confirm_action` call (offered or not): the run ends
+/// with the AG-UI 1.0 interrupt outcome naming it, and the next run's `resume` answers it
+/// ([`plan_resume`]).
 pub fn plan(thread: &mut Vec<Value>, input: &RunInput, ids: &Ids) -> Vec<Step> {
     let mut out = Out::new(ids);
     out.push(run_started(input));
+    if input.interrupts && plan_resume(thread, input, &mut out).is_some() {
+        return out.steps;
+    }
     let trailing_tools: Vec<Value> = thread
         .iter()
         .rev()
@@ -854,7 +938,9 @@ pub fn plan(thread: &mut Vec<Value>, input: &RunInput, ids: &Ids) -> Vec<Step> {
     let mut missing = Vec::new();
     let mut calls: Vec<(String, Intent)> = Vec::new();
     for intent in wanted {
-        if matches!(intent, Intent::Docs(_)) || input.offers(intent.tool()) {
+        let servers = matches!(intent, Intent::Docs(_))
+            || (input.interrupts && matches!(intent, Intent::Confirm(_)));
+        if servers || input.offers(intent.tool()) {
             calls.push((ids.call(), intent));
         } else {
             missing.push(turned_off(intent.tool()));
@@ -881,8 +967,12 @@ pub fn plan(thread: &mut Vec<Value>, input: &RunInput, ids: &Ids) -> Vec<Step> {
     // Backend results, then the text the run can already say.
     let mut after = Vec::new();
     let mut pending = Vec::new();
+    let mut approvals = Vec::new();
     for (call_id, intent) in &calls {
         match intent {
+            Intent::Confirm(action) if input.interrupts => {
+                approvals.push((call_id.clone(), action.clone()))
+            }
             Intent::Docs(query) => {
                 let hits = search_docs(query);
                 let content = search_docs_content(&hits);
@@ -905,7 +995,13 @@ pub fn plan(thread: &mut Vec<Value>, input: &RunInput, ids: &Ids) -> Vec<Step> {
         let id = out.text_message(&text);
         thread.push(assistant(&id, Some(&text), vec![]));
     }
-    out.push(run_finished(input, &pending));
+    if approvals.is_empty() {
+        out.push(run_finished(input, &pending));
+    } else {
+        // An interrupted run hands the browser no call: the runtime settles any other call of
+        // this run itself; the approvals wait for the next run's `resume`.
+        out.push(run_interrupted(input, &approvals));
+    }
     out.steps
 }
 
@@ -948,6 +1044,63 @@ mod tests {
         assert_eq!(
             intents("How do I add a tool?"),
             vec![Intent::Docs("How do I add a tool".into())]
+        );
+    }
+
+    #[test]
+    fn interrupt_mode_asks_through_an_interrupt_and_resume_answers_it() {
+        let ids = Ids::default();
+        let body = |extra: &str| {
+            format!(
+                r#"{{"threadId":"t","runId":"r","messages":[{{"id":"u1","role":"user","content":"Delete my notes"}}],"forwardedProps":{{"approvals":"interrupt"}}{extra}}}"#
+            )
+        };
+        let input = validate(body("").as_bytes()).unwrap();
+        assert!(input.interrupts);
+        let mut thread = input.messages.clone();
+        let steps = plan(&mut thread, &input, &ids);
+        let last = &steps.last().unwrap().event;
+        assert_eq!(last["outcome"]["type"], "interrupt");
+        let interrupt = &last["outcome"]["interrupts"][0];
+        let call_id = interrupt["toolCallId"].as_str().unwrap().to_owned();
+        assert_eq!(interrupt["id"], format!("int-{call_id}"));
+        assert_eq!(interrupt["responseSchema"], approval_schema());
+        assert!(find_call(&thread, &call_id).is_some());
+        assert!(!thread.iter().any(|m| m["role"] == "tool"));
+
+        for (payload, says) in [
+            ("true", "Done: Delete my notes."),
+            ("false", "OK, I did not Delete my notes."),
+        ] {
+            let mut thread = thread.clone();
+            let resume = format!(
+                r#","resume":[{{"interruptId":"int-{call_id}","status":"resolved","payload":{{"approved":{payload}}}}}]"#
+            );
+            let input = validate(body(&resume).as_bytes()).unwrap();
+            let steps = plan(&mut thread, &input, &ids);
+            let result = steps
+                .iter()
+                .find(|s| s.event["type"] == "TOOL_CALL_RESULT")
+                .unwrap();
+            assert_eq!(result.event["toolCallId"], call_id.as_str());
+            assert_eq!(
+                result.event["content"],
+                format!(r#"{{"confirmed":{payload}}}"#)
+            );
+            assert_eq!(thread.last().unwrap()["content"], says);
+            assert_eq!(steps.last().unwrap().event["outcome"]["type"], "success");
+        }
+        // Without the switch: the frontend tool, as before.
+        let input = validate(br#"{"threadId":"t","runId":"r","messages":[{"id":"u1","role":"user","content":"Delete my notes"}],"tools":[{"name":"confirm_action"}]}"#).unwrap();
+        let mut thread = input.messages.clone();
+        let steps = plan(&mut thread, &input, &ids);
+        assert_eq!(steps.last().unwrap().event["outcome"]["type"], "success");
+        assert_eq!(
+            steps.last().unwrap().event["outcome"]["pendingToolCallIds"]
+                .as_array()
+                .unwrap()
+                .len(),
+            1
         );
     }
 
