@@ -74,6 +74,12 @@ pub struct SessionConfig {
     /// Extra request headers for every run (an API key, a tenant). `Content-Type` and `Accept`
     /// are the session's own ([`Action::Send`]): an app's header of either name is left out.
     pub headers: Vec<(String, String)>,
+    /// How many times in a row a round's stream is resumed after a cut ([`Action::Reconnect`])
+    /// before the turn ends in error; an attempt that brings a new event starts the count again.
+    pub max_reconnects: u32,
+    /// The first reconnect's delay in milliseconds when the stream set no `retry:`; each further
+    /// attempt in a row waits twice as long.
+    pub reconnect_delay_ms: u64,
 }
 
 /// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context
@@ -90,6 +96,8 @@ impl Default for SessionConfig {
             run_url: "/api/threads/{threadId}/runs".to_owned(),
             max_tool_result_bytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
             headers: Vec::new(),
+            max_reconnects: 3,
+            reconnect_delay_ms: 1_000,
         }
     }
 }
@@ -164,6 +172,22 @@ pub struct RunRequest {
     pub state: Option<Value>,
     /// `RunAgentInput.forwardedProps`.
     pub forwarded_props: Option<Value>,
+    /// What happens to the browser calls of a loaded history that have no result.
+    pub pending: Pending,
+}
+
+/// What a turn does with the browser calls of the thread's last assistant message that have no
+/// result (a history loaded with `set_messages` after a reload mid-tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pending {
+    /// Answer them `INTERRUPTED` before the first request (every call of the thread that has no
+    /// result is settled so).
+    #[default]
+    Settle,
+    /// Run each of them once, as if the agent had just called it (toggles and schema validation
+    /// as usual), then send the first request with their results. Calls of backend tools and of
+    /// earlier messages are settled as with `Settle`.
+    Run,
 }
 
 /// How a turn ended.
@@ -542,6 +566,20 @@ pub enum Action {
         /// The JSON body.
         body: String,
     },
+    /// The round's stream was cut after events with SSE ids: after `delay_ms`, send the round's
+    /// request again, exactly as it went out, with the header `Last-Event-ID: last_event_id`,
+    /// and hand the answer in as before ([`Session::handle_response`], then the bytes). The
+    /// server continues the run after that event.
+    Reconnect {
+        /// The thread.
+        thread_id: String,
+        /// The round's run id (unchanged).
+        run_id: String,
+        /// The id of the last complete event received.
+        last_event_id: String,
+        /// How long to wait first, in milliseconds.
+        delay_ms: u64,
+    },
     /// Run a browser tool; answer with [`Session::handle_tool_result`]. Its deadline starts when
     /// the host takes this action ([`Session::poll_action`]'s `now`).
     Execute(ToolCallJob),
@@ -701,6 +739,9 @@ struct Turn {
     stream_done: bool,
     /// Whether `RUN_FINISHED` arrived in this round.
     run_finished: bool,
+    /// Reconnects of this round in a row without a new event, and the id resumed from last.
+    reconnects: u32,
+    resumed_from: Option<String>,
     /// Calls the host is running, by id.
     running: SortedMap<RunningCall>,
     /// Follow-up calls of this round in call order, and their outcomes once known.
@@ -998,6 +1039,8 @@ impl Session {
             decoder: None,
             stream_done: false,
             run_finished: false,
+            reconnects: 0,
+            resumed_from: None,
             running: SortedMap::new(),
             answers: Vec::new(),
         });
@@ -1056,12 +1099,13 @@ impl Session {
         self.drain_decoder(thread_id);
     }
 
-    /// The current round's body ended.
+    /// The current round's body ended. Without `RUN_FINISHED` after events with SSE ids, the
+    /// stream is resumed ([`Action::Reconnect`]) while attempts are left.
     pub fn handle_body_end(&mut self, thread_id: &str, run_id: &str) {
-        let Some(turn) = self.current_turn(thread_id, run_id) else {
+        if self.current_turn(thread_id, run_id).is_none() || self.try_reconnect(thread_id) {
             return;
-        };
-        let Some(decoder) = turn.decoder.as_mut() else {
+        }
+        let Some(decoder) = self.turn_mut(thread_id).and_then(|t| t.decoder.as_mut()) else {
             return;
         };
         if let Err(error) = decoder.finish() {
@@ -1087,7 +1131,8 @@ impl Session {
         self.maybe_advance(thread_id);
     }
 
-    /// The fetch failed (network error, or the body could not be read): `run/network`. With a
+    /// The fetch failed (network error, or the body could not be read): the stream is resumed as
+    /// at [`handle_body_end`](Self::handle_body_end) if it can be, else `run/network`. With a
     /// `status` (the app's `fetch` threw a value carrying one, an auth wrapper's 401), `run/http`
     /// with that status.
     pub fn handle_transport_error(
@@ -1105,7 +1150,13 @@ impl Session {
                 &format!("HTTP {status}, thrown by fetch: {message}"),
                 Some(status),
             ),
-            None => self.handle_request_error(thread_id, run_id, "run/network", message, None),
+            None => {
+                if self.current_turn(thread_id, run_id).is_some() && self.try_reconnect(thread_id)
+                {
+                    return;
+                }
+                self.handle_request_error(thread_id, run_id, "run/network", message, None)
+            }
         }
     }
 
@@ -1206,6 +1257,43 @@ impl Session {
         self.turn_mut(thread_id).filter(|t| t.run_id == run_id)
     }
 
+    /// The round's stream was cut (it ended without `RUN_FINISHED`, or the network failed): if
+    /// it had events with SSE ids and attempts are left, starts a new connection of the same
+    /// stream ([`Action::Reconnect`]) and returns `true`. The delay is the stream's `retry:`
+    /// (else [`SessionConfig::reconnect_delay_ms`]), doubled for each attempt in a row.
+    fn try_reconnect(&mut self, thread_id: &str) -> bool {
+        let max = self.config.max_reconnects;
+        let base = self.config.reconnect_delay_ms;
+        let Some(turn) = self.turn_mut(thread_id).filter(|t| !t.run_finished) else {
+            return false;
+        };
+        let Some(decoder) = turn.decoder.as_mut() else {
+            return false;
+        };
+        let Some(id) = decoder.last_event_id().map(str::to_owned) else {
+            return false;
+        };
+        if turn.resumed_from.as_ref() != Some(&id) {
+            turn.reconnects = 0;
+        }
+        if turn.reconnects >= max {
+            return false;
+        }
+        let base = decoder.reconnection_time().unwrap_or(base);
+        let delay_ms = base.saturating_mul(1 << turn.reconnects.min(16));
+        decoder.reconnect();
+        turn.reconnects += 1;
+        turn.resumed_from = Some(id.clone());
+        let run_id = turn.run_id.clone();
+        self.actions.push_back(Action::Reconnect {
+            thread_id: thread_id.to_owned(),
+            run_id,
+            last_event_id: id,
+            delay_ms,
+        });
+        true
+    }
+
     fn send_round(&mut self, thread_id: &str) {
         let run_id = self.next_id("run");
         let history = self.config.history;
@@ -1225,6 +1313,8 @@ impl Session {
         turn.decoder = Some(EventDecoder::new(&options));
         turn.stream_done = false;
         turn.run_finished = false;
+        turn.reconnects = 0;
+        turn.resumed_from = None;
         turn.answers.clear();
         let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
             .tools(turn.tools.wire.clone())
