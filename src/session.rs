@@ -996,8 +996,29 @@ impl Session {
             return Err(SessionError::Busy { thread_id });
         }
         // A history whose calls never got an answer (a reload mid-tool, a crash) is rejected by
-        // providers that demand a result for every call: settle those first.
-        let dangling = unanswered_calls(state.thread.messages(), |_| true);
+        // providers that demand a result for every call: settle those first, or run those of
+        // the last assistant message that are the browser's (`pending: "run"`).
+        let mut dangling = unanswered_calls(state.thread.messages(), |_| true);
+        let mut to_run = Vec::new();
+        if request.pending == Pending::Run {
+            let last = state.thread.messages().iter().rev().find_map(|m| match m {
+                Message::Assistant(a) => Some(a.id.as_str()),
+                _ => None,
+            });
+            let ours = unanswered_calls(state.thread.messages(), |id| Some(id) == last);
+            dangling.retain(|id| {
+                let call = state.thread.pending_call(id);
+                let run = ours.contains(id)
+                    && !state.handled.contains(id)
+                    && call.as_ref().is_some_and(|c| {
+                        !matches!(tools.calls.get(&c.tool_name), Some(CallKind::Backend))
+                    });
+                if run {
+                    to_run.extend(call);
+                }
+                !run
+            });
+        }
         for tool_call_id in dangling {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
                 Interruption::Abandoned,
@@ -1044,7 +1065,21 @@ impl Session {
             running: SortedMap::new(),
             answers: Vec::new(),
         });
-        self.send_round(&thread_id);
+        if to_run.is_empty() {
+            self.send_round(&thread_id);
+            return Ok(());
+        }
+        // The calls run first, under the run id of the request that will carry their results;
+        // that request goes out once they are all answered (`maybe_advance`).
+        let run_id = self.next_id("run");
+        if let Some(turn) = self.turn_mut(&thread_id) {
+            turn.run_id = run_id;
+            turn.stream_done = true;
+        }
+        for call in to_run {
+            self.dispatch(&thread_id, call, true);
+        }
+        self.maybe_advance(&thread_id);
         Ok(())
     }
 
@@ -1295,7 +1330,13 @@ impl Session {
     }
 
     fn send_round(&mut self, thread_id: &str) {
-        let run_id = self.next_id("run");
+        // The first round of a turn that ran a loaded history's calls has its id already.
+        let preset = self
+            .turn_mut(thread_id)
+            .filter(|t| t.round == 0)
+            .map(|t| std::mem::take(&mut t.run_id))
+            .filter(|id| !id.is_empty());
+        let run_id = preset.unwrap_or_else(|| self.next_id("run"));
         let history = self.config.history;
         let options = DecodeOptions {
             max_event_bytes: self.config.max_event_bytes,
@@ -1772,15 +1813,6 @@ impl Session {
         let Some(mut turn) = state.turn.take() else {
             return;
         };
-        // Results gathered for a restart that will not happen are real answers: keep them.
-        let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
-        for (call, outcome) in turn.answers.drain(..) {
-            if let Some(outcome) = outcome {
-                settle.push((call.tool_call_id, outcome));
-            }
-        }
-        // Every other call of this turn without an answer gets one, so the next turn is valid
-        // for providers that demand a result for every call.
         let (why, reason) = match status {
             RunStatus::Aborted => (
                 Interruption::Stopped,
@@ -1791,6 +1823,16 @@ impl Session {
                 "the run ended before this call was answered",
             ),
         };
+        // Results gathered for a restart that will not happen are real answers: keep them. A
+        // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
+        let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
+        for (call, outcome) in turn.answers.drain(..) {
+            let outcome = outcome
+                .unwrap_or_else(|| ToolOutcome::Failed(ToolFailure::interrupted(why, reason)));
+            settle.push((call.tool_call_id, outcome));
+        }
+        // Every other call of this turn without an answer gets one, so the next turn is valid
+        // for providers that demand a result for every call.
         for id in unanswered_calls(state.thread.messages(), |m| !turn.before.contains(m)) {
             if !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));

@@ -10,7 +10,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
 use chat_runtime::session::{
-    Action, CallKind, HistoryMode, RunRequest, RunResult, RunStatus, RuntimeEvent, Session,
+    Action, CallKind, HistoryMode, Pending, RunRequest, RunResult, RunStatus, RuntimeEvent, Session,
     SessionConfig, ToolCallJob, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
@@ -1612,10 +1612,10 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
         .handle_bytes("t", &run, sse_with_ids(&events[..1], None).as_bytes());
     h.session.handle_body_end("t", &run);
     h.pump();
-    for n in 1..events.len() - 1 {
+    for (n, event) in events.iter().enumerate().take(events.len() - 1).skip(1) {
         h.session.handle_transport_error("t", &run, "offline", None);
         h.pump();
-        let next = format!("id: {n}\ndata: {}\n\n", events[n]);
+        let next = format!("id: {n}\ndata: {event}\n\n");
         h.session
             .handle_response("t", &run, 200, Some("text/event-stream"), None);
         h.session.handle_bytes("t", &run, next.as_bytes());
@@ -1662,4 +1662,151 @@ fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
     h.session.handle_body_end("t", &run);
     h.pump();
     assert_eq!(h.results.len(), 1);
+}
+
+// ---- pending calls of a loaded history ---------------------------------------------------------
+
+/// A reloaded history: the user asked, the assistant called `calls` and nothing answered them.
+fn reloaded(h: &mut Harness, calls: Value) {
+    let history: Vec<Message> = from_serde(json!([
+        {"id":"u1","role":"user","content":"what time is it?"},
+        {"id":"a1","role":"assistant","toolCalls": calls}
+    ]));
+    h.session.set_messages("t", history).unwrap();
+}
+
+fn fn_call(id: &str, name: &str, args: &str) -> Value {
+    json!({"id":id,"type":"function","function":{"name":name,"arguments":args}})
+}
+
+fn run_pending() -> RunRequest {
+    RunRequest {
+        pending: Pending::Run,
+        ..request("t", vec![])
+    }
+}
+
+#[test]
+fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
+    let mut h = harness();
+    reloaded(
+        &mut h,
+        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
+    );
+    h.start(run_pending(), clock());
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.jobs[0].tool_call_id, "c1");
+    assert_eq!(h.jobs[0].args, value!({"format": "iso"}));
+    assert!(h.sent.is_empty(), "the request waits for the call's result");
+    h.answer("t", "c1", ToolOutcome::Value(value!("noon")));
+    assert_eq!(h.sent.len(), 1);
+    let messages = h.body(0)["messages"].as_array().unwrap().clone();
+    let roles: Vec<_> = messages.iter().map(|m| m["role"].clone()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool"]);
+    assert_eq!(messages[2]["toolCallId"], "c1");
+    assert_eq!(messages[2]["content"], "noon");
+    // The tool events carry the run id of the request that sent the result.
+    let run = h.last_run("t");
+    assert_eq!(h.jobs[0].run_id, run);
+    h.respond("t", &run_with(vec![text("a2", "It is noon.")]));
+    let result = h.result().clone();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(result.rounds, 1);
+    assert_eq!(result.new_messages.len(), 2, "the tool result and the answer");
+    // Once: the next turn has nothing pending.
+    h.start(run_pending(), clock());
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.sent.len(), 2);
+}
+
+#[test]
+fn pending_run_applies_toggles_and_validation_and_settles_what_it_cannot_run() {
+    let mut h = harness();
+    let history: Vec<Message> = from_serde(json!([
+        {"id":"u0","role":"user","content":"earlier"},
+        {"id":"a0","role":"assistant","toolCalls":[fn_call("old", "get_browser_time", r#"{"format":"iso"}"#)]},
+        {"id":"u1","role":"user","content":"now"},
+        {"id":"a1","role":"assistant","toolCalls":[
+            fn_call("ok", "get_browser_time", r#"{"format":"iso"}"#),
+            fn_call("bad", "get_browser_time", r#"{"format":1}"#),
+            fn_call("off", "read_notes", "{}"),
+            fn_call("srv", "search", "{}")
+        ]}
+    ]));
+    h.session.set_messages("t", history).unwrap();
+    h.start(
+        run_pending(),
+        tool_set(&[browser_time()], &["read_notes"], &["search"]),
+    );
+    let ran: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
+    assert_eq!(ran, ["ok"]);
+    h.answer("t", "ok", ToolOutcome::Value(value!("noon")));
+    assert_eq!(h.sent.len(), 1);
+    let result_of = |id: &str| {
+        h.body(0)["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["toolCallId"] == id)
+            .unwrap_or_else(|| panic!("a result for {id}"))
+            .clone()
+    };
+    assert_eq!(result_of("ok")["content"], "noon");
+    assert!(result_of("bad")["content"]
+        .as_str()
+        .unwrap()
+        .contains("INVALID_TOOL_ARGUMENTS"));
+    assert!(result_of("off")["content"]
+        .as_str()
+        .unwrap()
+        .contains("TOOL_NOT_AVAILABLE"));
+    // A backend call and an older message's call are not the browser's to run now.
+    for id in ["srv", "old"] {
+        assert!(
+            result_of(id)["content"]
+                .as_str()
+                .unwrap()
+                .contains("INTERRUPTED"),
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() {
+    let mut h = harness();
+    reloaded(
+        &mut h,
+        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
+    );
+    h.start(
+        RunRequest {
+            pending: Pending::Settle,
+            ..request("t", vec![])
+        },
+        clock(),
+    );
+    assert!(h.jobs.is_empty());
+    assert_eq!(h.sent.len(), 1);
+
+    let mut h = harness();
+    reloaded(
+        &mut h,
+        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
+    );
+    h.start(run_pending(), clock());
+    assert_eq!(h.jobs.len(), 1);
+    h.session.abort("t");
+    h.pump();
+    assert!(!h.session.may_call("t", "c1"));
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Aborted);
+    assert!(h.sent.is_empty());
+    let tools = tool_messages(result);
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["toolCallId"], "c1");
+    assert!(tools[0]["content"].as_str().unwrap().contains("INTERRUPTED"));
+    // A late result changes nothing.
+    h.answer("t", "c1", ToolOutcome::Value(value!("late")));
+    assert!(h.sent.is_empty());
 }

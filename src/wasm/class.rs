@@ -16,7 +16,7 @@ use super::io::http::Fetch;
 use super::io::storage::Store;
 use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message};
-use crate::session::{HistoryMode, RunRequest, Session, SessionConfig};
+use crate::session::{HistoryMode, Pending, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
 use crate::tools::TimeLimit;
 
@@ -176,6 +176,8 @@ impl ChatRuntime {
                 .unwrap_or(defaults.tool_timeout_ms),
             max_event_bytes: defaults.max_event_bytes,
             headers,
+            max_reconnects: defaults.max_reconnects,
+            reconnect_delay_ms: defaults.reconnect_delay_ms,
         };
         let catalog = match string(&options, "toolNamePrefix")? {
             Some(prefix) => Catalog::with_prefix(&prefix)?,
@@ -385,6 +387,17 @@ impl ChatRuntime {
             context,
             state: optional_json(&host(&request, "state"))?,
             forwarded_props: optional_json(&host(&request, "forwardedProps"))?,
+            pending: match member::<String>(&request, "pending", "run/bad-request")?.as_deref() {
+                None | Some("settle") => Pending::Settle,
+                Some("run") => Pending::Run,
+                Some(other) => {
+                    return Err(Error::new(
+                        "run/bad-request",
+                        format!("`pending` must be \"settle\" or \"run\", not {}", quoted(other)),
+                    )
+                    .with("field", "pending"))
+                }
+            },
         };
         let signal = if options.is_object() {
             host(&options, "signal")
