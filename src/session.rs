@@ -1186,8 +1186,7 @@ impl Session {
                 Some(status),
             ),
             None => {
-                if self.current_turn(thread_id, run_id).is_some() && self.try_reconnect(thread_id)
-                {
+                if self.current_turn(thread_id, run_id).is_some() && self.try_reconnect(thread_id) {
                     return;
                 }
                 self.handle_request_error(thread_id, run_id, "run/network", message, None)

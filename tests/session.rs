@@ -10,8 +10,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
 use chat_runtime::session::{
-    Action, CallKind, HistoryMode, Pending, RunRequest, RunResult, RunStatus, RuntimeEvent, Session,
-    SessionConfig, ToolCallJob, ToolSet,
+    Action, CallKind, HistoryMode, Pending, RunRequest, RunResult, RunStatus, RuntimeEvent,
+    Session, SessionConfig, ToolCallJob, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
@@ -1551,9 +1551,17 @@ fn a_stream_cut_anywhere_resumes_from_the_last_complete_event_and_ends_as_the_un
                 to_serde(&expected.messages),
                 "cut {cut}"
             );
-            assert_eq!(agui_events(&h), expected_events, "no event twice, cut {cut}");
+            assert_eq!(
+                agui_events(&h),
+                expected_events,
+                "no event twice, cut {cut}"
+            );
             assert_eq!(h.jobs.len(), 1, "the clock ran once, cut {cut}");
-            assert_eq!(h.sent.len(), 2, "the restart is the only new request, cut {cut}");
+            assert_eq!(
+                h.sent.len(),
+                2,
+                "the restart is the only new request, cut {cut}"
+            );
         }
     }
 }
@@ -1565,7 +1573,8 @@ fn a_stream_without_ids_is_not_resumed() {
     let run = h.last_run("t");
     h.session
         .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes("t", &run, sse(&[started("r")]).as_bytes());
+    h.session
+        .handle_bytes("t", &run, sse(&[started("r")]).as_bytes());
     h.session
         .handle_transport_error("t", &run, "network error", None);
     h.pump();
@@ -1634,8 +1643,11 @@ fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
     let run = h.last_run("t");
     h.session
         .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session
-        .handle_bytes("t", &run, sse_with_ids(&resumable_events()[..3], None).as_bytes());
+    h.session.handle_bytes(
+        "t",
+        &run,
+        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
+    );
     h.session.handle_body_end("t", &run);
     h.pump();
     assert_eq!(h.reconnects.len(), 1);
@@ -1649,8 +1661,11 @@ fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
     let run = h.last_run("t");
     h.session
         .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session
-        .handle_bytes("t", &run, sse_with_ids(&resumable_events()[..3], None).as_bytes());
+    h.session.handle_bytes(
+        "t",
+        &run,
+        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
+    );
     h.session.handle_body_end("t", &run);
     h.pump();
     h.session.abort("t");
@@ -1712,7 +1727,11 @@ fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
     let result = h.result().clone();
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 1);
-    assert_eq!(result.new_messages.len(), 2, "the tool result and the answer");
+    assert_eq!(
+        result.new_messages.len(),
+        2,
+        "the tool result and the answer"
+    );
     // Once: the next turn has nothing pending.
     h.start(run_pending(), clock());
     assert_eq!(h.jobs.len(), 1);
@@ -1805,7 +1824,10 @@ fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() 
     let tools = tool_messages(result);
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0]["toolCallId"], "c1");
-    assert!(tools[0]["content"].as_str().unwrap().contains("INTERRUPTED"));
+    assert!(tools[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("INTERRUPTED"));
     // A late result changes nothing.
     h.answer("t", "c1", ToolOutcome::Value(value!("late")));
     assert!(h.sent.is_empty());

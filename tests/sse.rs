@@ -674,13 +674,18 @@ fn reconnect_keeps_the_committed_id_and_drops_the_partial_event() {
     decoder
         .feed(b"retry: 40\nid: 1\ndata: a\n\nid: 2\nevent: e\ndata: half")
         .unwrap();
-    assert_eq!(decoder.next_event(), Some(ev("a").with_id("1").with_retry(40)));
+    assert_eq!(
+        decoder.next_event(),
+        Some(ev("a").with_id("1").with_retry(40))
+    );
     decoder.reconnect();
     assert_eq!(decoder.last_event_id(), Some("1"));
     assert_eq!(decoder.reconnection_time(), Some(40));
     // The new connection starts a fresh stream: its own BOM is skipped, nothing of `half` or of
     // `event: e` is left, and events without an `id:` carry the committed one.
-    decoder.feed(b"\xEF\xBB\xBFdata: b\n\nid: 3\ndata: c\n\n").unwrap();
+    decoder
+        .feed(b"\xEF\xBB\xBFdata: b\n\nid: 3\ndata: c\n\n")
+        .unwrap();
     assert_eq!(decoder.next_event(), Some(ev("b").with_id("1")));
     assert_eq!(decoder.next_event(), Some(ev("c").with_id("3")));
     assert_eq!(decoder.last_event_id(), Some("3"));

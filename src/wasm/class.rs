@@ -393,7 +393,10 @@ impl ChatRuntime {
                 Some(other) => {
                     return Err(Error::new(
                         "run/bad-request",
-                        format!("`pending` must be \"settle\" or \"run\", not {}", quoted(other)),
+                        format!(
+                            "`pending` must be \"settle\" or \"run\", not {}",
+                            quoted(other)
+                        ),
                     )
                     .with("field", "pending"))
                 }

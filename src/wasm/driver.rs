@@ -843,7 +843,15 @@ impl Driver {
         let signal = controller.as_ref().map(AbortController::signal);
         let url = &request.url;
         let result = self
-            .stream(&self.host().fetch, thread_id, run_id, url, &headers, &request.body, signal)
+            .stream(
+                &self.host().fetch,
+                thread_id,
+                run_id,
+                url,
+                &headers,
+                &request.body,
+                signal,
+            )
             .await;
         match result {
             Ok(()) => {
