@@ -196,3 +196,6 @@ export async function drivesTheRuntime(): Promise<RunStatus> {
 new ChatRuntime({ toolsUrl: null });
 // @ts-expect-error: history is "full" or "new"
 export const badHistory: ChatRuntimeOptions = { runUrl: "/r", history: "all" };
+export const runPending: RunRequest = { threadId: "t1", messages: [], pending: "run" };
+// @ts-expect-error: pending is "settle" or "run"
+export const badPending: RunRequest = { threadId: "t1", pending: "drop" };

@@ -281,6 +281,13 @@ export interface RunRequest {
   /** Replaces the thread's AG-UI state. */
   state?: unknown;
   forwardedProps?: unknown;
+  /**
+   * The browser calls of the thread's last assistant message that have no result (a history
+   * loaded with `setMessages` after a reload mid-tool): `"settle"` (the default) answers them
+   * `INTERRUPTED` before the request; `"run"` runs each once (toggles and validation as usual)
+   * and sends their results.
+   */
+  pending?: "settle" | "run";
 }
 
 /** Options of `run`. */
