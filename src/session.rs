@@ -1000,24 +1000,24 @@ impl Session {
         // the last assistant message that are the browser's (`pending: "run"`).
         let mut dangling = unanswered_calls(state.thread.messages(), |_| true);
         let mut to_run = Vec::new();
-        if request.pending == Pending::Run {
-            let last = state.thread.messages().iter().rev().find_map(|m| match m {
-                Message::Assistant(a) => Some(a.id.as_str()),
-                _ => None,
-            });
-            let ours = unanswered_calls(state.thread.messages(), |id| Some(id) == last);
-            dangling.retain(|id| {
-                let call = state.thread.pending_call(id);
-                let run = ours.contains(id)
-                    && !state.handled.contains(id)
-                    && call.as_ref().is_some_and(|c| {
-                        !matches!(tools.calls.get(&c.tool_name), Some(CallKind::Backend))
-                    });
-                if run {
-                    to_run.extend(call);
-                }
-                !run
-            });
+        let last = state.thread.messages().iter().rev().find_map(|m| match m {
+            Message::Assistant(a) if request.pending == Pending::Run => Some(a),
+            _ => None,
+        });
+        // Calls answered in the loaded history are in `handled` (`set_messages`).
+        for call in last
+            .and_then(|a| a.tool_calls.as_ref())
+            .into_iter()
+            .flatten()
+        {
+            let backend = matches!(
+                tools.calls.get(&call.function.name),
+                Some(CallKind::Backend)
+            );
+            if !backend && !state.handled.contains(&call.id) {
+                dangling.retain(|id| *id != call.id);
+                to_run.extend(state.thread.pending_call(&call.id));
+            }
         }
         for tool_call_id in dangling {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(

@@ -281,17 +281,17 @@ impl SseDecoder {
     /// reconnection time are kept (the id buffer restarts from the committed id), and a failure
     /// is cleared. Queued events stay.
     pub fn reconnect(&mut self) {
-        let spare = std::mem::take(&mut self.spare);
-        let queue = std::mem::take(&mut self.queue);
-        *self = Self {
-            bytes_consumed: self.bytes_consumed,
-            last_event_id: self.committed_id.clone(),
-            committed_id: self.committed_id.take(),
-            reconnection_time: self.reconnection_time,
-            queue,
-            spare,
-            ..Self::with_max_event_bytes(self.limit)
-        };
+        self.failed = None;
+        self.bom = BomState::Matching(0);
+        self.line.clear();
+        self.in_comment = false;
+        self.after_cr = false;
+        self.data.clear();
+        self.has_data = false;
+        self.event_type.clear();
+        self.last_event_id.clone_from(&self.committed_id);
+        self.retry = None;
+        self.in_block = false;
     }
 
     /// Records `err` as the decoder's permanent failure and returns it.

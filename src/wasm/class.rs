@@ -390,13 +390,10 @@ impl ChatRuntime {
             pending: match member::<String>(&request, "pending", "run/bad-request")?.as_deref() {
                 None | Some("settle") => Pending::Settle,
                 Some("run") => Pending::Run,
-                Some(other) => {
+                Some(_) => {
                     return Err(Error::new(
                         "run/bad-request",
-                        format!(
-                            "`pending` must be \"settle\" or \"run\", not {}",
-                            quoted(other)
-                        ),
+                        "`pending` must be \"settle\" or \"run\"",
                     )
                     .with("field", "pending"))
                 }

@@ -8,7 +8,6 @@
 //! then JS runs), so any of them may call back into the runtime (docs/architecture.md, "The
 //! re-entrancy rule").
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
@@ -786,9 +785,7 @@ impl Driver {
                     if let Some(running) = driver.state.borrow_mut().running.get_mut(&thread_id) {
                         running.request = Some(request.clone());
                     }
-                    driver
-                        .send(&thread_id, &run_id, &request, None, controller)
-                        .await;
+                    driver.spawn_request(thread_id, run_id, request, None, controller);
                 }
                 Err(failure) => {
                     driver.request_failed(&thread_id, &run_id, failure, true);
@@ -814,16 +811,29 @@ impl Driver {
         let weak = self.weak();
         browser::timer(delay_ms, move || {
             let Some(driver) = upgrade(&weak) else { return };
-            if !driver.is_current(&thread_id, &run_id) {
-                return;
+            if driver.is_current(&thread_id, &run_id) {
+                driver.spawn_request(thread_id, run_id, request, Some(id), controller);
             }
-            spawn_local(async move {
-                driver
-                    .send(&thread_id, &run_id, &request, Some(id), controller)
-                    .await;
-            });
         })
         .forget();
+    }
+
+    /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
+    /// session, in a task of its own (one kind of future for first sends and reconnects alike).
+    fn spawn_request(
+        &self,
+        thread_id: String,
+        run_id: String,
+        request: Rc<Request>,
+        last_event_id: Option<String>,
+        controller: Option<AbortController>,
+    ) {
+        let driver = self.clone();
+        spawn_local(async move {
+            driver
+                .send(&thread_id, &run_id, &request, last_event_id, controller)
+                .await;
+        });
     }
 
     /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
@@ -836,10 +846,8 @@ impl Driver {
         last_event_id: Option<String>,
         controller: Option<AbortController>,
     ) {
-        let mut headers = Cow::Borrowed(&request.headers[..]);
-        if let Some(id) = last_event_id {
-            headers.to_mut().push(("Last-Event-ID".to_owned(), id));
-        }
+        let mut headers = request.headers.clone();
+        headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
         let signal = controller.as_ref().map(AbortController::signal);
         let url = &request.url;
         let result = self
