@@ -157,6 +157,8 @@ struct Shared {
     ids: Arc<Ids>,
     /// The planner's recent runs, for `Last-Event-ID` resume.
     runs: resume::Runs,
+    /// Counts `POST /test/break`: a cut waiting to break the connection does it then.
+    breaks: watch::Sender<u64>,
     inner: Mutex<Inner>,
     shutdown: watch::Receiver<bool>,
 }
@@ -184,6 +186,7 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         threads: Arc::default(),
         ids: Arc::default(),
         runs: resume::Runs::default(),
+        breaks: watch::channel(0).0,
         inner: Mutex::new(Inner::default()),
         shutdown,
     });
@@ -197,6 +200,7 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         .route("/test/redirect", get(redirect))
         .route("/test/backend-tools", post(set_backend_tools))
         .route("/test/cut", post(set_cuts))
+        .route("/test/break", post(break_cut))
         .fallback(static_files)
         .with_state(state)
         .layer(middleware::from_fn(cors))
@@ -477,7 +481,7 @@ fn planner_run(
         }
         producer.close();
     });
-    resume::response(log, 0, next_cut(state, thread_id))
+    resume::response(log, 0, next_cut(state, thread_id), state.breaks.subscribe())
 }
 
 /// A re-POST with `Last-Event-ID`: the run's events after that id, or 404 when the run is not
@@ -489,12 +493,23 @@ fn resumed_run(state: &AppState, thread_id: &str, run_id: &str, last_event_id: &
         ));
     };
     match state.runs.find(thread_id, run_id) {
-        Some(log) => resume::response(log, from, next_cut(state, thread_id)),
+        Some(log) => resume::response(
+            log,
+            from,
+            next_cut(state, thread_id),
+            state.breaks.subscribe(),
+        ),
         None => json_response(
             StatusCode::NOT_FOUND,
             json!({ "error": format!("run {run_id} of thread {thread_id} is not kept; start a new run") }),
         ),
     }
+}
+
+/// `POST /test/break`: the responses stopped at a breaking cut drop their connection now.
+async fn break_cut(State(state): State<AppState>) -> Response {
+    state.breaks.send_modify(|n| *n += 1);
+    json_response(StatusCode::OK, json!({ "ok": true }))
 }
 
 /// The cut queued for the thread's next planner response, if any.

@@ -5,7 +5,10 @@
 //! away, so a client that reconnects misses nothing.
 //!
 //! For the browser tests, `POST /test/cut` makes the next responses of a thread stop part-way
-//! ([`Cut`]): after `byte` bytes of frame `frame`, with a network error or a clean end.
+//! ([`Cut`]): after `byte` bytes of frame `frame`, with a clean end, or with a network error once
+//! `POST /test/break` says so. A client only keeps the bytes it read before the error (a fetch
+//! body stream drops what it had queued), so the test breaks the connection after the page has
+//! seen the events it expects.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -31,7 +34,8 @@ pub struct Cut {
     /// How many bytes of that frame go out: taken modulo the frame's length, so 0 cuts right
     /// before the frame (between events) and any other value inside it.
     pub byte: usize,
-    /// End the body normally at the cut instead of breaking the connection.
+    /// End the body normally at the cut instead of breaking the connection (at the next
+    /// `POST /test/break`).
     #[serde(default)]
     pub clean: bool,
 }
@@ -140,6 +144,8 @@ pub fn resume_from(last_event_id: &str) -> Option<usize> {
 /// What a response still has to do.
 struct Reader {
     log: Arc<RunLog>,
+    /// Changes at each `POST /test/break`.
+    breaks: watch::Receiver<u64>,
     next: usize,
     cut: Option<Cut>,
     /// The connection breaks at the next poll (the cut was made).
@@ -147,19 +153,24 @@ struct Reader {
 }
 
 /// The `text/event-stream` response of frames `from..` of `log`, stopped at `cut` if given.
-pub fn response(log: Arc<RunLog>, from: usize, cut: Option<Cut>) -> Response {
+pub fn response(
+    log: Arc<RunLog>,
+    from: usize,
+    cut: Option<Cut>,
+    breaks: watch::Receiver<u64>,
+) -> Response {
     let reader = Reader {
         log,
+        breaks,
         next: from,
         cut,
         broken: false,
     };
     let stream = futures_util::stream::unfold(reader, |mut r| async move {
         if r.broken {
-            // An error from the body stream makes the server drop the connection mid-body. Wait
-            // first: the server flushes what it wrote while the body is pending, and would
-            // otherwise drop those bytes with the connection.
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            // An error from the body stream makes the server drop the connection mid-body (while
+            // the body waits, what was written goes out).
+            let _ = r.breaks.changed().await;
             r.broken = false;
             r.next = usize::MAX;
             let error = std::io::Error::other("cut by /test/cut");

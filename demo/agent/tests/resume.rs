@@ -97,7 +97,16 @@ async fn test_cut_stops_responses_part_way_broken_or_clean() {
     assert_eq!(c.json().await, json!({ "queued": 2 }));
 
     let body = input("u", "r2");
-    let cut = post_run(&server, "u", &body, None).await;
+    let mut cut = post_run(&server, "u", &body, None).await;
+    // The connection stays open at the cut until `/test/break`.
+    let want = all[0].len() + all[1].len() + 5;
+    while cut.buf.windows(5).filter(|w| *w == b"id: 2").count() == 0 || !cut.buf.ends_with(b"\r\n")
+    {
+        assert!(cut.fill().await);
+    }
+    let mut b = post_json(server.addr, "/test/break", json!({})).await;
+    let status = b.status;
+    assert_eq!(status, 200, "{}", b.text().await);
     let (got, complete) = chunked_to_eof(cut).await;
     assert!(
         !complete,
@@ -105,7 +114,7 @@ async fn test_cut_stops_responses_part_way_broken_or_clean() {
     );
     let text = String::from_utf8(got).unwrap();
     // Frames 0 and 1 whole, then the first 5 bytes of frame 2 (ids and run differ from `all`).
-    assert_eq!(text.len(), all[0].len() + all[1].len() + 5, "{text}");
+    assert_eq!(text.len(), want, "{text}");
     assert_eq!(frames(&text).len(), 3);
     assert!(
         text.starts_with("retry: 100\nid: 0\n") && text.ends_with("\n\nid: 2"),
