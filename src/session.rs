@@ -77,6 +77,12 @@ pub struct SessionConfig {
     /// Extra request headers for every run (an API key, a tenant). `Content-Type` and `Accept`
     /// are the session's own ([`Action::Send`]): an app's header of either name is left out.
     pub headers: Vec<(String, String)>,
+    /// How many times in a row a round's stream is resumed after a cut ([`Action::Reconnect`])
+    /// before the turn ends in error; an attempt that brings a new event starts the count again.
+    pub max_reconnects: u32,
+    /// The first reconnect's delay in milliseconds when the stream set no `retry:`; each further
+    /// attempt in a row waits twice as long.
+    pub reconnect_delay_ms: u64,
 }
 
 /// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context
@@ -93,6 +99,8 @@ impl Default for SessionConfig {
             run_url: "/api/threads/{threadId}/runs".to_owned(),
             max_tool_result_bytes: DEFAULT_MAX_TOOL_RESULT_BYTES,
             headers: Vec::new(),
+            max_reconnects: 3,
+            reconnect_delay_ms: 1_000,
         }
     }
 }
@@ -173,6 +181,22 @@ pub struct RunRequest {
     /// The wall clock when the run starts, in ms since the Unix epoch, for the open interrupts'
     /// `expiresAt` (one past it and not answered is answered `cancelled`); `None`: none expires.
     pub now_ms: Option<u64>,
+    /// What happens to the browser calls of a loaded history that have no result.
+    pub pending: Pending,
+}
+
+/// What a turn does with the browser calls of the thread's last assistant message that have no
+/// result (a history loaded with `set_messages` after a reload mid-tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Pending {
+    /// Answer them `INTERRUPTED` before the first request (every call of the thread that has no
+    /// result is settled so).
+    #[default]
+    Settle,
+    /// Run each of them once, as if the agent had just called it (toggles and schema validation
+    /// as usual), then send the first request with their results. Calls of backend tools and of
+    /// earlier messages are settled as with `Settle`.
+    Run,
 }
 
 /// How a turn ended.
@@ -562,6 +586,20 @@ pub enum Action {
         /// The JSON body.
         body: String,
     },
+    /// The round's stream was cut after events with SSE ids: after `delay_ms`, send the round's
+    /// request again, exactly as it went out, with the header `Last-Event-ID: last_event_id`,
+    /// and hand the answer in as before ([`Session::handle_response`], then the bytes). The
+    /// server continues the run after that event.
+    Reconnect {
+        /// The thread.
+        thread_id: String,
+        /// The round's run id (unchanged).
+        run_id: String,
+        /// The id of the last complete event received.
+        last_event_id: String,
+        /// How long to wait first, in milliseconds.
+        delay_ms: u64,
+    },
     /// Run a browser tool; answer with [`Session::handle_tool_result`]. Its deadline starts when
     /// the host takes this action ([`Session::poll_action`]'s `now`).
     Execute(ToolCallJob),
@@ -746,6 +784,9 @@ struct Turn {
     stream_done: bool,
     /// Whether `RUN_FINISHED` arrived in this round.
     run_finished: bool,
+    /// Reconnects of this round in a row without a new event, and the id resumed from last.
+    reconnects: u32,
+    resumed_from: Option<String>,
     /// Calls the host is running, by id.
     running: SortedMap<RunningCall>,
     /// Follow-up calls of this round in call order, and their outcomes once known.
@@ -1021,11 +1062,33 @@ impl Session {
             self.patterns.as_ref(),
         )?;
         // A history whose calls never got an answer (a reload mid-tool, a crash) is rejected by
-        // providers that demand a result for every call: settle those first. A call an open
-        // interrupt names is the server's until it is resumed: it gets no answer from here.
+        // providers that demand a result for every call: settle those first, or run those of
+        // the last assistant message that are the browser's (`pending: "run"`). A call an open
+        // interrupt names is the server's until it is resumed: it is neither settled nor run here.
         let held = held_calls(&state.interrupts);
-        let dangling = unanswered_calls(state.thread.messages(), |_| true);
-        for tool_call_id in dangling.into_iter().filter(|id| !held.contains(id)) {
+        let mut dangling = unanswered_calls(state.thread.messages(), |_| true);
+        dangling.retain(|id| !held.contains(id));
+        let mut to_run = Vec::new();
+        let last = state.thread.messages().iter().rev().find_map(|m| match m {
+            Message::Assistant(a) if request.pending == Pending::Run => Some(a),
+            _ => None,
+        });
+        // Calls answered in the loaded history are in `handled` (`set_messages`).
+        for call in last
+            .and_then(|a| a.tool_calls.as_ref())
+            .into_iter()
+            .flatten()
+        {
+            let backend = matches!(
+                tools.calls.get(&call.function.name),
+                Some(CallKind::Backend)
+            );
+            if !backend && !state.handled.contains(&call.id) && !held.contains(&call.id) {
+                dangling.retain(|id| *id != call.id);
+                to_run.extend(state.thread.pending_call(&call.id));
+            }
+        }
+        for tool_call_id in dangling {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
                 Interruption::Abandoned,
                 "this call was never answered (the page was closed or reloaded while it ran)",
@@ -1066,12 +1129,28 @@ impl Session {
             decoder: None,
             stream_done: false,
             run_finished: false,
+            reconnects: 0,
+            resumed_from: None,
             running: SortedMap::new(),
             answers: Vec::new(),
             resume,
             interrupted: false,
         });
-        self.send_round(&thread_id);
+        if to_run.is_empty() {
+            self.send_round(&thread_id);
+            return Ok(());
+        }
+        // The calls run first, under the run id of the request that will carry their results;
+        // that request goes out once they are all answered (`maybe_advance`).
+        let run_id = self.next_id("run");
+        if let Some(turn) = self.turn_mut(&thread_id) {
+            turn.run_id = run_id;
+            turn.stream_done = true;
+        }
+        for call in to_run {
+            self.dispatch(&thread_id, call, true);
+        }
+        self.maybe_advance(&thread_id);
         Ok(())
     }
 
@@ -1126,12 +1205,13 @@ impl Session {
         self.drain_decoder(thread_id);
     }
 
-    /// The current round's body ended.
+    /// The current round's body ended. Without `RUN_FINISHED` after events with SSE ids, the
+    /// stream is resumed ([`Action::Reconnect`]) while attempts are left.
     pub fn handle_body_end(&mut self, thread_id: &str, run_id: &str) {
-        let Some(turn) = self.current_turn(thread_id, run_id) else {
+        if self.current_turn(thread_id, run_id).is_none() || self.try_reconnect(thread_id) {
             return;
-        };
-        let Some(decoder) = turn.decoder.as_mut() else {
+        }
+        let Some(decoder) = self.turn_mut(thread_id).and_then(|t| t.decoder.as_mut()) else {
             return;
         };
         if let Err(error) = decoder.finish() {
@@ -1157,7 +1237,8 @@ impl Session {
         self.maybe_advance(thread_id);
     }
 
-    /// The fetch failed (network error, or the body could not be read): `run/network`. With a
+    /// The fetch failed (network error, or the body could not be read): the stream is resumed as
+    /// at [`handle_body_end`](Self::handle_body_end) if it can be, else `run/network`. With a
     /// `status` (the app's `fetch` threw a value carrying one, an auth wrapper's 401), `run/http`
     /// with that status.
     pub fn handle_transport_error(
@@ -1175,7 +1256,12 @@ impl Session {
                 &format!("HTTP {status}, thrown by fetch: {message}"),
                 Some(status),
             ),
-            None => self.handle_request_error(thread_id, run_id, "run/network", message, None),
+            None => {
+                if self.current_turn(thread_id, run_id).is_some() && self.try_reconnect(thread_id) {
+                    return;
+                }
+                self.handle_request_error(thread_id, run_id, "run/network", message, None)
+            }
         }
     }
 
@@ -1276,8 +1362,51 @@ impl Session {
         self.turn_mut(thread_id).filter(|t| t.run_id == run_id)
     }
 
+    /// The round's stream was cut (it ended without `RUN_FINISHED`, or the network failed): if
+    /// it had events with SSE ids and attempts are left, starts a new connection of the same
+    /// stream ([`Action::Reconnect`]) and returns `true`. The delay is the stream's `retry:`
+    /// (else [`SessionConfig::reconnect_delay_ms`]), doubled for each attempt in a row.
+    fn try_reconnect(&mut self, thread_id: &str) -> bool {
+        let max = self.config.max_reconnects;
+        let base = self.config.reconnect_delay_ms;
+        let Some(turn) = self.turn_mut(thread_id).filter(|t| !t.run_finished) else {
+            return false;
+        };
+        let Some(decoder) = turn.decoder.as_mut() else {
+            return false;
+        };
+        let Some(id) = decoder.last_event_id().map(str::to_owned) else {
+            return false;
+        };
+        if turn.resumed_from.as_ref() != Some(&id) {
+            turn.reconnects = 0;
+        }
+        if turn.reconnects >= max {
+            return false;
+        }
+        let base = decoder.reconnection_time().unwrap_or(base);
+        let delay_ms = base.saturating_mul(1 << turn.reconnects.min(16));
+        decoder.reconnect();
+        turn.reconnects += 1;
+        turn.resumed_from = Some(id.clone());
+        let run_id = turn.run_id.clone();
+        self.actions.push_back(Action::Reconnect {
+            thread_id: thread_id.to_owned(),
+            run_id,
+            last_event_id: id,
+            delay_ms,
+        });
+        true
+    }
+
     fn send_round(&mut self, thread_id: &str) {
-        let run_id = self.next_id("run");
+        // The first round of a turn that ran a loaded history's calls has its id already.
+        let preset = self
+            .turn_mut(thread_id)
+            .filter(|t| t.round == 0)
+            .map(|t| std::mem::take(&mut t.run_id))
+            .filter(|id| !id.is_empty());
+        let run_id = preset.unwrap_or_else(|| self.next_id("run"));
         let history = self.config.history;
         let options = DecodeOptions {
             max_event_bytes: self.config.max_event_bytes,
@@ -1296,6 +1425,8 @@ impl Session {
         turn.stream_done = false;
         turn.run_finished = false;
         turn.interrupted = false;
+        turn.reconnects = 0;
+        turn.resumed_from = None;
         turn.answers.clear();
         let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
             .tools(turn.tools.wire.clone())
@@ -1772,15 +1903,6 @@ impl Session {
         let Some(mut turn) = state.turn.take() else {
             return;
         };
-        // Results gathered for a restart that will not happen are real answers: keep them.
-        let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
-        for (call, outcome) in turn.answers.drain(..) {
-            if let Some(outcome) = outcome {
-                settle.push((call.tool_call_id, outcome));
-            }
-        }
-        // Every other call of this turn without an answer gets one, so the next turn is valid
-        // for providers that demand a result for every call.
         let (why, reason) = match status {
             RunStatus::Aborted => (
                 Interruption::Stopped,
@@ -1793,6 +1915,19 @@ impl Session {
         };
         // A call an open interrupt names stays the server's: no answer from here.
         let held = held_calls(&state.interrupts);
+        // Results gathered for a restart that will not happen are real answers: keep them. A
+        // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
+        let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
+        for (call, outcome) in turn.answers.drain(..) {
+            if outcome.is_none() && held.contains(&call.tool_call_id) {
+                continue;
+            }
+            let outcome = outcome
+                .unwrap_or_else(|| ToolOutcome::Failed(ToolFailure::interrupted(why, reason)));
+            settle.push((call.tool_call_id, outcome));
+        }
+        // Every other call of this turn without an answer gets one, so the next turn is valid
+        // for providers that demand a result for every call.
         for id in unanswered_calls(state.thread.messages(), |m| !turn.before.contains(m)) {
             if !held.contains(&id) && !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));

@@ -10,8 +10,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
 use chat_runtime::session::{
-    Action, CallKind, HistoryMode, RunRequest, RunResult, RunStatus, RuntimeEvent, Session,
-    SessionConfig, ToolCallJob, ToolSet,
+    Action, CallKind, HistoryMode, Pending, RunRequest, RunResult, RunStatus, RuntimeEvent,
+    Session, SessionConfig, ToolCallJob, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
@@ -142,6 +142,8 @@ struct Harness {
     /// `(thread, call)` of every [`Action::CancelCall`].
     call_cancels: Vec<(String, String)>,
     headers: Vec<Vec<(String, String)>>,
+    /// `(thread, run, Last-Event-ID, delay)` of every [`Action::Reconnect`].
+    reconnects: Vec<(String, String, String, u64)>,
     /// The host's clock, in ms.
     now: u64,
 }
@@ -158,6 +160,7 @@ impl Harness {
             cancels: Vec::new(),
             call_cancels: Vec::new(),
             headers: Vec::new(),
+            reconnects: Vec::new(),
             now: 1_000,
         }
     }
@@ -192,6 +195,14 @@ impl Harness {
                 } => self.call_cancels.push((thread_id, tool_call_id)),
                 Action::Emit(event) => self.events.push(event),
                 Action::Finished(result) => self.results.push(*result),
+                Action::Reconnect {
+                    thread_id,
+                    run_id,
+                    last_event_id,
+                    delay_ms,
+                } => self
+                    .reconnects
+                    .push((thread_id, run_id, last_event_id, delay_ms)),
                 other => panic!("unexpected action {other:?}"),
             }
         }
@@ -1411,4 +1422,413 @@ fn an_http_error_quotes_a_bounded_trimmed_excerpt_of_the_body() {
             "x".repeat(chat_runtime::http::ERROR_BODY_CHARS)
         )
     );
+}
+
+// ---- stream resume (Last-Event-ID) ------------------------------------------------------------
+
+/// The SSE body of `events`, each with `id: {n}` (its position), and `retry` on the first.
+fn sse_with_ids(events: &[Value], retry: Option<u64>) -> String {
+    let mut body = String::new();
+    for (n, event) in events.iter().enumerate() {
+        if n == 0 {
+            if let Some(ms) = retry {
+                body.push_str(&format!("retry: {ms}\n"));
+            }
+        }
+        body.push_str(&format!("id: {n}\ndata: {event}\n\n"));
+    }
+    body
+}
+
+/// A run with text, reasoning-free tool call and more text: one round that calls the clock.
+fn resumable_events() -> Vec<Value> {
+    let mut events = vec![started("r")];
+    events.extend(text("m1", "Let me look at the clock, \u{1F552} "));
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "m1"));
+    events.push(finished("r"));
+    events
+}
+
+/// What a resuming server sends for `Last-Event-ID: id`: the events after it.
+fn replay_after(events: &[Value], id: &str) -> String {
+    let from: usize = id.parse::<usize>().unwrap() + 1;
+    let mut body = String::new();
+    for (n, event) in events.iter().enumerate().skip(from) {
+        body.push_str(&format!("id: {n}\ndata: {event}\n\n"));
+    }
+    body
+}
+
+/// Runs the first round of [`resumable_events`] with its body cut after `cut` bytes (the first
+/// connection ends cleanly there, or fails with a network error), answers every reconnect with
+/// the replay, and returns the harness after the clock call answered and the second round.
+fn run_cut(cut: Option<usize>, network_error: bool) -> Harness {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let events = resumable_events();
+    let body = sse_with_ids(&events, Some(50));
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    let cut = cut.unwrap_or(body.len());
+    h.session.handle_bytes("t", &run, &body.as_bytes()[..cut]);
+    h.pump();
+    if network_error && cut < body.len() {
+        h.session
+            .handle_transport_error("t", &run, "network error", None);
+    } else {
+        h.session.handle_body_end("t", &run);
+    }
+    h.pump();
+    let mut answered = 0;
+    while h.reconnects.len() > answered {
+        let (thread, run_id, id, _) = h.reconnects[answered].clone();
+        answered += 1;
+        assert_eq!((thread.as_str(), run_id.as_str()), ("t", run.as_str()));
+        h.session
+            .handle_response("t", &run, 200, Some("text/event-stream"), None);
+        h.session
+            .handle_bytes("t", &run, replay_after(&events, &id).as_bytes());
+        h.pump();
+        h.session.handle_body_end("t", &run);
+        h.pump();
+    }
+    if let Some(job) = h.jobs.first().cloned() {
+        h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
+        h.respond("t", &run_with(vec![text("m2", "It is noon.")]));
+    }
+    h
+}
+
+/// The AG-UI events listeners got, as JSON.
+fn agui_events(h: &Harness) -> Vec<Value> {
+    h.events
+        .iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::Agui { event, .. } => Some(to_serde(event)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_stream_cut_anywhere_resumes_from_the_last_complete_event_and_ends_as_the_uncut_one() {
+    let whole = run_cut(None, false);
+    let expected = whole.result().clone();
+    assert_eq!(expected.status, RunStatus::Completed);
+    assert!(whole.reconnects.is_empty());
+    let expected_events = agui_events(&whole);
+    let body = sse_with_ids(&resumable_events(), Some(50));
+    // Every byte offset: between events, inside a line, inside the 4-byte emoji, inside `id:`.
+    for cut in 0..body.len() {
+        for network_error in [false, true] {
+            let h = run_cut(Some(cut), network_error);
+            let result = h.result();
+            // The id a client may send: the last one followed by its blank line.
+            let done = String::from_utf8_lossy(&body.as_bytes()[..cut]);
+            let committed = done
+                .rfind("\n\n")
+                .and_then(|end| done[..end].rfind("id: ").map(|at| (at, end)))
+                .map(|(at, end)| done[at + 4..end].lines().next().unwrap().to_owned());
+            let Some(committed) = committed else {
+                // No complete event yet: nothing to resume from, the turn ends as today.
+                assert_eq!(result.status, RunStatus::Error, "cut {cut}");
+                let code = &result.error.as_ref().unwrap().code;
+                let allowed: &[&str] = if network_error {
+                    &["run/network"]
+                } else {
+                    &["run/truncated", "decode/truncated"]
+                };
+                assert!(allowed.contains(&code.as_str()), "cut {cut}: {code}");
+                continue;
+            };
+            assert_eq!(h.reconnects.len(), 1, "cut {cut}");
+            assert_eq!(h.reconnects[0].2, committed, "cut {cut}");
+            assert_eq!(h.reconnects[0].3, 50, "retry: 50 is the delay, cut {cut}");
+            assert_eq!(result.status, RunStatus::Completed, "cut {cut}");
+            assert_eq!(
+                to_serde(&result.messages),
+                to_serde(&expected.messages),
+                "cut {cut}"
+            );
+            assert_eq!(
+                agui_events(&h),
+                expected_events,
+                "no event twice, cut {cut}"
+            );
+            assert_eq!(h.jobs.len(), 1, "the clock ran once, cut {cut}");
+            assert_eq!(
+                h.sent.len(),
+                2,
+                "the restart is the only new request, cut {cut}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stream_without_ids_is_not_resumed() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session
+        .handle_bytes("t", &run, sse(&[started("r")]).as_bytes());
+    h.session
+        .handle_transport_error("t", &run, "network error", None);
+    h.pump();
+    assert!(h.reconnects.is_empty());
+    assert_eq!(h.result().error.as_ref().unwrap().code, "run/network");
+}
+
+#[test]
+fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
+    for (retry, delays) in [(None, [1_000, 2_000, 4_000]), (Some(30), [30, 60, 120])] {
+        let mut h = harness();
+        h.start(request("t", vec![user("u1", "x")]), clock());
+        let run = h.last_run("t");
+        let events = resumable_events();
+        h.session
+            .handle_response("t", &run, 200, Some("text/event-stream"), None);
+        h.session
+            .handle_bytes("t", &run, sse_with_ids(&events[..2], retry).as_bytes());
+        h.session.handle_body_end("t", &run);
+        h.pump();
+        // The server keeps failing: twice at connect, once with an empty answer.
+        h.session.handle_transport_error("t", &run, "offline", None);
+        h.pump();
+        h.session.handle_transport_error("t", &run, "offline", None);
+        h.pump();
+        h.session
+            .handle_response("t", &run, 200, Some("text/event-stream"), None);
+        h.session.handle_body_end("t", &run);
+        h.pump();
+        let got: Vec<u64> = h.reconnects.iter().map(|r| r.3).collect();
+        assert_eq!(got, delays);
+        assert!(h.reconnects.iter().all(|r| r.2 == "1"));
+        assert_eq!(h.result().error.as_ref().unwrap().code, "run/truncated");
+        assert_eq!(h.sent.len(), 1);
+    }
+    // An attempt that brings new events starts the count again.
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    let run = h.last_run("t");
+    let events = resumable_events();
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session
+        .handle_bytes("t", &run, sse_with_ids(&events[..1], None).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    for (n, event) in events.iter().enumerate().take(events.len() - 1).skip(1) {
+        h.session.handle_transport_error("t", &run, "offline", None);
+        h.pump();
+        let next = format!("id: {n}\ndata: {event}\n\n");
+        h.session
+            .handle_response("t", &run, 200, Some("text/event-stream"), None);
+        h.session.handle_bytes("t", &run, next.as_bytes());
+        h.session.handle_body_end("t", &run);
+        h.pump();
+    }
+    assert!(h.results.is_empty(), "{:?}", h.results);
+    assert_eq!(h.reconnects.len(), 2 * (events.len() - 2) + 1);
+    assert!(h.reconnects.iter().all(|r| r.3 <= 2_000));
+}
+
+#[test]
+fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes(
+        "t",
+        &run,
+        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
+    );
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.reconnects.len(), 1);
+    h.session
+        .handle_response("t", &run, 404, Some("text/plain"), Some("no such run"));
+    h.pump();
+    assert_eq!(h.result().error.as_ref().unwrap().status, Some(404));
+
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), clock());
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes(
+        "t",
+        &run,
+        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
+    );
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    h.session.abort("t");
+    h.pump();
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    // The reconnect's answer comes too late and changes nothing.
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.results.len(), 1);
+}
+
+// ---- pending calls of a loaded history ---------------------------------------------------------
+
+/// A reloaded history: the user asked, the assistant called `calls` and nothing answered them.
+fn reloaded(h: &mut Harness, calls: Value) {
+    let history: Vec<Message> = from_serde(json!([
+        {"id":"u1","role":"user","content":"what time is it?"},
+        {"id":"a1","role":"assistant","toolCalls": calls}
+    ]));
+    h.session.set_messages("t", history).unwrap();
+}
+
+fn fn_call(id: &str, name: &str, args: &str) -> Value {
+    json!({"id":id,"type":"function","function":{"name":name,"arguments":args}})
+}
+
+fn run_pending() -> RunRequest {
+    RunRequest {
+        pending: Pending::Run,
+        ..request("t", vec![])
+    }
+}
+
+#[test]
+fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
+    let mut h = harness();
+    reloaded(
+        &mut h,
+        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
+    );
+    h.start(run_pending(), clock());
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.jobs[0].tool_call_id, "c1");
+    assert_eq!(h.jobs[0].args, value!({"format": "iso"}));
+    assert!(h.sent.is_empty(), "the request waits for the call's result");
+    h.answer("t", "c1", ToolOutcome::Value(value!("noon")));
+    assert_eq!(h.sent.len(), 1);
+    let messages = h.body(0)["messages"].as_array().unwrap().clone();
+    let roles: Vec<_> = messages.iter().map(|m| m["role"].clone()).collect();
+    assert_eq!(roles, ["user", "assistant", "tool"]);
+    assert_eq!(messages[2]["toolCallId"], "c1");
+    assert_eq!(messages[2]["content"], "noon");
+    // The tool events carry the run id of the request that sent the result.
+    let run = h.last_run("t");
+    assert_eq!(h.jobs[0].run_id, run);
+    h.respond("t", &run_with(vec![text("a2", "It is noon.")]));
+    let result = h.result().clone();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(result.rounds, 1);
+    assert_eq!(
+        result.new_messages.len(),
+        2,
+        "the tool result and the answer"
+    );
+    // Once: the next turn has nothing pending.
+    h.start(run_pending(), clock());
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.sent.len(), 2);
+}
+
+#[test]
+fn pending_run_applies_toggles_and_validation_and_settles_what_it_cannot_run() {
+    let mut h = harness();
+    let history: Vec<Message> = from_serde(json!([
+        {"id":"u0","role":"user","content":"earlier"},
+        {"id":"a0","role":"assistant","toolCalls":[fn_call("old", "get_browser_time", r#"{"format":"iso"}"#)]},
+        {"id":"u1","role":"user","content":"now"},
+        {"id":"a1","role":"assistant","toolCalls":[
+            fn_call("ok", "get_browser_time", r#"{"format":"iso"}"#),
+            fn_call("bad", "get_browser_time", r#"{"format":1}"#),
+            fn_call("off", "read_notes", "{}"),
+            fn_call("srv", "search", "{}")
+        ]}
+    ]));
+    h.session.set_messages("t", history).unwrap();
+    h.start(
+        run_pending(),
+        tool_set(&[browser_time()], &["read_notes"], &["search"]),
+    );
+    let ran: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
+    assert_eq!(ran, ["ok"]);
+    h.answer("t", "ok", ToolOutcome::Value(value!("noon")));
+    assert_eq!(h.sent.len(), 1);
+    let result_of = |id: &str| {
+        h.body(0)["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["toolCallId"] == id)
+            .unwrap_or_else(|| panic!("a result for {id}"))
+            .clone()
+    };
+    assert_eq!(result_of("ok")["content"], "noon");
+    assert!(result_of("bad")["content"]
+        .as_str()
+        .unwrap()
+        .contains("INVALID_TOOL_ARGUMENTS"));
+    assert!(result_of("off")["content"]
+        .as_str()
+        .unwrap()
+        .contains("TOOL_NOT_AVAILABLE"));
+    // A backend call and an older message's call are not the browser's to run now.
+    for id in ["srv", "old"] {
+        assert!(
+            result_of(id)["content"]
+                .as_str()
+                .unwrap()
+                .contains("INTERRUPTED"),
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() {
+    let mut h = harness();
+    reloaded(
+        &mut h,
+        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
+    );
+    h.start(
+        RunRequest {
+            pending: Pending::Settle,
+            ..request("t", vec![])
+        },
+        clock(),
+    );
+    assert!(h.jobs.is_empty());
+    assert_eq!(h.sent.len(), 1);
+
+    let mut h = harness();
+    reloaded(
+        &mut h,
+        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
+    );
+    h.start(run_pending(), clock());
+    assert_eq!(h.jobs.len(), 1);
+    h.session.abort("t");
+    h.pump();
+    assert!(!h.session.may_call("t", "c1"));
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Aborted);
+    assert!(h.sent.is_empty());
+    let tools = tool_messages(result);
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["toolCallId"], "c1");
+    assert!(tools[0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("INTERRUPTED"));
+    // A late result changes nothing.
+    h.answer("t", "c1", ToolOutcome::Value(value!("late")));
+    assert!(h.sent.is_empty());
 }

@@ -633,13 +633,72 @@ fn id_from_a_block_without_data_updates_the_last_event_id() {
 
     let mut decoder = SseDecoder::new();
     decoder.feed(b"id: 42\n").unwrap();
+    // Read, not yet committed: the block has not ended.
+    assert_eq!(decoder.last_event_id(), None);
+    decoder.feed(b"\n").unwrap();
+    // The blank line commits it, though the block has no data (9.2.6 dispatch step 1).
     assert_eq!(decoder.last_event_id(), Some("42"));
-    decoder.feed(b"\nid: bad\0id\n\n").unwrap();
+    decoder.feed(b"id: bad\0id\n\n").unwrap();
     assert_eq!(decoder.last_event_id(), Some("42"));
     decoder.feed(b"id:\n\n").unwrap();
     assert_eq!(decoder.last_event_id(), None);
     assert_eq!(decoder.next_event(), None);
     assert_eq!(decoder.finish(), Ok(()));
+}
+
+#[test]
+fn an_id_inside_an_event_that_never_completes_is_not_committed() {
+    let mut decoder = SseDecoder::new();
+    decoder.feed(b"id: 1\ndata: a\n\nid: 2\ndata: b").unwrap();
+    assert_eq!(decoder.next_event(), Some(ev("a").with_id("1")));
+    // `id: 2` was read inside an event that has no blank line yet: the last event ID a client
+    // sends on reconnect is still 1.
+    assert_eq!(decoder.last_event_id(), Some("1"));
+    assert!(matches!(
+        decoder.finish(),
+        Err(SseError::Truncated { partial }) if partial.id.as_deref() == Some("2")
+    ));
+    assert_eq!(decoder.last_event_id(), Some("1"));
+
+    // An empty `id:` inside an unfinished block does not reset the committed id either.
+    let mut decoder = SseDecoder::new();
+    decoder.feed(b"id: 7\n\nid:\ndata: x\n").unwrap();
+    assert_eq!(decoder.last_event_id(), Some("7"));
+    decoder.feed(b"\n").unwrap();
+    assert_eq!(decoder.last_event_id(), None);
+}
+
+#[test]
+fn reconnect_keeps_the_committed_id_and_drops_the_partial_event() {
+    let mut decoder = SseDecoder::new();
+    decoder
+        .feed(b"retry: 40\nid: 1\ndata: a\n\nid: 2\nevent: e\ndata: half")
+        .unwrap();
+    assert_eq!(
+        decoder.next_event(),
+        Some(ev("a").with_id("1").with_retry(40))
+    );
+    decoder.reconnect();
+    assert_eq!(decoder.last_event_id(), Some("1"));
+    assert_eq!(decoder.reconnection_time(), Some(40));
+    // The new connection starts a fresh stream: its own BOM is skipped, nothing of `half` or of
+    // `event: e` is left, and events without an `id:` carry the committed one.
+    decoder
+        .feed(b"\xEF\xBB\xBFdata: b\n\nid: 3\ndata: c\n\n")
+        .unwrap();
+    assert_eq!(decoder.next_event(), Some(ev("b").with_id("1")));
+    assert_eq!(decoder.next_event(), Some(ev("c").with_id("3")));
+    assert_eq!(decoder.last_event_id(), Some("3"));
+    assert_eq!(decoder.finish(), Ok(()));
+
+    // A stream cut inside a comment or a CRLF pair starts clean too.
+    let mut decoder = SseDecoder::new();
+    decoder.feed(b"id: 1\r\n\r\n: a comm").unwrap();
+    decoder.reconnect();
+    decoder.feed(b"data: x\r").unwrap();
+    decoder.reconnect();
+    decoder.feed(b"\ndata: y\n\n").unwrap();
+    assert_eq!(decoder.next_event(), Some(ev("y").with_id("1")));
 }
 
 #[test]

@@ -213,3 +213,6 @@ export const badResume: ResumeEntry = { interruptId: "i", status: "approved" };
 new ChatRuntime({ toolsUrl: null });
 // @ts-expect-error: history is "full" or "new"
 export const badHistory: ChatRuntimeOptions = { runUrl: "/r", history: "all" };
+export const runPending: RunRequest = { threadId: "t1", messages: [], pending: "run" };
+// @ts-expect-error: pending is "settle" or "run"
+export const badPending: RunRequest = { threadId: "t1", pending: "drop" };

@@ -324,9 +324,22 @@ impl EventDecoder {
         std::mem::take(&mut self.warnings)
     }
 
-    /// The last SSE `id:` in force, for resuming the stream.
+    /// The last SSE `id:` of a completed event (the last event ID string), for resuming the
+    /// stream with `Last-Event-ID`.
     pub fn last_event_id(&self) -> Option<&str> {
         self.sse.last_event_id()
+    }
+
+    /// The stream's reconnection time (the latest valid SSE `retry:`), in milliseconds.
+    pub fn reconnection_time(&self) -> Option<u64> {
+        self.sse.reconnection_time()
+    }
+
+    /// A new connection continues the stream after the last completed event: the SSE framing
+    /// starts over (a cut-off event is dropped; the last event ID is kept), while the ordering
+    /// checks, the chunk streams and the event count go on as one stream.
+    pub fn reconnect(&mut self) {
+        self.sse.reconnect();
     }
 
     /// How many SSE events were read.

@@ -124,9 +124,11 @@ pub struct SseDecoder {
     has_data: bool,
     /// The event type buffer (9.2.6); empty means the default type `message`.
     event_type: String,
-    /// The last event ID buffer (9.2.6). It is never reset at dispatch, so it always equals the
-    /// "last event ID string" the spec copies it into when dispatching; `None` stands for "".
+    /// The last event ID buffer (9.2.6), never reset at dispatch; `None` stands for "".
     last_event_id: Option<String>,
+    /// The "last event ID string" (9.2.6 dispatch step 1): the buffer as it was at the last
+    /// blank line. An `id` read inside a block that never ends is not committed.
+    committed_id: Option<String>,
     /// A valid `retry` value seen in this block, reported on the event dispatched from the block.
     retry: Option<u64>,
     /// The stream's reconnection time (9.2.6 `retry` field): the latest valid `retry` value,
@@ -169,6 +171,7 @@ impl SseDecoder {
             has_data: false,
             event_type: String::new(),
             last_event_id: None,
+            committed_id: None,
             retry: None,
             reconnection_time: None,
             in_block: false,
@@ -264,11 +267,31 @@ impl SseDecoder {
         self.reconnection_time
     }
 
-    /// The last event ID buffer: the value of the latest `id` field without U+0000, `None` if
-    /// there was none or it was empty. It also reflects `id` fields of blocks without data and of
-    /// a block still being read, which is what a client sends as `Last-Event-ID` on reconnect.
+    /// The last event ID string: the value of the latest `id` field without U+0000 in a block
+    /// that ended with a blank line (with or without data), `None` if there was none or it was
+    /// empty. An `id` read in a block still being read, or cut off by the end of the input, is
+    /// not committed (9.2.6: dispatch sets it). This is what a client sends as `Last-Event-ID`
+    /// on reconnect.
     pub fn last_event_id(&self) -> Option<&str> {
-        self.last_event_id.as_deref()
+        self.committed_id.as_deref()
+    }
+
+    /// Starts over on a new connection of the same stream (a reconnect): the event being read,
+    /// a carried line and the BOM state are dropped, the last event ID string and the
+    /// reconnection time are kept (the id buffer restarts from the committed id), and a failure
+    /// is cleared. Queued events stay.
+    pub fn reconnect(&mut self) {
+        self.failed = None;
+        self.bom = BomState::Matching(0);
+        self.line.clear();
+        self.in_comment = false;
+        self.after_cr = false;
+        self.data.clear();
+        self.has_data = false;
+        self.event_type.clear();
+        self.last_event_id.clone_from(&self.committed_id);
+        self.retry = None;
+        self.in_block = false;
     }
 
     /// Records `err` as the decoder's permanent failure and returns it.
@@ -452,8 +475,11 @@ impl SseDecoder {
     /// 9.2.6 "dispatch the event", run on a blank line.
     fn dispatch(&mut self) {
         self.in_block = false;
-        // Step 1 ("set the last event ID string to the last event ID buffer") is implicit: the
-        // buffer is never reset, so `last_event_id` is both.
+        // Step 1: "set the last event ID string to the last event ID buffer" (the buffer is
+        // never reset).
+        if self.committed_id != self.last_event_id {
+            self.committed_id.clone_from(&self.last_event_id);
+        }
         // Step 2: "If the data buffer is an empty string, set the data buffer and the event type
         // buffer to the empty string and return."
         let retry = self.retry.take();

@@ -16,7 +16,7 @@ use super::io::http::Fetch;
 use super::io::storage::Store;
 use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
-use crate::session::{HistoryMode, RunRequest, Session, SessionConfig};
+use crate::session::{HistoryMode, Pending, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
 use crate::tools::TimeLimit;
 
@@ -179,6 +179,8 @@ impl ChatRuntime {
                 .unwrap_or(defaults.tool_timeout_ms),
             max_event_bytes: defaults.max_event_bytes,
             headers,
+            max_reconnects: defaults.max_reconnects,
+            reconnect_delay_ms: defaults.reconnect_delay_ms,
         };
         let catalog = match string(&options, "toolNamePrefix")? {
             Some(prefix) => Catalog::with_prefix(&prefix)?,
@@ -401,6 +403,17 @@ impl ChatRuntime {
             forwarded_props: optional_json(&host(&request, "forwardedProps"))?,
             resume,
             now_ms: Some(js_sys::Date::now() as u64),
+            pending: match member::<String>(&request, "pending", "run/bad-request")?.as_deref() {
+                None | Some("settle") => Pending::Settle,
+                Some("run") => Pending::Run,
+                Some(_) => {
+                    return Err(Error::new(
+                        "run/bad-request",
+                        "`pending` must be \"settle\" or \"run\"",
+                    )
+                    .with("field", "pending"))
+                }
+            },
         };
         let signal = if options.is_object() {
             host(&options, "signal")

@@ -70,6 +70,15 @@ struct Running {
     rounds: u32,
     /// What the app's `fetch` or `prepareRequest` threw, for `result.error.cause`.
     cause: JsValue,
+    /// The current round's request as it went out (after `prepareRequest`), for a reconnect.
+    request: Option<Rc<Request>>,
+}
+
+/// A round's request: URL, headers, body.
+struct Request {
+    url: String,
+    headers: Vec<(String, String)>,
+    body: String,
 }
 
 /// Per thread: its messages as the JS objects last handed out, by position, so a `messages` event
@@ -518,6 +527,7 @@ impl Driver {
                     signal: None,
                     rounds: 0,
                     cause: JsValue::UNDEFINED,
+                    request: None,
                 },
             );
         }
@@ -654,6 +664,12 @@ impl Driver {
                     headers,
                     body,
                 } => self.spawn_send(thread_id, run_id, url, headers, body),
+                Action::Reconnect {
+                    thread_id,
+                    run_id,
+                    last_event_id,
+                    delay_ms,
+                } => self.spawn_reconnect(thread_id, run_id, last_event_id, delay_ms),
                 Action::Execute(job) => self.spawn_call(job),
                 Action::Cancel { thread_id } => {
                     let parts = self
@@ -756,7 +772,7 @@ impl Driver {
         body: String,
     ) {
         let controller = AbortController::new().ok();
-        let (fetch, prepare, round) = {
+        let (prepare, round) = {
             let state = &mut *self.state.borrow_mut();
             let round = match state.running.get_mut(&thread_id) {
                 Some(running) => {
@@ -766,11 +782,7 @@ impl Driver {
                 }
                 None => 1,
             };
-            (
-                state.host.fetch.clone(),
-                state.host.prepare_request.clone(),
-                round,
-            )
+            (state.host.prepare_request.clone(), round)
         };
         let driver = self.clone();
         spawn_local(async move {
@@ -778,34 +790,117 @@ impl Driver {
                 Some(prepare) => prepare_request(&prepare, &body, &thread_id, round).await,
                 None => Ok(body),
             };
-            let failed = match body {
+            match body {
                 Ok(body) => {
-                    let signal = controller.as_ref().map(AbortController::signal);
-                    driver
-                        .stream(&fetch, &thread_id, &run_id, &url, &headers, &body, signal)
-                        .await
-                        .err()
-                        .map(|failure| (failure, false))
+                    let request = Rc::new(Request { url, headers, body });
+                    if let Some(running) = driver.state.borrow_mut().running.get_mut(&thread_id) {
+                        running.request = Some(request.clone());
+                    }
+                    driver.spawn_request(thread_id, run_id, request, None, controller);
                 }
-                Err(failure) => Some((failure, true)),
-            };
-            if let Some((failure, preparing)) = failed {
-                let state = &mut *driver.state.borrow_mut();
-                let session = &mut state.session;
-                if preparing {
-                    let code = "run/prepare-request";
-                    session.handle_request_error(&thread_id, &run_id, code, &failure.message, None);
-                } else {
-                    let status = failure.status();
-                    session.handle_transport_error(&thread_id, &run_id, &failure.message, status);
-                }
-                if let Some(running) = state.running.get_mut(&thread_id) {
-                    running.cause = failure.cause;
+                Err(failure) => {
+                    driver.request_failed(&thread_id, &run_id, failure, true);
                 }
             }
-            driver.mark_dirty(&thread_id);
-            driver.drive();
         });
+    }
+
+    /// Sends the round's request again with `Last-Event-ID` after `delay_ms` (the session's
+    /// [`Action::Reconnect`]), unless the turn has ended or moved on by then.
+    fn spawn_reconnect(&self, thread_id: String, run_id: String, id: String, delay_ms: u64) {
+        let controller = AbortController::new().ok();
+        let request = {
+            let mut state = self.state.borrow_mut();
+            let Some(running) = state.running.get_mut(&thread_id) else {
+                return;
+            };
+            // Stop aborts the wait too: the session then has no turn, so nothing is sent.
+            running.fetch = controller.clone();
+            running.request.clone()
+        };
+        let Some(request) = request else { return };
+        let weak = self.weak();
+        browser::timer(delay_ms, move || {
+            let Some(driver) = upgrade(&weak) else { return };
+            if driver.is_current(&thread_id, &run_id) {
+                driver.spawn_request(thread_id, run_id, request, Some(id), controller);
+            }
+        })
+        .forget();
+    }
+
+    /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
+    /// session, in a task of its own (one kind of future for first sends and reconnects alike).
+    fn spawn_request(
+        &self,
+        thread_id: String,
+        run_id: String,
+        request: Rc<Request>,
+        last_event_id: Option<String>,
+        controller: Option<AbortController>,
+    ) {
+        let driver = self.clone();
+        spawn_local(async move {
+            driver
+                .send(&thread_id, &run_id, &request, last_event_id, controller)
+                .await;
+        });
+    }
+
+    /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
+    /// session.
+    async fn send(
+        &self,
+        thread_id: &str,
+        run_id: &str,
+        request: &Request,
+        last_event_id: Option<String>,
+        controller: Option<AbortController>,
+    ) {
+        let mut headers = request.headers.clone();
+        headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
+        let signal = controller.as_ref().map(AbortController::signal);
+        let url = &request.url;
+        let result = self
+            .stream(
+                &self.host().fetch,
+                thread_id,
+                run_id,
+                url,
+                &headers,
+                &request.body,
+                signal,
+            )
+            .await;
+        match result {
+            Ok(()) => {
+                self.mark_dirty(thread_id);
+                self.drive();
+            }
+            Err(failure) => self.request_failed(thread_id, run_id, failure, false),
+        }
+    }
+
+    /// The request could not be prepared (`prepareRequest` threw) or sent.
+    fn request_failed(&self, thread_id: &str, run_id: &str, failure: Failure, preparing: bool) {
+        {
+            let state = &mut *self.state.borrow_mut();
+            let session = &mut state.session;
+            if preparing {
+                let code = "run/prepare-request";
+                session.handle_request_error(thread_id, run_id, code, &failure.message, None);
+            } else {
+                let status = failure.status();
+                session.handle_transport_error(thread_id, run_id, &failure.message, status);
+            }
+            // A resumed stream goes on: what was thrown is no cause of a later ending.
+            let resumed = session.current_run_id(thread_id) == Some(run_id);
+            if let (Some(running), false) = (state.running.get_mut(thread_id), resumed) {
+                running.cause = failure.cause;
+            }
+        }
+        self.mark_dirty(thread_id);
+        self.drive();
     }
 
     fn is_current(&self, thread_id: &str, run_id: &str) -> bool {

@@ -289,6 +289,13 @@ export interface RunRequest {
    * its interrupt's `responseSchema` first (`input/invalid`, `field` the JSON pointer).
    */
   resume?: readonly ResumeEntry[];
+  /**
+   * The browser calls of the thread's last assistant message that have no result (a history
+   * loaded with `setMessages` after a reload mid-tool): `"settle"` (the default) answers them
+   * `INTERRUPTED` before the request; `"run"` runs each once (toggles and validation as usual)
+   * and sends their results.
+   */
+  pending?: "settle" | "run";
 }
 
 /** The answer to an open interrupt. */

@@ -12,6 +12,7 @@
 
 pub mod demo;
 pub mod llm;
+pub mod resume;
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
@@ -142,6 +143,8 @@ struct Inner {
     requests: Vec<Value>,
     aborted: HashMap<String, u64>,
     backend_tools: Vec<Value>,
+    /// Where the next planner responses of a thread stop (`POST /test/cut`).
+    cuts: HashMap<String, VecDeque<resume::Cut>>,
 }
 
 struct Shared {
@@ -152,6 +155,10 @@ struct Shared {
     llm: Option<Arc<LlmConfig>>,
     threads: Arc<Threads>,
     ids: Arc<Ids>,
+    /// The planner's recent runs, for `Last-Event-ID` resume.
+    runs: resume::Runs,
+    /// Counts `POST /test/break`: a cut waiting to break the connection does it then.
+    breaks: watch::Sender<u64>,
     inner: Mutex<Inner>,
     shutdown: watch::Receiver<bool>,
 }
@@ -178,6 +185,8 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         llm: config.llm.map(Arc::new),
         threads: Arc::default(),
         ids: Arc::default(),
+        runs: resume::Runs::default(),
+        breaks: watch::channel(0).0,
         inner: Mutex::new(Inner::default()),
         shutdown,
     });
@@ -190,6 +199,8 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         .route("/test/aborted", get(aborted))
         .route("/test/redirect", get(redirect))
         .route("/test/backend-tools", post(set_backend_tools))
+        .route("/test/cut", post(set_cuts))
+        .route("/test/break", post(break_cut))
         .fallback(static_files)
         .with_state(state)
         .layer(middleware::from_fn(cors))
@@ -347,6 +358,10 @@ async fn run(
     let method = req.method().to_string();
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(str::to_string);
+    let last_event_id = req
+        .headers()
+        .get("last-event-id")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let mut headers = Map::new();
     for (name, value) in req.headers() {
         let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
@@ -387,7 +402,7 @@ async fn run(
     };
     match next {
         Some(scripted) => scripted_response(&state, thread_id, scripted),
-        None if state.mode == Mode::Demo => demo_run(&state, &bytes),
+        None if state.mode == Mode::Demo => demo_run(&state, &bytes, last_event_id.as_deref()),
         None => json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             json!({ "error": format!("no scripted response for thread {thread_id}") }),
@@ -395,8 +410,9 @@ async fn run(
     }
 }
 
-/// Demo mode: 422 on a bad RunAgentInput, else the planner's (or the model's) SSE stream.
-fn demo_run(state: &AppState, bytes: &[u8]) -> Response {
+/// Demo mode: 422 on a bad RunAgentInput, else the planner's (or the model's) SSE stream. A
+/// re-POST with `Last-Event-ID` resumes a planner run ([`resume`]).
+fn demo_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Response {
     let mut input = match demo::validate(bytes) {
         Ok(input) => input,
         Err(detail) => {
@@ -406,6 +422,9 @@ fn demo_run(state: &AppState, bytes: &[u8]) -> Response {
             )
         }
     };
+    if let Some(id) = last_event_id {
+        return resumed_run(state, &input.thread_id, &input.run_id, id);
+    }
     if input.run_id.is_empty() {
         // A client that leaves naming the run to the server (no `runId`): the agent names it.
         input.run_id = state.ids.run();
@@ -427,17 +446,7 @@ fn demo_run(state: &AppState, bytes: &[u8]) -> Response {
     } else {
         let steps = demo::plan(thread, &input, &state.ids);
         drop(threads);
-        let pace = state.pace;
-        tokio::spawn(async move {
-            for step in steps {
-                if step.paced && !pace.is_zero() {
-                    tokio::time::sleep(pace).await;
-                }
-                if !em.send(step.event).await {
-                    return; // the client went away
-                }
-            }
-        });
+        return planner_run(state, &input.thread_id, &input.run_id, steps);
     }
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|b| (Ok::<Bytes, Infallible>(b), rx))
@@ -450,6 +459,90 @@ fn demo_run(state: &AppState, bytes: &[u8]) -> Response {
     );
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     res
+}
+
+/// The planner's run: its events go into the run's log (with SSE ids) at the pace, whether or
+/// not the client stays, and the response streams the log.
+fn planner_run(
+    state: &AppState,
+    thread_id: &str,
+    run_id: &str,
+    steps: Vec<demo::Step>,
+) -> Response {
+    let log = state.runs.start(thread_id, run_id);
+    let producer = log.clone();
+    let pace = state.pace;
+    tokio::spawn(async move {
+        for step in steps {
+            if step.paced && !pace.is_zero() {
+                tokio::time::sleep(pace).await;
+            }
+            producer.push(&step.event);
+        }
+        producer.close();
+    });
+    resume::response(log, 0, next_cut(state, thread_id), state.breaks.subscribe())
+}
+
+/// A re-POST with `Last-Event-ID`: the run's events after that id, or 404 when the run is not
+/// kept (or 400 for an id this agent never sent).
+fn resumed_run(state: &AppState, thread_id: &str, run_id: &str, last_event_id: &str) -> Response {
+    let Some(from) = resume::resume_from(last_event_id) else {
+        return bad_request(format!(
+            "Last-Event-ID {last_event_id:?} is no event id of this agent"
+        ));
+    };
+    match state.runs.find(thread_id, run_id) {
+        Some(log) => resume::response(
+            log,
+            from,
+            next_cut(state, thread_id),
+            state.breaks.subscribe(),
+        ),
+        None => json_response(
+            StatusCode::NOT_FOUND,
+            json!({ "error": format!("run {run_id} of thread {thread_id} is not kept; start a new run") }),
+        ),
+    }
+}
+
+/// `POST /test/break`: the responses stopped at a breaking cut drop their connection now.
+async fn break_cut(State(state): State<AppState>) -> Response {
+    state.breaks.send_modify(|n| *n += 1);
+    json_response(StatusCode::OK, json!({ "ok": true }))
+}
+
+/// The cut queued for the thread's next planner response, if any.
+fn next_cut(state: &AppState, thread_id: &str) -> Option<resume::Cut> {
+    state
+        .lock()
+        .cuts
+        .get_mut(thread_id)
+        .and_then(VecDeque::pop_front)
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CutsRequest {
+    thread_id: String,
+    cuts: Vec<resume::Cut>,
+}
+
+/// `POST /test/cut {threadId, cuts: [{frame, byte, clean?}]}`: the thread's next planner
+/// responses stop part-way, one cut per response, in order.
+async fn set_cuts(State(state): State<AppState>, req: Request) -> Response {
+    let value = match read_json(req).await {
+        Ok(v) => v,
+        Err(res) => return res,
+    };
+    let request: CutsRequest = match serde_json::from_value(value) {
+        Ok(r) => r,
+        Err(e) => return bad_request(format!("bad cut request: {e}")),
+    };
+    let mut inner = state.lock();
+    let queue = inner.cuts.entry(request.thread_id).or_default();
+    queue.extend(request.cuts);
+    json_response(StatusCode::OK, json!({ "queued": queue.len() }))
 }
 
 /// The writes of a scripted response: (pause before, bytes).
@@ -638,6 +731,7 @@ async fn requests(State(state): State<AppState>, Query(q): Query<ThreadQuery>) -
 
 async fn reset(State(state): State<AppState>) -> Response {
     *state.lock() = Inner::default();
+    state.runs.clear();
     state
         .threads
         .lock()

@@ -198,7 +198,8 @@ pub async fn aborted(addr: SocketAddr, thread: &str) -> u64 {
 
 // ---- AG-UI streams -------------------------------------------------------------------------------
 
-/// The JSON events of an SSE body (`data: <json>\n\n` frames).
+/// The JSON events of an SSE body (`data: <json>\n\n` frames, each possibly after `retry:` and
+/// `id:` lines).
 pub fn sse_events(body: &str) -> Vec<Value> {
     assert!(
         body.ends_with("\n\n"),
@@ -208,7 +209,8 @@ pub fn sse_events(body: &str) -> Vec<Value> {
         .filter(|f| !f.is_empty())
         .map(|f| {
             let data = f
-                .strip_prefix("data: ")
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
                 .unwrap_or_else(|| panic!("not a data frame: {f:?}"));
             serde_json::from_str(data).unwrap_or_else(|e| panic!("bad JSON {data:?}: {e}"))
         })
