@@ -484,3 +484,36 @@ fn an_interrupt_without_a_call_and_a_new_interrupt_after_a_resume() {
     assert_eq!(h.result().status, RunStatus::Interrupted);
     assert_eq!(to_serde(h.session.interrupts("t")), json!([ask("i2")]));
 }
+
+#[test]
+fn pending_run_leaves_a_browser_call_an_interrupt_names_to_the_server() {
+    // The demo's interrupt mode: the browser tool's call is the one the interrupt names.
+    let mut h = Harness::new();
+    h.start(request(vec![user("u1", "delete my notes")], json!([])))
+        .unwrap();
+    let body = sse(&[
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"confirm_action","parentMessageId":"a1"}),
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}),
+        json!({"type":"TOOL_CALL_END","toolCallId":"c1"}),
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r1",
+            "outcome":{"type":"interrupt","interrupts":[approval("c1")]}}),
+    ]);
+    h.respond(&body);
+    assert_eq!(h.result().status, RunStatus::Interrupted);
+    assert_eq!(h.jobs, 0, "the held call does not run");
+    let mut next = request(
+        vec![],
+        json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]),
+    );
+    next.pending = chat_runtime::session::Pending::Run;
+    h.start(next).unwrap();
+    assert_eq!(h.jobs, 0, "pending: run leaves it to the server too");
+    assert_eq!(h.sent.len(), 2, "the resumed run went out at once");
+    let sent = h.body(1)["messages"].as_array().unwrap();
+    assert!(
+        sent.iter().all(|m| m["role"] != "tool"),
+        "no tool message for the held call: {sent:?}"
+    );
+    assert_eq!(h.body(1)["resume"][0]["interruptId"], "int-c1");
+}
