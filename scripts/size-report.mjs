@@ -1,11 +1,17 @@
-// Prints raw / gzip / brotli sizes of what the package ships: the .wasm and the JS glue.
-import { readFileSync } from "node:fs";
+// Prints raw / gzip / brotli sizes of what the package ships: the .wasm and the JS glue (the
+// generated chat_runtime.js and the snippets it imports, pkg/snippets/**: wasm-bindgen's inline_js
+// and js modules, which ship and load with it).
+import { readFileSync, readdirSync } from "node:fs";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
-const files = ["pkg/chat_runtime_bg.wasm", "pkg/chat_runtime.js"];
+const snippets = readdirSync("pkg/snippets", { recursive: true, withFileTypes: true })
+  .filter((entry) => entry.isFile() && entry.name.endsWith(".js"))
+  .map((entry) => `${entry.parentPath ?? entry.path}/${entry.name}`)
+  .sort();
+const files = ["pkg/chat_runtime_bg.wasm", "pkg/chat_runtime.js", ...snippets];
 const kb = (n) => `${(n / 1024).toFixed(1).padStart(7)} KiB`;
 let total = { raw: 0, gzip: 0, brotli: 0 };
-console.log(`${"file".padEnd(28)} ${"raw".padStart(11)} ${"gzip -9".padStart(11)} ${"brotli".padStart(11)}`);
+console.log(`${"file".padEnd(60)} ${"raw".padStart(11)} ${"gzip -9".padStart(11)} ${"brotli".padStart(11)}`);
 for (const file of files) {
   const bytes = readFileSync(file);
   const raw = bytes.length;
@@ -14,9 +20,9 @@ for (const file of files) {
     params: { [constants.BROTLI_PARAM_QUALITY]: 11 },
   }).length;
   total = { raw: total.raw + raw, gzip: total.gzip + gzip, brotli: total.brotli + brotli };
-  console.log(`${file.padEnd(28)} ${kb(raw)} ${kb(gzip)} ${kb(brotli)}`);
+  console.log(`${file.padEnd(60)} ${kb(raw)} ${kb(gzip)} ${kb(brotli)}`);
 }
-console.log(`${"total".padEnd(28)} ${kb(total.raw)} ${kb(total.gzip)} ${kb(total.brotli)}`);
+console.log(`${"total".padEnd(60)} ${kb(total.raw)} ${kb(total.gzip)} ${kb(total.brotli)}`);
 console.log(`(bytes: raw ${total.raw}, gzip ${total.gzip}, brotli ${total.brotli})`);
 
 // `--budget BYTES`: fail when the gzip total is over it (make test-size).
