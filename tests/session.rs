@@ -524,8 +524,9 @@ fn handler_failures_are_sent_with_error_and_readable_content() {
     assert_eq!(finished[0].as_ref().unwrap().code, "TIMEOUT");
 }
 
-#[test]
-fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
+/// Thread `t` with the fire-and-forget tool `set_theme` on, mid-stream: the run's assistant
+/// message `a1` has called it as `c1` (its `TOOL_CALL_END` read), nothing more. Returns the run id.
+fn fire_and_forget_call_streamed() -> (Harness, String) {
     let mut h = harness();
     let theme = FrontendTool {
         follow_up: false,
@@ -542,6 +543,12 @@ fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
         .handle_response("t", &run, 200, Some("text/event-stream"), None);
     h.session.handle_bytes("t", &run, sse(&events).as_bytes());
     h.pump();
+    (h, run)
+}
+
+#[test]
+fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
+    let (mut h, run) = fire_and_forget_call_streamed();
     assert_eq!(h.jobs.len(), 1, "runs as soon as its TOOL_CALL_END arrives");
     h.answer("t", "c1", ToolOutcome::Value(value!({"ok": true})));
     let mut rest = text("a2", "Done, it is dark now.");
@@ -560,22 +567,7 @@ fn a_messages_snapshot_mid_stream_keeps_a_result_the_runtime_recorded() {
     // ag-ui-langgraph sends MESSAGES_SNAPSHOT before RUN_FINISHED, with the server's messages
     // only: a fire-and-forget call answered mid-stream has its result in the thread but not
     // there. The snapshot must not drop it (the call would then be settled INTERRUPTED).
-    let mut h = harness();
-    let theme = FrontendTool {
-        follow_up: false,
-        ..tool("set_theme", json!({"type":"object"}))
-    };
-    h.start(
-        request("t", vec![user("u1", "dark please")]),
-        tool_set(&[theme], &[], &[]),
-    );
-    let run = h.last_run("t");
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "set_theme", r#"{"theme":"dark"}"#, "a1"));
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
-    h.pump();
+    let (mut h, run) = fire_and_forget_call_streamed();
     h.answer("t", "c1", ToolOutcome::Value(value!({"ok": true})));
     let snapshot = json!({"type":"MESSAGES_SNAPSHOT","messages":[
         {"id":"u1","role":"user","content":"dark please"},

@@ -5,23 +5,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { freePort } from "../packaging/helpers.mjs";
+
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const NGINX = process.env.NGINX ?? "/usr/sbin/nginx";
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort() {
-  const server = createServer();
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    }),
-  );
-}
 
 /** deploy/nginx.conf with its EDIT lines set; fails if a line is not there exactly once. */
 export function serverBlock({ port, root, upstream }) {

@@ -5,6 +5,9 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
+
+import { launch } from "./browser.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -48,4 +51,21 @@ export async function stopAgent(child) {
   const exited = new Promise((done) => child.once("exit", done));
   child.kill("SIGTERM");
   await exited;
+}
+
+/**
+ * The hooks of a demo-page suite: the demo agent (`startAgent()`) and Chromium for the file.
+ * Returns the live state, `{ base, browser }`, set once the suite's `before` ran.
+ */
+export function demoSuite() {
+  const suite = { agent: null, base: null, browser: null };
+  before(async () => {
+    ({ child: suite.agent, url: suite.base } = await startAgent());
+    suite.browser = await launch();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await stopAgent(suite.agent);
+  });
+  return suite;
 }

@@ -2,37 +2,26 @@
 // (chat-runtime-agent --mode demo --pace-ms 0), which also serves the page, pkg/ and the tools.
 // Needs `make build` (pkg/ and demo/tools/*.js) and `cargo build -p chat-runtime-agent`
 // (`make test-e2e` does both). Every test gets a fresh browser context (its own localStorage).
-import { test, before, after } from "node:test";
+import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 
-import { startAgent, stopAgent } from "./agent.mjs";
-import { launch } from "./browser.mjs";
+import { demoSuite } from "./agent.mjs";
 
 const shots = new URL("../../target/screenshots/", import.meta.url);
 const shot = (name) => new URL(name, shots).pathname;
 // Generous: the machine is shared with other builds.
 const WAIT = 30_000;
 
-let agent, browser, base;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  ({ child: agent, url: base } = await startAgent());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await stopAgent(agent);
-});
+const suite = demoSuite();
+before(() => mkdirSync(shots, { recursive: true }));
 
 // ---- helpers ------------------------------------------------------------------------------------
 
 /** A fresh context (empty localStorage) and the page loaded in it. */
 async function freshPage(viewport = { width: 1100, height: 800 }) {
   // Reduced motion: the page drops its transitions, so screenshots never catch one half-way.
-  const context = await browser.newContext({ viewport, reducedMotion: "reduce" });
+  const context = await suite.browser.newContext({ viewport, reducedMotion: "reduce" });
   const page = await open(context);
   return { context, page };
 }
@@ -42,7 +31,7 @@ async function open(context) {
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (error) => page.errors.push(error));
-  await page.goto(`${base}/`);
+  await page.goto(`${suite.base}/`);
   await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
   return page;
 }
@@ -123,7 +112,7 @@ async function cards(page) {
 }
 
 async function runRequests(threadId) {
-  const response = await fetch(`${base}/test/requests?threadId=${encodeURIComponent(threadId)}`);
+  const response = await fetch(`${suite.base}/test/requests?threadId=${encodeURIComponent(threadId)}`);
   return response.json();
 }
 

@@ -61,23 +61,26 @@ export async function until(what, check, timeoutMs = 30_000) {
 export const settle = (ms = 400) => new Promise((done) => setTimeout(done, ms));
 
 /**
- * The hooks of a browser suite: the scripted server and Chromium for the file, and per test a
- * fresh context (fresh localStorage) on `/runtime.html`, the server's scripts and records cleared,
- * and no uncaught page error allowed. Returns the live state: `{ base, page, context }`.
+ * The hooks of a browser suite: a server and Chromium for the file, and per test a fresh context
+ * (fresh localStorage) on `/runtime.html`, the server reset, and no uncaught page error allowed.
+ * The server is the scripted one by default (its scripts and records cleared before each test);
+ * `start` (resolving with `{ base, stop }`) and `reset` (given the base URL; `null`: nothing) serve
+ * another one that serves the same page (tests/servers). Returns the live state:
+ * `{ base, page, context }`.
  */
-export function browserSuite() {
-  const suite = { agent: null, base: null, browser: null, context: null, page: null, pageErrors: [] };
+export function browserSuite({ start = startScriptAgent, reset = (base) => api(base, "/test/reset", {}) } = {}) {
+  const suite = { server: null, base: null, browser: null, context: null, page: null, pageErrors: [] };
   before(async () => {
-    suite.agent = await startScriptAgent();
-    suite.base = suite.agent.base;
+    suite.server = await start();
+    suite.base = suite.server.base;
     suite.browser = await launch();
   });
   after(async () => {
     await suite.browser?.close();
-    await suite.agent?.stop();
+    await suite.server?.stop();
   });
   beforeEach(async () => {
-    await api(suite.base, "/test/reset", {});
+    await reset?.(suite.base);
     suite.context = await suite.browser.newContext();
     suite.page = await suite.context.newPage();
     suite.pageErrors = [];

@@ -2,12 +2,11 @@
 // against the real demo agent (chat-runtime-agent --mode demo --pace-ms 0). The inspector is built
 // on the runtime's public API only (subscribe + prepareRequest); these tests read what it shows.
 // Needs `make build` (pkg/, demo/tools/*.js) and `cargo build -p chat-runtime-agent`.
-import { test, before, after } from "node:test";
+import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 
-import { startAgent, stopAgent } from "./agent.mjs";
-import { launch } from "./browser.mjs";
+import { demoSuite } from "./agent.mjs";
 
 const shots = new URL("../../target/screenshots/", import.meta.url);
 const shot = (name) => new URL(name, shots).pathname;
@@ -16,27 +15,17 @@ const WAIT = 30_000;
 const WIDE = { width: 1280, height: 900 };
 const PHONE = { width: 375, height: 740 };
 
-let agent, browser, base;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  ({ child: agent, url: base } = await startAgent());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await stopAgent(agent);
-});
+const suite = demoSuite();
+before(() => mkdirSync(shots, { recursive: true }));
 
 // ---- helpers ------------------------------------------------------------------------------------
 
 async function freshPage(viewport) {
-  const context = await browser.newContext({ viewport, reducedMotion: "reduce" });
+  const context = await suite.browser.newContext({ viewport, reducedMotion: "reduce" });
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (error) => page.errors.push(error));
-  await page.goto(`${base}/`);
+  await page.goto(`${suite.base}/`);
   await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
   return { context, page };
 }
@@ -229,7 +218,7 @@ test("an interrupt the server sends shows in the round's outcome, as text", asyn
   const threadId = await page.$eval("#threads button[aria-current=true]", (b) => b.dataset.threadId);
   // The next run of this thread is a scripted stream (the demo agent answers queued responses first).
   const interrupt = { id: "int-<i>1</i>", reason: "tool_approval", message: "<b>Delete</b> all notes?" };
-  const queued = await fetch(`${base}/test/script`, {
+  const queued = await fetch(`${suite.base}/test/script`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({

@@ -2,35 +2,24 @@
 // agent in its interrupt mode (forwardedProps.approvals = "interrupt"): "Delete my notes" ends the
 // run with the AG-UI 1.0 interrupt outcome, the page shows the approval card, and Approve / Reject
 // resume the run with `resume`. Needs `make build` and `cargo build -p chat-runtime-agent`.
-import { test, before, after } from "node:test";
+import { before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 
-import { startAgent, stopAgent } from "./agent.mjs";
-import { launch } from "./browser.mjs";
+import { demoSuite } from "./agent.mjs";
 
 const shots = new URL("../../target/screenshots/", import.meta.url);
 const WAIT = 30_000;
 
-let agent, browser, base;
-
-before(async () => {
-  mkdirSync(shots, { recursive: true });
-  ({ child: agent, url: base } = await startAgent());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await stopAgent(agent);
-});
+const suite = demoSuite();
+before(() => mkdirSync(shots, { recursive: true }));
 
 async function freshPage() {
-  const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, reducedMotion: "reduce" });
+  const context = await suite.browser.newContext({ viewport: { width: 1100, height: 800 }, reducedMotion: "reduce" });
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (error) => page.errors.push(error));
-  await page.goto(`${base}/?approvals=interrupt`);
+  await page.goto(`${suite.base}/?approvals=interrupt`);
   await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
   return { context, page };
 }
@@ -47,7 +36,7 @@ const lastAnswer = (page) => page.$$eval(".msg.assistant .bubble", (nodes) => no
 const threadOf = (page) => page.$eval("#threads button[aria-current=true]", (b) => b.dataset.threadId);
 
 async function requests(threadId) {
-  const response = await fetch(`${base}/test/requests?threadId=${encodeURIComponent(threadId)}`);
+  const response = await fetch(`${suite.base}/test/requests?threadId=${encodeURIComponent(threadId)}`);
   return response.json();
 }
 

@@ -3,25 +3,14 @@
 // them back with setMessages) against the REAL demo agent. The call's tool module is held back so
 // the call is still pending when the page reloads; after the reload the app continues the turn
 // through the public API with `pending: "run"`, or sends a new message (the default: "settle").
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { startAgent, stopAgent } from "./agent.mjs";
-import { launch } from "./browser.mjs";
+import { demoSuite } from "./agent.mjs";
 
 const TIMEOUT = 90_000;
 const WAIT = 30_000;
-let agent, browser, base;
-
-before(async () => {
-  ({ child: agent, url: base } = await startAgent());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await stopAgent(agent);
-});
+const suite = demoSuite();
 
 /**
  * Opens the demo, turns get_weather on for new chats, asks for the weather in Paris with the
@@ -32,7 +21,7 @@ async function reloadMidCall(context) {
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (error) => page.errors.push(error));
-  await page.goto(`${base}/`);
+  await page.goto(`${suite.base}/`);
   await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
   await page.evaluate(() => window.chatRuntimeDemo.runtime.setToolEnabled(null, "get_weather", true));
   // The module never loads: the call stays pending.
@@ -53,7 +42,7 @@ async function reloadMidCall(context) {
 const toolMessages = (messages) => messages.filter((m) => m.role === "tool");
 
 test("after a reload mid-call, run({ pending: \"run\" }) runs the saved call once and the turn goes on", { timeout: TIMEOUT }, async () => {
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   const { page, threadId } = await reloadMidCall(context);
   const restored = await page.evaluate((id) => window.chatRuntimeDemo.runtime.messages(id), threadId);
   assert.deepEqual(restored.map((m) => m.role), ["user", "assistant"], "the history came back without a result");
@@ -94,7 +83,7 @@ test("after a reload mid-call, run({ pending: \"run\" }) runs the saved call onc
 });
 
 test("after a reload mid-call, the next message settles the saved call INTERRUPTED by default", { timeout: TIMEOUT }, async () => {
-  const context = await browser.newContext();
+  const context = await suite.browser.newContext();
   const { page, threadId } = await reloadMidCall(context);
   await page.click(`#threads button[data-thread-id="${threadId}"]`);
   await page.fill("#input", "hello");

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { after, afterEach, before, beforeEach, test } from "node:test";
+import { test } from "node:test";
 
-import { launch } from "../e2e/browser.mjs";
+import { browserSuite } from "../e2e/harness.mjs";
 
 const root = new URL("../../", import.meta.url);
 const PYTHON = new URL("target/servers-venv/bin/python", root).pathname;
@@ -51,32 +51,12 @@ export function sseEvents(text) {
 export const callsOf = (response) => sseEvents(response).filter((e) => e.type === "TOOL_CALL_START").map((e) => e.toolCallId);
 
 /**
- * The hooks of one server's suite: the server and Chromium for the file; per test a fresh context
- * on /runtime.html, and no uncaught page error allowed.
+ * The hooks of one server's suite (tests/e2e/harness.mjs `browserSuite` over the Python app): the
+ * server and Chromium for the file; per test a fresh context on /runtime.html, and no uncaught page
+ * error allowed.
  */
 export function serverSuite(app) {
-  const suite = { server: null, base: null, browser: null, context: null, page: null, pageErrors: [] };
-  before(async () => {
-    suite.server = await startServer(app);
-    suite.base = suite.server.base;
-    suite.browser = await launch();
-  });
-  after(async () => {
-    await suite.browser?.close();
-    await suite.server?.stop();
-  });
-  beforeEach(async () => {
-    suite.context = await suite.browser.newContext();
-    suite.page = await suite.context.newPage();
-    suite.pageErrors = [];
-    suite.page.on("pageerror", (error) => suite.pageErrors.push(error));
-    await suite.page.goto(`${suite.base}/runtime.html`);
-    await suite.page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
-  });
-  afterEach(async () => {
-    await suite.context?.close();
-    assert.deepEqual(suite.pageErrors.map(String), [], "uncaught errors in the page");
-  });
+  const suite = browserSuite({ start: () => startServer(app), reset: null });
 
   /** The server's log of POST /api/agent for one thread: `[{ body, response }]`. */
   suite.requests = async (threadId) => {

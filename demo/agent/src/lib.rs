@@ -311,6 +311,18 @@ fn json_response(status: StatusCode, value: Value) -> Response {
     res
 }
 
+/// A `text/event-stream` answer, never cached, of `body`.
+pub(crate) fn event_stream_response(body: Body) -> Response {
+    let mut res = Response::new(body);
+    let h = res.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    res
+}
+
 fn bad_request(message: impl Into<String>) -> Response {
     json_response(StatusCode::BAD_REQUEST, json!({ "error": message.into() }))
 }
@@ -451,14 +463,7 @@ fn demo_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Resp
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|b| (Ok::<Bytes, Infallible>(b), rx))
     });
-    let mut res = Response::new(Body::from_stream(stream));
-    let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
+    event_stream_response(Body::from_stream(stream))
 }
 
 /// The planner's run: its events go into the run's log (with SSE ids) at the pace, whether or

@@ -14,7 +14,6 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use axum::body::{Body, Bytes};
-use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use serde::Deserialize;
 use tokio::sync::watch;
@@ -194,12 +193,5 @@ pub fn response(
             _ => Some((Ok(frame), r)),
         }
     });
-    let mut res = Response::new(Body::from_stream(stream));
-    let h = res.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    res
+    crate::event_stream_response(Body::from_stream(stream))
 }
