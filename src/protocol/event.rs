@@ -836,6 +836,10 @@ impl FromJson for RunFinishedOutcome {
             }
         })
     }
+
+    fn placeholder() -> Self {
+        RunFinishedOutcome::Cancelled {}
+    }
 }
 
 impl ToJson for RunFinishedOutcome {
@@ -889,6 +893,10 @@ impl FromJson for SubagentOutcome {
             },
             other => return Err(unknown_outcome(other, &["success", "suspended"])),
         })
+    }
+
+    fn placeholder() -> Self {
+        SubagentOutcome::Success {}
     }
 }
 
@@ -969,6 +977,10 @@ impl FromJson for Content {
                 &other,
             )),
         }
+    }
+
+    fn placeholder() -> Self {
+        Content::default()
     }
 }
 
@@ -1090,6 +1102,10 @@ impl FromJson for Message {
                 .in_member("role"))
             }
         })
+    }
+
+    fn placeholder() -> Self {
+        Message::Developer(TextMessage::placeholder())
     }
 }
 

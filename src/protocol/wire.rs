@@ -62,6 +62,10 @@ pub trait FromJson: Sized {
     fn absent() -> Option<Self> {
         None
     }
+
+    /// A value that stands in for one that could not be read, so that a reader can go on to the
+    /// next field and report the first error once, at the end ([`Fields::get`], [`Fields::check`]).
+    fn placeholder() -> Self;
 }
 
 /// A type written as JSON.
@@ -84,14 +88,23 @@ pub trait ToJson {
 
 /// The members of an object being read. Members are taken out as they are read, so nothing is
 /// copied; unknown members are ignored.
+///
+/// A struct reader takes every field with [`Fields::get`], which keeps the first error and hands out
+/// a placeholder, then asks [`Fields::check`] once: one error branch per struct instead of one per
+/// field (each of which had to drop the fields read before it; 5.8 KB gzip less over the events and
+/// messages, README "Numbers").
 pub struct Fields<'a> {
     members: Vec<(Cow<'a, str>, Value)>,
+    error: Option<FieldError>,
 }
 
 impl<'a> Fields<'a> {
     /// The members of a parsed top-level object (keys borrowed from the text).
     pub fn borrowed(members: Vec<(Cow<'a, str>, Value)>) -> Fields<'a> {
-        Fields { members }
+        Fields {
+            members,
+            error: None,
+        }
     }
 
     /// The members of `value`, which must be an object.
@@ -99,6 +112,7 @@ impl<'a> Fields<'a> {
         match value {
             Value::Object(map) => Ok(Fields {
                 members: map.into_iter().map(|(k, v)| (Cow::Owned(k), v)).collect(),
+                error: None,
             }),
             other => Err(FieldError::expected("an object", &other)),
         }
@@ -112,6 +126,36 @@ impl<'a> Fields<'a> {
         match self.take_value(key) {
             Some(value) => T::from_json(value).map_err(|e| e.in_member(key)),
             None => T::absent().ok_or_else(|| missing(key)),
+        }
+    }
+
+    /// The member `key` as a `T`, like [`Fields::take`]; an error is kept for [`Fields::check`]
+    /// (the first one wins) and a placeholder returned.
+    #[inline(never)]
+    pub fn get<T: FromJson>(&mut self, key: &str) -> T {
+        let result = self.take(key);
+        self.settle(result)
+    }
+
+    /// The member `key` as a `T`, or `T::default()` when it is absent; errors as [`Fields::get`].
+    #[inline(never)]
+    pub fn get_or_default<T: FromJson + Default>(&mut self, key: &str) -> T {
+        let result = self.take_or(key, T::default);
+        self.settle(result)
+    }
+
+    fn settle<T: FromJson>(&mut self, result: Result<T, FieldError>) -> T {
+        result.unwrap_or_else(|e| {
+            self.error.get_or_insert(e);
+            T::placeholder()
+        })
+    }
+
+    /// The first error [`Fields::get`] met, if any.
+    pub fn check(&mut self) -> Result<(), FieldError> {
+        match self.error.take() {
+            None => Ok(()),
+            Some(e) => Err(e),
         }
     }
 
@@ -220,6 +264,10 @@ impl FromJson for String {
             other => Err(FieldError::expected("a string", &other)),
         }
     }
+
+    fn placeholder() -> Self {
+        String::new()
+    }
 }
 
 impl ToJson for String {
@@ -240,6 +288,10 @@ impl FromJson for bool {
             .as_bool()
             .ok_or_else(|| FieldError::expected("a boolean", &value))
     }
+
+    fn placeholder() -> Self {
+        false
+    }
 }
 
 impl ToJson for bool {
@@ -253,6 +305,10 @@ impl FromJson for i64 {
         value
             .as_i64()
             .ok_or_else(|| FieldError::expected("an integer", &value))
+    }
+
+    fn placeholder() -> Self {
+        0
     }
 }
 
@@ -279,6 +335,10 @@ impl FromJson for u64 {
             .as_u64()
             .ok_or_else(|| FieldError::expected("a non-negative integer", &value))
     }
+
+    fn placeholder() -> Self {
+        0
+    }
 }
 
 impl ToJson for u64 {
@@ -290,6 +350,10 @@ impl ToJson for u64 {
 impl FromJson for Value {
     fn from_json(value: Value) -> Result<Self, FieldError> {
         Ok(value)
+    }
+
+    fn placeholder() -> Self {
+        Value::Null
     }
 }
 
@@ -305,6 +369,10 @@ impl FromJson for Map {
             Value::Object(map) => Ok(map),
             other => Err(FieldError::expected("an object", &other)),
         }
+    }
+
+    fn placeholder() -> Self {
+        Map::new()
     }
 }
 
@@ -326,6 +394,10 @@ impl<T: FromJson> FromJson for Option<T> {
 
     fn absent() -> Option<Self> {
         Some(None)
+    }
+
+    fn placeholder() -> Self {
+        None
     }
 }
 
@@ -356,6 +428,10 @@ impl<T: FromJson> FromJson for Box<T> {
     fn from_json(value: Value) -> Result<Self, FieldError> {
         T::from_json(value).map(Box::new)
     }
+
+    fn placeholder() -> Self {
+        Box::new(T::placeholder())
+    }
 }
 
 impl<T: ToJson> ToJson for Box<T> {
@@ -374,6 +450,10 @@ impl<T: FromJson> FromJson for Vec<T> {
                 .collect(),
             other => Err(FieldError::expected("an array", &other)),
         }
+    }
+
+    fn placeholder() -> Self {
+        Vec::new()
     }
 }
 
@@ -407,6 +487,12 @@ impl FromJson for PatchOp {
             }
         })
     }
+
+    fn placeholder() -> Self {
+        PatchOp::Remove {
+            path: String::new(),
+        }
+    }
 }
 
 impl ToJson for PatchOp {
@@ -438,9 +524,11 @@ macro_rules! wire_struct {
             pub(crate) fn read(
                 fields: &mut $crate::protocol::wire::Fields<'_>,
             ) -> Result<Self, $crate::protocol::wire::FieldError> {
-                Ok($name {
+                let value = $name {
                     $( $field: $crate::wire_struct!(@take fields $wire $($default)?), )*
-                })
+                };
+                fields.check()?;
+                Ok(value)
             }
 
             /// Writes the fields as members of an open object.
@@ -455,6 +543,12 @@ macro_rules! wire_struct {
             ) -> Result<Self, $crate::protocol::wire::FieldError> {
                 $name::read(&mut $crate::protocol::wire::Fields::of(value)?)
             }
+
+            fn placeholder() -> Self {
+                $name {
+                    $( $field: $crate::protocol::wire::FromJson::placeholder(), )*
+                }
+            }
         }
 
         impl $crate::protocol::wire::ToJson for $name {
@@ -465,8 +559,8 @@ macro_rules! wire_struct {
             }
         }
     };
-    (@take $fields:ident $wire:literal) => { $fields.take($wire)? };
-    (@take $fields:ident $wire:literal default) => { $fields.take_or($wire, Default::default)? };
+    (@take $fields:ident $wire:literal) => { $fields.get($wire) };
+    (@take $fields:ident $wire:literal default) => { $fields.get_or_default($wire) };
 }
 
 /// Declares an enum of string literals (`Developer = "developer"`), read and written as the string.
@@ -506,6 +600,11 @@ macro_rules! wire_literals {
                     ))),
                     None => Err($crate::protocol::wire::FieldError::expected("a string", &value)),
                 }
+            }
+
+            fn placeholder() -> Self {
+                const ALL: &[$name] = &[$($name::$variant),*];
+                ALL[0]
             }
         }
 
