@@ -443,11 +443,15 @@ impl<T: ToJson> ToJson for Box<T> {
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(value: Value) -> Result<Self, FieldError> {
         match value {
-            Value::Array(items) => items
-                .into_iter()
-                .enumerate()
-                .map(|(i, item)| T::from_json(item).map_err(|e| e.in_item(i)))
-                .collect(),
+            // A loop rather than `collect::<Result<_, _>>()`, whose adapter is compiled once more
+            // per item type.
+            Value::Array(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for (i, item) in items.into_iter().enumerate() {
+                    out.push(T::from_json(item).map_err(|e| e.in_item(i))?);
+                }
+                Ok(out)
+            }
             other => Err(FieldError::expected("an array", &other)),
         }
     }
