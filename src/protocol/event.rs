@@ -21,36 +21,132 @@ pub type JsonObject = Map;
 /// An RFC 6902 JSON Patch (`STATE_DELTA.delta`, `ACTIVITY_DELTA.patch`).
 pub type JsonPatch = Vec<PatchOp>;
 
-/// Declares an event payload struct: the event's own fields plus the base fields every event has
-/// (`timestamp`, `rawEvent`, `metadata`) and, where the spec allows it, `subagentRunId`.
-macro_rules! event_struct {
+/// The one table of the AG-UI events: each entry is `Variant "WIRE_TYPE" scope { fields }`, and
+/// from it come the payload structs (their own fields plus the base fields every event has:
+/// `timestamp`, `rawEvent`, `metadata`), the [`Event`] enum, the `type` dispatch of
+/// [`Event::parse`], the writer, [`Event::known_type_name`], [`Event::subagent_run_id`] and, in
+/// the tests, the `AgUiEvent` declaration of `src/wasm/types.d.ts` (a test fails when the file
+/// drifts from this table).
+///
+/// `scope` says where the event's sub-agent is: `run` (none: `RUN_*`, `MESSAGES_SNAPSHOT`),
+/// `scoped` (an optional `subagentRunId` base field) or `subagent` (`SUBAGENT_*`, whose own
+/// required `subagentRunId` field is declared in the entry).
+macro_rules! events {
     (
-        $(#[$doc:meta])* $name:ident $(+ $subagent:ident)? {
-            $( $(#[$fdoc:meta])* $field:ident $wire:literal : $ty:ty ),* $(,)?
-        }
+        $(
+            $(#[$doc:meta])* $variant:ident $type:literal $scope:ident {
+                $( $(#[$fdoc:meta])* $field:ident $wire:literal : $ty:ty ),* $(,)?
+            }
+        )*
     ) => {
+        $(
+            events!(@struct $scope [$(#[$doc])*] $variant { $( [$(#[$fdoc])*] $field $wire: $ty, )* });
+        )*
+
+        /// An AG-UI 1.0 event. Serializes to its wire JSON, with `type` first.
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        #[allow(missing_docs)] // each variant is documented on its payload struct
+        pub enum Event {
+            $( $variant($variant), )*
+            /// An event of a type this crate does not know.
+            Unknown(UnknownEvent),
+        }
+
+        impl Event {
+            /// The wire `type` string of a known event, as a `&'static str`; `None` for
+            /// [`Event::Unknown`].
+            pub fn known_type_name(&self) -> Option<&'static str> {
+                Some(match self {
+                    $( Event::$variant(_) => $type, )*
+                    Event::Unknown(_) => return None,
+                })
+            }
+
+            /// The sub-agent run this event is attributed to: its `subagentRunId` (required on
+            /// `SUBAGENT_*`, optional on most events, absent on `RUN_*` and `MESSAGES_SNAPSHOT`).
+            /// `None` means the parent agent. For [`Event::Unknown`] it reads the field from the
+            /// JSON.
+            pub fn subagent_run_id(&self) -> Option<&str> {
+                match self {
+                    $( Event::$variant(_e) => events!(@subagent $scope _e), )*
+                    Event::Unknown(e) => e.json.get("subagentRunId").and_then(Value::as_str),
+                }
+            }
+
+            /// Reads the fields of a known `type`; `None` for a type not in the table.
+            #[inline]
+            fn read_known(
+                ty: &str,
+                fields: &mut Fields<'_>,
+            ) -> Option<Result<Event, FieldError>> {
+                Some(match ty {
+                    $( $type => $variant::read(fields).map(Event::$variant), )*
+                    _ => return None,
+                })
+            }
+
+            /// Writes the fields after `type`.
+            fn write_known_fields(&self, w: &mut ObjWriter<'_>) {
+                match self {
+                    $( Event::$variant(e) => e.write_fields(w), )*
+                    Event::Unknown(_) => {}
+                }
+            }
+        }
+
+        /// The table as data, for the TypeScript declarations: `(type, scope, fields)`.
+        #[cfg(test)]
+        const EVENT_TABLE: &[(&str, &str, &[(&str, &str)])] = &[
+            $( ($type, stringify!($scope), $variant::WIRE_FIELDS), )*
+        ];
+    };
+    (@subagent run $e:ident) => { None };
+    (@subagent scoped $e:ident) => { $e.subagent_run_id.as_deref() };
+    (@subagent subagent $e:ident) => { Some(&$e.subagent_run_id) };
+    (@struct $scope:ident [$(#[$doc:meta])*] $name:ident {
+        $( [$(#[$fdoc:meta])*] $field:ident $wire:literal : $ty:ty, )*
+    }) => {
+        events!(@base $scope [$(#[$doc])*] $name {
+            $( [$(#[$fdoc])*] $field $wire: $ty, )*
+            [
+                /// Milliseconds since the epoch, by convention.
+            ] timestamp "timestamp": Option<i64>,
+            [
+                /// The upstream event this one was translated from, if any.
+            ] raw_event "rawEvent": Option<Value>,
+            [
+                /// Free-form metadata; the key `"ag-ui"` is reserved.
+            ] metadata "metadata": Option<JsonObject>,
+        });
+    };
+    (@base scoped [$(#[$doc:meta])*] $name:ident {
+        $( [$(#[$fdoc:meta])*] $field:ident $wire:literal : $ty:ty, )*
+    }) => {
         wire_struct! {
             $(#[$doc])*
             pub struct $name {
                 $( $(#[$fdoc])* $field $wire: $ty, )*
-                /// Milliseconds since the epoch, by convention.
-                timestamp "timestamp": Option<i64>,
-                /// The upstream event this one was translated from, if any.
-                raw_event "rawEvent": Option<Value>,
-                /// Free-form metadata; the key `"ag-ui"` is reserved.
-                metadata "metadata": Option<JsonObject>,
-                $(
-                    /// The sub-agent run that emitted this event, if any.
-                    $subagent "subagentRunId": Option<String>,
-                )?
+                /// The sub-agent run that emitted this event, if any.
+                subagent_run_id "subagentRunId": Option<String>,
+            }
+        }
+    };
+    (@base $scope:ident [$(#[$doc:meta])*] $name:ident {
+        $( [$(#[$fdoc:meta])*] $field:ident $wire:literal : $ty:ty, )*
+    }) => {
+        wire_struct! {
+            $(#[$doc])*
+            pub struct $name {
+                $( $(#[$fdoc])* $field $wire: $ty, )*
             }
         }
     };
 }
 
-event_struct! {
+events! {
     /// `RUN_STARTED`: a run began.
-    RunStarted {
+    RunStarted "RUN_STARTED" run {
         /// The thread the run belongs to.
         thread_id "threadId": String,
         /// The run's id.
@@ -62,11 +158,9 @@ event_struct! {
         /// An echo of the input the run was started with.
         input "input": Option<Box<RunAgentInput>>,
     }
-}
 
-event_struct! {
     /// `RUN_FINISHED`: the run ended normally.
-    RunFinished {
+    RunFinished "RUN_FINISHED" run {
         /// The thread the run belongs to.
         thread_id "threadId": String,
         /// The run's id.
@@ -78,11 +172,9 @@ event_struct! {
         /// Token usage per model call.
         usage "usage": Option<Vec<TokenUsage>>,
     }
-}
 
-event_struct! {
     /// `RUN_ERROR`: the run failed.
-    RunError {
+    RunError "RUN_ERROR" run {
         /// What went wrong.
         message "message": String,
         /// A machine-readable code.
@@ -90,27 +182,21 @@ event_struct! {
         /// Token usage per model call.
         usage "usage": Option<Vec<TokenUsage>>,
     }
-}
 
-event_struct! {
     /// `STEP_STARTED`: a named step of the agent began.
-    StepStarted + subagent_run_id {
+    StepStarted "STEP_STARTED" scoped {
         /// The step's name.
         step_name "stepName": String,
     }
-}
 
-event_struct! {
     /// `STEP_FINISHED`: a named step ended.
-    StepFinished + subagent_run_id {
+    StepFinished "STEP_FINISHED" scoped {
         /// The step's name.
         step_name "stepName": String,
     }
-}
 
-event_struct! {
     /// `TEXT_MESSAGE_START`: a text message opens.
-    TextMessageStart + subagent_run_id {
+    TextMessageStart "TEXT_MESSAGE_START" scoped {
         /// The message's id.
         message_id "messageId": String,
         /// The author; absent means assistant.
@@ -118,29 +204,23 @@ event_struct! {
         /// The author's name.
         name "name": Option<String>,
     }
-}
 
-event_struct! {
     /// `TEXT_MESSAGE_CONTENT`: a piece of an open text message.
-    TextMessageContent + subagent_run_id {
+    TextMessageContent "TEXT_MESSAGE_CONTENT" scoped {
         /// The message's id.
         message_id "messageId": String,
         /// The text to append (may be empty).
         delta "delta": String,
     }
-}
 
-event_struct! {
     /// `TEXT_MESSAGE_END`: a text message closes.
-    TextMessageEnd + subagent_run_id {
+    TextMessageEnd "TEXT_MESSAGE_END" scoped {
         /// The message's id.
         message_id "messageId": String,
     }
-}
 
-event_struct! {
     /// `TEXT_MESSAGE_CHUNK`: shorthand for start/content/end, expanded by [`crate::protocol::chunks`].
-    TextMessageChunk + subagent_run_id {
+    TextMessageChunk "TEXT_MESSAGE_CHUNK" scoped {
         /// The message's id (required on the first chunk).
         message_id "messageId": Option<String>,
         /// The author.
@@ -150,11 +230,9 @@ event_struct! {
         /// The author's name.
         name "name": Option<String>,
     }
-}
 
-event_struct! {
     /// `TOOL_CALL_START`: the model begins a tool call.
-    ToolCallStart + subagent_run_id {
+    ToolCallStart "TOOL_CALL_START" scoped {
         /// The call's id.
         tool_call_id "toolCallId": String,
         /// The tool's name.
@@ -162,29 +240,23 @@ event_struct! {
         /// The assistant message holding the call.
         parent_message_id "parentMessageId": Option<String>,
     }
-}
 
-event_struct! {
     /// `TOOL_CALL_ARGS`: a fragment of the call's JSON arguments.
-    ToolCallArgs + subagent_run_id {
+    ToolCallArgs "TOOL_CALL_ARGS" scoped {
         /// The call's id.
         tool_call_id "toolCallId": String,
         /// A fragment of JSON text (may be empty).
         delta "delta": String,
     }
-}
 
-event_struct! {
     /// `TOOL_CALL_END`: the call's arguments are complete.
-    ToolCallEnd + subagent_run_id {
+    ToolCallEnd "TOOL_CALL_END" scoped {
         /// The call's id.
         tool_call_id "toolCallId": String,
     }
-}
 
-event_struct! {
     /// `TOOL_CALL_CHUNK`: shorthand for start/args/end, expanded by [`crate::protocol::chunks`].
-    ToolCallChunk + subagent_run_id {
+    ToolCallChunk "TOOL_CALL_CHUNK" scoped {
         /// The call's id (required on the first chunk).
         tool_call_id "toolCallId": Option<String>,
         /// The tool's name (required on the first chunk).
@@ -194,11 +266,9 @@ event_struct! {
         /// A fragment of JSON text.
         delta "delta": Option<String>,
     }
-}
 
-event_struct! {
     /// `TOOL_CALL_RESULT`: the server answered a tool call (a backend tool).
-    ToolCallResult + subagent_run_id {
+    ToolCallResult "TOOL_CALL_RESULT" scoped {
         /// The id of the tool message this creates.
         message_id "messageId": String,
         /// The call answered.
@@ -208,35 +278,27 @@ event_struct! {
         /// Always `"tool"` when present.
         role "role": Option<ToolRole>,
     }
-}
 
-event_struct! {
     /// `STATE_SNAPSHOT`: the whole agent state.
-    StateSnapshot + subagent_run_id {
+    StateSnapshot "STATE_SNAPSHOT" scoped {
         /// The new state.
         snapshot "snapshot": Value,
     }
-}
 
-event_struct! {
     /// `STATE_DELTA`: an RFC 6902 patch to the agent state.
-    StateDelta + subagent_run_id {
+    StateDelta "STATE_DELTA" scoped {
         /// The patch.
         delta "delta": JsonPatch,
     }
-}
 
-event_struct! {
     /// `MESSAGES_SNAPSHOT`: the whole message list.
-    MessagesSnapshot {
+    MessagesSnapshot "MESSAGES_SNAPSHOT" run {
         /// The messages.
         messages "messages": Vec<Message>,
     }
-}
 
-event_struct! {
     /// `ACTIVITY_SNAPSHOT`: the content of an activity message.
-    ActivitySnapshot + subagent_run_id {
+    ActivitySnapshot "ACTIVITY_SNAPSHOT" scoped {
         /// The activity message's id.
         message_id "messageId": String,
         /// The kind of activity.
@@ -246,11 +308,9 @@ event_struct! {
         /// Replace an existing message with this id (default true).
         replace "replace": Option<bool>,
     }
-}
 
-event_struct! {
     /// `ACTIVITY_DELTA`: an RFC 6902 patch to an activity message's content.
-    ActivityDelta + subagent_run_id {
+    ActivityDelta "ACTIVITY_DELTA" scoped {
         /// The activity message's id.
         message_id "messageId": String,
         /// The kind of activity.
@@ -258,85 +318,67 @@ event_struct! {
         /// The patch.
         patch "patch": JsonPatch,
     }
-}
 
-event_struct! {
     /// `RAW`: an upstream event passed through.
-    Raw + subagent_run_id {
+    Raw "RAW" scoped {
         /// The upstream event.
         event "event": Value,
         /// Where it came from.
         source "source": Option<String>,
     }
-}
 
-event_struct! {
     /// `CUSTOM`: an application-defined event.
-    Custom + subagent_run_id {
+    Custom "CUSTOM" scoped {
         /// The event's name.
         name "name": String,
         /// Its value.
         value "value": Value,
     }
-}
 
-event_struct! {
     /// `REASONING_START`: a reasoning span opens.
-    ReasoningStart + subagent_run_id {
+    ReasoningStart "REASONING_START" scoped {
         /// The span's id.
         message_id "messageId": String,
     }
-}
 
-event_struct! {
     /// `REASONING_MESSAGE_START`: a reasoning message opens.
-    ReasoningMessageStart + subagent_run_id {
+    ReasoningMessageStart "REASONING_MESSAGE_START" scoped {
         /// The message's id.
         message_id "messageId": String,
         /// Always `"reasoning"`.
         role "role": ReasoningRole,
     }
-}
 
-event_struct! {
     /// `REASONING_MESSAGE_CONTENT`: a piece of an open reasoning message.
-    ReasoningMessageContent + subagent_run_id {
+    ReasoningMessageContent "REASONING_MESSAGE_CONTENT" scoped {
         /// The message's id.
         message_id "messageId": String,
         /// The text to append.
         delta "delta": String,
     }
-}
 
-event_struct! {
     /// `REASONING_MESSAGE_END`: a reasoning message closes.
-    ReasoningMessageEnd + subagent_run_id {
+    ReasoningMessageEnd "REASONING_MESSAGE_END" scoped {
         /// The message's id.
         message_id "messageId": String,
     }
-}
 
-event_struct! {
     /// `REASONING_MESSAGE_CHUNK`: shorthand for reasoning start/content/end.
-    ReasoningMessageChunk + subagent_run_id {
+    ReasoningMessageChunk "REASONING_MESSAGE_CHUNK" scoped {
         /// The message's id (required on the first chunk).
         message_id "messageId": Option<String>,
         /// The text to append.
         delta "delta": Option<String>,
     }
-}
 
-event_struct! {
     /// `REASONING_END`: a reasoning span closes.
-    ReasoningEnd + subagent_run_id {
+    ReasoningEnd "REASONING_END" scoped {
         /// The span's id.
         message_id "messageId": String,
     }
-}
 
-event_struct! {
     /// `REASONING_ENCRYPTED_VALUE`: an opaque value for a tool call or message.
-    ReasoningEncryptedValue + subagent_run_id {
+    ReasoningEncryptedValue "REASONING_ENCRYPTED_VALUE" scoped {
         /// What the value belongs to.
         subtype "subtype": EncryptedValueSubtype,
         /// The id of the tool call or message.
@@ -344,11 +386,9 @@ event_struct! {
         /// The opaque value.
         encrypted_value "encryptedValue": String,
     }
-}
 
-event_struct! {
     /// `SUBAGENT_STARTED`: a sub-agent run began.
-    SubagentStarted {
+    SubagentStarted "SUBAGENT_STARTED" subagent {
         /// The sub-agent run's id.
         subagent_run_id "subagentRunId": String,
         /// The sub-agent's name.
@@ -362,11 +402,9 @@ event_struct! {
         /// The message that spawned it.
         parent_message_id "parentMessageId": Option<String>,
     }
-}
 
-event_struct! {
     /// `SUBAGENT_FINISHED`: a sub-agent run ended.
-    SubagentFinished {
+    SubagentFinished "SUBAGENT_FINISHED" subagent {
         /// The sub-agent run's id.
         subagent_run_id "subagentRunId": String,
         /// Its result.
@@ -374,11 +412,9 @@ event_struct! {
         /// How it ended.
         outcome "outcome": Option<SubagentOutcome>,
     }
-}
 
-event_struct! {
     /// `SUBAGENT_ERROR`: a sub-agent run failed.
-    SubagentError {
+    SubagentError "SUBAGENT_ERROR" subagent {
         /// The sub-agent run's id.
         subagent_run_id "subagentRunId": String,
         /// What went wrong.
@@ -400,46 +436,6 @@ impl UnknownEvent {
     pub fn type_name(&self) -> &str {
         self.json.get("type").and_then(Value::as_str).unwrap_or("")
     }
-}
-
-/// An AG-UI 1.0 event. Serializes to its wire JSON, with `type` first.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-#[allow(missing_docs)] // each variant is documented on its payload struct
-pub enum Event {
-    RunStarted(RunStarted),
-    RunFinished(RunFinished),
-    RunError(RunError),
-    StepStarted(StepStarted),
-    StepFinished(StepFinished),
-    TextMessageStart(TextMessageStart),
-    TextMessageContent(TextMessageContent),
-    TextMessageEnd(TextMessageEnd),
-    TextMessageChunk(TextMessageChunk),
-    ToolCallStart(ToolCallStart),
-    ToolCallArgs(ToolCallArgs),
-    ToolCallEnd(ToolCallEnd),
-    ToolCallChunk(ToolCallChunk),
-    ToolCallResult(ToolCallResult),
-    StateSnapshot(StateSnapshot),
-    StateDelta(StateDelta),
-    MessagesSnapshot(MessagesSnapshot),
-    ActivitySnapshot(ActivitySnapshot),
-    ActivityDelta(ActivityDelta),
-    Raw(Raw),
-    Custom(Custom),
-    ReasoningStart(ReasoningStart),
-    ReasoningMessageStart(ReasoningMessageStart),
-    ReasoningMessageContent(ReasoningMessageContent),
-    ReasoningMessageEnd(ReasoningMessageEnd),
-    ReasoningMessageChunk(ReasoningMessageChunk),
-    ReasoningEnd(ReasoningEnd),
-    ReasoningEncryptedValue(ReasoningEncryptedValue),
-    SubagentStarted(SubagentStarted),
-    SubagentFinished(SubagentFinished),
-    SubagentError(SubagentError),
-    /// An event of a type this crate does not know.
-    Unknown(UnknownEvent),
 }
 
 /// A legacy (pre-1.0) `THINKING_*` event. [`crate::protocol::chunks`] maps these to `REASONING_*`.
@@ -530,86 +526,6 @@ impl Event {
         }
     }
 
-    /// The wire `type` string of a known event, as a `&'static str`; `None` for
-    /// [`Event::Unknown`].
-    pub fn known_type_name(&self) -> Option<&'static str> {
-        Some(match self {
-            Event::RunStarted(_) => "RUN_STARTED",
-            Event::RunFinished(_) => "RUN_FINISHED",
-            Event::RunError(_) => "RUN_ERROR",
-            Event::StepStarted(_) => "STEP_STARTED",
-            Event::StepFinished(_) => "STEP_FINISHED",
-            Event::TextMessageStart(_) => "TEXT_MESSAGE_START",
-            Event::TextMessageContent(_) => "TEXT_MESSAGE_CONTENT",
-            Event::TextMessageEnd(_) => "TEXT_MESSAGE_END",
-            Event::TextMessageChunk(_) => "TEXT_MESSAGE_CHUNK",
-            Event::ToolCallStart(_) => "TOOL_CALL_START",
-            Event::ToolCallArgs(_) => "TOOL_CALL_ARGS",
-            Event::ToolCallEnd(_) => "TOOL_CALL_END",
-            Event::ToolCallChunk(_) => "TOOL_CALL_CHUNK",
-            Event::ToolCallResult(_) => "TOOL_CALL_RESULT",
-            Event::StateSnapshot(_) => "STATE_SNAPSHOT",
-            Event::StateDelta(_) => "STATE_DELTA",
-            Event::MessagesSnapshot(_) => "MESSAGES_SNAPSHOT",
-            Event::ActivitySnapshot(_) => "ACTIVITY_SNAPSHOT",
-            Event::ActivityDelta(_) => "ACTIVITY_DELTA",
-            Event::Raw(_) => "RAW",
-            Event::Custom(_) => "CUSTOM",
-            Event::ReasoningStart(_) => "REASONING_START",
-            Event::ReasoningMessageStart(_) => "REASONING_MESSAGE_START",
-            Event::ReasoningMessageContent(_) => "REASONING_MESSAGE_CONTENT",
-            Event::ReasoningMessageEnd(_) => "REASONING_MESSAGE_END",
-            Event::ReasoningMessageChunk(_) => "REASONING_MESSAGE_CHUNK",
-            Event::ReasoningEnd(_) => "REASONING_END",
-            Event::ReasoningEncryptedValue(_) => "REASONING_ENCRYPTED_VALUE",
-            Event::SubagentStarted(_) => "SUBAGENT_STARTED",
-            Event::SubagentFinished(_) => "SUBAGENT_FINISHED",
-            Event::SubagentError(_) => "SUBAGENT_ERROR",
-            Event::Unknown(_) => return None,
-        })
-    }
-
-    /// The sub-agent run this event is attributed to: its `subagentRunId` (required on
-    /// `SUBAGENT_*`, optional on most events, absent on `RUN_*` and `MESSAGES_SNAPSHOT`).
-    /// `None` means the parent agent. For [`Event::Unknown`] it reads the field from the JSON.
-    pub fn subagent_run_id(&self) -> Option<&str> {
-        let id = match self {
-            Event::RunStarted(_)
-            | Event::RunFinished(_)
-            | Event::RunError(_)
-            | Event::MessagesSnapshot(_) => return None,
-            Event::SubagentStarted(e) => return Some(&e.subagent_run_id),
-            Event::SubagentFinished(e) => return Some(&e.subagent_run_id),
-            Event::SubagentError(e) => return Some(&e.subagent_run_id),
-            Event::Unknown(e) => return e.json.get("subagentRunId").and_then(Value::as_str),
-            Event::StepStarted(e) => &e.subagent_run_id,
-            Event::StepFinished(e) => &e.subagent_run_id,
-            Event::TextMessageStart(e) => &e.subagent_run_id,
-            Event::TextMessageContent(e) => &e.subagent_run_id,
-            Event::TextMessageEnd(e) => &e.subagent_run_id,
-            Event::TextMessageChunk(e) => &e.subagent_run_id,
-            Event::ToolCallStart(e) => &e.subagent_run_id,
-            Event::ToolCallArgs(e) => &e.subagent_run_id,
-            Event::ToolCallEnd(e) => &e.subagent_run_id,
-            Event::ToolCallChunk(e) => &e.subagent_run_id,
-            Event::ToolCallResult(e) => &e.subagent_run_id,
-            Event::StateSnapshot(e) => &e.subagent_run_id,
-            Event::StateDelta(e) => &e.subagent_run_id,
-            Event::ActivitySnapshot(e) => &e.subagent_run_id,
-            Event::ActivityDelta(e) => &e.subagent_run_id,
-            Event::Raw(e) => &e.subagent_run_id,
-            Event::Custom(e) => &e.subagent_run_id,
-            Event::ReasoningStart(e) => &e.subagent_run_id,
-            Event::ReasoningMessageStart(e) => &e.subagent_run_id,
-            Event::ReasoningMessageContent(e) => &e.subagent_run_id,
-            Event::ReasoningMessageEnd(e) => &e.subagent_run_id,
-            Event::ReasoningMessageChunk(e) => &e.subagent_run_id,
-            Event::ReasoningEnd(e) => &e.subagent_run_id,
-            Event::ReasoningEncryptedValue(e) => &e.subagent_run_id,
-        };
-        id.as_deref()
-    }
-
     /// The wire JSON of this event (`type` first).
     pub fn to_json(&self) -> String {
         self.to_json_string()
@@ -639,60 +555,27 @@ impl Event {
             field: e.path,
             message: e.message,
         };
-        macro_rules! known {
-            ($variant:ident) => {
-                $variant::read(&mut fields).map(Event::$variant)
-            };
+        if let Some(event) = Event::read_known(&ty, &mut fields) {
+            return event.map(Parsed::Event).map_err(field_error);
         }
-        let event = match &*ty {
-            "RUN_STARTED" => known!(RunStarted),
-            "RUN_FINISHED" => known!(RunFinished),
-            "RUN_ERROR" => known!(RunError),
-            "STEP_STARTED" => known!(StepStarted),
-            "STEP_FINISHED" => known!(StepFinished),
-            "TEXT_MESSAGE_START" => known!(TextMessageStart),
-            "TEXT_MESSAGE_CONTENT" => known!(TextMessageContent),
-            "TEXT_MESSAGE_END" => known!(TextMessageEnd),
-            "TEXT_MESSAGE_CHUNK" => known!(TextMessageChunk),
-            "TOOL_CALL_START" => known!(ToolCallStart),
-            "TOOL_CALL_ARGS" => known!(ToolCallArgs),
-            "TOOL_CALL_END" => known!(ToolCallEnd),
-            "TOOL_CALL_CHUNK" => known!(ToolCallChunk),
-            "TOOL_CALL_RESULT" => known!(ToolCallResult),
-            "STATE_SNAPSHOT" => known!(StateSnapshot),
-            "STATE_DELTA" => known!(StateDelta),
-            "MESSAGES_SNAPSHOT" => known!(MessagesSnapshot),
-            "ACTIVITY_SNAPSHOT" => known!(ActivitySnapshot),
-            "ACTIVITY_DELTA" => known!(ActivityDelta),
-            "RAW" => known!(Raw),
-            "CUSTOM" => known!(Custom),
-            "REASONING_START" => known!(ReasoningStart),
-            "REASONING_MESSAGE_START" => known!(ReasoningMessageStart),
-            "REASONING_MESSAGE_CONTENT" => known!(ReasoningMessageContent),
-            "REASONING_MESSAGE_END" => known!(ReasoningMessageEnd),
-            "REASONING_MESSAGE_CHUNK" => known!(ReasoningMessageChunk),
-            "REASONING_END" => known!(ReasoningEnd),
-            "REASONING_ENCRYPTED_VALUE" => known!(ReasoningEncryptedValue),
-            "SUBAGENT_STARTED" => known!(SubagentStarted),
-            "SUBAGENT_FINISHED" => known!(SubagentFinished),
-            "SUBAGENT_ERROR" => known!(SubagentError),
-            "THINKING_START"
-            | "THINKING_END"
-            | "THINKING_TEXT_MESSAGE_START"
-            | "THINKING_TEXT_MESSAGE_CONTENT"
-            | "THINKING_TEXT_MESSAGE_END" => {
-                return parse_legacy(&mut fields, &ty).map_err(field_error)
-            }
-            _ => {
-                fields.insert(at, "type", Value::String(ty.into_owned()));
-                return Ok(Parsed::Event(Event::Unknown(UnknownEvent {
-                    json: fields.into_map(),
-                })));
-            }
-        };
-        event.map(Parsed::Event).map_err(field_error)
+        if LEGACY_TYPES.contains(&&*ty) {
+            return parse_legacy(&mut fields, &ty).map_err(field_error);
+        }
+        fields.insert(at, "type", Value::String(ty.into_owned()));
+        Ok(Parsed::Event(Event::Unknown(UnknownEvent {
+            json: fields.into_map(),
+        })))
     }
 }
+
+/// The pre-1.0 `THINKING_*` types [`parse_legacy`] reads.
+const LEGACY_TYPES: &[&str] = &[
+    "THINKING_START",
+    "THINKING_END",
+    "THINKING_TEXT_MESSAGE_START",
+    "THINKING_TEXT_MESSAGE_CONTENT",
+    "THINKING_TEXT_MESSAGE_END",
+];
 
 impl ToJson for Event {
     fn write_json(&self, out: &mut String) {
@@ -701,47 +584,7 @@ impl ToJson for Event {
         }
         let mut w = ObjWriter::new(out);
         w.field("type", self.type_name());
-        macro_rules! fields {
-            ($($variant:ident),*) => {
-                match self {
-                    $( Event::$variant(e) => e.write_fields(&mut w), )*
-                    Event::Unknown(_) => {}
-                }
-            };
-        }
-        fields!(
-            RunStarted,
-            RunFinished,
-            RunError,
-            StepStarted,
-            StepFinished,
-            TextMessageStart,
-            TextMessageContent,
-            TextMessageEnd,
-            TextMessageChunk,
-            ToolCallStart,
-            ToolCallArgs,
-            ToolCallEnd,
-            ToolCallChunk,
-            ToolCallResult,
-            StateSnapshot,
-            StateDelta,
-            MessagesSnapshot,
-            ActivitySnapshot,
-            ActivityDelta,
-            Raw,
-            Custom,
-            ReasoningStart,
-            ReasoningMessageStart,
-            ReasoningMessageContent,
-            ReasoningMessageEnd,
-            ReasoningMessageChunk,
-            ReasoningEnd,
-            ReasoningEncryptedValue,
-            SubagentStarted,
-            SubagentFinished,
-            SubagentError
-        );
+        self.write_known_fields(&mut w);
         w.end();
     }
 }
@@ -1277,5 +1120,131 @@ wire_struct! {
         forwarded_props "forwardedProps": Option<Value>,
         /// Answers to open interrupts.
         resume "resume": Option<Vec<ResumeEntry>>,
+    }
+}
+
+/// The TypeScript declarations of `src/wasm/types.d.ts` that come from the tables above: the
+/// `AgUiEvent` union (from [`events!`]) and the interfaces of plain wire structs. A test compares
+/// them with the file; `UPDATE_TYPES=1 cargo test --lib types_d_ts` rewrites the file's blocks.
+#[cfg(test)]
+mod typescript {
+    use super::*;
+
+    /// The TypeScript type of a field's Rust type (as `stringify!` spells it).
+    fn ts_type(rust: &str) -> String {
+        let rust: String = rust.chars().filter(|c| !c.is_whitespace()).collect();
+        let literals = |names: &[&str]| {
+            names
+                .iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        };
+        if let Some(inner) = rust.strip_prefix("Vec<").and_then(|r| r.strip_suffix('>')) {
+            let item = ts_type(inner);
+            return if item.contains(' ') {
+                format!("({item})[]")
+            } else {
+                format!("{item}[]")
+            };
+        }
+        if let Some(inner) = rust.strip_prefix("Box<").and_then(|r| r.strip_suffix('>')) {
+            return ts_type(inner);
+        }
+        match rust.as_str() {
+            "String" => "string".into(),
+            "bool" => "boolean".into(),
+            "i64" | "u64" => "number".into(),
+            "Value" => "JsonValue".into(),
+            "JsonObject" => "JsonObject".into(),
+            "JsonPatch" => "JsonPatchOperation[]".into(),
+            "Content" => "string | ContentPart[]".into(),
+            "SubagentOutcome" => {
+                "{ type: \"success\" } | { type: \"suspended\"; interruptIds?: string[] }".into()
+            }
+            "TextMessageRole" => literals(TextMessageRole::WIRE_NAMES),
+            "ToolRole" => literals(ToolRole::WIRE_NAMES),
+            "ReasoningRole" => literals(ReasoningRole::WIRE_NAMES),
+            "EncryptedValueSubtype" => literals(EncryptedValueSubtype::WIRE_NAMES),
+            "RunFinishedOutcome" | "TokenUsage" | "Message" | "RunAgentInput" | "Interrupt" => {
+                rust
+            }
+            other => panic!("no TypeScript type for `{other}`: add it to ts_type"),
+        }
+    }
+
+    /// `name: type` or `name?: type` (for an `Option`).
+    fn ts_member(wire: &str, rust: &str) -> String {
+        let rust: String = rust.chars().filter(|c| !c.is_whitespace()).collect();
+        match rust.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
+            Some(inner) => format!("{wire}?: {}", ts_type(inner)),
+            None => format!("{wire}: {}", ts_type(&rust)),
+        }
+    }
+
+    fn event_union() -> String {
+        let mut out = String::from("export type AgUiEvent =\n");
+        for (ty, scope, fields) in EVENT_TABLE {
+            let base = if *scope == "scoped" {
+                "SubagentScoped"
+            } else {
+                "EventBase"
+            };
+            let mut members = vec![format!("type: \"{ty}\"")];
+            for (wire, rust) in fields.iter() {
+                let in_base = matches!(*wire, "timestamp" | "rawEvent" | "metadata")
+                    || (*scope == "scoped" && *wire == "subagentRunId");
+                if !in_base {
+                    members.push(ts_member(wire, rust));
+                }
+            }
+            out.push_str(&format!("  | ({base} & {{ {} }})\n", members.join("; ")));
+        }
+        out.pop();
+        out.push_str(";\n");
+        out
+    }
+
+    fn interface(name: &str, fields: &[(&str, &str)]) -> String {
+        let mut out = format!("export interface {name} {{\n");
+        for (wire, rust) in fields {
+            out.push_str(&format!("  {};\n", ts_member(wire, rust)));
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    #[test]
+    fn types_d_ts() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/wasm/types.d.ts");
+        let mut file = std::fs::read_to_string(path).unwrap();
+        let blocks = [
+            event_union(),
+            interface("TokenUsage", TokenUsage::WIRE_FIELDS),
+            interface("Interrupt", Interrupt::WIRE_FIELDS),
+            interface("Context", Context::WIRE_FIELDS),
+        ];
+        let update = std::env::var_os("UPDATE_TYPES").is_some();
+        for block in &blocks {
+            let head = block.lines().next().unwrap();
+            let at = file
+                .find(&format!("{head}\n"))
+                .unwrap_or_else(|| panic!("src/wasm/types.d.ts has no `{head}`"));
+            let end = if head.ends_with('=') { ");\n" } else { "\n}\n" };
+            let len = file[at..].find(end).unwrap() + end.len();
+            if update {
+                file.replace_range(at..at + len, block);
+            } else {
+                assert_eq!(
+                    &file[at..at + len],
+                    block.as_str(),
+                    "src/wasm/types.d.ts drifted from the event table: run \
+                     `UPDATE_TYPES=1 cargo test --lib types_d_ts`"
+                );
+            }
+        }
+        if update {
+            std::fs::write(path, file).unwrap();
+        }
     }
 }

@@ -524,6 +524,11 @@ macro_rules! wire_struct {
         }
 
         impl $name {
+            /// The JSON name and the Rust type of each field, for the TypeScript declarations.
+            #[cfg(test)]
+            #[allow(dead_code)] // the TypeScript test reads the events' and a few structs'
+            pub(crate) const WIRE_FIELDS: &[(&str, &str)] = &[$(($wire, stringify!($ty))),*];
+
             /// Reads the fields from an object's members.
             pub(crate) fn read(
                 fields: &mut $crate::protocol::wire::Fields<'_>,
@@ -583,6 +588,11 @@ macro_rules! wire_literals {
         }
 
         impl $name {
+            /// The wire strings, for the TypeScript declarations.
+            #[cfg(test)]
+            #[allow(dead_code)]
+            pub(crate) const WIRE_NAMES: &[&str] = &[$($wire),*];
+
             /// The wire string.
             pub fn as_str(self) -> &'static str {
                 match self {
