@@ -872,100 +872,87 @@ wire_struct! {
     }
 }
 
-/// An AG-UI message, discriminated by `role`.
-#[derive(Debug, Clone, PartialEq)]
-#[allow(missing_docs)] // documented on the payload structs
-pub enum Message {
-    Developer(TextMessage),
-    System(TextMessage),
-    User(UserMessage),
-    Assistant(AssistantMessage),
-    Tool(ToolMessage),
-    Activity(ActivityMessage),
-    Reasoning(ReasoningMessage),
-}
-
-impl Message {
-    /// The message's id.
-    pub fn id(&self) -> &str {
-        match self {
-            Message::Developer(m) | Message::System(m) => &m.id,
-            Message::User(m) => &m.id,
-            Message::Assistant(m) => &m.id,
-            Message::Tool(m) => &m.id,
-            Message::Activity(m) => &m.id,
-            Message::Reasoning(m) => &m.id,
+/// The one table of the AG-UI messages: `Variant(Payload) "role"`, from which come the
+/// [`Message`] enum, [`Message::id`], [`Message::role`], the reader's `role` dispatch, the writer
+/// and, in the tests, the `MessageOf` declaration of `src/wasm/types.d.ts`.
+macro_rules! messages {
+    ($( $variant:ident($payload:ident) $role:literal ),* $(,)?) => {
+        /// An AG-UI message, discriminated by `role`.
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(missing_docs)] // documented on the payload structs
+        pub enum Message {
+            $( $variant($payload), )*
         }
-    }
 
-    /// The wire `role` string.
-    pub fn role(&self) -> &'static str {
-        match self {
-            Message::Developer(_) => "developer",
-            Message::System(_) => "system",
-            Message::User(_) => "user",
-            Message::Assistant(_) => "assistant",
-            Message::Tool(_) => "tool",
-            Message::Activity(_) => "activity",
-            Message::Reasoning(_) => "reasoning",
-        }
-    }
-
-    /// The wire JSON of this message (`role` first).
-    pub fn to_json(&self) -> String {
-        self.to_json_string()
-    }
-}
-
-impl FromJson for Message {
-    fn from_json(value: Value) -> Result<Self, FieldError> {
-        let mut f = Fields::of(value)?;
-        let role: String = f.take("role")?;
-        Ok(match role.as_str() {
-            "developer" => Message::Developer(TextMessage::read(&mut f)?),
-            "system" => Message::System(TextMessage::read(&mut f)?),
-            "user" => Message::User(UserMessage::read(&mut f)?),
-            "assistant" => Message::Assistant(AssistantMessage::read(&mut f)?),
-            "tool" => Message::Tool(ToolMessage::read(&mut f)?),
-            "activity" => Message::Activity(ActivityMessage::read(&mut f)?),
-            "reasoning" => Message::Reasoning(ReasoningMessage::read(&mut f)?),
-            other => {
-                return Err(FieldError::new(format!(
-                    "unknown role `{other}`, expected {}",
-                    super::wire::one_of(&[
-                        "developer",
-                        "system",
-                        "user",
-                        "assistant",
-                        "tool",
-                        "activity",
-                        "reasoning"
-                    ])
-                ))
-                .in_member("role"))
+        impl Message {
+            /// The message's id.
+            pub fn id(&self) -> &str {
+                match self {
+                    $( Message::$variant(m) => &m.id, )*
+                }
             }
-        })
-    }
 
-    fn placeholder() -> Self {
-        Message::Developer(TextMessage::placeholder())
-    }
+            /// The wire `role` string.
+            pub fn role(&self) -> &'static str {
+                match self {
+                    $( Message::$variant(_) => $role, )*
+                }
+            }
+
+            /// The wire JSON of this message (`role` first).
+            pub fn to_json(&self) -> String {
+                self.to_json_string()
+            }
+        }
+
+        impl FromJson for Message {
+            fn from_json(value: Value) -> Result<Self, FieldError> {
+                let mut f = Fields::of(value)?;
+                let role: String = f.take("role")?;
+                Ok(match role.as_str() {
+                    $( $role => Message::$variant($payload::read(&mut f)?), )*
+                    other => {
+                        return Err(FieldError::new(format!(
+                            "unknown role `{other}`, expected {}",
+                            super::wire::one_of(&[$($role),*])
+                        ))
+                        .in_member("role"))
+                    }
+                })
+            }
+
+            fn placeholder() -> Self {
+                Message::Developer(TextMessage::placeholder())
+            }
+        }
+
+        impl ToJson for Message {
+            fn write_json(&self, out: &mut String) {
+                let mut w = ObjWriter::new(out);
+                w.field("role", self.role());
+                match self {
+                    $( Message::$variant(m) => m.write_fields(&mut w), )*
+                }
+                w.end();
+            }
+        }
+
+        /// The table as data, for the TypeScript declarations: `(role, fields)`.
+        #[cfg(test)]
+        const MESSAGE_TABLE: &[(&str, &[(&str, &str)])] = &[
+            $( ($role, $payload::WIRE_FIELDS), )*
+        ];
+    };
 }
 
-impl ToJson for Message {
-    fn write_json(&self, out: &mut String) {
-        let mut w = ObjWriter::new(out);
-        w.field("role", self.role());
-        match self {
-            Message::Developer(m) | Message::System(m) => m.write_fields(&mut w),
-            Message::User(m) => m.write_fields(&mut w),
-            Message::Assistant(m) => m.write_fields(&mut w),
-            Message::Tool(m) => m.write_fields(&mut w),
-            Message::Activity(m) => m.write_fields(&mut w),
-            Message::Reasoning(m) => m.write_fields(&mut w),
-        }
-        w.end();
-    }
+messages! {
+    Developer(TextMessage) "developer",
+    System(TextMessage) "system",
+    User(UserMessage) "user",
+    Assistant(AssistantMessage) "assistant",
+    Tool(ToolMessage) "tool",
+    Activity(ActivityMessage) "activity",
+    Reasoning(ReasoningMessage) "reasoning",
 }
 
 wire_struct! {
@@ -1124,14 +1111,15 @@ wire_struct! {
 }
 
 /// The TypeScript declarations of `src/wasm/types.d.ts` that come from the tables above: the
-/// `AgUiEvent` union (from [`events!`]) and the interfaces of plain wire structs. A test compares
+/// `AgUiEvent` union (from [`events!`]), `MessageOf` (from [`messages!`]) and the interfaces of
+/// plain wire structs. A test compares
 /// them with the file; `UPDATE_TYPES=1 cargo test --lib types_d_ts` rewrites the file's blocks.
 #[cfg(test)]
 mod typescript {
     use super::*;
 
     /// The TypeScript type of a field's Rust type (as `stringify!` spells it).
-    fn ts_type(rust: &str) -> String {
+    fn ts_type(rust: &str, part: &str) -> String {
         let rust: String = rust.chars().filter(|c| !c.is_whitespace()).collect();
         let literals = |names: &[&str]| {
             names
@@ -1141,7 +1129,7 @@ mod typescript {
                 .join(" | ")
         };
         if let Some(inner) = rust.strip_prefix("Vec<").and_then(|r| r.strip_suffix('>')) {
-            let item = ts_type(inner);
+            let item = ts_type(inner, part);
             return if item.contains(' ') {
                 format!("({item})[]")
             } else {
@@ -1149,7 +1137,7 @@ mod typescript {
             };
         }
         if let Some(inner) = rust.strip_prefix("Box<").and_then(|r| r.strip_suffix('>')) {
-            return ts_type(inner);
+            return ts_type(inner, part);
         }
         match rust.as_str() {
             "String" => "string".into(),
@@ -1158,7 +1146,9 @@ mod typescript {
             "Value" => "JsonValue".into(),
             "JsonObject" => "JsonObject".into(),
             "JsonPatch" => "JsonPatchOperation[]".into(),
-            "Content" => "string | ContentPart[]".into(),
+            "Content" => format!("string | {part}[]"),
+            "FunctionCall" => format!("{{ {} }}", members(FunctionCall::WIRE_FIELDS, part)),
+            "FunctionKind" => literals(FunctionKind::WIRE_NAMES),
             "SubagentOutcome" => {
                 "{ type: \"success\" } | { type: \"suspended\"; interruptIds?: string[] }".into()
             }
@@ -1166,7 +1156,8 @@ mod typescript {
             "ToolRole" => literals(ToolRole::WIRE_NAMES),
             "ReasoningRole" => literals(ReasoningRole::WIRE_NAMES),
             "EncryptedValueSubtype" => literals(EncryptedValueSubtype::WIRE_NAMES),
-            "RunFinishedOutcome" | "TokenUsage" | "Message" | "RunAgentInput" | "Interrupt" => {
+            "RunFinishedOutcome" | "TokenUsage" | "Message" | "RunAgentInput" | "Interrupt"
+            | "ToolCall" => {
                 rust
             }
             other => panic!("no TypeScript type for `{other}`: add it to ts_type"),
@@ -1174,12 +1165,48 @@ mod typescript {
     }
 
     /// `name: type` or `name?: type` (for an `Option`).
-    fn ts_member(wire: &str, rust: &str) -> String {
+    fn ts_member(wire: &str, rust: &str, part: &str) -> String {
         let rust: String = rust.chars().filter(|c| !c.is_whitespace()).collect();
         match rust.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
-            Some(inner) => format!("{wire}?: {}", ts_type(inner)),
-            None => format!("{wire}: {}", ts_type(&rust)),
+            Some(inner) => format!("{wire}?: {}", ts_type(inner, part)),
+            None => format!("{wire}: {}", ts_type(&rust, part)),
         }
+    }
+
+    /// `a: T; b?: U`.
+    fn members(fields: &[(&str, &str)], part: &str) -> String {
+        let members: Vec<String> = fields
+            .iter()
+            .map(|(wire, rust)| ts_member(wire, rust, part))
+            .collect();
+        members.join("; ")
+    }
+
+    /// `MessageOf<Part>`: a message with the base fields (`MessageBase`) is written on it; one
+    /// without (`activity` has no `encryptedValue`) spells out all its fields.
+    fn message_union() -> String {
+        const BASE: [&str; 4] = ["id", "encryptedValue", "metadata", "subagentRunId"];
+        let mut out = String::from("type MessageOf<Part> =\n");
+        for (role, fields) in MESSAGE_TABLE {
+            let role = format!("role: \"{role}\"");
+            let has_base = BASE.iter().all(|b| fields.iter().any(|(w, _)| w == b));
+            let line = if has_base {
+                let own: Vec<_> = fields
+                    .iter()
+                    .filter(|(w, _)| !BASE.contains(w))
+                    .copied()
+                    .collect();
+                format!("(MessageBase & {{ {role}; {} }})", members(&own, "Part"))
+            } else {
+                let (id, rest) = fields.split_first().unwrap();
+                let id = ts_member(id.0, id.1, "Part");
+                format!("{{ {id}; {role}; {} }}", members(rest, "Part"))
+            };
+            out.push_str(&format!("  | {line}\n"));
+        }
+        out.pop();
+        out.push_str(";\n");
+        out
     }
 
     fn event_union() -> String {
@@ -1195,7 +1222,7 @@ mod typescript {
                 let in_base = matches!(*wire, "timestamp" | "rawEvent" | "metadata")
                     || (*scope == "scoped" && *wire == "subagentRunId");
                 if !in_base {
-                    members.push(ts_member(wire, rust));
+                    members.push(ts_member(wire, rust, "ContentPart"));
                 }
             }
             out.push_str(&format!("  | ({base} & {{ {} }})\n", members.join("; ")));
@@ -1208,7 +1235,7 @@ mod typescript {
     fn interface(name: &str, fields: &[(&str, &str)]) -> String {
         let mut out = format!("export interface {name} {{\n");
         for (wire, rust) in fields {
-            out.push_str(&format!("  {};\n", ts_member(wire, rust)));
+            out.push_str(&format!("  {};\n", ts_member(wire, rust, "ContentPart")));
         }
         out.push_str("}\n");
         out
@@ -1220,6 +1247,8 @@ mod typescript {
         let mut file = std::fs::read_to_string(path).unwrap();
         let blocks = [
             event_union(),
+            message_union(),
+            interface("ToolCall", ToolCall::WIRE_FIELDS),
             interface("TokenUsage", TokenUsage::WIRE_FIELDS),
             interface("Interrupt", Interrupt::WIRE_FIELDS),
             interface("Context", Context::WIRE_FIELDS),
@@ -1238,7 +1267,7 @@ mod typescript {
                 assert_eq!(
                     &file[at..at + len],
                     block.as_str(),
-                    "src/wasm/types.d.ts drifted from the event table: run \
+                    "src/wasm/types.d.ts drifted from the wire tables (src/protocol/event.rs): run \
                      `UPDATE_TYPES=1 cargo test --lib types_d_ts`"
                 );
             }

@@ -52,7 +52,8 @@ interface MessageBase {
 }
 /** The AG-UI messages, discriminated by `role`; `Part` is the type of a content part. */
 type MessageOf<Part> =
-  | (MessageBase & { role: "developer" | "system"; content: string; name?: string })
+  | (MessageBase & { role: "developer"; content: string; name?: string })
+  | (MessageBase & { role: "system"; content: string; name?: string })
   | (MessageBase & { role: "user"; content: string | Part[]; name?: string })
   | (MessageBase & { role: "assistant"; content?: string; toolCalls?: ToolCall[]; name?: string })
   | (MessageBase & { role: "tool"; content: string | Part[]; toolCallId: string; error?: string })
