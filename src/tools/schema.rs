@@ -190,6 +190,7 @@ struct Validator<'s, 'p> {
 }
 
 impl Validator<'_, '_> {
+    #[inline(never)]
     fn invalid(&self, rule: &'static str, message: String) -> Checked {
         Err(Fail::Invalid(Violation {
             pointer: self.pointer.clone(),
@@ -198,6 +199,7 @@ impl Validator<'_, '_> {
         }))
     }
 
+    #[inline(never)]
     fn fatal(&self, rule: &'static str, message: String) -> Fail {
         Fail::Fatal(Violation {
             pointer: self.pointer.clone(),
