@@ -199,6 +199,16 @@ impl Validator<'_, '_> {
         }))
     }
 
+    /// [`Self::invalid`] at the child `key` (a property name or an item index) of the pointer.
+    #[inline(never)]
+    fn invalid_at(&mut self, key: &str, rule: &'static str, message: String) -> Checked {
+        let at = self.pointer.len();
+        push_key(&mut self.pointer, key);
+        let r = self.invalid(rule, message);
+        self.pointer.truncate(at);
+        r
+    }
+
     #[inline(never)]
     fn fatal(&self, rule: &'static str, message: String) -> Fail {
         Fail::Fatal(Violation {
@@ -319,36 +329,25 @@ impl Validator<'_, '_> {
 
     fn check_number(&mut self, s: &Map, n: &Number) -> Checked {
         let bound = |k: &str| s.get(k).and_then(Value::as_number);
-        let flag = |k: &str| s.get(k) == Some(&Value::Bool(true));
-        if let Some(min) = bound("minimum") {
-            // draft-04 / OpenAPI 3.0: `exclusiveMinimum: true` makes `minimum` strict.
-            let strict = flag("exclusiveMinimum");
-            if cmp_num(n, min).is_some_and(|o| o.is_lt() || (strict && o.is_eq())) {
-                let what = if strict { "more than" } else { "at least" };
-                return self.invalid("minimum", format!("expected {what} {min}, found {n}"));
-            }
-        }
-        if let Some(min) = bound("exclusiveMinimum") {
-            if cmp_num(n, min).is_some_and(Ordering::is_le) {
-                return self.invalid(
-                    "exclusiveMinimum",
-                    format!("expected more than {min}, found {n}"),
-                );
-            }
-        }
-        if let Some(max) = bound("maximum") {
-            let strict = flag("exclusiveMaximum");
-            if cmp_num(n, max).is_some_and(|o| o.is_gt() || (strict && o.is_eq())) {
-                let what = if strict { "less than" } else { "at most" };
-                return self.invalid("maximum", format!("expected {what} {max}, found {n}"));
-            }
-        }
-        if let Some(max) = bound("exclusiveMaximum") {
-            if cmp_num(n, max).is_some_and(Ordering::is_ge) {
-                return self.invalid(
-                    "exclusiveMaximum",
-                    format!("expected less than {max}, found {n}"),
-                );
+        // (rule, an upper bound?, the draft-04 / OpenAPI 3.0 flag that makes it strict)
+        for (rule, upper, flag) in [
+            ("minimum", false, "exclusiveMinimum"),
+            ("exclusiveMinimum", false, ""),
+            ("maximum", true, "exclusiveMaximum"),
+            ("exclusiveMaximum", true, ""),
+        ] {
+            let Some(b) = bound(rule) else { continue };
+            let strict = flag.is_empty() || s.get(flag) == Some(&Value::Bool(true));
+            let Some(o) = cmp_num(n, b) else { continue };
+            let o = if upper { o.reverse() } else { o };
+            if o.is_lt() || (strict && o.is_eq()) {
+                let what = match (upper, strict) {
+                    (false, false) => "at least",
+                    (false, true) => "more than",
+                    (true, false) => "at most",
+                    (true, true) => "less than",
+                };
+                return self.invalid(rule, format!("expected {what} {b}, found {n}"));
             }
         }
         if let Some(m) = bound("multipleOf") {
@@ -362,26 +361,28 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
+    /// `minLength`/`maxLength`, `minItems`/`maxItems` or `minProperties`/`maxProperties`
+    /// (`rules`) against a length `len` of `noun`s.
+    #[inline(never)]
+    fn check_len(&self, s: &Map, rules: [&'static str; 2], len: u64, noun: &str) -> Checked {
+        for (rule, least) in [(rules[0], true), (rules[1], false)] {
+            if let Some(b) = s.get(rule).and_then(count) {
+                if if least { len < b } else { len > b } {
+                    let what = if least { "at least" } else { "at most" };
+                    return self.invalid(
+                        rule,
+                        format!("expected {what} {}, found {len}", plural(b, noun)),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn check_string(&mut self, s: &Map, text: &str) -> Checked {
-        let min = s.get("minLength").and_then(count);
-        let max = s.get("maxLength").and_then(count);
-        if min.is_some() || max.is_some() {
+        if s.contains_key("minLength") || s.contains_key("maxLength") {
             let len = text.chars().count() as u64;
-            if let Some(min) = min.filter(|&m| len < m) {
-                return self.invalid(
-                    "minLength",
-                    format!(
-                        "expected at least {}, found {len}",
-                        plural(min, "character")
-                    ),
-                );
-            }
-            if let Some(max) = max.filter(|&m| len > m) {
-                return self.invalid(
-                    "maxLength",
-                    format!("expected at most {}, found {len}", plural(max, "character")),
-                );
-            }
+            self.check_len(s, ["minLength", "maxLength"], len, "character")?;
         }
         if let Some(p) = s.get("pattern").and_then(Value::as_str) {
             if self.patterns.evaluates_patterns() {
@@ -409,32 +410,17 @@ impl Validator<'_, '_> {
     }
 
     fn check_array(&mut self, s: &Map, items: &[Value]) -> Checked {
-        let len = items.len() as u64;
-        if let Some(min) = s.get("minItems").and_then(count).filter(|&m| len < m) {
-            return self.invalid(
-                "minItems",
-                format!("expected at least {}, found {len}", plural(min, "item")),
-            );
-        }
-        if let Some(max) = s.get("maxItems").and_then(count).filter(|&m| len > m) {
-            return self.invalid(
-                "maxItems",
-                format!("expected at most {}, found {len}", plural(max, "item")),
-            );
-        }
+        self.check_len(s, ["minItems", "maxItems"], items.len() as u64, "item")?;
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
             for (j, later) in items.iter().enumerate() {
                 let j32 = u32::try_from(j).unwrap_or(u32::MAX);
                 self.tick(j32)?;
                 if let Some(i) = items[..j].iter().position(|earlier| earlier == later) {
-                    let at = self.pointer.len();
-                    push_index(&mut self.pointer, j);
-                    let r = self.invalid(
+                    return self.invalid_at(
+                        &j.to_string(),
                         "uniqueItems",
                         format!("duplicate of item {i}; the items must be unique"),
                     );
-                    self.pointer.truncate(at);
-                    return r;
                 }
             }
         }
@@ -453,17 +439,14 @@ impl Validator<'_, '_> {
                 Some(sub) => sub,
                 None => match rest {
                     Some(Value::Bool(false)) => {
-                        let at = self.pointer.len();
-                        push_index(&mut self.pointer, i);
-                        let r = self.invalid(
+                        return self.invalid_at(
+                            &i.to_string(),
                             rest_rule,
                             format!(
                                 "unexpected item: at most {} allowed",
                                 plural(prefix.len() as u64, "item")
                             ),
                         );
-                        self.pointer.truncate(at);
-                        return r;
                     }
                     Some(sub) => sub,
                     None => break,
@@ -497,30 +480,20 @@ impl Validator<'_, '_> {
         if let Some(required) = s.get("required").and_then(Value::as_array) {
             for name in required.iter().filter_map(Value::as_str) {
                 if !props.contains_key(name) {
-                    let at = self.pointer.len();
-                    push_key(&mut self.pointer, name);
-                    let r = self.invalid(
+                    return self.invalid_at(
+                        name,
                         "required",
                         format!("missing required property {}", quote(name)),
                     );
-                    self.pointer.truncate(at);
-                    return r;
                 }
             }
         }
-        let len = props.len() as u64;
-        if let Some(min) = s.get("minProperties").and_then(count).filter(|&m| len < m) {
-            return self.invalid(
-                "minProperties",
-                format!("expected at least {}, found {len}", plural(min, "property")),
-            );
-        }
-        if let Some(max) = s.get("maxProperties").and_then(count).filter(|&m| len > m) {
-            return self.invalid(
-                "maxProperties",
-                format!("expected at most {}, found {len}", plural(max, "property")),
-            );
-        }
+        self.check_len(
+            s,
+            ["minProperties", "maxProperties"],
+            props.len() as u64,
+            "property",
+        )?;
         let known = s.get("properties").and_then(Value::as_object);
         if let Some(known) = known {
             for (name, sub) in known {
@@ -559,8 +532,6 @@ impl Validator<'_, '_> {
                     continue;
                 }
                 if sub == &Value::Bool(false) {
-                    let at = self.pointer.len();
-                    push_key(&mut self.pointer, name);
                     let mut message = format!("unexpected property {}", quote(name));
                     if let Some(k) = known.filter(|k| !k.is_empty()) {
                         let names: Vec<String> = k.keys().take(20).map(|n| quote(n)).collect();
@@ -570,9 +541,7 @@ impl Validator<'_, '_> {
                             message.push_str(", ...");
                         }
                     }
-                    let r = self.invalid("additionalProperties", message);
-                    self.pointer.truncate(at);
-                    return r;
+                    return self.invalid_at(name, "additionalProperties", message);
                 }
                 self.check_child(name, sub, value)?;
             }
@@ -600,13 +569,11 @@ impl Validator<'_, '_> {
         match self.patterns.is_match(p, name) {
             Ok(m) => Ok(m),
             Err(e) => {
-                let at = self.pointer.len();
-                push_key(&mut self.pointer, name);
-                let r = self.invalid(
+                let r = self.invalid_at(
+                    name,
                     "patternProperties",
                     format!("the schema's pattern /{p}/ is invalid: {e}"),
                 );
-                self.pointer.truncate(at);
                 r.map(|()| false)
             }
         }
