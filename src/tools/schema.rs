@@ -282,31 +282,34 @@ impl Validator<'_, '_> {
                 .iter()
                 .any(|n| n.as_str().is_some_and(|n| type_matches(n, value)));
             if !ok {
-                let expected: Vec<&str> = names
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(type_phrase)
-                    .collect();
-                return self.invalid(
-                    "type",
-                    format!(
-                        "expected {}, found {}",
-                        expected.join(" or "),
-                        describe(value)
-                    ),
-                );
+                let mut message = String::from("expected ");
+                for (i, n) in names.iter().filter_map(Value::as_str).enumerate() {
+                    if i > 0 {
+                        message.push_str(" or ");
+                    }
+                    message.push_str(type_phrase(n));
+                }
+                message.push_str(", found ");
+                message.push_str(&describe(value));
+                return self.invalid("type", message);
             }
         }
         if let Some(options) = s.get("enum").and_then(Value::as_array) {
             if !options.iter().any(|o| o == value) {
-                let mut list: Vec<String> = options.iter().take(10).map(show).collect();
-                if options.len() > 10 {
-                    list.push("...".into());
+                let mut message = String::from("expected one of ");
+                for (i, o) in options.iter().enumerate() {
+                    if i > 0 {
+                        message.push_str(", ");
+                    }
+                    if i == 10 {
+                        message.push_str("...");
+                        break;
+                    }
+                    message.push_str(&show(o));
                 }
-                return self.invalid(
-                    "enum",
-                    format!("expected one of {}, found {}", list.join(", "), show(value)),
-                );
+                message.push_str(", found ");
+                message.push_str(&show(value));
+                return self.invalid("enum", message);
             }
         }
         if let Some(c) = s.get("const") {
