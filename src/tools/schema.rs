@@ -42,7 +42,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::json::{write_str, Map, Number, Value};
+use crate::json::{push_i64, write_str, Map, Number, Value};
 
 /// How many schema levels may apply inside one another (through `$ref`, combinators, properties
 /// and items) before validation stops with a `depth` violation.
@@ -537,11 +537,16 @@ impl Validator<'_, '_> {
                 if sub == &Value::Bool(false) {
                     let mut message = format!("unexpected property {}", quote(name));
                     if let Some(k) = known.filter(|k| !k.is_empty()) {
-                        let names: Vec<String> = k.keys().take(20).map(|n| quote(n)).collect();
                         message.push_str("; allowed: ");
-                        message.push_str(&names.join(", "));
-                        if k.len() > 20 {
-                            message.push_str(", ...");
+                        for (i, n) in k.keys().enumerate() {
+                            if i > 0 {
+                                message.push_str(", ");
+                            }
+                            if i == 20 {
+                                message.push_str("...");
+                                break;
+                            }
+                            write_str(&mut message, n);
                         }
                     }
                     return self.invalid_at(name, "additionalProperties", message);
