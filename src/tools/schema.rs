@@ -959,23 +959,28 @@ fn is_integer(n: &Number) -> bool {
     n.is_whole()
 }
 
-fn int_of(n: &Number) -> Option<i128> {
-    n.as_i64()
-        .map(i128::from)
-        .or_else(|| n.as_u64().map(i128::from))
-}
-
-/// Numeric order: exact for integers, else as `f64` (so `1 == 1.0`).
+/// Numeric order: exact for integers (`i64`, or `u64` beyond it), else as `f64` (so `1 == 1.0`).
 fn cmp_num(a: &Number, b: &Number) -> Option<Ordering> {
-    match (int_of(a), int_of(b)) {
-        (Some(x), Some(y)) => Some(x.cmp(&y)),
-        _ => a.as_f64().partial_cmp(&b.as_f64()),
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return Some(x.cmp(&y));
     }
+    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+        return Some(x.cmp(&y));
+    }
+    // A negative integer against one beyond `i64`: `f64` orders them right.
+    a.as_f64().partial_cmp(&b.as_f64())
 }
 
 fn is_multiple(n: &Number, m: &Number) -> bool {
-    if let (Some(x), Some(y)) = (int_of(n), int_of(m)) {
+    if let (Some(x), Some(y)) = (n.as_i64(), m.as_i64()) {
         return y <= 0 || x % y == 0;
+    }
+    if let (Some(x), Some(y)) = (n.as_u64(), m.as_u64()) {
+        return y == 0 || x % y == 0;
+    }
+    if n.as_i64().is_some() && m.as_u64().is_some() {
+        // A negative integer and a divisor beyond `i64`.
+        return false;
     }
     let (x, y) = (n.as_f64(), m.as_f64());
     if y <= 0.0 {
