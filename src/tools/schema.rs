@@ -765,20 +765,7 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
                     Value::Array(_) => return bad("a type name or a non-empty array of them"),
                     one => std::slice::from_ref(one),
                 };
-                let known = |n: &Value| {
-                    n.as_str().is_some_and(|n| {
-                        matches!(
-                            n,
-                            "null"
-                                | "boolean"
-                                | "object"
-                                | "array"
-                                | "number"
-                                | "integer"
-                                | "string"
-                        )
-                    })
-                };
+                let known = |n: &Value| n.as_str().and_then(type_index).is_some();
                 if names.iter().all(known) {
                     Ok(())
                 } else {
@@ -930,28 +917,40 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The JSON Schema type names, and how messages say them.
+const TYPES: [(&str, &str); 7] = [
+    ("null", "null"),
+    ("boolean", "a boolean"),
+    ("object", "an object"),
+    ("array", "an array"),
+    ("number", "a number"),
+    ("integer", "an integer"),
+    ("string", "a string"),
+];
+
+/// The index of a type name in [`TYPES`].
+#[inline(never)]
+fn type_index(name: &str) -> Option<usize> {
+    TYPES.iter().position(|(n, _)| *n == name)
+}
+
 fn type_matches(name: &str, v: &Value) -> bool {
-    match name {
-        "null" => v.is_null(),
-        "boolean" => v.is_boolean(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "number" => v.is_number(),
-        "string" => v.is_string(),
-        "integer" => v.as_number().is_some_and(is_integer),
+    match (type_index(name), v) {
+        (Some(0), Value::Null)
+        | (Some(1), Value::Bool(_))
+        | (Some(2), Value::Object(_))
+        | (Some(3), Value::Array(_))
+        | (Some(4), Value::Number(_))
+        | (Some(6), Value::String(_)) => true,
+        (Some(5), Value::Number(n)) => is_integer(n),
         _ => false,
     }
 }
 
 fn type_phrase(name: &str) -> &str {
-    match name {
-        "boolean" => "a boolean",
-        "object" => "an object",
-        "array" => "an array",
-        "number" => "a number",
-        "string" => "a string",
-        "integer" => "an integer",
-        other => other,
+    match type_index(name) {
+        Some(i) => TYPES[i].1,
+        None => name,
     }
 }
 
