@@ -42,7 +42,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::json::{push_i64, write_str, Map, Number, Value};
+use crate::json::{write_str, Map, Number, Value};
 
 /// How many schema levels may apply inside one another (through `$ref`, combinators, properties
 /// and items) before validation stops with a `depth` violation.
