@@ -488,9 +488,9 @@ fn check_description(description: Option<&Value>) -> Result<String, Broken> {
 fn check_parameters(parameters: Option<&Value>) -> Result<Value, Broken> {
     let parameters = match parameters {
         None | Some(Value::Null) => {
-            return Ok(Value::Object(Map::from_iter([
-                ("type", Value::from("object")),
-                ("properties", Value::Object(Map::new())),
+            return Ok(Value::Object(Map::from_unique(vec![
+                ("type".into(), Value::from("object")),
+                ("properties".into(), Value::Object(Map::new())),
             ])))
         }
         Some(object @ Value::Object(_)) => object.clone(),
