@@ -285,12 +285,12 @@ impl Validator<'_, '_> {
                 let mut message = String::from("expected ");
                 for (i, n) in names.iter().filter_map(Value::as_str).enumerate() {
                     if i > 0 {
-                        message.push_str(" or ");
+                        push(&mut message, " or ");
                     }
-                    message.push_str(type_phrase(n));
+                    push(&mut message, type_phrase(n));
                 }
-                message.push_str(", found ");
-                message.push_str(&describe(value));
+                push(&mut message, ", found ");
+                push(&mut message, &describe(value));
                 return self.invalid("type", message);
             }
         }
@@ -299,16 +299,16 @@ impl Validator<'_, '_> {
                 let mut message = String::from("expected one of ");
                 for (i, o) in options.iter().enumerate() {
                     if i > 0 {
-                        message.push_str(", ");
+                        push(&mut message, ", ");
                     }
                     if i == 10 {
-                        message.push_str("...");
+                        push(&mut message, "...");
                         break;
                     }
-                    message.push_str(&show(o));
+                    push(&mut message, &show(o));
                 }
-                message.push_str(", found ");
-                message.push_str(&show(value));
+                push(&mut message, ", found ");
+                push(&mut message, &show(value));
                 return self.invalid("enum", message);
             }
         }
@@ -537,13 +537,13 @@ impl Validator<'_, '_> {
                 if sub == &Value::Bool(false) {
                     let mut message = format!("unexpected property {}", quote(name));
                     if let Some(k) = known.filter(|k| !k.is_empty()) {
-                        message.push_str("; allowed: ");
+                        push(&mut message, "; allowed: ");
                         for (i, n) in k.keys().enumerate() {
                             if i > 0 {
-                                message.push_str(", ");
+                                push(&mut message, ", ");
                             }
                             if i == 20 {
-                                message.push_str("...");
+                                push(&mut message, "...");
                                 break;
                             }
                             write_str(&mut message, n);
@@ -1041,6 +1041,12 @@ fn place(ptr: &str) -> String {
     } else {
         quote(ptr)
     }
+}
+
+/// `out.push_str(s)`, out of line: messages are built from many pieces and are not hot.
+#[inline(never)]
+fn push(out: &mut String, s: &str) {
+    out.push_str(s);
 }
 
 /// Appends one RFC 6901 segment: `~` becomes `~0`, `/` becomes `~1`.
