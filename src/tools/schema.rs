@@ -675,6 +675,7 @@ impl Validator<'_, '_> {
     /// types when every branch failed on `type` right here, else the closest branch's violation.
     fn no_match(&self, keyword: &str, misses: &[Violation]) -> String {
         let here = &self.pointer;
+        let mut out = format!("no schema in {keyword} matched");
         let all_type = misses
             .iter()
             .all(|v| v.rule == "type" && &v.pointer == here);
@@ -694,10 +695,16 @@ impl Validator<'_, '_> {
                 }
             }
             if !expected.is_empty() {
-                return format!(
-                    "no schema in {keyword} matched: expected {}, found {found}",
-                    expected.join(" or ")
-                );
+                push(&mut out, ": expected ");
+                for (i, e) in expected.iter().enumerate() {
+                    if i > 0 {
+                        push(&mut out, " or ");
+                    }
+                    push(&mut out, e);
+                }
+                push(&mut out, ", found ");
+                push(&mut out, found);
+                return out;
             }
         }
         // The branch that got furthest: deepest pointer, then one that passed `type` here.
@@ -711,7 +718,7 @@ impl Validator<'_, '_> {
             }
         }
         let Some(b) = misses.get(best) else {
-            return format!("no schema in {keyword} matched");
+            return out;
         };
         let at = if &b.pointer == here {
             String::new()
@@ -719,7 +726,7 @@ impl Validator<'_, '_> {
             format!(" at {}", quote(&b.pointer))
         };
         format!(
-            "no schema in {keyword} matched; the closest, branch {} of {}, failed {}{at}: {}",
+            "{out}; the closest, branch {} of {}, failed {}{at}: {}",
             best + 1,
             misses.len(),
             b.rule,
