@@ -189,6 +189,13 @@ pub fn list_tools<S: toggles::KeyValueStore>(
     entries
 }
 
+/// `out.push_str(s)`, out of line: messages and stored values are built from many pieces, off the
+/// hot path.
+#[inline(never)]
+fn push(out: &mut String, s: &str) {
+    out.push_str(s);
+}
+
 /// Why [`set_tool_enabled`] refused a change.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -42,6 +42,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use super::push;
 use crate::json::{write_str, Map, Number, Value};
 
 /// How many schema levels may apply inside one another (through `$ref`, combinators, properties
@@ -1048,12 +1049,6 @@ fn place(ptr: &str) -> String {
     } else {
         quote(ptr)
     }
-}
-
-/// `out.push_str(s)`, out of line: messages are built from many pieces and are not hot.
-#[inline(never)]
-fn push(out: &mut String, s: &str) {
-    out.push_str(s);
 }
 
 /// Appends one RFC 6901 segment: `~` becomes `~0`, `/` becomes `~1`.

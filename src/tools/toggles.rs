@@ -52,7 +52,7 @@ use std::collections::VecDeque;
 use crate::json::{quoted, write_str, Value};
 use crate::sorted::{SortedMap, SortedSet};
 
-use super::Diagnostic;
+use super::{push, Diagnostic};
 
 /// The prefix of every key this module owns.
 pub const KEY_PREFIX: &str = "chat:tools:";
@@ -591,12 +591,12 @@ impl<S: KeyValueStore> Toggles<S> {
         let mut text = String::from("{");
         for (i, (name, on)) in entry.map.iter().enumerate() {
             if i > 0 {
-                text.push(',');
+                push(&mut text, ",");
             }
             write_str(&mut text, name);
-            text.push_str(if *on { ":true" } else { ":false" });
+            push(&mut text, if *on { ":true" } else { ":false" });
         }
-        text.push('}');
+        push(&mut text, "}");
         if let Err(err) = self.store.set_for(&key, &text, name) {
             self.fail_write(key, name, err);
         }
