@@ -43,7 +43,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use super::push;
-use crate::json::{write_str, Map, Number, Value};
+use crate::json::{push_i64, write_str, Map, Number, Value};
 
 /// How many schema levels may apply inside one another (through `$ref`, combinators, properties
 /// and items) before validation stops with a `depth` violation.
@@ -1053,17 +1053,24 @@ fn place(ptr: &str) -> String {
 
 /// Appends one RFC 6901 segment: `~` becomes `~0`, `/` becomes `~1`.
 fn push_key(ptr: &mut String, key: &str) {
-    ptr.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => ptr.push_str("~0"),
-            '/' => ptr.push_str("~1"),
-            c => ptr.push(c),
-        }
+    push(ptr, "/");
+    // Runs between the bytes to escape are copied whole (`~` and `/` are ASCII, so every cut is
+    // on a char boundary).
+    let mut start = 0;
+    for (i, b) in key.bytes().enumerate() {
+        let escaped = match b {
+            b'~' => "~0",
+            b'/' => "~1",
+            _ => continue,
+        };
+        push(ptr, key.get(start..i).unwrap_or_default());
+        push(ptr, escaped);
+        start = i + 1;
     }
+    push(ptr, key.get(start..).unwrap_or_default());
 }
 
 fn push_index(ptr: &mut String, i: usize) {
-    ptr.push('/');
-    ptr.push_str(&i.to_string());
+    push(ptr, "/");
+    push_i64(ptr, i as i64);
 }
