@@ -515,6 +515,18 @@ fn numeric_bounds_inclusive_exclusive_and_draft4_boolean_form() {
             bad("", "maximum"),
         ),
         (
+            "integers beyond i64 compare exactly",
+            json!({"maximum": 18446744073709551614_u64}),
+            json!(18446744073709551615_u64),
+            bad("", "maximum"),
+        ),
+        (
+            "a negative integer against a bound beyond i64",
+            json!({"minimum": 9223372036854775808_u64}),
+            json!(-1),
+            bad("", "minimum"),
+        ),
+        (
             "negative",
             json!({"minimum": -5}),
             json!(-6),
@@ -551,6 +563,24 @@ fn multiple_of_integers_and_decimals() {
         ("4.0 of 2", json!({"multipleOf": 2}), json!(4.0), OK),
         ("1.5 of 0.5", json!({"multipleOf": 0.5}), json!(1.5), OK),
         ("0 of anything", json!({"multipleOf": 3}), json!(0), OK),
+        (
+            "u64::MAX of 2, exactly",
+            json!({"multipleOf": 2}),
+            json!(18446744073709551615_u64),
+            bad("", "multipleOf"),
+        ),
+        (
+            "u64::MAX of 5, exactly",
+            json!({"multipleOf": 5}),
+            json!(18446744073709551615_u64),
+            OK,
+        ),
+        (
+            "a negative integer of a divisor beyond i64",
+            json!({"multipleOf": 9223372036854775808_u64}),
+            json!(-5),
+            bad("", "multipleOf"),
+        ),
     ]);
 }
 

@@ -488,9 +488,9 @@ fn check_description(description: Option<&Value>) -> Result<String, Broken> {
 fn check_parameters(parameters: Option<&Value>) -> Result<Value, Broken> {
     let parameters = match parameters {
         None | Some(Value::Null) => {
-            return Ok(Value::Object(Map::from_iter([
-                ("type", Value::from("object")),
-                ("properties", Value::Object(Map::new())),
+            return Ok(Value::Object(Map::from_unique(vec![
+                ("type".into(), Value::from("object")),
+                ("properties".into(), Value::Object(Map::new())),
             ])))
         }
         Some(object @ Value::Object(_)) => object.clone(),
@@ -814,7 +814,11 @@ impl Catalog {
 
     /// Why each hidden frontend tool is hidden now, manifest tools first (see [`Catalog`]).
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.hidden.iter().flatten().cloned().collect()
+        let mut out = Vec::new();
+        for why in self.hidden.iter().flatten() {
+            out.push(why.clone());
+        }
+        out
     }
 
     /// The active frontend tools: manifest tools, then registered ones, each in order.
@@ -895,63 +899,68 @@ impl Catalog {
     fn reevaluate(&mut self) {
         let backend: HashSet<&str> = self.backend.iter().map(|t| t.name.as_str()).collect();
         let manifest: HashSet<&str> = self.manifest.iter().map(|t| t.name.as_str()).collect();
-        let manifest_len = self.manifest.len();
-        let hidden = self
-            .manifest
-            .iter()
-            .chain(&self.registered)
-            .enumerate()
-            .map(|(position, tool)| {
-                let name = tool.name.as_str();
-                if position >= manifest_len && manifest.contains(name) {
-                    return Some(diagnostic(
-                        name,
-                        code::DUPLICATE_NAME,
-                        format!("tools.json already has a tool named \"{name}\"; it wins"),
-                    ));
-                }
-                if position >= MAX_TOOLS {
-                    return Some(diagnostic(
-                        name,
-                        code::TOO_MANY,
-                        format!("the catalog already has {MAX_TOOLS} frontend tools"),
-                    ));
-                }
-                match &self.prefix {
-                    None if backend.contains(name) => Some(diagnostic(
-                        name,
-                        code::SHADOWS_BACKEND,
-                        format!(
-                            "the agent has a backend tool named \"{name}\"; set toolNamePrefix to \
-                             use both"
-                        ),
-                    )),
-                    None => None,
-                    Some(prefix) => {
-                        let wire = format!("{prefix}{name}");
-                        if wire.len() > MAX_NAME_LEN {
-                            Some(diagnostic(
-                                name,
-                                code::BAD_NAME,
-                                format!(
-                                    "with the prefix, the name \"{wire}\" is longer than \
-                                     {MAX_NAME_LEN} characters"
-                                ),
-                            ))
-                        } else if backend.contains(wire.as_str()) {
-                            Some(diagnostic(
-                                name,
-                                code::PREFIX_COLLISION,
-                                format!("the agent has a backend tool named \"{wire}\""),
-                            ))
-                        } else {
-                            None
-                        }
-                    }
-                }
-            })
-            .collect();
+        let mut hidden = Vec::new();
+        for (position, tool) in self.manifest.iter().chain(&self.registered).enumerate() {
+            hidden.push(self.why_hidden(position, &tool.name, &manifest, &backend));
+        }
         self.hidden = hidden;
+    }
+
+    /// Why the frontend tool at `position` (manifest, then registered) named `name` is hidden, if
+    /// it is; `manifest` and `backend` are the names of the manifest and backend tools.
+    fn why_hidden(
+        &self,
+        position: usize,
+        name: &str,
+        manifest: &HashSet<&str>,
+        backend: &HashSet<&str>,
+    ) -> Option<Diagnostic> {
+        if position >= self.manifest.len() && manifest.contains(name) {
+            return Some(diagnostic(
+                name,
+                code::DUPLICATE_NAME,
+                format!("tools.json already has a tool named \"{name}\"; it wins"),
+            ));
+        }
+        if position >= MAX_TOOLS {
+            return Some(diagnostic(
+                name,
+                code::TOO_MANY,
+                format!("the catalog already has {MAX_TOOLS} frontend tools"),
+            ));
+        }
+        match &self.prefix {
+            None if backend.contains(name) => Some(diagnostic(
+                name,
+                code::SHADOWS_BACKEND,
+                format!(
+                    "the agent has a backend tool named \"{name}\"; set toolNamePrefix to \
+                     use both"
+                ),
+            )),
+            None => None,
+            Some(prefix) => {
+                let wire = format!("{prefix}{name}");
+                if wire.len() > MAX_NAME_LEN {
+                    Some(diagnostic(
+                        name,
+                        code::BAD_NAME,
+                        format!(
+                            "with the prefix, the name \"{wire}\" is longer than \
+                             {MAX_NAME_LEN} characters"
+                        ),
+                    ))
+                } else if backend.contains(wire.as_str()) {
+                    Some(diagnostic(
+                        name,
+                        code::PREFIX_COLLISION,
+                        format!("the agent has a backend tool named \"{wire}\""),
+                    ))
+                } else {
+                    None
+                }
+            }
+        }
     }
 }
 

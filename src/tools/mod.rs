@@ -165,26 +165,35 @@ pub fn list_tools<S: toggles::KeyValueStore>(
     toggles: &mut toggles::Toggles<S>,
     thread_id: Option<&str>,
 ) -> Vec<ToolEntry> {
-    let mut entries: Vec<ToolEntry> = catalog
-        .frontend_tools()
-        .map(|tool| ToolEntry {
+    let mut entries = Vec::new();
+    for tool in catalog.frontend_tools() {
+        entries.push(ToolEntry {
             name: tool.name.clone(),
             description: tool.description.clone(),
             parameters: Some(tool.parameters.clone()),
             source: ToolSource::Frontend,
             enabled: tool.is_on(toggles.saved(thread_id, &tool.name)),
             locked: false,
-        })
-        .collect();
-    entries.extend(catalog.backend_tools().iter().map(|tool| ToolEntry {
-        name: tool.name.clone(),
-        description: tool.description.clone(),
-        parameters: tool.parameters.clone(),
-        source: ToolSource::Backend,
-        enabled: true,
-        locked: true,
-    }));
+        });
+    }
+    for tool in catalog.backend_tools() {
+        entries.push(ToolEntry {
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            parameters: tool.parameters.clone(),
+            source: ToolSource::Backend,
+            enabled: true,
+            locked: true,
+        });
+    }
     entries
+}
+
+/// `out.push_str(s)`, out of line: messages and stored values are built from many pieces, off the
+/// hot path.
+#[inline(never)]
+fn push(out: &mut String, s: &str) {
+    out.push_str(s);
 }
 
 /// Why [`set_tool_enabled`] refused a change.

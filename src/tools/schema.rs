@@ -42,7 +42,8 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::json::{write_str, Map, Number, Value};
+use super::push;
+use crate::json::{push_i64, write_str, Map, Number, Value};
 
 /// How many schema levels may apply inside one another (through `$ref`, combinators, properties
 /// and items) before validation stops with a `depth` violation.
@@ -190,6 +191,7 @@ struct Validator<'s, 'p> {
 }
 
 impl Validator<'_, '_> {
+    #[inline(never)]
     fn invalid(&self, rule: &'static str, message: String) -> Checked {
         Err(Fail::Invalid(Violation {
             pointer: self.pointer.clone(),
@@ -198,6 +200,17 @@ impl Validator<'_, '_> {
         }))
     }
 
+    /// [`Self::invalid`] at the child `key` (a property name or an item index) of the pointer.
+    #[inline(never)]
+    fn invalid_at(&mut self, key: &str, rule: &'static str, message: String) -> Checked {
+        let at = self.pointer.len();
+        push_key(&mut self.pointer, key);
+        let r = self.invalid(rule, message);
+        self.pointer.truncate(at);
+        r
+    }
+
+    #[inline(never)]
     fn fatal(&self, rule: &'static str, message: String) -> Fail {
         Fail::Fatal(Violation {
             pointer: self.pointer.clone(),
@@ -270,31 +283,34 @@ impl Validator<'_, '_> {
                 .iter()
                 .any(|n| n.as_str().is_some_and(|n| type_matches(n, value)));
             if !ok {
-                let expected: Vec<&str> = names
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(type_phrase)
-                    .collect();
-                return self.invalid(
-                    "type",
-                    format!(
-                        "expected {}, found {}",
-                        expected.join(" or "),
-                        describe(value)
-                    ),
-                );
+                let mut message = String::from("expected ");
+                for (i, n) in names.iter().filter_map(Value::as_str).enumerate() {
+                    if i > 0 {
+                        push(&mut message, " or ");
+                    }
+                    push(&mut message, type_phrase(n));
+                }
+                push(&mut message, ", found ");
+                push(&mut message, &describe(value));
+                return self.invalid("type", message);
             }
         }
         if let Some(options) = s.get("enum").and_then(Value::as_array) {
             if !options.iter().any(|o| o == value) {
-                let mut list: Vec<String> = options.iter().take(10).map(show).collect();
-                if options.len() > 10 {
-                    list.push("...".into());
+                let mut message = String::from("expected one of ");
+                for (i, o) in options.iter().enumerate() {
+                    if i > 0 {
+                        push(&mut message, ", ");
+                    }
+                    if i == 10 {
+                        push(&mut message, "...");
+                        break;
+                    }
+                    push(&mut message, &show(o));
                 }
-                return self.invalid(
-                    "enum",
-                    format!("expected one of {}, found {}", list.join(", "), show(value)),
-                );
+                push(&mut message, ", found ");
+                push(&mut message, &show(value));
+                return self.invalid("enum", message);
             }
         }
         if let Some(c) = s.get("const") {
@@ -317,36 +333,25 @@ impl Validator<'_, '_> {
 
     fn check_number(&mut self, s: &Map, n: &Number) -> Checked {
         let bound = |k: &str| s.get(k).and_then(Value::as_number);
-        let flag = |k: &str| s.get(k) == Some(&Value::Bool(true));
-        if let Some(min) = bound("minimum") {
-            // draft-04 / OpenAPI 3.0: `exclusiveMinimum: true` makes `minimum` strict.
-            let strict = flag("exclusiveMinimum");
-            if cmp_num(n, min).is_some_and(|o| o.is_lt() || (strict && o.is_eq())) {
-                let what = if strict { "more than" } else { "at least" };
-                return self.invalid("minimum", format!("expected {what} {min}, found {n}"));
-            }
-        }
-        if let Some(min) = bound("exclusiveMinimum") {
-            if cmp_num(n, min).is_some_and(Ordering::is_le) {
-                return self.invalid(
-                    "exclusiveMinimum",
-                    format!("expected more than {min}, found {n}"),
-                );
-            }
-        }
-        if let Some(max) = bound("maximum") {
-            let strict = flag("exclusiveMaximum");
-            if cmp_num(n, max).is_some_and(|o| o.is_gt() || (strict && o.is_eq())) {
-                let what = if strict { "less than" } else { "at most" };
-                return self.invalid("maximum", format!("expected {what} {max}, found {n}"));
-            }
-        }
-        if let Some(max) = bound("exclusiveMaximum") {
-            if cmp_num(n, max).is_some_and(Ordering::is_ge) {
-                return self.invalid(
-                    "exclusiveMaximum",
-                    format!("expected less than {max}, found {n}"),
-                );
+        // (rule, an upper bound?, the draft-04 / OpenAPI 3.0 flag that makes it strict)
+        for (rule, upper, flag) in [
+            ("minimum", false, "exclusiveMinimum"),
+            ("exclusiveMinimum", false, ""),
+            ("maximum", true, "exclusiveMaximum"),
+            ("exclusiveMaximum", true, ""),
+        ] {
+            let Some(b) = bound(rule) else { continue };
+            let strict = flag.is_empty() || s.get(flag) == Some(&Value::Bool(true));
+            let Some(o) = cmp_num(n, b) else { continue };
+            let o = if upper { o.reverse() } else { o };
+            if o.is_lt() || (strict && o.is_eq()) {
+                let what = match (upper, strict) {
+                    (false, false) => "at least",
+                    (false, true) => "more than",
+                    (true, false) => "at most",
+                    (true, true) => "less than",
+                };
+                return self.invalid(rule, format!("expected {what} {b}, found {n}"));
             }
         }
         if let Some(m) = bound("multipleOf") {
@@ -360,26 +365,28 @@ impl Validator<'_, '_> {
         Ok(())
     }
 
+    /// `minLength`/`maxLength`, `minItems`/`maxItems` or `minProperties`/`maxProperties`
+    /// (`rules`) against a length `len` of `noun`s.
+    #[inline(never)]
+    fn check_len(&self, s: &Map, rules: [&'static str; 2], len: u64, noun: &str) -> Checked {
+        for (rule, least) in [(rules[0], true), (rules[1], false)] {
+            if let Some(b) = s.get(rule).and_then(count) {
+                if if least { len < b } else { len > b } {
+                    let what = if least { "at least" } else { "at most" };
+                    return self.invalid(
+                        rule,
+                        format!("expected {what} {}, found {len}", plural(b, noun)),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn check_string(&mut self, s: &Map, text: &str) -> Checked {
-        let min = s.get("minLength").and_then(count);
-        let max = s.get("maxLength").and_then(count);
-        if min.is_some() || max.is_some() {
+        if s.contains_key("minLength") || s.contains_key("maxLength") {
             let len = text.chars().count() as u64;
-            if let Some(min) = min.filter(|&m| len < m) {
-                return self.invalid(
-                    "minLength",
-                    format!(
-                        "expected at least {}, found {len}",
-                        plural(min, "character")
-                    ),
-                );
-            }
-            if let Some(max) = max.filter(|&m| len > m) {
-                return self.invalid(
-                    "maxLength",
-                    format!("expected at most {}, found {len}", plural(max, "character")),
-                );
-            }
+            self.check_len(s, ["minLength", "maxLength"], len, "character")?;
         }
         if let Some(p) = s.get("pattern").and_then(Value::as_str) {
             if self.patterns.evaluates_patterns() {
@@ -407,32 +414,17 @@ impl Validator<'_, '_> {
     }
 
     fn check_array(&mut self, s: &Map, items: &[Value]) -> Checked {
-        let len = items.len() as u64;
-        if let Some(min) = s.get("minItems").and_then(count).filter(|&m| len < m) {
-            return self.invalid(
-                "minItems",
-                format!("expected at least {}, found {len}", plural(min, "item")),
-            );
-        }
-        if let Some(max) = s.get("maxItems").and_then(count).filter(|&m| len > m) {
-            return self.invalid(
-                "maxItems",
-                format!("expected at most {}, found {len}", plural(max, "item")),
-            );
-        }
+        self.check_len(s, ["minItems", "maxItems"], items.len() as u64, "item")?;
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
             for (j, later) in items.iter().enumerate() {
                 let j32 = u32::try_from(j).unwrap_or(u32::MAX);
                 self.tick(j32)?;
                 if let Some(i) = items[..j].iter().position(|earlier| earlier == later) {
-                    let at = self.pointer.len();
-                    push_index(&mut self.pointer, j);
-                    let r = self.invalid(
+                    return self.invalid_at(
+                        &j.to_string(),
                         "uniqueItems",
                         format!("duplicate of item {i}; the items must be unique"),
                     );
-                    self.pointer.truncate(at);
-                    return r;
                 }
             }
         }
@@ -451,17 +443,14 @@ impl Validator<'_, '_> {
                 Some(sub) => sub,
                 None => match rest {
                     Some(Value::Bool(false)) => {
-                        let at = self.pointer.len();
-                        push_index(&mut self.pointer, i);
-                        let r = self.invalid(
+                        return self.invalid_at(
+                            &i.to_string(),
                             rest_rule,
                             format!(
                                 "unexpected item: at most {} allowed",
                                 plural(prefix.len() as u64, "item")
                             ),
                         );
-                        self.pointer.truncate(at);
-                        return r;
                     }
                     Some(sub) => sub,
                     None => break,
@@ -495,30 +484,20 @@ impl Validator<'_, '_> {
         if let Some(required) = s.get("required").and_then(Value::as_array) {
             for name in required.iter().filter_map(Value::as_str) {
                 if !props.contains_key(name) {
-                    let at = self.pointer.len();
-                    push_key(&mut self.pointer, name);
-                    let r = self.invalid(
+                    return self.invalid_at(
+                        name,
                         "required",
                         format!("missing required property {}", quote(name)),
                     );
-                    self.pointer.truncate(at);
-                    return r;
                 }
             }
         }
-        let len = props.len() as u64;
-        if let Some(min) = s.get("minProperties").and_then(count).filter(|&m| len < m) {
-            return self.invalid(
-                "minProperties",
-                format!("expected at least {}, found {len}", plural(min, "property")),
-            );
-        }
-        if let Some(max) = s.get("maxProperties").and_then(count).filter(|&m| len > m) {
-            return self.invalid(
-                "maxProperties",
-                format!("expected at most {}, found {len}", plural(max, "property")),
-            );
-        }
+        self.check_len(
+            s,
+            ["minProperties", "maxProperties"],
+            props.len() as u64,
+            "property",
+        )?;
         let known = s.get("properties").and_then(Value::as_object);
         if let Some(known) = known {
             for (name, sub) in known {
@@ -557,20 +536,21 @@ impl Validator<'_, '_> {
                     continue;
                 }
                 if sub == &Value::Bool(false) {
-                    let at = self.pointer.len();
-                    push_key(&mut self.pointer, name);
                     let mut message = format!("unexpected property {}", quote(name));
                     if let Some(k) = known.filter(|k| !k.is_empty()) {
-                        let names: Vec<String> = k.keys().take(20).map(|n| quote(n)).collect();
-                        message.push_str("; allowed: ");
-                        message.push_str(&names.join(", "));
-                        if k.len() > 20 {
-                            message.push_str(", ...");
+                        push(&mut message, "; allowed: ");
+                        for (i, n) in k.keys().enumerate() {
+                            if i > 0 {
+                                push(&mut message, ", ");
+                            }
+                            if i == 20 {
+                                push(&mut message, "...");
+                                break;
+                            }
+                            write_str(&mut message, n);
                         }
                     }
-                    let r = self.invalid("additionalProperties", message);
-                    self.pointer.truncate(at);
-                    return r;
+                    return self.invalid_at(name, "additionalProperties", message);
                 }
                 self.check_child(name, sub, value)?;
             }
@@ -598,13 +578,11 @@ impl Validator<'_, '_> {
         match self.patterns.is_match(p, name) {
             Ok(m) => Ok(m),
             Err(e) => {
-                let at = self.pointer.len();
-                push_key(&mut self.pointer, name);
-                let r = self.invalid(
+                let r = self.invalid_at(
+                    name,
                     "patternProperties",
                     format!("the schema's pattern /{p}/ is invalid: {e}"),
                 );
-                self.pointer.truncate(at);
                 r.map(|()| false)
             }
         }
@@ -698,6 +676,7 @@ impl Validator<'_, '_> {
     /// types when every branch failed on `type` right here, else the closest branch's violation.
     fn no_match(&self, keyword: &str, misses: &[Violation]) -> String {
         let here = &self.pointer;
+        let mut out = format!("no schema in {keyword} matched");
         let all_type = misses
             .iter()
             .all(|v| v.rule == "type" && &v.pointer == here);
@@ -717,10 +696,16 @@ impl Validator<'_, '_> {
                 }
             }
             if !expected.is_empty() {
-                return format!(
-                    "no schema in {keyword} matched: expected {}, found {found}",
-                    expected.join(" or ")
-                );
+                push(&mut out, ": expected ");
+                for (i, e) in expected.iter().enumerate() {
+                    if i > 0 {
+                        push(&mut out, " or ");
+                    }
+                    push(&mut out, e);
+                }
+                push(&mut out, ", found ");
+                push(&mut out, found);
+                return out;
             }
         }
         // The branch that got furthest: deepest pointer, then one that passed `type` here.
@@ -734,7 +719,7 @@ impl Validator<'_, '_> {
             }
         }
         let Some(b) = misses.get(best) else {
-            return format!("no schema in {keyword} matched");
+            return out;
         };
         let at = if &b.pointer == here {
             String::new()
@@ -742,7 +727,7 @@ impl Validator<'_, '_> {
             format!(" at {}", quote(&b.pointer))
         };
         format!(
-            "no schema in {keyword} matched; the closest, branch {} of {}, failed {}{at}: {}",
+            "{out}; the closest, branch {} of {}, failed {}{at}: {}",
             best + 1,
             misses.len(),
             b.rule,
@@ -788,20 +773,7 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
                     Value::Array(_) => return bad("a type name or a non-empty array of them"),
                     one => std::slice::from_ref(one),
                 };
-                let known = |n: &Value| {
-                    n.as_str().is_some_and(|n| {
-                        matches!(
-                            n,
-                            "null"
-                                | "boolean"
-                                | "object"
-                                | "array"
-                                | "number"
-                                | "integer"
-                                | "string"
-                        )
-                    })
-                };
+                let known = |n: &Value| n.as_str().and_then(type_index).is_some();
                 if names.iter().all(known) {
                     Ok(())
                 } else {
@@ -953,28 +925,40 @@ fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
+/// The JSON Schema type names, and how messages say them.
+const TYPES: [(&str, &str); 7] = [
+    ("null", "null"),
+    ("boolean", "a boolean"),
+    ("object", "an object"),
+    ("array", "an array"),
+    ("number", "a number"),
+    ("integer", "an integer"),
+    ("string", "a string"),
+];
+
+/// The index of a type name in [`TYPES`].
+#[inline(never)]
+fn type_index(name: &str) -> Option<usize> {
+    TYPES.iter().position(|(n, _)| *n == name)
+}
+
 fn type_matches(name: &str, v: &Value) -> bool {
-    match name {
-        "null" => v.is_null(),
-        "boolean" => v.is_boolean(),
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "number" => v.is_number(),
-        "string" => v.is_string(),
-        "integer" => v.as_number().is_some_and(is_integer),
+    match (type_index(name), v) {
+        (Some(0), Value::Null)
+        | (Some(1), Value::Bool(_))
+        | (Some(2), Value::Object(_))
+        | (Some(3), Value::Array(_))
+        | (Some(4), Value::Number(_))
+        | (Some(6), Value::String(_)) => true,
+        (Some(5), Value::Number(n)) => is_integer(n),
         _ => false,
     }
 }
 
 fn type_phrase(name: &str) -> &str {
-    match name {
-        "boolean" => "a boolean",
-        "object" => "an object",
-        "array" => "an array",
-        "number" => "a number",
-        "string" => "a string",
-        "integer" => "an integer",
-        other => other,
+    match type_index(name) {
+        Some(i) => TYPES[i].1,
+        None => name,
     }
 }
 
@@ -982,23 +966,28 @@ fn is_integer(n: &Number) -> bool {
     n.is_whole()
 }
 
-fn int_of(n: &Number) -> Option<i128> {
-    n.as_i64()
-        .map(i128::from)
-        .or_else(|| n.as_u64().map(i128::from))
-}
-
-/// Numeric order: exact for integers, else as `f64` (so `1 == 1.0`).
+/// Numeric order: exact for integers (`i64`, or `u64` beyond it), else as `f64` (so `1 == 1.0`).
 fn cmp_num(a: &Number, b: &Number) -> Option<Ordering> {
-    match (int_of(a), int_of(b)) {
-        (Some(x), Some(y)) => Some(x.cmp(&y)),
-        _ => a.as_f64().partial_cmp(&b.as_f64()),
+    if let (Some(x), Some(y)) = (a.as_i64(), b.as_i64()) {
+        return Some(x.cmp(&y));
     }
+    if let (Some(x), Some(y)) = (a.as_u64(), b.as_u64()) {
+        return Some(x.cmp(&y));
+    }
+    // A negative integer against one beyond `i64`: `f64` orders them right.
+    a.as_f64().partial_cmp(&b.as_f64())
 }
 
 fn is_multiple(n: &Number, m: &Number) -> bool {
-    if let (Some(x), Some(y)) = (int_of(n), int_of(m)) {
+    if let (Some(x), Some(y)) = (n.as_i64(), m.as_i64()) {
         return y <= 0 || x % y == 0;
+    }
+    if let (Some(x), Some(y)) = (n.as_u64(), m.as_u64()) {
+        return y == 0 || x % y == 0;
+    }
+    if n.as_i64().is_some() && m.as_u64().is_some() {
+        // A negative integer and a divisor beyond `i64`.
+        return false;
     }
     let (x, y) = (n.as_f64(), m.as_f64());
     if y <= 0.0 {
@@ -1064,17 +1053,24 @@ fn place(ptr: &str) -> String {
 
 /// Appends one RFC 6901 segment: `~` becomes `~0`, `/` becomes `~1`.
 fn push_key(ptr: &mut String, key: &str) {
-    ptr.push('/');
-    for c in key.chars() {
-        match c {
-            '~' => ptr.push_str("~0"),
-            '/' => ptr.push_str("~1"),
-            c => ptr.push(c),
-        }
+    push(ptr, "/");
+    // Runs between the bytes to escape are copied whole (`~` and `/` are ASCII, so every cut is
+    // on a char boundary).
+    let mut start = 0;
+    for (i, b) in key.bytes().enumerate() {
+        let escaped = match b {
+            b'~' => "~0",
+            b'/' => "~1",
+            _ => continue,
+        };
+        push(ptr, key.get(start..i).unwrap_or_default());
+        push(ptr, escaped);
+        start = i + 1;
     }
+    push(ptr, key.get(start..).unwrap_or_default());
 }
 
 fn push_index(ptr: &mut String, i: usize) {
-    ptr.push('/');
-    ptr.push_str(&i.to_string());
+    push(ptr, "/");
+    push_i64(ptr, i as i64);
 }

@@ -49,10 +49,10 @@
 
 use std::collections::VecDeque;
 
-use crate::json::{quoted, Value};
+use crate::json::{quoted, write_str, Value};
 use crate::sorted::{SortedMap, SortedSet};
 
-use super::Diagnostic;
+use super::{push, Diagnostic};
 
 /// The prefix of every key this module owns.
 pub const KEY_PREFIX: &str = "chat:tools:";
@@ -587,14 +587,16 @@ impl<S: KeyValueStore> Toggles<S> {
         };
         // Only keys of cached, own states are ever written or kept unsaved.
         let Some(entry) = cached else { return };
-        let text = Value::Object(
-            entry
-                .map
-                .iter()
-                .map(|(name, on)| (name.as_str(), Value::Bool(*on)))
-                .collect(),
-        )
-        .to_json();
+        // The JSON object of the toggles, written as `Value::to_json` would write it.
+        let mut text = String::from("{");
+        for (i, (name, on)) in entry.map.iter().enumerate() {
+            if i > 0 {
+                push(&mut text, ",");
+            }
+            write_str(&mut text, name);
+            push(&mut text, if *on { ":true" } else { ":false" });
+        }
+        push(&mut text, "}");
         if let Err(err) = self.store.set_for(&key, &text, name) {
             self.fail_write(key, name, err);
         }
