@@ -130,10 +130,14 @@ pub struct ChatRuntime {
     driver: Driver,
 }
 
+// The methods are documented and declared in types.d.ts (`interface ChatRuntime`), not with doc
+// comments: wasm-bindgen copies a method's doc comment into the JS glue as well as into the
+// declarations, so the package would ship each one twice (1.8 KB gzip of comments in the glue).
+#[allow(missing_docs)]
 #[wasm_bindgen]
 impl ChatRuntime {
     /// Creates a runtime. Throws a `ChatRuntimeError` (`options/invalid`) for bad options.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_jsdoc)]
     pub fn new(options: JsChatRuntimeOptions) -> Result<ChatRuntime, Error> {
         let options: JsValue = options.into();
         if !options.is_object() {
@@ -201,10 +205,10 @@ impl ChatRuntime {
         })
     }
 
-    /// Fetches and validates `tools.json` (`toolsUrl`). Bad entries are skipped and reported in
-    /// `diagnostics`; the whole file fails (`tools/fetch`, `tools/not-json`, ...) only when it
-    /// cannot be used at all.
-    #[wasm_bindgen(js_name = loadTools)]
+    // Fetches and validates `tools.json` (`toolsUrl`). Bad entries are skipped and reported in
+    // `diagnostics`; the whole file fails (`tools/fetch`, `tools/not-json`, ...) only when it
+    // cannot be used at all.
+    #[wasm_bindgen(js_name = loadTools, skip_typescript, skip_jsdoc)]
     pub fn load_tools(&self) -> JsCatalogPromise {
         let driver = self.driver.clone();
         wasm_bindgen_futures::future_to_promise(async move {
@@ -213,10 +217,10 @@ impl ChatRuntime {
         .unchecked_into()
     }
 
-    /// Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,
-    /// timeoutMs?, defaultEnabled? }` (`timeoutMs: null`: no deadline). Throws a
-    /// `ChatRuntimeError` with the diagnostic's code when it is invalid.
-    #[wasm_bindgen(js_name = registerTool)]
+    // Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,
+    // timeoutMs?, defaultEnabled? }` (`timeoutMs: null`: no deadline). Throws a
+    // `ChatRuntimeError` with the diagnostic's code when it is invalid.
+    #[wasm_bindgen(js_name = registerTool, skip_typescript, skip_jsdoc)]
     pub fn register_tool(&self, tool: JsFrontendTool) -> Result<(), Error> {
         let tool: JsValue = tool.into();
         let handler = function(host(&tool, "handler"), "handler")?
@@ -236,15 +240,15 @@ impl ChatRuntime {
         )
     }
 
-    /// Removes a code-registered tool. Returns whether there was one.
-    #[wasm_bindgen(js_name = unregisterTool)]
+    // Removes a code-registered tool. Returns whether there was one.
+    #[wasm_bindgen(js_name = unregisterTool, skip_typescript, skip_jsdoc)]
     pub fn unregister_tool(&self, name: &str) -> bool {
         self.driver.unregister_tool(name)
     }
 
-    /// Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
-    /// locked, always on.
-    #[wasm_bindgen(js_name = setBackendTools)]
+    // Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
+    // locked, always on.
+    #[wasm_bindgen(js_name = setBackendTools, skip_typescript, skip_jsdoc)]
     pub fn set_backend_tools(&self, tools: JsBackendTools) -> Result<(), Error> {
         let tools: JsValue = tools.into();
         // `agent.capabilities?.tools` may be `undefined`: no backend tools, as `null`.
@@ -257,9 +261,9 @@ impl ChatRuntime {
         Ok(())
     }
 
-    /// The tool selector's rows for a thread (`null`: a new chat): frontend tools with their
-    /// toggle, then the locked backend tools.
-    #[wasm_bindgen(js_name = listTools)]
+    // The tool selector's rows for a thread (`null`: a new chat): frontend tools with their
+    // toggle, then the locked backend tools.
+    #[wasm_bindgen(js_name = listTools, skip_typescript, skip_jsdoc)]
     pub fn list_tools(&self, thread_id: Option<JsThreadIdOrNull>) -> Result<JsToolEntries, Error> {
         let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         Ok(self
@@ -268,9 +272,9 @@ impl ChatRuntime {
             .unchecked_into())
     }
 
-    /// Turns a frontend tool on or off for a thread (`null`: the default for new chats), saved in
-    /// `localStorage` under `chat:tools:{threadId}`. Backend tools are locked (`tools/locked`).
-    #[wasm_bindgen(js_name = setToolEnabled)]
+    // Turns a frontend tool on or off for a thread (`null`: the default for new chats), saved in
+    // `localStorage` under `chat:tools:{threadId}`. Backend tools are locked (`tools/locked`).
+    #[wasm_bindgen(js_name = setToolEnabled, skip_typescript, skip_jsdoc)]
     pub fn set_tool_enabled(
         &self,
         thread_id: Option<JsThreadIdOrNull>,
@@ -281,8 +285,8 @@ impl ChatRuntime {
         self.driver.set_tool_enabled(thread_id, name, enabled)
     }
 
-    /// The tool schemas a run of this thread would send (the enabled frontend tools).
-    #[wasm_bindgen(js_name = activeTools)]
+    // The tool schemas a run of this thread would send (the enabled frontend tools).
+    #[wasm_bindgen(js_name = activeTools, skip_typescript, skip_jsdoc)]
     pub fn active_tools(
         &self,
         thread_id: Option<JsThreadIdOrNull>,
@@ -294,15 +298,16 @@ impl ChatRuntime {
             .unchecked_into())
     }
 
-    /// Seeds a loaded thread's history (refused with `run/busy` while it runs).
-    #[wasm_bindgen(js_name = setMessages, skip_typescript)]
+    // Seeds a loaded thread's history (refused with `run/busy` while it runs).
+    #[wasm_bindgen(js_name = setMessages, skip_typescript, skip_jsdoc)]
     pub fn set_messages(&self, thread_id: JsThreadId, messages: JsMessages) -> Result<(), Error> {
         let thread_id = thread_id_for_write(&thread_id.into())?;
         let messages: Vec<Message> = from_js(&messages.into())?;
         self.driver.set_messages(&thread_id, messages)
     }
 
-    /// The thread's messages (none for an unknown thread, or an id no thread can have).
+    // The thread's messages (none for an unknown thread, or an id no thread can have).
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn messages(&self, thread_id: JsThreadId) -> Result<JsMessages, Error> {
         let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
             return Ok(js_sys::Array::new().unchecked_into());
@@ -310,8 +315,9 @@ impl ChatRuntime {
         Ok(self.driver.messages(&thread_id)?.unchecked_into())
     }
 
-    /// The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
-    /// thread.
+    // The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
+    // thread.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn state(&self, thread_id: JsThreadId) -> Result<JsUnknown, Error> {
         let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
             return Ok(JsValue::UNDEFINED.unchecked_into());
@@ -319,8 +325,9 @@ impl ChatRuntime {
         Ok(self.driver.state(&thread_id)?.unchecked_into())
     }
 
-    /// The thread's open interrupts, as the server sent them (`RUN_FINISHED.outcome.interrupts`);
-    /// the next `run` answers each in `resume`. None for an unknown thread.
+    // The thread's open interrupts, as the server sent them (`RUN_FINISHED.outcome.interrupts`);
+    // the next `run` answers each in `resume`. None for an unknown thread.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn interrupts(&self, thread_id: JsThreadId) -> Result<JsInterrupts, Error> {
         let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
             return Ok(js_sys::Array::new().unchecked_into());
@@ -328,16 +335,17 @@ impl ChatRuntime {
         Ok(self.driver.interrupts(&thread_id)?.unchecked_into())
     }
 
-    /// Whether a run is going on in the thread.
-    #[wasm_bindgen(js_name = isRunning)]
+    // Whether a run is going on in the thread.
+    #[wasm_bindgen(js_name = isRunning, skip_typescript, skip_jsdoc)]
     pub fn is_running(&self, thread_id: JsThreadId) -> bool {
         thread_id_arg(&thread_id.into()).is_ok_and(|id| self.driver.is_running(&id))
     }
 
-    /// Sends the thread's new messages and drives the loop until the agent answers without
-    /// needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
-    /// max_rounds, error, interrupted); rejects only for programmer errors (`run/busy`, a malformed request,
-    /// a `resume` that does not answer the open interrupts or is off their schema).
+    // Sends the thread's new messages and drives the loop until the agent answers without
+    // needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
+    // max_rounds, error, interrupted); rejects only for programmer errors (`run/busy`, a malformed request,
+    // a `resume` that does not answer the open interrupts or is off their schema).
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn run(&self, request: JsRunRequest, options: Option<JsRunOptions>) -> JsRunPromise {
         match self.start(
             request.into(),
@@ -349,8 +357,9 @@ impl ChatRuntime {
         .unchecked_into()
     }
 
-    /// Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
-    /// restarts, and unanswered calls get an `INTERRUPTED` result.
+    // Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
+    // restarts, and unanswered calls get an `INTERRUPTED` result.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn abort(&self, thread_id: JsThreadId) {
         // An id no thread can have has nothing to stop.
         if let Ok(thread_id) = thread_id_arg(&thread_id.into()) {
@@ -358,12 +367,12 @@ impl ChatRuntime {
         }
     }
 
-    /// Calls `listener` with every `RuntimeEvent`, or with the types listed in
-    /// `options.events` (e.g. `["messages", "run_finished"]`: events nobody asked for are never
-    /// converted to JS, which matters for the per-token `agui` events of a long stream). Returns
-    /// the function that unsubscribes. A listener that throws is reported on the console and does
-    /// not disturb the run.
-    #[wasm_bindgen(skip_typescript)]
+    // Calls `listener` with every `RuntimeEvent`, or with the types listed in
+    // `options.events` (e.g. `["messages", "run_finished"]`: events nobody asked for are never
+    // converted to JS, which matters for the per-token `agui` events of a long stream). Returns
+    // the function that unsubscribes. A listener that throws is reported on the console and does
+    // not disturb the run.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn subscribe(
         &self,
         listener: JsListener,
