@@ -556,12 +556,11 @@ impl Driver {
         }
         let weak = self.weak();
         let thread = thread_id.to_owned();
-        let listener: Function = Closure::once_into_js(move || {
+        let listener = browser::once_function(Box::new(move || {
             if let Some(driver) = upgrade(&weak) {
                 driver.abort(&thread);
             }
-        })
-        .unchecked_into();
+        }));
         let _ = signal.add_event_listener_with_callback("abort", &listener);
         if let Some(running) = self.state.borrow_mut().running.get_mut(thread_id) {
             running.signal = Some((signal, listener));
@@ -717,18 +716,21 @@ impl Driver {
             }
             let timer = deadline.map(|at| {
                 let weak = self.weak();
-                let timer = browser::timer(at.saturating_sub(browser::now()), move || {
-                    if let Some(driver) = upgrade(&weak) {
-                        let timer = driver.state.borrow_mut().timer.take();
-                        drop(timer);
-                        driver
-                            .state
-                            .borrow_mut()
-                            .session
-                            .handle_timeout(browser::now());
-                        driver.drive();
-                    }
-                });
+                let timer = browser::timer(
+                    at.saturating_sub(browser::now()),
+                    Box::new(move || {
+                        if let Some(driver) = upgrade(&weak) {
+                            let timer = driver.state.borrow_mut().timer.take();
+                            drop(timer);
+                            driver
+                                .state
+                                .borrow_mut()
+                                .session
+                                .handle_timeout(browser::now());
+                            driver.drive();
+                        }
+                    }),
+                );
                 (at, timer)
             });
             std::mem::replace(&mut state.timer, timer)
@@ -820,12 +822,15 @@ impl Driver {
         };
         let Some(request) = request else { return };
         let weak = self.weak();
-        browser::timer(delay_ms, move || {
-            let Some(driver) = upgrade(&weak) else { return };
-            if driver.is_current(&thread_id, &run_id) {
-                driver.spawn_request(thread_id, run_id, request, Some(id), controller);
-            }
-        })
+        browser::timer(
+            delay_ms,
+            Box::new(move || {
+                let Some(driver) = upgrade(&weak) else { return };
+                if driver.is_current(&thread_id, &run_id) {
+                    driver.spawn_request(thread_id, run_id, request, Some(id), controller);
+                }
+            }),
+        )
         .forget();
     }
 
@@ -1124,7 +1129,7 @@ impl Driver {
             state.render.frame_scheduled = true;
         }
         let weak = self.weak();
-        browser::schedule_frame(move || {
+        browser::schedule_frame(Box::new(move || {
             let Some(driver) = upgrade(&weak) else { return };
             let threads = {
                 let mut state = driver.state.borrow_mut();
@@ -1134,7 +1139,7 @@ impl Driver {
             for (thread_id, ()) in threads {
                 driver.flush_thread(&thread_id);
             }
-        });
+        }));
     }
 
     /// Emits the thread's changed messages now, if any, and keeps the thread's mirror up to date
