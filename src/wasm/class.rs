@@ -10,7 +10,7 @@ use super::convert::{
     from_js, host, member, optional_json, thread_id as thread_id_arg, thread_id_for_write,
     toggles_thread,
 };
-use super::driver::{Driver, HostConfig};
+use super::driver::{Driver, HostConfig, ThreadRead};
 use super::error::Error;
 use super::io::http::Fetch;
 use super::io::storage::Store;
@@ -309,30 +309,23 @@ impl ChatRuntime {
     // The thread's messages (none for an unknown thread, or an id no thread can have).
     #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn messages(&self, thread_id: JsThreadId) -> Result<JsMessages, Error> {
-        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
-            return Ok(js_sys::Array::new().unchecked_into());
-        };
-        Ok(self.driver.messages(&thread_id)?.unchecked_into())
+        Ok(self.read(thread_id, ThreadRead::Messages)?.unchecked_into())
     }
 
     // The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
     // thread.
     #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn state(&self, thread_id: JsThreadId) -> Result<JsUnknown, Error> {
-        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
-            return Ok(JsValue::UNDEFINED.unchecked_into());
-        };
-        Ok(self.driver.state(&thread_id)?.unchecked_into())
+        Ok(self.read(thread_id, ThreadRead::State)?.unchecked_into())
     }
 
     // The thread's open interrupts, as the server sent them (`RUN_FINISHED.outcome.interrupts`);
     // the next `run` answers each in `resume`. None for an unknown thread.
     #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn interrupts(&self, thread_id: JsThreadId) -> Result<JsInterrupts, Error> {
-        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
-            return Ok(js_sys::Array::new().unchecked_into());
-        };
-        Ok(self.driver.interrupts(&thread_id)?.unchecked_into())
+        Ok(self
+            .read(thread_id, ThreadRead::Interrupts)?
+            .unchecked_into())
     }
 
     // Whether a run is going on in the thread.
@@ -391,6 +384,13 @@ impl ChatRuntime {
 }
 
 impl ChatRuntime {
+    /// `messages`, `state` or `interrupts` (one copy of the three): an id no thread can have
+    /// reads as an unknown thread.
+    fn read(&self, thread_id: JsThreadId, what: ThreadRead) -> Result<JsValue, Error> {
+        let thread_id = thread_id_arg(&thread_id.into()).ok();
+        self.driver.read(thread_id.as_deref(), what)
+    }
+
     fn start(&self, request: JsValue, options: JsValue) -> Result<Promise, Error> {
         if !request.is_object() {
             return Err(Error::new(

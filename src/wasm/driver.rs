@@ -52,6 +52,14 @@ pub(crate) struct HostConfig {
     pub prepare_request: Option<Function>,
 }
 
+/// What [`Driver::read`] reads.
+#[derive(Clone, Copy)]
+pub(crate) enum ThreadRead {
+    Messages,
+    State,
+    Interrupts,
+}
+
 /// The event types a listener asked for; `None`: all of them.
 type EventFilter = Option<Rc<[String]>>;
 
@@ -463,33 +471,19 @@ impl Driver {
         Ok(())
     }
 
-    /// `messages`.
-    pub(crate) fn messages(&self, thread_id: &str) -> Result<JsValue, Error> {
-        let text = self
-            .state
-            .borrow()
-            .session
-            .messages(thread_id)
-            .to_json_string();
-        parse(&text)
-    }
-
-    /// `interrupts`.
-    pub(crate) fn interrupts(&self, thread_id: &str) -> Result<JsValue, Error> {
-        let text = self
-            .state
-            .borrow()
-            .session
-            .interrupts(thread_id)
-            .to_json_string();
-        parse(&text)
-    }
-
-    /// `state`: `undefined` for an unknown thread.
-    pub(crate) fn state(&self, thread_id: &str) -> Result<JsValue, Error> {
+    /// `messages`, `state` or `interrupts` of a thread; `None`: an id no thread can have, read
+    /// as an unknown thread (no messages, no interrupts, `undefined` state).
+    pub(crate) fn read(&self, thread_id: Option<&str>, what: ThreadRead) -> Result<JsValue, Error> {
         let text = {
             let state = self.state.borrow();
-            state.session.state(thread_id).map(|s| s.to_json_string())
+            let session = &state.session;
+            match (what, thread_id) {
+                (ThreadRead::Messages, Some(id)) => Some(session.messages(id).to_json_string()),
+                (ThreadRead::Interrupts, Some(id)) => Some(session.interrupts(id).to_json_string()),
+                (ThreadRead::State, Some(id)) => session.state(id).map(|s| s.to_json_string()),
+                (ThreadRead::State, None) => None,
+                (_, None) => Some("[]".to_owned()),
+            }
         };
         text.map_or(Ok(JsValue::UNDEFINED), |t| parse(&t))
     }
