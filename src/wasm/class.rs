@@ -79,10 +79,24 @@ fn options_error(message: impl Into<String>) -> Error {
     Error::new("options/invalid", message)
 }
 
+/// An error about one field: `code` with `message`, and `field`. One copy for every such error.
+#[inline(never)]
+fn field_error(code: &str, field: &str, message: String) -> Error {
+    Error::new(code, message).with("field", field)
+}
+
+/// `options/invalid` about `field`.
+fn invalid(field: &str, message: impl Into<String>) -> Error {
+    field_error("options/invalid", field, message.into())
+}
+
 /// A positive integer option up to `max`.
 fn bounded(object: &JsValue, key: &str, max: u32) -> Result<Option<u32>, Error> {
     let out_of_range = || {
-        options_error(format!("`{key}` must be a positive integer up to {max}")).with("field", key)
+        invalid(
+            key,
+            format!("`{key}` must be a positive integer up to {max}"),
+        )
     };
     match member::<u64>(object, key, "options/invalid").map_err(|_| out_of_range())? {
         Some(n) if n == 0 || n > u64::from(max) => Err(out_of_range()),
@@ -103,7 +117,7 @@ fn function(value: JsValue, key: &str) -> Result<Option<Function>, Error> {
     value
         .dyn_into::<Function>()
         .map(Some)
-        .map_err(|_| options_error(format!("`{key}` must be a function")).with("field", key))
+        .map_err(|_| invalid(key, format!("`{key}` must be a function")))
 }
 
 /// A request field that is `undefined` / `null` (empty) or JSON of shape `T`; a wrong shape is
@@ -115,13 +129,17 @@ fn request_field<T: crate::protocol::wire::FromJson + Default>(
     if value.is_undefined() || value.is_null() {
         return Ok(T::default());
     }
-    from_js(value).map_err(|e| {
-        Error::new(
-            "run/bad-request",
-            format!("`{field}` is malformed: {}", e.message()),
-        )
-        .with("field", field)
-    })
+    from_js(value).map_err(|e| malformed(field, e))
+}
+
+/// A request field of the wrong shape (one copy for every field type).
+#[inline(never)]
+fn malformed(field: &str, error: Error) -> Error {
+    field_error(
+        "run/bad-request",
+        field,
+        format!("`{field}` is malformed: {}", error.message()),
+    )
 }
 
 /// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
@@ -143,33 +161,37 @@ impl ChatRuntime {
         if !options.is_object() {
             return Err(options_error("options must be an object with a `runUrl`"));
         }
-        let run_url = string(&options, "runUrl")?
-            .ok_or_else(|| options_error("`runUrl` is required").with("field", "runUrl"))?;
+        let run_url =
+            string(&options, "runUrl")?.ok_or_else(|| invalid("runUrl", "`runUrl` is required"))?;
         let tools_url = match host(&options, "toolsUrl") {
             v if v.is_undefined() => Some("/tools/tools.json".to_owned()),
             v if v.is_null() => None,
-            v => Some(v.as_string().ok_or_else(|| {
-                options_error("`toolsUrl` must be a string or null").with("field", "toolsUrl")
-            })?),
+            v => Some(
+                v.as_string()
+                    .ok_or_else(|| invalid("toolsUrl", "`toolsUrl` must be a string or null"))?,
+            ),
         };
         let history = match string(&options, "history")?.as_deref() {
             None | Some("full") => HistoryMode::Full,
             Some("new") => HistoryMode::New,
             Some(other) => {
-                return Err(options_error(format!(
-                    "`history` must be \"full\" or \"new\", not {}",
-                    quoted(other)
+                return Err(invalid(
+                    "history",
+                    format!(
+                        "`history` must be \"full\" or \"new\", not {}",
+                        quoted(other)
+                    ),
                 ))
-                .with("field", "history"))
             }
         };
         let mut headers = Vec::new();
         for (name, value) in
             member::<Map>(&options, "headers", "options/invalid")?.unwrap_or_default()
         {
-            let value = value.as_str().map(str::to_owned).ok_or_else(|| {
-                options_error(format!("header `{name}` must be a string")).with("field", "headers")
-            })?;
+            let value = value
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| invalid("headers", format!("header `{name}` must be a string")))?;
             headers.push((name, value));
         }
         let defaults = SessionConfig::default();
@@ -398,9 +420,8 @@ impl ChatRuntime {
                 "the request must be an object with a `threadId`",
             ));
         }
-        let thread_id = thread_id_arg(&host(&request, "threadId")).map_err(|m| {
-            Error::new("run/bad-request", format!("`threadId`: {m}")).with("field", "threadId")
-        })?;
+        let thread_id = thread_id_arg(&host(&request, "threadId"))
+            .map_err(|m| field_error("run/bad-request", "threadId", format!("`threadId`: {m}")))?;
         let messages: Vec<Message> = request_field(&host(&request, "messages"), "messages")?;
         let context: Vec<Context> = request_field(&host(&request, "context"), "context")?;
         let resume: Vec<ResumeEntry> = request_field(&host(&request, "resume"), "resume")?;
@@ -416,11 +437,11 @@ impl ChatRuntime {
                 None | Some("settle") => Pending::Settle,
                 Some("run") => Pending::Run,
                 Some(_) => {
-                    return Err(Error::new(
+                    return Err(field_error(
                         "run/bad-request",
-                        "`pending` must be \"settle\" or \"run\"",
-                    )
-                    .with("field", "pending"))
+                        "pending",
+                        "`pending` must be \"settle\" or \"run\"".to_owned(),
+                    ))
                 }
             },
         };
@@ -432,9 +453,11 @@ impl ChatRuntime {
         let signal = if signal.is_undefined() || signal.is_null() {
             None
         } else {
-            Some(signal.dyn_into::<web_sys::AbortSignal>().map_err(|_| {
-                options_error("`signal` must be an AbortSignal").with("field", "signal")
-            })?)
+            Some(
+                signal
+                    .dyn_into::<web_sys::AbortSignal>()
+                    .map_err(|_| invalid("signal", "`signal` must be an AbortSignal"))?,
+            )
         };
         self.driver.run(request, signal)
     }
