@@ -574,7 +574,9 @@ impl Driver {
         };
         self.sync_agui_events();
         let weak = self.weak();
-        Closure::<dyn Fn()>::new(move || {
+        // `FnMut` like the once-closures (one kind of closure glue): it calls no JavaScript, so it
+        // is never called again while it runs.
+        Closure::<dyn FnMut()>::new(move || {
             if let Some(driver) = upgrade(&weak) {
                 driver
                     .state
