@@ -116,7 +116,8 @@ pub(crate) fn schedule_frame(callback: Callback) {
         timer(
             16,
             Box::new(move || {
-                let _ = function.call0(&JsValue::UNDEFINED);
+                // `call1` (one binding for every call with an argument): the closure ignores it.
+                let _ = function.call1(&JsValue::UNDEFINED, &JsValue::UNDEFINED);
             }),
         )
         .forget();

@@ -1362,9 +1362,9 @@ fn deliver(listeners: &[(Function, EventFilter)], kind: &str, value: &JsValue) {
 
 /// The items of `list` at `positions`, as a new array (the same objects).
 fn pick(list: &Array, positions: &[usize]) -> Array {
-    let picked = Array::new_with_length(positions.len() as u32);
-    for (n, &at) in positions.iter().enumerate() {
-        picked.set(n as u32, list.get(at as u32));
+    let picked = Array::new();
+    for &at in positions {
+        picked.push(&list.get(at as u32));
     }
     picked
 }

@@ -188,10 +188,8 @@ impl Body {
         let chunk = JsFuture::from(self.reader.read())
             .await
             .map_err(|e| describe(&e))?;
-        let done = Reflect::get(&chunk, &"done".into())
-            .ok()
-            .and_then(|d| d.as_bool())
-            .unwrap_or(true);
+        // Anything but `false` ends the stream (`!= FALSE`: no glue of its own for a boolean read).
+        let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d != JsValue::FALSE);
         if done {
             return Ok(None);
         }

@@ -41,7 +41,10 @@ pub(crate) async fn until_aborted(
     let aborted = Promise::new(&mut |resolve, _reject| {
         let _ = signal.add_event_listener_with_callback("abort", &resolve);
     });
-    let settled = JsFuture::from(Promise::race(&Array::of2(promise, &aborted))).await;
+    let racers = Array::new();
+    racers.push(promise);
+    racers.push(&aborted);
+    let settled = JsFuture::from(Promise::race(&racers)).await;
     if signal.aborted() {
         return None;
     }
