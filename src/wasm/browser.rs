@@ -146,9 +146,9 @@ pub(crate) fn timeout_reason() -> JsValue {
 }
 
 /// The window's `storage` events (another tab changed `localStorage`), as `(key, newValue)`,
-/// until dropped. `None` where there is no event target (a worker, Node).
+/// until dropped. `None` where there is no window (a worker, Node): only a window gets them.
 pub(crate) struct StorageEvents {
-    target: web_sys::EventTarget,
+    target: web_sys::Window,
     listener: Closure<dyn Fn(web_sys::StorageEvent)>,
 }
 
@@ -157,7 +157,7 @@ impl StorageEvents {
     pub(crate) fn listen(
         on_change: impl Fn(Option<String>, Option<String>) + 'static,
     ) -> Option<Self> {
-        let target = js_sys::global().dyn_into::<web_sys::EventTarget>().ok()?;
+        let target = web_sys::window()?;
         let listener =
             Closure::<dyn Fn(web_sys::StorageEvent)>::new(move |event: web_sys::StorageEvent| {
                 on_change(event.key(), event.new_value())
