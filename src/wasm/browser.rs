@@ -73,10 +73,8 @@ impl PatternMatcher for RegExpMatcher {
                 .map_err(|e| format!("invalid pattern {}: {}", quoted(pattern), describe(&e)))
         });
         match compiled {
-            Ok(regexp) => {
-                regexp.set_last_index(0);
-                Ok(regexp.test(text))
-            }
+            // No `g` or `y` flag: `test` neither reads nor moves `lastIndex`.
+            Ok(regexp) => Ok(regexp.test(text)),
             Err(message) => Err(message.clone()),
         }
     }

@@ -1226,7 +1226,8 @@ impl Driver {
         for (n, &at) in changed.positions.iter().enumerate() {
             let object = messages.get(n as u32);
             if at < len {
-                mirror.set(at as u32, object);
+                // `Reflect.set` (a binding the runtime has anyway) rather than `Array.set`.
+                let _ = Reflect::set(mirror, &JsValue::from(at as u32), &object);
             } else if at == len {
                 mirror.push(&object);
                 len += 1;

@@ -12,7 +12,7 @@ use gloo_net::http::Response;
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestInit};
+use web_sys::{AbortSignal, ReadableStreamDefaultReader};
 
 use crate::wasm::script::describe;
 
@@ -89,20 +89,25 @@ impl Fetch {
         signal: Option<&AbortSignal>,
     ) -> Result<Answer, Failure> {
         let fetch = self.function()?;
-        let init = RequestInit::new();
-        init.set_method(method);
+        // A plain object set with `Reflect.set`, which the headers need anyway (`RequestInit`'s
+        // setters would each be a binding of their own).
+        let init = Object::new();
+        let set = |key: &str, value: &JsValue| {
+            let _ = Reflect::set(&init, &key.into(), value);
+        };
+        set("method", &method.into());
         if !headers.is_empty() {
             let object = Object::new();
             for (name, value) in headers {
                 let _ = Reflect::set(&object, &name.into(), &value.into());
             }
-            init.set_headers(&object);
+            set("headers", &object);
         }
         if let Some(body) = body {
-            init.set_body(&body.into());
+            set("body", &body.into());
         }
         if let Some(signal) = signal {
-            init.set_signal(Some(signal));
+            set("signal", signal);
         }
         // `globalThis` as the receiver: an unbound `window.fetch` throws "Illegal invocation".
         let promise = fetch
@@ -176,10 +181,8 @@ impl Body {
         if stream.locked() {
             return Err("the response body was already read (by the app's fetch?)".to_owned());
         }
-        let reader = stream
-            .get_reader()
-            .dyn_into::<ReadableStreamDefaultReader>()
-            .map_err(|_| "the body has no default reader".to_owned())?;
+        // `getReader()` with no mode always gives a default reader.
+        let reader = stream.get_reader().unchecked_into::<ReadableStreamDefaultReader>();
         Ok(Some(Self { reader }))
     }
 
