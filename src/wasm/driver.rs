@@ -8,7 +8,7 @@
 //! then JS runs), so any of them may call back into the runtime (docs/architecture.md, "The
 //! re-entrancy rule").
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell, RefMut};
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
@@ -154,8 +154,19 @@ impl Driver {
                 driver.storage_changed(key.as_deref(), value.as_deref());
             }
         });
-        driver.state.borrow_mut().storage_events = events;
+        driver.borrow_mut().storage_events = events;
         driver
+    }
+
+    /// The state, to read. Every borrow goes through this and [`Driver::borrow_mut`]: one panic
+    /// location each, not one per call site.
+    fn borrow(&self) -> Ref<'_, State> {
+        self.state.borrow()
+    }
+
+    /// The state, to change.
+    fn borrow_mut(&self) -> RefMut<'_, State> {
+        self.state.borrow_mut()
     }
 
     fn weak(&self) -> Weak<RefCell<State>> {
@@ -163,7 +174,7 @@ impl Driver {
     }
 
     fn host(&self) -> Rc<HostConfig> {
-        self.state.borrow().host.clone()
+        self.borrow().host.clone()
     }
 
     /// Stops everything: the storage listener, the network and the handlers of every turn (the
@@ -239,7 +250,7 @@ impl Driver {
             &browser::BrowserUrl,
         )?;
         let mut diagnostics = manifest.diagnostics;
-        diagnostics.extend(self.state.borrow_mut().catalog.set_manifest(manifest.tools));
+        diagnostics.extend(self.borrow_mut().catalog.set_manifest(manifest.tools));
         self.report(diagnostics)
     }
 
@@ -247,7 +258,7 @@ impl Driver {
     fn report(&self, diagnostics: Vec<Diagnostic>) -> Result<JsValue, Error> {
         self.load_toggles(None);
         let tools = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             list_tools(&state.catalog, &mut state.toggles, None)
         };
         let mut text = String::new();
@@ -284,7 +295,7 @@ impl Driver {
         default_enabled: bool,
     ) -> Result<(), Error> {
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             state
                 .catalog
                 .register(
@@ -305,7 +316,7 @@ impl Driver {
     /// `unregisterTool`: whether there was one.
     pub(crate) fn unregister_tool(&self, name: &str) -> bool {
         let removed = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             state.handlers.remove(name);
             state.catalog.unregister(name)
         };
@@ -317,7 +328,7 @@ impl Driver {
 
     /// `setBackendTools`.
     pub(crate) fn set_backend_tools(&self, tools: &Value) {
-        let diagnostics = self.state.borrow_mut().catalog.set_backend_tools(tools);
+        let diagnostics = self.borrow_mut().catalog.set_backend_tools(tools);
         self.emit_tools_changed(diagnostics);
     }
 
@@ -325,7 +336,7 @@ impl Driver {
     pub(crate) fn list_tools(&self, thread_id: Option<&str>) -> Result<JsValue, Error> {
         self.load_toggles(thread_id);
         let entries = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             list_tools(&state.catalog, &mut state.toggles, thread_id)
         };
         self.emit_toggle_diagnostics();
@@ -341,7 +352,7 @@ impl Driver {
     ) -> Result<(), Error> {
         self.load_toggles(thread_id.as_deref());
         {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             set_tool_enabled(
                 &state.catalog,
                 &mut state.toggles,
@@ -361,7 +372,7 @@ impl Driver {
     pub(crate) fn active_tools(&self, thread_id: Option<&str>) -> Result<JsValue, Error> {
         self.load_toggles(thread_id);
         let tools = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             ToolSet::for_thread(&state.catalog, &mut state.toggles, thread_id).wire
         };
         self.emit_toggle_diagnostics();
@@ -374,7 +385,7 @@ impl Driver {
     /// call sees the thread as holding nothing saved, and caches nothing).
     fn load_toggles(&self, thread_id: Option<&str>) {
         let (keys, host) = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             let keys: Vec<String> = state
                 .toggles
                 .keys_to_load(thread_id)
@@ -396,7 +407,7 @@ impl Driver {
                 (key, read)
             })
             .collect();
-        let mut state = self.state.borrow_mut();
+        let mut state = self.borrow_mut();
         for (key, read) in reads {
             state.reading.remove(&key);
             state.toggles.supply(&key, read);
@@ -409,7 +420,7 @@ impl Driver {
     fn save_toggles(&self) {
         loop {
             let (writes, host) = {
-                let mut state = self.state.borrow_mut();
+                let mut state = self.borrow_mut();
                 let writes = std::mem::take(&mut state.toggles.store_mut().writes);
                 (writes, state.host.clone())
             };
@@ -418,8 +429,7 @@ impl Driver {
             }
             for (key, value, name) in writes {
                 if let Err(err) = host.storage.set_item(&key, &value) {
-                    self.state
-                        .borrow_mut()
+                    self.borrow_mut()
                         .toggles
                         .write_failed(&key, name.as_deref(), err);
                 }
@@ -431,7 +441,7 @@ impl Driver {
     fn emit_toggle_diagnostics(&self) {
         let mut events = Vec::new();
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             while let Some(diagnostic) = state.toggles.poll_diagnostic() {
                 events.push(RuntimeEvent::Diagnostic { diagnostic });
             }
@@ -441,11 +451,7 @@ impl Driver {
 
     /// Another tab changed `localStorage`.
     fn storage_changed(&self, key: Option<&str>, value: Option<&str>) {
-        let changed = self
-            .state
-            .borrow_mut()
-            .toggles
-            .handle_storage_event(key, value);
+        let changed = self.borrow_mut().toggles.handle_storage_event(key, value);
         self.emit_toggle_diagnostics();
         let thread_id = match changed {
             None => return,
@@ -463,8 +469,7 @@ impl Driver {
         thread_id: &str,
         messages: Vec<Message>,
     ) -> Result<(), Error> {
-        self.state
-            .borrow_mut()
+        self.borrow_mut()
             .session
             .set_messages(thread_id, messages)?;
         self.mark_dirty(thread_id);
@@ -475,7 +480,7 @@ impl Driver {
     /// as an unknown thread (no messages, no interrupts, `undefined` state).
     pub(crate) fn read(&self, thread_id: Option<&str>, what: ThreadRead) -> Result<JsValue, Error> {
         let text = {
-            let state = self.state.borrow();
+            let state = self.borrow();
             let session = &state.session;
             match (what, thread_id) {
                 (ThreadRead::Messages, Some(id)) => Some(session.messages(id).to_json_string()),
@@ -490,7 +495,7 @@ impl Driver {
 
     /// `isRunning`.
     pub(crate) fn is_running(&self, thread_id: &str) -> bool {
-        self.state.borrow().session.is_running(thread_id)
+        self.borrow().session.is_running(thread_id)
     }
 
     /// `run`: starts the turn; the promise settles when it ends.
@@ -505,7 +510,7 @@ impl Driver {
         let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
         let (resolve, reject) = slots.expect("the Promise executor runs at once");
         {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
             // `begin_run` changes nothing for it.
             state.toggles.begin_run(&thread_id);
@@ -537,7 +542,7 @@ impl Driver {
 
     /// `abort`.
     pub(crate) fn abort(&self, thread_id: &str) {
-        self.state.borrow_mut().session.abort(thread_id);
+        self.borrow_mut().session.abort(thread_id);
         self.mark_dirty(thread_id);
         self.drive();
     }
@@ -556,7 +561,7 @@ impl Driver {
             }
         }));
         let _ = signal.add_event_listener_with_callback("abort", &listener);
-        if let Some(running) = self.state.borrow_mut().running.get_mut(thread_id) {
+        if let Some(running) = self.borrow_mut().running.get_mut(thread_id) {
             running.signal = Some((signal, listener));
         }
     }
@@ -566,7 +571,7 @@ impl Driver {
     /// `subscribe`: the function that unsubscribes.
     pub(crate) fn subscribe(&self, listener: Function, filter: Option<Vec<String>>) -> Function {
         let id = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             state.next_listener += 1;
             let id = state.next_listener;
             state.listeners.push((id, listener, filter.map(Rc::from)));
@@ -578,11 +583,7 @@ impl Driver {
         // is never called again while it runs.
         Closure::<dyn FnMut()>::new(move || {
             if let Some(driver) = upgrade(&weak) {
-                driver
-                    .state
-                    .borrow_mut()
-                    .listeners
-                    .retain(|(n, _, _)| *n != id);
+                driver.borrow_mut().listeners.retain(|(n, _, _)| *n != id);
                 driver.sync_agui_events();
             }
         })
@@ -593,7 +594,7 @@ impl Driver {
     /// Tells the session whether any listener wants `agui` events (none: the stream costs no
     /// per-event action).
     fn sync_agui_events(&self) {
-        let state = &mut *self.state.borrow_mut();
+        let state = &mut *self.borrow_mut();
         let on = state
             .listeners
             .iter()
@@ -603,8 +604,7 @@ impl Driver {
 
     /// The listeners, copied out so a listener may subscribe or unsubscribe while being called.
     fn listeners(&self) -> Vec<(Function, EventFilter)> {
-        self.state
-            .borrow()
+        self.borrow()
             .listeners
             .iter()
             .map(|(_, f, filter)| (f.clone(), filter.clone()))
@@ -632,7 +632,7 @@ impl Driver {
     // ---- the loop ------------------------------------------------------------------------
 
     fn mark_dirty(&self, thread_id: &str) {
-        self.state.borrow_mut().render.dirty.add(thread_id);
+        self.borrow_mut().render.dirty.add(thread_id);
     }
 
     /// Runs every action the session has queued, then sets the deadline timer and schedules the
@@ -642,7 +642,7 @@ impl Driver {
         // streamed token. A batch is flushed before any other action, so the order holds.
         let mut events = Vec::new();
         loop {
-            let action = self.state.borrow_mut().session.poll_action(browser::now());
+            let action = self.borrow_mut().session.poll_action(browser::now());
             let Some(action) = action else { break };
             if let Action::Emit(event) = action {
                 events.push(event);
@@ -668,7 +668,6 @@ impl Driver {
                 Action::Execute(job) => self.spawn_call(job),
                 Action::Cancel { thread_id } => {
                     let parts = self
-                        .state
                         .borrow_mut()
                         .running
                         .get_mut(&thread_id)
@@ -682,7 +681,6 @@ impl Driver {
                     tool_call_id,
                 } => {
                     let controller = self
-                        .state
                         .borrow_mut()
                         .running
                         .get_mut(&thread_id)
@@ -705,7 +703,7 @@ impl Driver {
     /// Keeps one timer, for the session's earliest deadline.
     fn arm_timer(&self) {
         let replaced = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             let deadline = state.session.poll_timeout();
             if state.timer.as_ref().map(|(at, _)| *at) == deadline {
                 return;
@@ -716,13 +714,9 @@ impl Driver {
                     at.saturating_sub(browser::now()),
                     Box::new(move || {
                         if let Some(driver) = upgrade(&weak) {
-                            let timer = driver.state.borrow_mut().timer.take();
+                            let timer = driver.borrow_mut().timer.take();
                             drop(timer);
-                            driver
-                                .state
-                                .borrow_mut()
-                                .session
-                                .handle_timeout(browser::now());
+                            driver.borrow_mut().session.handle_timeout(browser::now());
                             driver.drive();
                         }
                     }),
@@ -739,7 +733,7 @@ impl Driver {
     fn finish(&self, result: &RunResult) {
         self.flush_thread(&result.thread_id);
         let value = self.run_result_to_js(result);
-        let running = self.state.borrow_mut().running.remove(&result.thread_id);
+        let running = self.borrow_mut().running.remove(&result.thread_id);
         let Some(running) = running else { return };
         if let (Ok(value), false) = (&value, running.cause.is_undefined()) {
             // The error of this ending came from what the app threw: keep it as `cause`.
@@ -771,7 +765,7 @@ impl Driver {
     ) {
         let controller = AbortController::new().ok();
         let (prepare, round) = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             let round = match state.running.get_mut(&thread_id) {
                 Some(running) => {
                     running.fetch = controller.clone();
@@ -791,7 +785,7 @@ impl Driver {
             match body {
                 Ok(body) => {
                     let request = Rc::new(Request { url, headers, body });
-                    if let Some(running) = driver.state.borrow_mut().running.get_mut(&thread_id) {
+                    if let Some(running) = driver.borrow_mut().running.get_mut(&thread_id) {
                         running.request = Some(request.clone());
                     }
                     driver.spawn_request(thread_id, run_id, request, None, controller);
@@ -808,7 +802,7 @@ impl Driver {
     fn spawn_reconnect(&self, thread_id: String, run_id: String, id: String, delay_ms: u64) {
         let controller = AbortController::new().ok();
         let request = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             let Some(running) = state.running.get_mut(&thread_id) else {
                 return;
             };
@@ -885,7 +879,7 @@ impl Driver {
     /// The request could not be prepared (`prepareRequest` threw) or sent.
     fn request_failed(&self, thread_id: &str, run_id: &str, failure: Failure, preparing: bool) {
         {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             let session = &mut state.session;
             if preparing {
                 let code = "run/prepare-request";
@@ -905,7 +899,7 @@ impl Driver {
     }
 
     fn is_current(&self, thread_id: &str, run_id: &str) -> bool {
-        self.state.borrow().session.current_run_id(thread_id) == Some(run_id)
+        self.borrow().session.current_run_id(thread_id) == Some(run_id)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -931,7 +925,7 @@ impl Driver {
         } else {
             Some(http::text(&answer).await.unwrap_or_default())
         };
-        self.state.borrow_mut().session.handle_response(
+        self.borrow_mut().session.handle_response(
             thread_id,
             run_id,
             head.status,
@@ -943,10 +937,7 @@ impl Driver {
             return Ok(());
         }
         let Some(body) = Body::open(&answer)? else {
-            self.state
-                .borrow_mut()
-                .session
-                .handle_body_end(thread_id, run_id);
+            self.borrow_mut().session.handle_body_end(thread_id, run_id);
             return Ok(());
         };
         loop {
@@ -957,14 +948,10 @@ impl Driver {
                 return Ok(());
             }
             let Some(bytes) = chunk else {
-                self.state
-                    .borrow_mut()
-                    .session
-                    .handle_body_end(thread_id, run_id);
+                self.borrow_mut().session.handle_body_end(thread_id, run_id);
                 return Ok(());
             };
-            self.state
-                .borrow_mut()
+            self.borrow_mut()
                 .session
                 .handle_bytes(thread_id, run_id, &bytes);
             self.mark_dirty(thread_id);
@@ -980,7 +967,7 @@ impl Driver {
             return;
         };
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             if let Some(running) = state.running.get_mut(&job.thread_id) {
                 running
                     .calls
@@ -993,7 +980,7 @@ impl Driver {
             let outcome = driver.call(&job, &signal).await;
             let Some(outcome) = outcome else { return };
             {
-                let mut state = driver.state.borrow_mut();
+                let mut state = driver.borrow_mut();
                 if let Some(running) = state.running.get_mut(&job.thread_id) {
                     take_call(&mut running.calls, &job.tool_call_id);
                 }
@@ -1022,7 +1009,6 @@ impl Driver {
         // Nothing awaits between this check and the call: a stopped or timed-out call never
         // reaches its handler, however late its module arrived.
         let wanted = self
-            .state
             .borrow_mut()
             .session
             .begin_call(&job.thread_id, &job.tool_call_id);
@@ -1033,7 +1019,7 @@ impl Driver {
             Ok(promise) => promise,
             Err(message) => return Some(failure(FailureCode::ToolExecutionFailed, message)),
         };
-        let limit = self.state.borrow().session.config().max_tool_result_bytes;
+        let limit = self.borrow().session.config().max_tool_result_bytes;
         match tools::until_aborted(&promise, signal).await? {
             Ok(value) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
             Err(error) => Some(failure(
@@ -1053,12 +1039,12 @@ impl Driver {
         let name = &job.tool.name;
         let (url, entrypoint) = match &job.tool.handler {
             ToolHandler::Registered => {
-                let handler = self.state.borrow().handlers.get(name).cloned();
+                let handler = self.borrow().handlers.get(name).cloned();
                 return Some(handler.ok_or_else(|| format!("{name} has no registered handler")));
             }
             ToolHandler::Module { url, entrypoint } => (url, entrypoint),
         };
-        let cached = self.state.borrow().modules.get(url).cloned();
+        let cached = self.borrow().modules.get(url).cloned();
         let promise = match cached {
             Some(promise) => promise,
             None => {
@@ -1067,8 +1053,7 @@ impl Driver {
                     Ok(promise) => promise,
                     Err(e) => return Some(Err(format!("could not import {url}: {e}"))),
                 };
-                self.state
-                    .borrow_mut()
+                self.borrow_mut()
                     .modules
                     .insert(url.clone(), promise.clone());
                 promise
@@ -1103,7 +1088,7 @@ impl Driver {
 
     /// Drops a failed or abandoned import from the cache, unless a newer one replaced it.
     fn forget_module(&self, url: &str, promise: &Promise) {
-        let mut state = self.state.borrow_mut();
+        let mut state = self.borrow_mut();
         if state
             .modules
             .get(url)
@@ -1118,7 +1103,7 @@ impl Driver {
     /// Schedules one `messages` event per changed thread for the next animation frame.
     fn schedule_flush(&self) {
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             if state.render.frame_scheduled || state.render.dirty.is_empty() {
                 return;
             }
@@ -1128,7 +1113,7 @@ impl Driver {
         browser::schedule_frame(Box::new(move || {
             let Some(driver) = upgrade(&weak) else { return };
             let threads = {
-                let mut state = driver.state.borrow_mut();
+                let mut state = driver.borrow_mut();
                 state.render.frame_scheduled = false;
                 std::mem::take(&mut state.render.dirty)
             };
@@ -1151,7 +1136,7 @@ impl Driver {
     /// The `state` event, when the thread's state changed and a listener wants it.
     fn flush_state(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
         let text = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             if !state.session.take_state_changed(thread_id)
                 || !listeners.iter().any(|(_, f)| wants(f, "state"))
             {
@@ -1172,7 +1157,7 @@ impl Driver {
 
     fn flush_messages(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
         let (text, changed, full) = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             state.render.dirty.remove(thread_id);
             let Some(changed) = state.session.take_changed_positions(thread_id) else {
                 return;
@@ -1199,8 +1184,7 @@ impl Driver {
         let list: Array = list.unchecked_into();
         if full {
             let copy = list.slice(0, list.length());
-            self.state
-                .borrow_mut()
+            self.borrow_mut()
                 .render
                 .mirrors
                 .insert(thread_id.to_owned(), copy);
@@ -1217,7 +1201,7 @@ impl Driver {
     /// Applies one `messages` event's objects (changed in place or appended) to the thread's
     /// mirror, or drops the mirror when they do not line up with it.
     fn update_mirror(&self, thread_id: &str, changed: &ChangedMessages, messages: &Array) {
-        let mut state = self.state.borrow_mut();
+        let mut state = self.borrow_mut();
         let Some(mirror) = state.render.mirrors.get(thread_id) else {
             return;
         };
@@ -1245,13 +1229,7 @@ impl Driver {
     /// handed out) when there is one, so a finished run does not send the thread across again;
     /// `newMessages` are taken from `messages` (same objects).
     fn run_result_to_js(&self, result: &RunResult) -> Result<JsValue, Error> {
-        let mirror = self
-            .state
-            .borrow()
-            .render
-            .mirrors
-            .get(&result.thread_id)
-            .cloned();
+        let mirror = self.borrow().render.mirrors.get(&result.thread_id).cloned();
         let mirror = mirror.filter(|m| m.length() as usize == result.messages.len());
         let Some(positions) = result.new_message_positions() else {
             return to_js(result);
@@ -1275,8 +1253,7 @@ impl Driver {
                     .unwrap_or_default()
                     .unchecked_into();
                 let copy = messages.slice(0, messages.length());
-                self.state
-                    .borrow_mut()
+                self.borrow_mut()
                     .render
                     .mirrors
                     .insert(result.thread_id.clone(), copy);

@@ -182,7 +182,9 @@ impl Body {
             return Err("the response body was already read (by the app's fetch?)".to_owned());
         }
         // `getReader()` with no mode always gives a default reader.
-        let reader = stream.get_reader().unchecked_into::<ReadableStreamDefaultReader>();
+        let reader = stream
+            .get_reader()
+            .unchecked_into::<ReadableStreamDefaultReader>();
         Ok(Some(Self { reader }))
     }
 
