@@ -941,10 +941,10 @@ impl Driver {
             return Ok(());
         };
         loop {
-            let chunk = body.next().await?;
+            let chunk = Body::chunk(body.read().await)?;
             if !self.is_current(thread_id, run_id) {
                 // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
-                body.cancel().await;
+                let _ = body.cancel().await;
                 return Ok(());
             }
             let Some(bytes) = chunk else {

@@ -188,11 +188,15 @@ impl Body {
         Ok(Some(Self { reader }))
     }
 
-    /// The next chunk; `Ok(None)` at the end.
-    pub(crate) async fn next(&self) -> Result<Option<Vec<u8>>, String> {
-        let chunk = JsFuture::from(self.reader.read())
-            .await
-            .map_err(|e| describe(&e))?;
+    /// Reads the next chunk: [`Body::chunk`] of what the future gives (two plain functions, not
+    /// an `async fn`, which would be one more state machine).
+    pub(crate) fn read(&self) -> JsFuture {
+        JsFuture::from(self.reader.read())
+    }
+
+    /// The chunk a [`Body::read`] gave; `Ok(None)` at the end.
+    pub(crate) fn chunk(read: Result<JsValue, JsValue>) -> Result<Option<Vec<u8>>, String> {
+        let chunk = read.map_err(|e| describe(&e))?;
         // Anything but `false` ends the stream (`!= FALSE`: no glue of its own for a boolean read).
         let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d != JsValue::FALSE);
         if done {
@@ -207,8 +211,9 @@ impl Body {
         ))
     }
 
-    /// Stops reading (the run was stopped or is over).
-    pub(crate) async fn cancel(self) {
-        let _ = JsFuture::from(self.reader.cancel()).await;
+    /// Stops reading (the run was stopped or is over): a future to await (not an `async fn`,
+    /// which would be one more state machine for one call).
+    pub(crate) fn cancel(self) -> JsFuture {
+        JsFuture::from(self.reader.cancel())
     }
 }
