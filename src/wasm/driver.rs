@@ -835,45 +835,31 @@ impl Driver {
         controller: Option<AbortController>,
     ) {
         let driver = self.clone();
+        // One async block, not one more `async fn` inside it (each is a state machine).
         spawn_local(async move {
-            driver
-                .send(&thread_id, &run_id, &request, last_event_id, controller)
+            let mut headers = request.headers.clone();
+            headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
+            let signal = controller.as_ref().map(AbortController::signal);
+            let host = driver.host();
+            let result = driver
+                .stream(
+                    &host.fetch,
+                    &thread_id,
+                    &run_id,
+                    &request.url,
+                    &headers,
+                    &request.body,
+                    signal,
+                )
                 .await;
-        });
-    }
-
-    /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
-    /// session.
-    async fn send(
-        &self,
-        thread_id: &str,
-        run_id: &str,
-        request: &Request,
-        last_event_id: Option<String>,
-        controller: Option<AbortController>,
-    ) {
-        let mut headers = request.headers.clone();
-        headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
-        let signal = controller.as_ref().map(AbortController::signal);
-        let url = &request.url;
-        let result = self
-            .stream(
-                &self.host().fetch,
-                thread_id,
-                run_id,
-                url,
-                &headers,
-                &request.body,
-                signal,
-            )
-            .await;
-        match result {
-            Ok(()) => {
-                self.mark_dirty(thread_id);
-                self.drive();
+            match result {
+                Ok(()) => {
+                    driver.mark_dirty(&thread_id);
+                    driver.drive();
+                }
+                Err(failure) => driver.request_failed(&thread_id, &run_id, failure, false),
             }
-            Err(failure) => self.request_failed(thread_id, run_id, failure, false),
-        }
+        });
     }
 
     /// The request could not be prepared (`prepareRequest` threw) or sent.
