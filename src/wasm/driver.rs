@@ -779,7 +779,10 @@ impl Driver {
         let driver = self.clone();
         spawn_local(async move {
             let body = match prepare {
-                Some(prepare) => prepare_request(&prepare, &body, &thread_id, round).await,
+                Some(prepare) => match prepare_request(&prepare, &body, &thread_id, round) {
+                    Ok(promise) => prepared_body(JsFuture::from(promise).await),
+                    Err(failure) => Err(failure),
+                },
                 None => Ok(body),
             };
             match body {
@@ -1251,14 +1254,15 @@ impl Driver {
     }
 }
 
-/// Runs the app's `prepareRequest(body, { threadId, round })` over a round's JSON body and gives
-/// the JSON text of what it returned (or of what its promise resolved to).
-async fn prepare_request(
+/// Calls the app's `prepareRequest(body, { threadId, round })` over a round's JSON body: what it
+/// returned, as a promise for [`prepared_body`]. Two plain functions around the one await, not an
+/// `async fn` (one more state machine).
+fn prepare_request(
     prepare: &Function,
     body: &str,
     thread_id: &str,
     round: u32,
-) -> Result<String, Failure> {
+) -> Result<Promise, Failure> {
     let value = js_sys::JSON::parse(body).map_err(Failure::thrown)?;
     let info = Object::new();
     let _ = Reflect::set(&info, &"threadId".into(), &thread_id.into());
@@ -1266,9 +1270,12 @@ async fn prepare_request(
     let prepared = prepare
         .call2(&JsValue::UNDEFINED, &value, &info)
         .map_err(Failure::thrown)?;
-    let prepared = JsFuture::from(Promise::resolve(&prepared))
-        .await
-        .map_err(Failure::thrown)?;
+    Ok(Promise::resolve(&prepared))
+}
+
+/// The JSON text of what `prepareRequest` returned (or of what its promise resolved to).
+fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, Failure> {
+    let prepared = settled.map_err(Failure::thrown)?;
     if !prepared.is_object() || Array::is_array(&prepared) {
         return Err(Failure {
             message: format!(
