@@ -230,9 +230,11 @@ impl Driver {
             .map_err(fetch_failed)?;
         let head = http::head(&answer, &url);
         check_manifest_status(head.status, &head.url)?;
-        let body = http::text(&answer)
-            .await
-            .map_err(|message| fetch_failed(message.into()))?;
+        let body = match http::text(&answer) {
+            Ok(read) => http::text_of(read.await),
+            Err(message) => Err(message),
+        }
+        .map_err(|message| fetch_failed(message.into()))?;
         let page_origin = browser::page_href()
             .and_then(|href| browser::parse_url(&href, None).ok())
             .or_else(|| browser::parse_url(&head.url, None).ok())
@@ -912,7 +914,11 @@ impl Driver {
         let error_body = if crate::http::is_success(head.status) {
             None
         } else {
-            Some(http::text(&answer).await.unwrap_or_default())
+            let text = match http::text(&answer) {
+                Ok(read) => http::text_of(read.await),
+                Err(message) => Err(message),
+            };
+            Some(text.unwrap_or_default())
         };
         self.borrow_mut().session.handle_response(
             thread_id,

@@ -159,10 +159,19 @@ pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
     }
 }
 
-/// The whole body as text (`Err`: it could not be read).
-pub(crate) async fn text(answer: &Answer) -> Result<String, String> {
-    let promise = answer.raw.text().map_err(|e| describe(&e))?;
-    let text = JsFuture::from(promise).await.map_err(|e| describe(&e))?;
+/// Reads the whole body: the future of `text()`, for [`text_of`] (`Err`: `text()` threw). Two
+/// plain functions around the caller's await, not an `async fn` (one more state machine).
+pub(crate) fn text(answer: &Answer) -> Result<JsFuture, String> {
+    answer
+        .raw
+        .text()
+        .map(JsFuture::from)
+        .map_err(|e| describe(&e))
+}
+
+/// The body as text, from what [`text`]'s future settled to (`Err`: it could not be read).
+pub(crate) fn text_of(settled: Result<JsValue, JsValue>) -> Result<String, String> {
+    let text = settled.map_err(|e| describe(&e))?;
     Ok(text.as_string().unwrap_or_default())
 }
 
