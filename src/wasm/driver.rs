@@ -1015,7 +1015,8 @@ impl Driver {
             Err(message) => return Some(failure(FailureCode::ToolExecutionFailed, message)),
         };
         let limit = self.borrow().session.config().max_tool_result_bytes;
-        match tools::until_aborted(&promise, signal).await? {
+        let race = tools::race_abort(&promise, signal)?;
+        match tools::unless_aborted(race.await, signal)? {
             Ok(value) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
             Err(error) => Some(failure(
                 FailureCode::ToolExecutionFailed,
@@ -1054,7 +1055,11 @@ impl Driver {
                 promise
             }
         };
-        let Some(settled) = tools::until_aborted(&promise, signal).await else {
+        let settled = match tools::race_abort(&promise, signal) {
+            Some(race) => tools::unless_aborted(race.await, signal),
+            None => None,
+        };
+        let Some(settled) = settled else {
             // A load that was stopped (or timed out) is not kept: the next call imports again.
             self.forget_module(url, &promise);
             return None;
