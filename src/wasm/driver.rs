@@ -223,11 +223,11 @@ impl Driver {
                 error.with("cause", failure.cause)
             }
         };
-        let answer = host
-            .fetch
-            .send("GET", &url, &[], None, None)
-            .await
-            .map_err(fetch_failed)?;
+        let answer = match host.fetch.send("GET", &url, &[], None, None) {
+            Ok(sent) => http::answer(sent.await),
+            Err(failure) => Err(failure),
+        }
+        .map_err(fetch_failed)?;
         let head = http::head(&answer, &url);
         check_manifest_status(head.status, &head.url)?;
         let body = match http::text(&answer) {
@@ -904,9 +904,8 @@ impl Driver {
         body: &str,
         signal: Option<AbortSignal>,
     ) -> Result<(), Failure> {
-        let answer = fetch
-            .send("POST", url, headers, Some(body), signal.as_ref())
-            .await?;
+        let sent = fetch.send("POST", url, headers, Some(body), signal.as_ref())?;
+        let answer = http::answer(sent.await)?;
         if !self.is_current(thread_id, run_id) {
             return Ok(());
         }

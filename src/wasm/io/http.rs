@@ -77,17 +77,17 @@ impl Fetch {
             })
     }
 
-    /// Sends a request and waits for the response head. `Err`: the network failed, `fetch`
-    /// threw (what it threw is the failure's `cause`), or it gave something that is not a
-    /// `Response`.
-    pub(crate) async fn send(
+    /// Sends a request: the future of the response head, for [`answer`] (two plain functions
+    /// around the caller's await, not an `async fn`: one more state machine). `Err`: there is no
+    /// `fetch`, or it threw (what it threw is the failure's `cause`).
+    pub(crate) fn send(
         &self,
         method: &str,
         url: &str,
         headers: &[(String, String)],
         body: Option<&str>,
         signal: Option<&AbortSignal>,
-    ) -> Result<Answer, Failure> {
+    ) -> Result<JsFuture, Failure> {
         let fetch = self.function()?;
         // A plain object set with `Reflect.set`, which the headers need anyway (`RequestInit`'s
         // setters would each be a binding of their own).
@@ -113,18 +113,22 @@ impl Fetch {
         let promise = fetch
             .call2(&js_sys::global(), &url.into(), &init)
             .map_err(Failure::thrown)?;
-        let response = JsFuture::from(Promise::resolve(&promise))
-            .await
-            .map_err(Failure::thrown)?;
-        // A look-alike object would make every getter a guess: only a real `Response` is read.
-        let raw = response
-            .dyn_into::<web_sys::Response>()
-            .map_err(|_| "fetch did not return a Response".to_owned())?;
-        Ok(Answer {
-            response: Response::from(Clone::clone(&raw)),
-            raw,
-        })
+        Ok(JsFuture::from(Promise::resolve(&promise)))
     }
+}
+
+/// The response a [`Fetch::send`] future settled to. `Err`: the network failed (what was thrown
+/// is the failure's `cause`), or `fetch` gave something that is not a `Response`.
+pub(crate) fn answer(settled: Result<JsValue, JsValue>) -> Result<Answer, Failure> {
+    let response = settled.map_err(Failure::thrown)?;
+    // A look-alike object would make every getter a guess: only a real `Response` is read.
+    let raw = response
+        .dyn_into::<web_sys::Response>()
+        .map_err(|_| "fetch did not return a Response".to_owned())?;
+    Ok(Answer {
+        response: Response::from(Clone::clone(&raw)),
+        raw,
+    })
 }
 
 /// A response, as `gloo-net` reads it and as it is (for what `gloo-net` would unwrap).
