@@ -846,23 +846,88 @@ impl Driver {
             headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
             let signal = controller.as_ref().map(AbortController::signal);
             let host = driver.host();
-            let result = driver
-                .stream(
-                    &host.fetch,
-                    &thread_id,
-                    &run_id,
-                    &request.url,
-                    &headers,
-                    &request.body,
-                    signal,
-                )
-                .await;
-            match result {
-                Ok(()) => {
-                    driver.mark_dirty(&thread_id);
+            let (thread_id, run_id, url) = (&thread_id[..], &run_id[..], &request.url[..]);
+            // The whole exchange in this one block (not an `async fn` awaited here: each is a
+            // state machine); `Ok` when it ended or the turn moved on, `Err` when it failed.
+            let ended: Result<(), Failure> = 'stream: {
+                let body = Some(&request.body[..]);
+                let sent = match host
+                    .fetch
+                    .send("POST", url, &headers, body, signal.as_ref())
+                {
+                    Ok(sent) => sent,
+                    Err(failure) => break 'stream Err(failure),
+                };
+                let answer = match http::answer(sent.await) {
+                    Ok(answer) => answer,
+                    Err(failure) => break 'stream Err(failure),
+                };
+                if !driver.is_current(thread_id, run_id) {
+                    break 'stream Ok(());
+                }
+                let head = http::head(&answer, url);
+                let error_body = if crate::http::is_success(head.status) {
+                    None
+                } else {
+                    let text = match http::text(&answer) {
+                        Ok(read) => http::text_of(read.await),
+                        Err(message) => Err(message),
+                    };
+                    Some(text.unwrap_or_default())
+                };
+                driver.borrow_mut().session.handle_response(
+                    thread_id,
+                    run_id,
+                    head.status,
+                    head.content_type.as_deref(),
+                    error_body.as_deref(),
+                );
+                driver.drive();
+                if !driver.is_current(thread_id, run_id) {
+                    break 'stream Ok(());
+                }
+                let body = match Body::open(&answer) {
+                    Ok(Some(body)) => body,
+                    Ok(None) => {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_body_end(thread_id, run_id);
+                        break 'stream Ok(());
+                    }
+                    Err(message) => break 'stream Err(message.into()),
+                };
+                loop {
+                    let chunk = match Body::chunk(body.read().await) {
+                        Ok(chunk) => chunk,
+                        Err(message) => break 'stream Err(message.into()),
+                    };
+                    if !driver.is_current(thread_id, run_id) {
+                        // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
+                        let _ = body.cancel().await;
+                        break 'stream Ok(());
+                    }
+                    let Some(bytes) = chunk else {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_body_end(thread_id, run_id);
+                        break 'stream Ok(());
+                    };
+                    driver
+                        .borrow_mut()
+                        .session
+                        .handle_bytes(thread_id, run_id, &bytes);
+                    driver.mark_dirty(thread_id);
                     driver.drive();
                 }
-                Err(failure) => driver.request_failed(&thread_id, &run_id, failure, false),
+            };
+            match ended {
+                Ok(()) => {
+                    driver.mark_dirty(thread_id);
+                    driver.drive();
+                }
+                Err(failure) => driver.request_failed(thread_id, run_id, failure, false),
             }
         });
     }
@@ -891,66 +956,6 @@ impl Driver {
 
     fn is_current(&self, thread_id: &str, run_id: &str) -> bool {
         self.borrow().session.current_run_id(thread_id) == Some(run_id)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn stream(
-        &self,
-        fetch: &Fetch,
-        thread_id: &str,
-        run_id: &str,
-        url: &str,
-        headers: &[(String, String)],
-        body: &str,
-        signal: Option<AbortSignal>,
-    ) -> Result<(), Failure> {
-        let sent = fetch.send("POST", url, headers, Some(body), signal.as_ref())?;
-        let answer = http::answer(sent.await)?;
-        if !self.is_current(thread_id, run_id) {
-            return Ok(());
-        }
-        let head = http::head(&answer, url);
-        let error_body = if crate::http::is_success(head.status) {
-            None
-        } else {
-            let text = match http::text(&answer) {
-                Ok(read) => http::text_of(read.await),
-                Err(message) => Err(message),
-            };
-            Some(text.unwrap_or_default())
-        };
-        self.borrow_mut().session.handle_response(
-            thread_id,
-            run_id,
-            head.status,
-            head.content_type.as_deref(),
-            error_body.as_deref(),
-        );
-        self.drive();
-        if !self.is_current(thread_id, run_id) {
-            return Ok(());
-        }
-        let Some(body) = Body::open(&answer)? else {
-            self.borrow_mut().session.handle_body_end(thread_id, run_id);
-            return Ok(());
-        };
-        loop {
-            let chunk = Body::chunk(body.read().await)?;
-            if !self.is_current(thread_id, run_id) {
-                // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
-                let _ = body.cancel().await;
-                return Ok(());
-            }
-            let Some(bytes) = chunk else {
-                self.borrow_mut().session.handle_body_end(thread_id, run_id);
-                return Ok(());
-            };
-            self.borrow_mut()
-                .session
-                .handle_bytes(thread_id, run_id, &bytes);
-            self.mark_dirty(thread_id);
-            self.drive();
-        }
     }
 
     /// Starts a tool call; its outcome goes back into the session when it settles. The session's
