@@ -81,7 +81,7 @@ fn options_error(message: impl Into<String>) -> Error {
 
 /// An error about one field: `code` with `message`, and `field`. One copy for every such error.
 #[inline(never)]
-fn field_error(code: &str, field: &str, message: String) -> Error {
+fn field_error(code: &'static str, field: &str, message: String) -> Error {
     Error::new(code, message).with("field", field)
 }
 

@@ -23,7 +23,7 @@ use crate::thread_id::ThreadIdError;
 pub(crate) fn member<T: FromJson>(
     object: &JsValue,
     key: &str,
-    code: &str,
+    code: &'static str,
 ) -> Result<Option<T>, Error> {
     let Some(value) = member_value(object, key, code)? else {
         return Ok(None);
@@ -35,7 +35,7 @@ pub(crate) fn member<T: FromJson>(
 
 /// [`member`] as JSON, for every type at once (one copy of the conversion).
 #[inline(never)]
-fn member_value(object: &JsValue, key: &str, code: &str) -> Result<Option<Value>, Error> {
+fn member_value(object: &JsValue, key: &str, code: &'static str) -> Result<Option<Value>, Error> {
     let value = host(object, key);
     if value.is_undefined() || value.is_null() {
         return Ok(None);
@@ -47,7 +47,7 @@ fn member_value(object: &JsValue, key: &str, code: &str) -> Result<Option<Value>
 
 /// A member of the wrong type: `` `key`: message ``, with `field`.
 #[inline(never)]
-fn member_error(code: &str, key: &str, message: &str) -> Error {
+fn member_error(code: &'static str, key: &str, message: &str) -> Error {
     Error::new(code, format!("`{key}`: {message}")).with("field", key)
 }
 

@@ -25,7 +25,7 @@ extern "C" {
 /// drives [`crate::ChatRuntime`] directly sees it as it is ([`Error::code`], [`Error::message`]).
 #[derive(Debug)]
 pub struct Error {
-    code: String,
+    code: &'static str,
     message: String,
     /// Extra fields, in the order they were added (`status`, `index`, `field`, `toolName`, ...).
     fields: Vec<(&'static str, JsValue)>,
@@ -33,15 +33,15 @@ pub struct Error {
 
 impl Error {
     /// An error with a stable `code` (`"run/busy"`, `"tools/fetch"`, ...) and a readable message.
-    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
         Self::make(code, message.into())
     }
 
     // `inline(never)` here and on `with_value`: one copy for the ~40 places errors are made.
     #[inline(never)]
-    fn make(code: &str, message: String) -> Self {
+    fn make(code: &'static str, message: String) -> Self {
         Error {
-            code: code.to_owned(),
+            code,
             message,
             fields: Vec::new(),
         }
@@ -49,7 +49,7 @@ impl Error {
 
     /// The stable code (`options/invalid`, `run/busy`, ...).
     pub fn code(&self) -> &str {
-        &self.code
+        self.code
     }
 
     /// The message.
@@ -89,7 +89,7 @@ impl From<Error> for JsValue {
             }
             details.into()
         };
-        ChatRuntimeError::new(&error.code, &error.message, &details).into()
+        ChatRuntimeError::new(error.code, &error.message, &details).into()
     }
 }
 
