@@ -1,6 +1,8 @@
 //! `ChatRuntime`, the exported class. Each method converts its arguments ([`super::convert`]),
 //! calls the [`Driver`] and converts back; errors are [`Error`]s, thrown as `ChatRuntimeError`s.
 
+use std::borrow::Cow;
+
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -75,18 +77,18 @@ extern "C" {
     pub type JsThreadIdOrNull;
 }
 
-fn options_error(message: impl Into<String>) -> Error {
+fn options_error(message: &'static str) -> Error {
     Error::new("options/invalid", message)
 }
 
 /// An error about one field: `code` with `message`, and `field`. One copy for every such error.
 #[inline(never)]
-fn field_error(code: &'static str, field: &str, message: String) -> Error {
+fn field_error(code: &'static str, field: &str, message: Cow<'static, str>) -> Error {
     Error::new(code, message).with("field", field)
 }
 
 /// `options/invalid` about `field`.
-fn invalid(field: &str, message: impl Into<String>) -> Error {
+fn invalid(field: &str, message: impl Into<Cow<'static, str>>) -> Error {
     field_error("options/invalid", field, message.into())
 }
 
@@ -138,7 +140,7 @@ fn malformed(field: &str, error: Error) -> Error {
     field_error(
         "run/bad-request",
         field,
-        format!("`{field}` is malformed: {}", error.message()),
+        format!("`{field}` is malformed: {}", error.message()).into(),
     )
 }
 
@@ -420,8 +422,13 @@ impl ChatRuntime {
                 "the request must be an object with a `threadId`",
             ));
         }
-        let thread_id = thread_id_arg(&host(&request, "threadId"))
-            .map_err(|m| field_error("run/bad-request", "threadId", format!("`threadId`: {m}")))?;
+        let thread_id = thread_id_arg(&host(&request, "threadId")).map_err(|m| {
+            field_error(
+                "run/bad-request",
+                "threadId",
+                format!("`threadId`: {m}").into(),
+            )
+        })?;
         let messages: Vec<Message> = request_field(&host(&request, "messages"), "messages")?;
         let context: Vec<Context> = request_field(&host(&request, "context"), "context")?;
         let resume: Vec<ResumeEntry> = request_field(&host(&request, "resume"), "resume")?;
@@ -440,7 +447,7 @@ impl ChatRuntime {
                     return Err(field_error(
                         "run/bad-request",
                         "pending",
-                        "`pending` must be \"settle\" or \"run\"".to_owned(),
+                        "`pending` must be \"settle\" or \"run\"".into(),
                     ))
                 }
             },

@@ -2,6 +2,8 @@
 //! [`Error`], which becomes a `ChatRuntimeError`, the class of `js/error.js` that the package's
 //! entry also exports (so `e instanceof ChatRuntimeError` holds in apps).
 
+use std::borrow::Cow;
+
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -26,20 +28,21 @@ extern "C" {
 #[derive(Debug)]
 pub struct Error {
     code: &'static str,
-    message: String,
+    /// Most messages are constants: no copy of them is made.
+    message: Cow<'static, str>,
     /// Extra fields, in the order they were added (`status`, `index`, `field`, `toolName`, ...).
     fields: Vec<(&'static str, JsValue)>,
 }
 
 impl Error {
     /// An error with a stable `code` (`"run/busy"`, `"tools/fetch"`, ...) and a readable message.
-    pub(crate) fn new(code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
         Self::make(code, message.into())
     }
 
     // `inline(never)` here and on `with_value`: one copy for the ~40 places errors are made.
     #[inline(never)]
-    fn make(code: &'static str, message: String) -> Self {
+    fn make(code: &'static str, message: Cow<'static, str>) -> Self {
         Error {
             code,
             message,
