@@ -73,10 +73,8 @@ impl PatternMatcher for RegExpMatcher {
                 .map_err(|e| format!("invalid pattern {}: {}", quoted(pattern), describe(&e)))
         });
         match compiled {
-            Ok(regexp) => {
-                regexp.set_last_index(0);
-                Ok(regexp.test(text))
-            }
+            // No `g` or `y` flag: `test` neither reads nor moves `lastIndex`.
+            Ok(regexp) => Ok(regexp.test(text)),
             Err(message) => Err(message.clone()),
         }
     }
@@ -90,38 +88,47 @@ extern "C" {
     fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
 }
 
+/// A callback for a frame, a timer or an event that fires once. Boxed: every one of them is the
+/// same closure type, so wasm-bindgen and `gloo-timers` generate their glue once, not per caller.
+pub(crate) type Callback = Box<dyn FnOnce()>;
+
+/// `callback` as a JS function that may be called once.
+pub(crate) fn once_function(callback: Callback) -> Function {
+    Closure::once_into_js(callback).unchecked_into()
+}
+
 /// Calls `callback` at the next animation frame, or in 16 ms where there are no frames (a hidden
 /// tab, a worker, Node).
-pub(crate) fn schedule_frame(callback: impl FnOnce() + 'static) {
+pub(crate) fn schedule_frame(callback: Callback) {
     let window = web_sys::window();
     let visible = window
         .as_ref()
         .and_then(|w| w.document())
         .is_some_and(|d| d.visibility_state() != web_sys::VisibilityState::Hidden);
     if let (Some(window), true) = (window, visible) {
-        let closure = Closure::once_into_js(callback);
-        if window
-            .request_animation_frame(closure.unchecked_ref())
-            .is_ok()
-        {
+        let function = once_function(callback);
+        if window.request_animation_frame(&function).is_ok() {
             return;
         }
         // `requestAnimationFrame` threw: fall back to a timer that calls the same closure.
-        let function: Function = closure.unchecked_into();
-        gloo_timers::callback::Timeout::new(16, move || {
-            let _ = function.call0(&JsValue::UNDEFINED);
-        })
+        timer(
+            16,
+            Box::new(move || {
+                // `call1` (one binding for every call with an argument): the closure ignores it.
+                let _ = function.call1(&JsValue::UNDEFINED, &JsValue::UNDEFINED);
+            }),
+        )
         .forget();
         return;
     }
-    gloo_timers::callback::Timeout::new(16, callback).forget();
+    timer(16, callback).forget();
 }
 
 /// A one-shot timer: fires `callback` after `ms`; dropping it cancels it.
 pub(crate) type Timer = gloo_timers::callback::Timeout;
 
 /// Starts a [`Timer`].
-pub(crate) fn timer(ms: u64, callback: impl FnOnce() + 'static) -> Timer {
+pub(crate) fn timer(ms: u64, callback: Callback) -> Timer {
     gloo_timers::callback::Timeout::new(ms.min(u64::from(u32::MAX >> 1)) as u32, callback)
 }
 
@@ -137,9 +144,9 @@ pub(crate) fn timeout_reason() -> JsValue {
 }
 
 /// The window's `storage` events (another tab changed `localStorage`), as `(key, newValue)`,
-/// until dropped. `None` where there is no event target (a worker, Node).
+/// until dropped. `None` where there is no window (a worker, Node): only a window gets them.
 pub(crate) struct StorageEvents {
-    target: web_sys::EventTarget,
+    target: web_sys::Window,
     listener: Closure<dyn Fn(web_sys::StorageEvent)>,
 }
 
@@ -148,7 +155,7 @@ impl StorageEvents {
     pub(crate) fn listen(
         on_change: impl Fn(Option<String>, Option<String>) + 'static,
     ) -> Option<Self> {
-        let target = js_sys::global().dyn_into::<web_sys::EventTarget>().ok()?;
+        let target = web_sys::window()?;
         let listener =
             Closure::<dyn Fn(web_sys::StorageEvent)>::new(move |event: web_sys::StorageEvent| {
                 on_change(event.key(), event.new_value())

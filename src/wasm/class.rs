@@ -1,6 +1,8 @@
 //! `ChatRuntime`, the exported class. Each method converts its arguments ([`super::convert`]),
 //! calls the [`Driver`] and converts back; errors are [`Error`]s, thrown as `ChatRuntimeError`s.
 
+use std::borrow::Cow;
+
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -10,7 +12,7 @@ use super::convert::{
     from_js, host, member, optional_json, thread_id as thread_id_arg, thread_id_for_write,
     toggles_thread,
 };
-use super::driver::{Driver, HostConfig};
+use super::driver::{Driver, HostConfig, ThreadRead};
 use super::error::Error;
 use super::io::http::Fetch;
 use super::io::storage::Store;
@@ -75,14 +77,28 @@ extern "C" {
     pub type JsThreadIdOrNull;
 }
 
-fn options_error(message: impl Into<String>) -> Error {
+fn options_error(message: &'static str) -> Error {
     Error::new("options/invalid", message)
+}
+
+/// An error about one field: `code` with `message`, and `field`. One copy for every such error.
+#[inline(never)]
+fn field_error(code: &'static str, field: &str, message: Cow<'static, str>) -> Error {
+    Error::new(code, message).with("field", field)
+}
+
+/// `options/invalid` about `field`.
+fn invalid(field: &str, message: impl Into<Cow<'static, str>>) -> Error {
+    field_error("options/invalid", field, message.into())
 }
 
 /// A positive integer option up to `max`.
 fn bounded(object: &JsValue, key: &str, max: u32) -> Result<Option<u32>, Error> {
     let out_of_range = || {
-        options_error(format!("`{key}` must be a positive integer up to {max}")).with("field", key)
+        invalid(
+            key,
+            format!("`{key}` must be a positive integer up to {max}"),
+        )
     };
     match member::<u64>(object, key, "options/invalid").map_err(|_| out_of_range())? {
         Some(n) if n == 0 || n > u64::from(max) => Err(out_of_range()),
@@ -103,7 +119,7 @@ fn function(value: JsValue, key: &str) -> Result<Option<Function>, Error> {
     value
         .dyn_into::<Function>()
         .map(Some)
-        .map_err(|_| options_error(format!("`{key}` must be a function")).with("field", key))
+        .map_err(|_| invalid(key, format!("`{key}` must be a function")))
 }
 
 /// A request field that is `undefined` / `null` (empty) or JSON of shape `T`; a wrong shape is
@@ -115,13 +131,17 @@ fn request_field<T: crate::protocol::wire::FromJson + Default>(
     if value.is_undefined() || value.is_null() {
         return Ok(T::default());
     }
-    from_js(value).map_err(|e| {
-        Error::new(
-            "run/bad-request",
-            format!("`{field}` is malformed: {}", e.message()),
-        )
-        .with("field", field)
-    })
+    from_js(value).map_err(|e| malformed(field, e))
+}
+
+/// A request field of the wrong shape (one copy for every field type).
+#[inline(never)]
+fn malformed(field: &str, error: Error) -> Error {
+    field_error(
+        "run/bad-request",
+        field,
+        format!("`{field}` is malformed: {}", error.message()).into(),
+    )
 }
 
 /// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
@@ -130,42 +150,50 @@ pub struct ChatRuntime {
     driver: Driver,
 }
 
+// The methods are documented and declared in types.d.ts (`interface ChatRuntime`), not with doc
+// comments: wasm-bindgen copies a method's doc comment into the JS glue as well as into the
+// declarations, so the package would ship each one twice (1.8 KB gzip of comments in the glue).
+#[allow(missing_docs)]
 #[wasm_bindgen]
 impl ChatRuntime {
     /// Creates a runtime. Throws a `ChatRuntimeError` (`options/invalid`) for bad options.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_jsdoc)]
     pub fn new(options: JsChatRuntimeOptions) -> Result<ChatRuntime, Error> {
         let options: JsValue = options.into();
         if !options.is_object() {
             return Err(options_error("options must be an object with a `runUrl`"));
         }
-        let run_url = string(&options, "runUrl")?
-            .ok_or_else(|| options_error("`runUrl` is required").with("field", "runUrl"))?;
+        let run_url =
+            string(&options, "runUrl")?.ok_or_else(|| invalid("runUrl", "`runUrl` is required"))?;
         let tools_url = match host(&options, "toolsUrl") {
             v if v.is_undefined() => Some("/tools/tools.json".to_owned()),
             v if v.is_null() => None,
-            v => Some(v.as_string().ok_or_else(|| {
-                options_error("`toolsUrl` must be a string or null").with("field", "toolsUrl")
-            })?),
+            v => Some(
+                v.as_string()
+                    .ok_or_else(|| invalid("toolsUrl", "`toolsUrl` must be a string or null"))?,
+            ),
         };
         let history = match string(&options, "history")?.as_deref() {
             None | Some("full") => HistoryMode::Full,
             Some("new") => HistoryMode::New,
             Some(other) => {
-                return Err(options_error(format!(
-                    "`history` must be \"full\" or \"new\", not {}",
-                    quoted(other)
+                return Err(invalid(
+                    "history",
+                    format!(
+                        "`history` must be \"full\" or \"new\", not {}",
+                        quoted(other)
+                    ),
                 ))
-                .with("field", "history"))
             }
         };
         let mut headers = Vec::new();
         for (name, value) in
             member::<Map>(&options, "headers", "options/invalid")?.unwrap_or_default()
         {
-            let value = value.as_str().map(str::to_owned).ok_or_else(|| {
-                options_error(format!("header `{name}` must be a string")).with("field", "headers")
-            })?;
+            let value = value
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| invalid("headers", format!("header `{name}` must be a string")))?;
             headers.push((name, value));
         }
         let defaults = SessionConfig::default();
@@ -201,10 +229,10 @@ impl ChatRuntime {
         })
     }
 
-    /// Fetches and validates `tools.json` (`toolsUrl`). Bad entries are skipped and reported in
-    /// `diagnostics`; the whole file fails (`tools/fetch`, `tools/not-json`, ...) only when it
-    /// cannot be used at all.
-    #[wasm_bindgen(js_name = loadTools)]
+    // Fetches and validates `tools.json` (`toolsUrl`). Bad entries are skipped and reported in
+    // `diagnostics`; the whole file fails (`tools/fetch`, `tools/not-json`, ...) only when it
+    // cannot be used at all.
+    #[wasm_bindgen(js_name = loadTools, skip_typescript, skip_jsdoc)]
     pub fn load_tools(&self) -> JsCatalogPromise {
         let driver = self.driver.clone();
         wasm_bindgen_futures::future_to_promise(async move {
@@ -213,10 +241,10 @@ impl ChatRuntime {
         .unchecked_into()
     }
 
-    /// Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,
-    /// timeoutMs?, defaultEnabled? }` (`timeoutMs: null`: no deadline). Throws a
-    /// `ChatRuntimeError` with the diagnostic's code when it is invalid.
-    #[wasm_bindgen(js_name = registerTool)]
+    // Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,
+    // timeoutMs?, defaultEnabled? }` (`timeoutMs: null`: no deadline). Throws a
+    // `ChatRuntimeError` with the diagnostic's code when it is invalid.
+    #[wasm_bindgen(js_name = registerTool, skip_typescript, skip_jsdoc)]
     pub fn register_tool(&self, tool: JsFrontendTool) -> Result<(), Error> {
         let tool: JsValue = tool.into();
         let handler = function(host(&tool, "handler"), "handler")?
@@ -236,15 +264,15 @@ impl ChatRuntime {
         )
     }
 
-    /// Removes a code-registered tool. Returns whether there was one.
-    #[wasm_bindgen(js_name = unregisterTool)]
+    // Removes a code-registered tool. Returns whether there was one.
+    #[wasm_bindgen(js_name = unregisterTool, skip_typescript, skip_jsdoc)]
     pub fn unregister_tool(&self, name: &str) -> bool {
         self.driver.unregister_tool(name)
     }
 
-    /// Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
-    /// locked, always on.
-    #[wasm_bindgen(js_name = setBackendTools)]
+    // Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
+    // locked, always on.
+    #[wasm_bindgen(js_name = setBackendTools, skip_typescript, skip_jsdoc)]
     pub fn set_backend_tools(&self, tools: JsBackendTools) -> Result<(), Error> {
         let tools: JsValue = tools.into();
         // `agent.capabilities?.tools` may be `undefined`: no backend tools, as `null`.
@@ -257,9 +285,9 @@ impl ChatRuntime {
         Ok(())
     }
 
-    /// The tool selector's rows for a thread (`null`: a new chat): frontend tools with their
-    /// toggle, then the locked backend tools.
-    #[wasm_bindgen(js_name = listTools)]
+    // The tool selector's rows for a thread (`null`: a new chat): frontend tools with their
+    // toggle, then the locked backend tools.
+    #[wasm_bindgen(js_name = listTools, skip_typescript, skip_jsdoc)]
     pub fn list_tools(&self, thread_id: Option<JsThreadIdOrNull>) -> Result<JsToolEntries, Error> {
         let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         Ok(self
@@ -268,9 +296,9 @@ impl ChatRuntime {
             .unchecked_into())
     }
 
-    /// Turns a frontend tool on or off for a thread (`null`: the default for new chats), saved in
-    /// `localStorage` under `chat:tools:{threadId}`. Backend tools are locked (`tools/locked`).
-    #[wasm_bindgen(js_name = setToolEnabled)]
+    // Turns a frontend tool on or off for a thread (`null`: the default for new chats), saved in
+    // `localStorage` under `chat:tools:{threadId}`. Backend tools are locked (`tools/locked`).
+    #[wasm_bindgen(js_name = setToolEnabled, skip_typescript, skip_jsdoc)]
     pub fn set_tool_enabled(
         &self,
         thread_id: Option<JsThreadIdOrNull>,
@@ -281,8 +309,8 @@ impl ChatRuntime {
         self.driver.set_tool_enabled(thread_id, name, enabled)
     }
 
-    /// The tool schemas a run of this thread would send (the enabled frontend tools).
-    #[wasm_bindgen(js_name = activeTools)]
+    // The tool schemas a run of this thread would send (the enabled frontend tools).
+    #[wasm_bindgen(js_name = activeTools, skip_typescript, skip_jsdoc)]
     pub fn active_tools(
         &self,
         thread_id: Option<JsThreadIdOrNull>,
@@ -294,50 +322,47 @@ impl ChatRuntime {
             .unchecked_into())
     }
 
-    /// Seeds a loaded thread's history (refused with `run/busy` while it runs).
-    #[wasm_bindgen(js_name = setMessages, skip_typescript)]
+    // Seeds a loaded thread's history (refused with `run/busy` while it runs).
+    #[wasm_bindgen(js_name = setMessages, skip_typescript, skip_jsdoc)]
     pub fn set_messages(&self, thread_id: JsThreadId, messages: JsMessages) -> Result<(), Error> {
         let thread_id = thread_id_for_write(&thread_id.into())?;
         let messages: Vec<Message> = from_js(&messages.into())?;
         self.driver.set_messages(&thread_id, messages)
     }
 
-    /// The thread's messages (none for an unknown thread, or an id no thread can have).
+    // The thread's messages (none for an unknown thread, or an id no thread can have).
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn messages(&self, thread_id: JsThreadId) -> Result<JsMessages, Error> {
-        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
-            return Ok(js_sys::Array::new().unchecked_into());
-        };
-        Ok(self.driver.messages(&thread_id)?.unchecked_into())
+        Ok(self.read(thread_id, ThreadRead::Messages)?.unchecked_into())
     }
 
-    /// The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
-    /// thread.
+    // The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
+    // thread.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn state(&self, thread_id: JsThreadId) -> Result<JsUnknown, Error> {
-        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
-            return Ok(JsValue::UNDEFINED.unchecked_into());
-        };
-        Ok(self.driver.state(&thread_id)?.unchecked_into())
+        Ok(self.read(thread_id, ThreadRead::State)?.unchecked_into())
     }
 
-    /// The thread's open interrupts, as the server sent them (`RUN_FINISHED.outcome.interrupts`);
-    /// the next `run` answers each in `resume`. None for an unknown thread.
+    // The thread's open interrupts, as the server sent them (`RUN_FINISHED.outcome.interrupts`);
+    // the next `run` answers each in `resume`. None for an unknown thread.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn interrupts(&self, thread_id: JsThreadId) -> Result<JsInterrupts, Error> {
-        let Ok(thread_id) = thread_id_arg(&thread_id.into()) else {
-            return Ok(js_sys::Array::new().unchecked_into());
-        };
-        Ok(self.driver.interrupts(&thread_id)?.unchecked_into())
+        Ok(self
+            .read(thread_id, ThreadRead::Interrupts)?
+            .unchecked_into())
     }
 
-    /// Whether a run is going on in the thread.
-    #[wasm_bindgen(js_name = isRunning)]
+    // Whether a run is going on in the thread.
+    #[wasm_bindgen(js_name = isRunning, skip_typescript, skip_jsdoc)]
     pub fn is_running(&self, thread_id: JsThreadId) -> bool {
         thread_id_arg(&thread_id.into()).is_ok_and(|id| self.driver.is_running(&id))
     }
 
-    /// Sends the thread's new messages and drives the loop until the agent answers without
-    /// needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
-    /// max_rounds, error, interrupted); rejects only for programmer errors (`run/busy`, a malformed request,
-    /// a `resume` that does not answer the open interrupts or is off their schema).
+    // Sends the thread's new messages and drives the loop until the agent answers without
+    // needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
+    // max_rounds, error, interrupted); rejects only for programmer errors (`run/busy`, a malformed request,
+    // a `resume` that does not answer the open interrupts or is off their schema).
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn run(&self, request: JsRunRequest, options: Option<JsRunOptions>) -> JsRunPromise {
         match self.start(
             request.into(),
@@ -349,8 +374,9 @@ impl ChatRuntime {
         .unchecked_into()
     }
 
-    /// Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
-    /// restarts, and unanswered calls get an `INTERRUPTED` result.
+    // Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
+    // restarts, and unanswered calls get an `INTERRUPTED` result.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn abort(&self, thread_id: JsThreadId) {
         // An id no thread can have has nothing to stop.
         if let Ok(thread_id) = thread_id_arg(&thread_id.into()) {
@@ -358,12 +384,12 @@ impl ChatRuntime {
         }
     }
 
-    /// Calls `listener` with every `RuntimeEvent`, or with the types listed in
-    /// `options.events` (e.g. `["messages", "run_finished"]`: events nobody asked for are never
-    /// converted to JS, which matters for the per-token `agui` events of a long stream). Returns
-    /// the function that unsubscribes. A listener that throws is reported on the console and does
-    /// not disturb the run.
-    #[wasm_bindgen(skip_typescript)]
+    // Calls `listener` with every `RuntimeEvent`, or with the types listed in
+    // `options.events` (e.g. `["messages", "run_finished"]`: events nobody asked for are never
+    // converted to JS, which matters for the per-token `agui` events of a long stream). Returns
+    // the function that unsubscribes. A listener that throws is reported on the console and does
+    // not disturb the run.
+    #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn subscribe(
         &self,
         listener: JsListener,
@@ -382,6 +408,13 @@ impl ChatRuntime {
 }
 
 impl ChatRuntime {
+    /// `messages`, `state` or `interrupts` (one copy of the three): an id no thread can have
+    /// reads as an unknown thread.
+    fn read(&self, thread_id: JsThreadId, what: ThreadRead) -> Result<JsValue, Error> {
+        let thread_id = thread_id_arg(&thread_id.into()).ok();
+        self.driver.read(thread_id.as_deref(), what)
+    }
+
     fn start(&self, request: JsValue, options: JsValue) -> Result<Promise, Error> {
         if !request.is_object() {
             return Err(Error::new(
@@ -390,7 +423,11 @@ impl ChatRuntime {
             ));
         }
         let thread_id = thread_id_arg(&host(&request, "threadId")).map_err(|m| {
-            Error::new("run/bad-request", format!("`threadId`: {m}")).with("field", "threadId")
+            field_error(
+                "run/bad-request",
+                "threadId",
+                format!("`threadId`: {m}").into(),
+            )
         })?;
         let messages: Vec<Message> = request_field(&host(&request, "messages"), "messages")?;
         let context: Vec<Context> = request_field(&host(&request, "context"), "context")?;
@@ -407,11 +444,11 @@ impl ChatRuntime {
                 None | Some("settle") => Pending::Settle,
                 Some("run") => Pending::Run,
                 Some(_) => {
-                    return Err(Error::new(
+                    return Err(field_error(
                         "run/bad-request",
-                        "`pending` must be \"settle\" or \"run\"",
-                    )
-                    .with("field", "pending"))
+                        "pending",
+                        "`pending` must be \"settle\" or \"run\"".into(),
+                    ))
                 }
             },
         };
@@ -423,9 +460,11 @@ impl ChatRuntime {
         let signal = if signal.is_undefined() || signal.is_null() {
             None
         } else {
-            Some(signal.dyn_into::<web_sys::AbortSignal>().map_err(|_| {
-                options_error("`signal` must be an AbortSignal").with("field", "signal")
-            })?)
+            Some(
+                signal
+                    .dyn_into::<web_sys::AbortSignal>()
+                    .map_err(|_| invalid("signal", "`signal` must be an AbortSignal"))?,
+            )
         };
         self.driver.run(request, signal)
     }

@@ -14,7 +14,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::error::Error;
 use super::script::{describe, is_well_formed};
 use crate::json::Value;
-use crate::protocol::wire::{FromJson, ToJson};
+use crate::protocol::wire::{FieldError, FromJson, ToJson};
 use crate::thread_id::ThreadIdError;
 
 /// The member `key` of an options object as a `T`, read through JSON (`undefined` and `null`
@@ -23,23 +23,32 @@ use crate::thread_id::ThreadIdError;
 pub(crate) fn member<T: FromJson>(
     object: &JsValue,
     key: &str,
-    code: &str,
+    code: &'static str,
 ) -> Result<Option<T>, Error> {
-    let named = |message: &str| Error::new(code, format!("`{key}`: {message}")).with("field", key);
-    let Some(value) = member_value(object, key).map_err(|e| named(e.message()))? else {
+    let Some(value) = member_value(object, key, code)? else {
         return Ok(None);
     };
-    T::from_json(value).map(Some).map_err(|e| named(&e.message))
+    T::from_json(value)
+        .map(Some)
+        .map_err(|e| member_error(code, key, &e.message))
 }
 
 /// [`member`] as JSON, for every type at once (one copy of the conversion).
 #[inline(never)]
-fn member_value(object: &JsValue, key: &str) -> Result<Option<Value>, Error> {
+fn member_value(object: &JsValue, key: &str, code: &'static str) -> Result<Option<Value>, Error> {
     let value = host(object, key);
     if value.is_undefined() || value.is_null() {
         return Ok(None);
     }
-    from_js::<Value>(&value).map(Some)
+    json_of(&value)
+        .map(Some)
+        .map_err(|e| member_error(code, key, e.message()))
+}
+
+/// A member of the wrong type: `` `key`: message ``, with `field`.
+#[inline(never)]
+fn member_error(code: &'static str, key: &str, message: &str) -> Error {
+    Error::new(code, format!("`{key}`: {message}")).with("field", key)
 }
 
 /// The member `key` of an object as it is (a function, a host object); `undefined` when it is
@@ -75,18 +84,27 @@ pub(crate) fn parse(text: &str) -> Result<JsValue, Error> {
 /// A JS value as a Rust value (through `JSON.stringify`); a value of the wrong shape is an
 /// `input/invalid` error naming what is wrong and where (`[0].id: missing field`).
 pub(crate) fn from_js<T: FromJson>(value: &JsValue) -> Result<T, Error> {
+    T::from_json(json_of(value)?).map_err(shape_error)
+}
+
+/// A JS value as JSON (through `JSON.stringify`), for every type of [`from_js`] at once.
+#[inline(never)]
+fn json_of(value: &JsValue) -> Result<Value, Error> {
     let text: String = JSON::stringify(value)
         .map_err(|e| Error::new("input/invalid", describe(&e)))?
         .into();
-    let json = Value::parse(&text).map_err(|e| Error::new("input/invalid", e.to_string()))?;
-    T::from_json(json).map_err(|e| {
-        let message = if e.path.is_empty() {
-            e.message
-        } else {
-            format!("{}: {}", e.path, e.message)
-        };
-        Error::new("input/invalid", message)
-    })
+    Value::parse(&text).map_err(|e| Error::new("input/invalid", e.to_string()))
+}
+
+/// A value of the wrong shape: `input/invalid`, naming what is wrong and where.
+#[inline(never)]
+fn shape_error(e: FieldError) -> Error {
+    let message = if e.path.is_empty() {
+        e.message
+    } else {
+        format!("{}: {}", e.path, e.message)
+    };
+    Error::new("input/invalid", message)
 }
 
 /// A JSON value argument that may be absent: `undefined` is `None`.

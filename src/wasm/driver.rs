@@ -8,7 +8,7 @@
 //! then JS runs), so any of them may call back into the runtime (docs/architecture.md, "The
 //! re-entrancy rule").
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell, RefMut};
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Function, Object, Promise, Reflect};
@@ -50,6 +50,14 @@ pub(crate) struct HostConfig {
     pub storage: Store,
     /// The app's `prepareRequest(body, { threadId, round })`: what it returns is sent.
     pub prepare_request: Option<Function>,
+}
+
+/// What [`Driver::read`] reads.
+#[derive(Clone, Copy)]
+pub(crate) enum ThreadRead {
+    Messages,
+    State,
+    Interrupts,
 }
 
 /// The event types a listener asked for; `None`: all of them.
@@ -146,8 +154,19 @@ impl Driver {
                 driver.storage_changed(key.as_deref(), value.as_deref());
             }
         });
-        driver.state.borrow_mut().storage_events = events;
+        driver.borrow_mut().storage_events = events;
         driver
+    }
+
+    /// The state, to read. Every borrow goes through this and [`Driver::borrow_mut`]: one panic
+    /// location each, not one per call site.
+    fn borrow(&self) -> Ref<'_, State> {
+        self.state.borrow()
+    }
+
+    /// The state, to change.
+    fn borrow_mut(&self) -> RefMut<'_, State> {
+        self.state.borrow_mut()
     }
 
     fn weak(&self) -> Weak<RefCell<State>> {
@@ -155,7 +174,7 @@ impl Driver {
     }
 
     fn host(&self) -> Rc<HostConfig> {
-        self.state.borrow().host.clone()
+        self.borrow().host.clone()
     }
 
     /// Stops everything: the storage listener, the network and the handlers of every turn (the
@@ -204,16 +223,18 @@ impl Driver {
                 error.with("cause", failure.cause)
             }
         };
-        let answer = host
-            .fetch
-            .send("GET", &url, &[], None, None)
-            .await
-            .map_err(fetch_failed)?;
+        let answer = match host.fetch.send("GET", &url, &[], None, None) {
+            Ok(sent) => http::answer(sent.await),
+            Err(failure) => Err(failure),
+        }
+        .map_err(fetch_failed)?;
         let head = http::head(&answer, &url);
         check_manifest_status(head.status, &head.url)?;
-        let body = http::text(&answer)
-            .await
-            .map_err(|message| fetch_failed(message.into()))?;
+        let body = match http::text(&answer) {
+            Ok(read) => http::text_of(read.await),
+            Err(message) => Err(message),
+        }
+        .map_err(|message| fetch_failed(message.into()))?;
         let page_origin = browser::page_href()
             .and_then(|href| browser::parse_url(&href, None).ok())
             .or_else(|| browser::parse_url(&head.url, None).ok())
@@ -231,7 +252,7 @@ impl Driver {
             &browser::BrowserUrl,
         )?;
         let mut diagnostics = manifest.diagnostics;
-        diagnostics.extend(self.state.borrow_mut().catalog.set_manifest(manifest.tools));
+        diagnostics.extend(self.borrow_mut().catalog.set_manifest(manifest.tools));
         self.report(diagnostics)
     }
 
@@ -239,7 +260,7 @@ impl Driver {
     fn report(&self, diagnostics: Vec<Diagnostic>) -> Result<JsValue, Error> {
         self.load_toggles(None);
         let tools = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             list_tools(&state.catalog, &mut state.toggles, None)
         };
         let mut text = String::new();
@@ -276,7 +297,7 @@ impl Driver {
         default_enabled: bool,
     ) -> Result<(), Error> {
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             state
                 .catalog
                 .register(
@@ -297,7 +318,7 @@ impl Driver {
     /// `unregisterTool`: whether there was one.
     pub(crate) fn unregister_tool(&self, name: &str) -> bool {
         let removed = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             state.handlers.remove(name);
             state.catalog.unregister(name)
         };
@@ -309,7 +330,7 @@ impl Driver {
 
     /// `setBackendTools`.
     pub(crate) fn set_backend_tools(&self, tools: &Value) {
-        let diagnostics = self.state.borrow_mut().catalog.set_backend_tools(tools);
+        let diagnostics = self.borrow_mut().catalog.set_backend_tools(tools);
         self.emit_tools_changed(diagnostics);
     }
 
@@ -317,7 +338,7 @@ impl Driver {
     pub(crate) fn list_tools(&self, thread_id: Option<&str>) -> Result<JsValue, Error> {
         self.load_toggles(thread_id);
         let entries = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             list_tools(&state.catalog, &mut state.toggles, thread_id)
         };
         self.emit_toggle_diagnostics();
@@ -333,7 +354,7 @@ impl Driver {
     ) -> Result<(), Error> {
         self.load_toggles(thread_id.as_deref());
         {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             set_tool_enabled(
                 &state.catalog,
                 &mut state.toggles,
@@ -353,7 +374,7 @@ impl Driver {
     pub(crate) fn active_tools(&self, thread_id: Option<&str>) -> Result<JsValue, Error> {
         self.load_toggles(thread_id);
         let tools = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             ToolSet::for_thread(&state.catalog, &mut state.toggles, thread_id).wire
         };
         self.emit_toggle_diagnostics();
@@ -366,7 +387,7 @@ impl Driver {
     /// call sees the thread as holding nothing saved, and caches nothing).
     fn load_toggles(&self, thread_id: Option<&str>) {
         let (keys, host) = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             let keys: Vec<String> = state
                 .toggles
                 .keys_to_load(thread_id)
@@ -388,7 +409,7 @@ impl Driver {
                 (key, read)
             })
             .collect();
-        let mut state = self.state.borrow_mut();
+        let mut state = self.borrow_mut();
         for (key, read) in reads {
             state.reading.remove(&key);
             state.toggles.supply(&key, read);
@@ -401,7 +422,7 @@ impl Driver {
     fn save_toggles(&self) {
         loop {
             let (writes, host) = {
-                let mut state = self.state.borrow_mut();
+                let mut state = self.borrow_mut();
                 let writes = std::mem::take(&mut state.toggles.store_mut().writes);
                 (writes, state.host.clone())
             };
@@ -410,8 +431,7 @@ impl Driver {
             }
             for (key, value, name) in writes {
                 if let Err(err) = host.storage.set_item(&key, &value) {
-                    self.state
-                        .borrow_mut()
+                    self.borrow_mut()
                         .toggles
                         .write_failed(&key, name.as_deref(), err);
                 }
@@ -423,7 +443,7 @@ impl Driver {
     fn emit_toggle_diagnostics(&self) {
         let mut events = Vec::new();
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             while let Some(diagnostic) = state.toggles.poll_diagnostic() {
                 events.push(RuntimeEvent::Diagnostic { diagnostic });
             }
@@ -433,11 +453,7 @@ impl Driver {
 
     /// Another tab changed `localStorage`.
     fn storage_changed(&self, key: Option<&str>, value: Option<&str>) {
-        let changed = self
-            .state
-            .borrow_mut()
-            .toggles
-            .handle_storage_event(key, value);
+        let changed = self.borrow_mut().toggles.handle_storage_event(key, value);
         self.emit_toggle_diagnostics();
         let thread_id = match changed {
             None => return,
@@ -455,48 +471,33 @@ impl Driver {
         thread_id: &str,
         messages: Vec<Message>,
     ) -> Result<(), Error> {
-        self.state
-            .borrow_mut()
+        self.borrow_mut()
             .session
             .set_messages(thread_id, messages)?;
         self.mark_dirty(thread_id);
         Ok(())
     }
 
-    /// `messages`.
-    pub(crate) fn messages(&self, thread_id: &str) -> Result<JsValue, Error> {
-        let text = self
-            .state
-            .borrow()
-            .session
-            .messages(thread_id)
-            .to_json_string();
-        parse(&text)
-    }
-
-    /// `interrupts`.
-    pub(crate) fn interrupts(&self, thread_id: &str) -> Result<JsValue, Error> {
-        let text = self
-            .state
-            .borrow()
-            .session
-            .interrupts(thread_id)
-            .to_json_string();
-        parse(&text)
-    }
-
-    /// `state`: `undefined` for an unknown thread.
-    pub(crate) fn state(&self, thread_id: &str) -> Result<JsValue, Error> {
+    /// `messages`, `state` or `interrupts` of a thread; `None`: an id no thread can have, read
+    /// as an unknown thread (no messages, no interrupts, `undefined` state).
+    pub(crate) fn read(&self, thread_id: Option<&str>, what: ThreadRead) -> Result<JsValue, Error> {
         let text = {
-            let state = self.state.borrow();
-            state.session.state(thread_id).map(|s| s.to_json_string())
+            let state = self.borrow();
+            let session = &state.session;
+            match (what, thread_id) {
+                (ThreadRead::Messages, Some(id)) => Some(session.messages(id).to_json_string()),
+                (ThreadRead::Interrupts, Some(id)) => Some(session.interrupts(id).to_json_string()),
+                (ThreadRead::State, Some(id)) => session.state(id).map(|s| s.to_json_string()),
+                (ThreadRead::State, None) => None,
+                (_, None) => Some("[]".to_owned()),
+            }
         };
         text.map_or(Ok(JsValue::UNDEFINED), |t| parse(&t))
     }
 
     /// `isRunning`.
     pub(crate) fn is_running(&self, thread_id: &str) -> bool {
-        self.state.borrow().session.is_running(thread_id)
+        self.borrow().session.is_running(thread_id)
     }
 
     /// `run`: starts the turn; the promise settles when it ends.
@@ -511,7 +512,7 @@ impl Driver {
         let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
         let (resolve, reject) = slots.expect("the Promise executor runs at once");
         {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
             // `begin_run` changes nothing for it.
             state.toggles.begin_run(&thread_id);
@@ -543,7 +544,7 @@ impl Driver {
 
     /// `abort`.
     pub(crate) fn abort(&self, thread_id: &str) {
-        self.state.borrow_mut().session.abort(thread_id);
+        self.borrow_mut().session.abort(thread_id);
         self.mark_dirty(thread_id);
         self.drive();
     }
@@ -556,14 +557,13 @@ impl Driver {
         }
         let weak = self.weak();
         let thread = thread_id.to_owned();
-        let listener: Function = Closure::once_into_js(move || {
+        let listener = browser::once_function(Box::new(move || {
             if let Some(driver) = upgrade(&weak) {
                 driver.abort(&thread);
             }
-        })
-        .unchecked_into();
+        }));
         let _ = signal.add_event_listener_with_callback("abort", &listener);
-        if let Some(running) = self.state.borrow_mut().running.get_mut(thread_id) {
+        if let Some(running) = self.borrow_mut().running.get_mut(thread_id) {
             running.signal = Some((signal, listener));
         }
     }
@@ -573,7 +573,7 @@ impl Driver {
     /// `subscribe`: the function that unsubscribes.
     pub(crate) fn subscribe(&self, listener: Function, filter: Option<Vec<String>>) -> Function {
         let id = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             state.next_listener += 1;
             let id = state.next_listener;
             state.listeners.push((id, listener, filter.map(Rc::from)));
@@ -581,13 +581,11 @@ impl Driver {
         };
         self.sync_agui_events();
         let weak = self.weak();
-        Closure::<dyn Fn()>::new(move || {
+        // `FnMut` like the once-closures (one kind of closure glue): it calls no JavaScript, so it
+        // is never called again while it runs.
+        Closure::<dyn FnMut()>::new(move || {
             if let Some(driver) = upgrade(&weak) {
-                driver
-                    .state
-                    .borrow_mut()
-                    .listeners
-                    .retain(|(n, _, _)| *n != id);
+                driver.borrow_mut().listeners.retain(|(n, _, _)| *n != id);
                 driver.sync_agui_events();
             }
         })
@@ -598,7 +596,7 @@ impl Driver {
     /// Tells the session whether any listener wants `agui` events (none: the stream costs no
     /// per-event action).
     fn sync_agui_events(&self) {
-        let state = &mut *self.state.borrow_mut();
+        let state = &mut *self.borrow_mut();
         let on = state
             .listeners
             .iter()
@@ -608,8 +606,7 @@ impl Driver {
 
     /// The listeners, copied out so a listener may subscribe or unsubscribe while being called.
     fn listeners(&self) -> Vec<(Function, EventFilter)> {
-        self.state
-            .borrow()
+        self.borrow()
             .listeners
             .iter()
             .map(|(_, f, filter)| (f.clone(), filter.clone()))
@@ -637,7 +634,7 @@ impl Driver {
     // ---- the loop ------------------------------------------------------------------------
 
     fn mark_dirty(&self, thread_id: &str) {
-        self.state.borrow_mut().render.dirty.add(thread_id);
+        self.borrow_mut().render.dirty.add(thread_id);
     }
 
     /// Runs every action the session has queued, then sets the deadline timer and schedules the
@@ -647,7 +644,7 @@ impl Driver {
         // streamed token. A batch is flushed before any other action, so the order holds.
         let mut events = Vec::new();
         loop {
-            let action = self.state.borrow_mut().session.poll_action(browser::now());
+            let action = self.borrow_mut().session.poll_action(browser::now());
             let Some(action) = action else { break };
             if let Action::Emit(event) = action {
                 events.push(event);
@@ -673,7 +670,6 @@ impl Driver {
                 Action::Execute(job) => self.spawn_call(job),
                 Action::Cancel { thread_id } => {
                     let parts = self
-                        .state
                         .borrow_mut()
                         .running
                         .get_mut(&thread_id)
@@ -687,7 +683,6 @@ impl Driver {
                     tool_call_id,
                 } => {
                     let controller = self
-                        .state
                         .borrow_mut()
                         .running
                         .get_mut(&thread_id)
@@ -710,25 +705,24 @@ impl Driver {
     /// Keeps one timer, for the session's earliest deadline.
     fn arm_timer(&self) {
         let replaced = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             let deadline = state.session.poll_timeout();
             if state.timer.as_ref().map(|(at, _)| *at) == deadline {
                 return;
             }
             let timer = deadline.map(|at| {
                 let weak = self.weak();
-                let timer = browser::timer(at.saturating_sub(browser::now()), move || {
-                    if let Some(driver) = upgrade(&weak) {
-                        let timer = driver.state.borrow_mut().timer.take();
-                        drop(timer);
-                        driver
-                            .state
-                            .borrow_mut()
-                            .session
-                            .handle_timeout(browser::now());
-                        driver.drive();
-                    }
-                });
+                let timer = browser::timer(
+                    at.saturating_sub(browser::now()),
+                    Box::new(move || {
+                        if let Some(driver) = upgrade(&weak) {
+                            let timer = driver.borrow_mut().timer.take();
+                            drop(timer);
+                            driver.borrow_mut().session.handle_timeout(browser::now());
+                            driver.drive();
+                        }
+                    }),
+                );
                 (at, timer)
             });
             std::mem::replace(&mut state.timer, timer)
@@ -741,7 +735,7 @@ impl Driver {
     fn finish(&self, result: &RunResult) {
         self.flush_thread(&result.thread_id);
         let value = self.run_result_to_js(result);
-        let running = self.state.borrow_mut().running.remove(&result.thread_id);
+        let running = self.borrow_mut().running.remove(&result.thread_id);
         let Some(running) = running else { return };
         if let (Ok(value), false) = (&value, running.cause.is_undefined()) {
             // The error of this ending came from what the app threw: keep it as `cause`.
@@ -773,7 +767,7 @@ impl Driver {
     ) {
         let controller = AbortController::new().ok();
         let (prepare, round) = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             let round = match state.running.get_mut(&thread_id) {
                 Some(running) => {
                     running.fetch = controller.clone();
@@ -787,13 +781,16 @@ impl Driver {
         let driver = self.clone();
         spawn_local(async move {
             let body = match prepare {
-                Some(prepare) => prepare_request(&prepare, &body, &thread_id, round).await,
+                Some(prepare) => match prepare_request(&prepare, &body, &thread_id, round) {
+                    Ok(promise) => prepared_body(JsFuture::from(promise).await),
+                    Err(failure) => Err(failure),
+                },
                 None => Ok(body),
             };
             match body {
                 Ok(body) => {
                     let request = Rc::new(Request { url, headers, body });
-                    if let Some(running) = driver.state.borrow_mut().running.get_mut(&thread_id) {
+                    if let Some(running) = driver.borrow_mut().running.get_mut(&thread_id) {
                         running.request = Some(request.clone());
                     }
                     driver.spawn_request(thread_id, run_id, request, None, controller);
@@ -810,7 +807,7 @@ impl Driver {
     fn spawn_reconnect(&self, thread_id: String, run_id: String, id: String, delay_ms: u64) {
         let controller = AbortController::new().ok();
         let request = {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             let Some(running) = state.running.get_mut(&thread_id) else {
                 return;
             };
@@ -820,12 +817,15 @@ impl Driver {
         };
         let Some(request) = request else { return };
         let weak = self.weak();
-        browser::timer(delay_ms, move || {
-            let Some(driver) = upgrade(&weak) else { return };
-            if driver.is_current(&thread_id, &run_id) {
-                driver.spawn_request(thread_id, run_id, request, Some(id), controller);
-            }
-        })
+        browser::timer(
+            delay_ms,
+            Box::new(move || {
+                let Some(driver) = upgrade(&weak) else { return };
+                if driver.is_current(&thread_id, &run_id) {
+                    driver.spawn_request(thread_id, run_id, request, Some(id), controller);
+                }
+            }),
+        )
         .forget();
     }
 
@@ -840,51 +840,102 @@ impl Driver {
         controller: Option<AbortController>,
     ) {
         let driver = self.clone();
+        // One async block, not one more `async fn` inside it (each is a state machine).
         spawn_local(async move {
-            driver
-                .send(&thread_id, &run_id, &request, last_event_id, controller)
-                .await;
-        });
-    }
-
-    /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
-    /// session.
-    async fn send(
-        &self,
-        thread_id: &str,
-        run_id: &str,
-        request: &Request,
-        last_event_id: Option<String>,
-        controller: Option<AbortController>,
-    ) {
-        let mut headers = request.headers.clone();
-        headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
-        let signal = controller.as_ref().map(AbortController::signal);
-        let url = &request.url;
-        let result = self
-            .stream(
-                &self.host().fetch,
-                thread_id,
-                run_id,
-                url,
-                &headers,
-                &request.body,
-                signal,
-            )
-            .await;
-        match result {
-            Ok(()) => {
-                self.mark_dirty(thread_id);
-                self.drive();
+            let mut headers = request.headers.clone();
+            headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
+            let signal = controller.as_ref().map(AbortController::signal);
+            let host = driver.host();
+            let (thread_id, run_id, url) = (&thread_id[..], &run_id[..], &request.url[..]);
+            // The whole exchange in this one block (not an `async fn` awaited here: each is a
+            // state machine); `Ok` when it ended or the turn moved on, `Err` when it failed.
+            let ended: Result<(), Failure> = 'stream: {
+                let body = Some(&request.body[..]);
+                let sent = match host
+                    .fetch
+                    .send("POST", url, &headers, body, signal.as_ref())
+                {
+                    Ok(sent) => sent,
+                    Err(failure) => break 'stream Err(failure),
+                };
+                let answer = match http::answer(sent.await) {
+                    Ok(answer) => answer,
+                    Err(failure) => break 'stream Err(failure),
+                };
+                if !driver.is_current(thread_id, run_id) {
+                    break 'stream Ok(());
+                }
+                let head = http::head(&answer, url);
+                let error_body = if crate::http::is_success(head.status) {
+                    None
+                } else {
+                    let text = match http::text(&answer) {
+                        Ok(read) => http::text_of(read.await),
+                        Err(message) => Err(message),
+                    };
+                    Some(text.unwrap_or_default())
+                };
+                driver.borrow_mut().session.handle_response(
+                    thread_id,
+                    run_id,
+                    head.status,
+                    head.content_type.as_deref(),
+                    error_body.as_deref(),
+                );
+                driver.drive();
+                if !driver.is_current(thread_id, run_id) {
+                    break 'stream Ok(());
+                }
+                let body = match Body::open(&answer) {
+                    Ok(Some(body)) => body,
+                    Ok(None) => {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_body_end(thread_id, run_id);
+                        break 'stream Ok(());
+                    }
+                    Err(message) => break 'stream Err(message.into()),
+                };
+                loop {
+                    let chunk = match Body::chunk(body.read().await) {
+                        Ok(chunk) => chunk,
+                        Err(message) => break 'stream Err(message.into()),
+                    };
+                    if !driver.is_current(thread_id, run_id) {
+                        // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
+                        let _ = body.cancel().await;
+                        break 'stream Ok(());
+                    }
+                    let Some(bytes) = chunk else {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_body_end(thread_id, run_id);
+                        break 'stream Ok(());
+                    };
+                    driver
+                        .borrow_mut()
+                        .session
+                        .handle_bytes(thread_id, run_id, &bytes);
+                    driver.mark_dirty(thread_id);
+                    driver.drive();
+                }
+            };
+            match ended {
+                Ok(()) => {
+                    driver.mark_dirty(thread_id);
+                    driver.drive();
+                }
+                Err(failure) => driver.request_failed(thread_id, run_id, failure, false),
             }
-            Err(failure) => self.request_failed(thread_id, run_id, failure, false),
-        }
+        });
     }
 
     /// The request could not be prepared (`prepareRequest` threw) or sent.
     fn request_failed(&self, thread_id: &str, run_id: &str, failure: Failure, preparing: bool) {
         {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             let session = &mut state.session;
             if preparing {
                 let code = "run/prepare-request";
@@ -904,71 +955,7 @@ impl Driver {
     }
 
     fn is_current(&self, thread_id: &str, run_id: &str) -> bool {
-        self.state.borrow().session.current_run_id(thread_id) == Some(run_id)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn stream(
-        &self,
-        fetch: &Fetch,
-        thread_id: &str,
-        run_id: &str,
-        url: &str,
-        headers: &[(String, String)],
-        body: &str,
-        signal: Option<AbortSignal>,
-    ) -> Result<(), Failure> {
-        let answer = fetch
-            .send("POST", url, headers, Some(body), signal.as_ref())
-            .await?;
-        if !self.is_current(thread_id, run_id) {
-            return Ok(());
-        }
-        let head = http::head(&answer, url);
-        let error_body = if crate::http::is_success(head.status) {
-            None
-        } else {
-            Some(http::text(&answer).await.unwrap_or_default())
-        };
-        self.state.borrow_mut().session.handle_response(
-            thread_id,
-            run_id,
-            head.status,
-            head.content_type.as_deref(),
-            error_body.as_deref(),
-        );
-        self.drive();
-        if !self.is_current(thread_id, run_id) {
-            return Ok(());
-        }
-        let Some(body) = Body::open(&answer)? else {
-            self.state
-                .borrow_mut()
-                .session
-                .handle_body_end(thread_id, run_id);
-            return Ok(());
-        };
-        loop {
-            let chunk = body.next().await?;
-            if !self.is_current(thread_id, run_id) {
-                // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
-                body.cancel().await;
-                return Ok(());
-            }
-            let Some(bytes) = chunk else {
-                self.state
-                    .borrow_mut()
-                    .session
-                    .handle_body_end(thread_id, run_id);
-                return Ok(());
-            };
-            self.state
-                .borrow_mut()
-                .session
-                .handle_bytes(thread_id, run_id, &bytes);
-            self.mark_dirty(thread_id);
-            self.drive();
-        }
+        self.borrow().session.current_run_id(thread_id) == Some(run_id)
     }
 
     /// Starts a tool call; its outcome goes back into the session when it settles. The session's
@@ -979,7 +966,7 @@ impl Driver {
             return;
         };
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             if let Some(running) = state.running.get_mut(&job.thread_id) {
                 running
                     .calls
@@ -992,7 +979,7 @@ impl Driver {
             let outcome = driver.call(&job, &signal).await;
             let Some(outcome) = outcome else { return };
             {
-                let mut state = driver.state.borrow_mut();
+                let mut state = driver.borrow_mut();
                 if let Some(running) = state.running.get_mut(&job.thread_id) {
                     take_call(&mut running.calls, &job.tool_call_id);
                 }
@@ -1021,7 +1008,6 @@ impl Driver {
         // Nothing awaits between this check and the call: a stopped or timed-out call never
         // reaches its handler, however late its module arrived.
         let wanted = self
-            .state
             .borrow_mut()
             .session
             .begin_call(&job.thread_id, &job.tool_call_id);
@@ -1032,8 +1018,9 @@ impl Driver {
             Ok(promise) => promise,
             Err(message) => return Some(failure(FailureCode::ToolExecutionFailed, message)),
         };
-        let limit = self.state.borrow().session.config().max_tool_result_bytes;
-        match tools::until_aborted(&promise, signal).await? {
+        let limit = self.borrow().session.config().max_tool_result_bytes;
+        let race = tools::race_abort(&promise, signal)?;
+        match tools::unless_aborted(race.await, signal)? {
             Ok(value) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
             Err(error) => Some(failure(
                 FailureCode::ToolExecutionFailed,
@@ -1052,12 +1039,12 @@ impl Driver {
         let name = &job.tool.name;
         let (url, entrypoint) = match &job.tool.handler {
             ToolHandler::Registered => {
-                let handler = self.state.borrow().handlers.get(name).cloned();
+                let handler = self.borrow().handlers.get(name).cloned();
                 return Some(handler.ok_or_else(|| format!("{name} has no registered handler")));
             }
             ToolHandler::Module { url, entrypoint } => (url, entrypoint),
         };
-        let cached = self.state.borrow().modules.get(url).cloned();
+        let cached = self.borrow().modules.get(url).cloned();
         let promise = match cached {
             Some(promise) => promise,
             None => {
@@ -1066,14 +1053,17 @@ impl Driver {
                     Ok(promise) => promise,
                     Err(e) => return Some(Err(format!("could not import {url}: {e}"))),
                 };
-                self.state
-                    .borrow_mut()
+                self.borrow_mut()
                     .modules
                     .insert(url.clone(), promise.clone());
                 promise
             }
         };
-        let Some(settled) = tools::until_aborted(&promise, signal).await else {
+        let settled = match tools::race_abort(&promise, signal) {
+            Some(race) => tools::unless_aborted(race.await, signal),
+            None => None,
+        };
+        let Some(settled) = settled else {
             // A load that was stopped (or timed out) is not kept: the next call imports again.
             self.forget_module(url, &promise);
             return None;
@@ -1102,7 +1092,7 @@ impl Driver {
 
     /// Drops a failed or abandoned import from the cache, unless a newer one replaced it.
     fn forget_module(&self, url: &str, promise: &Promise) {
-        let mut state = self.state.borrow_mut();
+        let mut state = self.borrow_mut();
         if state
             .modules
             .get(url)
@@ -1117,24 +1107,24 @@ impl Driver {
     /// Schedules one `messages` event per changed thread for the next animation frame.
     fn schedule_flush(&self) {
         {
-            let mut state = self.state.borrow_mut();
+            let mut state = self.borrow_mut();
             if state.render.frame_scheduled || state.render.dirty.is_empty() {
                 return;
             }
             state.render.frame_scheduled = true;
         }
         let weak = self.weak();
-        browser::schedule_frame(move || {
+        browser::schedule_frame(Box::new(move || {
             let Some(driver) = upgrade(&weak) else { return };
             let threads = {
-                let mut state = driver.state.borrow_mut();
+                let mut state = driver.borrow_mut();
                 state.render.frame_scheduled = false;
                 std::mem::take(&mut state.render.dirty)
             };
             for (thread_id, ()) in threads {
                 driver.flush_thread(&thread_id);
             }
-        });
+        }));
     }
 
     /// Emits the thread's changed messages now, if any, and keeps the thread's mirror up to date
@@ -1150,7 +1140,7 @@ impl Driver {
     /// The `state` event, when the thread's state changed and a listener wants it.
     fn flush_state(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
         let text = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             if !state.session.take_state_changed(thread_id)
                 || !listeners.iter().any(|(_, f)| wants(f, "state"))
             {
@@ -1171,7 +1161,7 @@ impl Driver {
 
     fn flush_messages(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
         let (text, changed, full) = {
-            let state = &mut *self.state.borrow_mut();
+            let state = &mut *self.borrow_mut();
             state.render.dirty.remove(thread_id);
             let Some(changed) = state.session.take_changed_positions(thread_id) else {
                 return;
@@ -1198,8 +1188,7 @@ impl Driver {
         let list: Array = list.unchecked_into();
         if full {
             let copy = list.slice(0, list.length());
-            self.state
-                .borrow_mut()
+            self.borrow_mut()
                 .render
                 .mirrors
                 .insert(thread_id.to_owned(), copy);
@@ -1216,7 +1205,7 @@ impl Driver {
     /// Applies one `messages` event's objects (changed in place or appended) to the thread's
     /// mirror, or drops the mirror when they do not line up with it.
     fn update_mirror(&self, thread_id: &str, changed: &ChangedMessages, messages: &Array) {
-        let mut state = self.state.borrow_mut();
+        let mut state = self.borrow_mut();
         let Some(mirror) = state.render.mirrors.get(thread_id) else {
             return;
         };
@@ -1225,7 +1214,8 @@ impl Driver {
         for (n, &at) in changed.positions.iter().enumerate() {
             let object = messages.get(n as u32);
             if at < len {
-                mirror.set(at as u32, object);
+                // `Reflect.set` (a binding the runtime has anyway) rather than `Array.set`.
+                let _ = Reflect::set(mirror, &JsValue::from(at as u32), &object);
             } else if at == len {
                 mirror.push(&object);
                 len += 1;
@@ -1243,13 +1233,7 @@ impl Driver {
     /// handed out) when there is one, so a finished run does not send the thread across again;
     /// `newMessages` are taken from `messages` (same objects).
     fn run_result_to_js(&self, result: &RunResult) -> Result<JsValue, Error> {
-        let mirror = self
-            .state
-            .borrow()
-            .render
-            .mirrors
-            .get(&result.thread_id)
-            .cloned();
+        let mirror = self.borrow().render.mirrors.get(&result.thread_id).cloned();
         let mirror = mirror.filter(|m| m.length() as usize == result.messages.len());
         let Some(positions) = result.new_message_positions() else {
             return to_js(result);
@@ -1273,8 +1257,7 @@ impl Driver {
                     .unwrap_or_default()
                     .unchecked_into();
                 let copy = messages.slice(0, messages.length());
-                self.state
-                    .borrow_mut()
+                self.borrow_mut()
                     .render
                     .mirrors
                     .insert(result.thread_id.clone(), copy);
@@ -1286,14 +1269,15 @@ impl Driver {
     }
 }
 
-/// Runs the app's `prepareRequest(body, { threadId, round })` over a round's JSON body and gives
-/// the JSON text of what it returned (or of what its promise resolved to).
-async fn prepare_request(
+/// Calls the app's `prepareRequest(body, { threadId, round })` over a round's JSON body: what it
+/// returned, as a promise for [`prepared_body`]. Two plain functions around the one await, not an
+/// `async fn` (one more state machine).
+fn prepare_request(
     prepare: &Function,
     body: &str,
     thread_id: &str,
     round: u32,
-) -> Result<String, Failure> {
+) -> Result<Promise, Failure> {
     let value = js_sys::JSON::parse(body).map_err(Failure::thrown)?;
     let info = Object::new();
     let _ = Reflect::set(&info, &"threadId".into(), &thread_id.into());
@@ -1301,9 +1285,12 @@ async fn prepare_request(
     let prepared = prepare
         .call2(&JsValue::UNDEFINED, &value, &info)
         .map_err(Failure::thrown)?;
-    let prepared = JsFuture::from(Promise::resolve(&prepared))
-        .await
-        .map_err(Failure::thrown)?;
+    Ok(Promise::resolve(&prepared))
+}
+
+/// The JSON text of what `prepareRequest` returned (or of what its promise resolved to).
+fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, Failure> {
+    let prepared = settled.map_err(Failure::thrown)?;
     if !prepared.is_object() || Array::is_array(&prepared) {
         return Err(Failure {
             message: format!(
@@ -1361,9 +1348,9 @@ fn deliver(listeners: &[(Function, EventFilter)], kind: &str, value: &JsValue) {
 
 /// The items of `list` at `positions`, as a new array (the same objects).
 fn pick(list: &Array, positions: &[usize]) -> Array {
-    let picked = Array::new_with_length(positions.len() as u32);
-    for (n, &at) in positions.iter().enumerate() {
-        picked.set(n as u32, list.get(at as u32));
+    let picked = Array::new();
+    for &at in positions {
+        picked.push(&list.get(at as u32));
     }
     picked
 }

@@ -2,6 +2,8 @@
 //! [`Error`], which becomes a `ChatRuntimeError`, the class of `js/error.js` that the package's
 //! entry also exports (so `e instanceof ChatRuntimeError` holds in apps).
 
+use std::borrow::Cow;
+
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
@@ -25,23 +27,24 @@ extern "C" {
 /// drives [`crate::ChatRuntime`] directly sees it as it is ([`Error::code`], [`Error::message`]).
 #[derive(Debug)]
 pub struct Error {
-    code: String,
-    message: String,
+    code: &'static str,
+    /// Most messages are constants: no copy of them is made.
+    message: Cow<'static, str>,
     /// Extra fields, in the order they were added (`status`, `index`, `field`, `toolName`, ...).
     fields: Vec<(&'static str, JsValue)>,
 }
 
 impl Error {
     /// An error with a stable `code` (`"run/busy"`, `"tools/fetch"`, ...) and a readable message.
-    pub(crate) fn new(code: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
         Self::make(code, message.into())
     }
 
     // `inline(never)` here and on `with_value`: one copy for the ~40 places errors are made.
     #[inline(never)]
-    fn make(code: &str, message: String) -> Self {
+    fn make(code: &'static str, message: Cow<'static, str>) -> Self {
         Error {
-            code: code.to_owned(),
+            code,
             message,
             fields: Vec::new(),
         }
@@ -49,7 +52,7 @@ impl Error {
 
     /// The stable code (`options/invalid`, `run/busy`, ...).
     pub fn code(&self) -> &str {
-        &self.code
+        self.code
     }
 
     /// The message.
@@ -89,7 +92,7 @@ impl From<Error> for JsValue {
             }
             details.into()
         };
-        ChatRuntimeError::new(&error.code, &error.message, &details).into()
+        ChatRuntimeError::new(error.code, &error.message, &details).into()
     }
 }
 

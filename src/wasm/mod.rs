@@ -42,10 +42,14 @@ extern "C" {
     pub type JsDecodeReport;
 }
 
-/// Decodes a whole AG-UI `text/event-stream` body and returns its events as plain objects equal to
-/// the wire JSON of each event. Throws a `ChatRuntimeError` (`code` `decode/...`, `index` of the
-/// event) on a malformed stream.
-#[wasm_bindgen(js_name = decodeEventStream)]
+// `decodeEventStream` and `decodeEventStreamReport` are documented and declared in types.d.ts:
+// wasm-bindgen would copy a doc comment here into the JS glue too (see `ChatRuntime`).
+
+// Decodes a whole AG-UI `text/event-stream` body and returns its events as plain objects equal to
+// the wire JSON of each event. Throws a `ChatRuntimeError` (`code` `decode/...`, `index` of the
+// event) on a malformed stream.
+#[allow(missing_docs)]
+#[wasm_bindgen(js_name = decodeEventStream, skip_typescript, skip_jsdoc)]
 pub fn decode_event_stream(
     input: JsStreamInput,
     options: Option<JsDecodeOptions>,
@@ -54,9 +58,10 @@ pub fn decode_event_stream(
     Ok(convert::to_js(&decoded.events)?.unchecked_into())
 }
 
-/// Like `decodeEventStream`, but also returns the warnings (unknown event types, legacy events
-/// translated) and the last SSE event id: `{ events, warnings, lastEventId }`.
-#[wasm_bindgen(js_name = decodeEventStreamReport)]
+// Like `decodeEventStream`, but also returns the warnings (unknown event types, legacy events
+// translated) and the last SSE event id: `{ events, warnings, lastEventId }`.
+#[allow(missing_docs)]
+#[wasm_bindgen(js_name = decodeEventStreamReport, skip_typescript, skip_jsdoc)]
 pub fn decode_event_stream_report(
     input: JsStreamInput,
     options: Option<JsDecodeOptions>,

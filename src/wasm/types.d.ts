@@ -451,9 +451,68 @@ export interface SubscribeOptions {
   events?: readonly RuntimeEventType[];
 }
 
-// The methods whose declarations need more than wasm-bindgen writes (generic, or an input type
-// other than the output's); merged into the generated `class ChatRuntime`.
+// The methods of `ChatRuntime`, merged into the generated `class ChatRuntime` (which declares
+// only the constructor, `free` and `[Symbol.dispose]`). They are declared here with their
+// documentation, not in src/wasm/class.rs, because wasm-bindgen copies a Rust doc comment into
+// the JS glue as well as into this file: the package would ship every comment twice.
 export interface ChatRuntime {
+  /**
+   * Fetches and validates `tools.json` (`toolsUrl`). Bad entries are skipped and reported in
+   * `diagnostics`; the whole file fails (`tools/fetch`, `tools/not-json`, ...) only when it
+   * cannot be used at all.
+   */
+  loadTools(): Promise<ToolCatalogReport>;
+  /**
+   * Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,
+   * timeoutMs?, defaultEnabled? }` (`timeoutMs: null`: no deadline). Throws a
+   * `ChatRuntimeError` with the diagnostic's code when it is invalid.
+   */
+  registerTool(tool: FrontendTool): void;
+  /** Removes a code-registered tool. Returns whether there was one. */
+  unregisterTool(name: string): boolean;
+  /**
+   * Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
+   * locked, always on.
+   */
+  setBackendTools(tools: BackendTools): void;
+  /**
+   * The tool selector's rows for a thread (`null`: a new chat): frontend tools with their
+   * toggle, then the locked backend tools.
+   */
+  listTools(threadId?: string | null): ToolEntry[];
+  /**
+   * Turns a frontend tool on or off for a thread (`null`: the default for new chats), saved in
+   * `localStorage` under `chat:tools:{threadId}`. Backend tools are locked (`tools/locked`).
+   */
+  setToolEnabled(threadId: string | null | undefined, name: string, enabled: boolean): void;
+  /** The tool schemas a run of this thread would send (the enabled frontend tools). */
+  activeTools(threadId?: string | null): ToolSchema[];
+  /** The thread's messages (none for an unknown thread, or an id no thread can have). */
+  messages(threadId: string): Message[];
+  /**
+   * The thread's AG-UI state (`STATE_SNAPSHOT` / `STATE_DELTA`), `undefined` for an unknown
+   * thread.
+   */
+  state(threadId: string): unknown;
+  /**
+   * The thread's open interrupts, as the server sent them (`RUN_FINISHED.outcome.interrupts`);
+   * the next `run` answers each in `resume`. None for an unknown thread.
+   */
+  interrupts(threadId: string): Interrupt[];
+  /** Whether a run is going on in the thread. */
+  isRunning(threadId: string): boolean;
+  /**
+   * Sends the thread's new messages and drives the loop until the agent answers without
+   * needing the browser. Resolves with a `RunResult` for every ending (completed, aborted,
+   * max_rounds, error, interrupted); rejects only for programmer errors (`run/busy`, a malformed request,
+   * a `resume` that does not answer the open interrupts or is off their schema).
+   */
+  run(request: RunRequest, options?: RunOptions | null): Promise<RunResult>;
+  /**
+   * Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
+   * restarts, and unanswered calls get an `INTERRUPTED` result.
+   */
+  abort(threadId: string): void;
   /**
    * Seeds a loaded thread's history (refused with `run/busy` while it runs): messages as AG-UI 1.0
    * or 0.0.x types them ({@link MessageInput}).
@@ -473,3 +532,15 @@ export interface ChatRuntime {
   /** `options` not known in advance: the listener takes any {@link RuntimeEvent}. */
   subscribe(listener: (event: RuntimeEvent) => void, options?: SubscribeOptions | null): () => void;
 }
+
+/**
+ * Decodes a whole AG-UI `text/event-stream` body and returns its events as plain objects equal to
+ * the wire JSON of each event. Throws a `ChatRuntimeError` (`code` `decode/...`, `index` of the
+ * event) on a malformed stream.
+ */
+export function decodeEventStream(input: string | Uint8Array, options?: DecodeOptions | null): AgUiEvent[];
+/**
+ * Like `decodeEventStream`, but also returns the warnings (unknown event types, legacy events
+ * translated) and the last SSE event id: `{ events, warnings, lastEventId }`.
+ */
+export function decodeEventStreamReport(input: string | Uint8Array, options?: DecodeOptions | null): DecodeReport;

@@ -12,7 +12,7 @@ use gloo_net::http::Response;
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader, RequestInit};
+use web_sys::{AbortSignal, ReadableStreamDefaultReader};
 
 use crate::wasm::script::describe;
 
@@ -77,49 +77,58 @@ impl Fetch {
             })
     }
 
-    /// Sends a request and waits for the response head. `Err`: the network failed, `fetch`
-    /// threw (what it threw is the failure's `cause`), or it gave something that is not a
-    /// `Response`.
-    pub(crate) async fn send(
+    /// Sends a request: the future of the response head, for [`answer`] (two plain functions
+    /// around the caller's await, not an `async fn`: one more state machine). `Err`: there is no
+    /// `fetch`, or it threw (what it threw is the failure's `cause`).
+    pub(crate) fn send(
         &self,
         method: &str,
         url: &str,
         headers: &[(String, String)],
         body: Option<&str>,
         signal: Option<&AbortSignal>,
-    ) -> Result<Answer, Failure> {
+    ) -> Result<JsFuture, Failure> {
         let fetch = self.function()?;
-        let init = RequestInit::new();
-        init.set_method(method);
+        // A plain object set with `Reflect.set`, which the headers need anyway (`RequestInit`'s
+        // setters would each be a binding of their own).
+        let init = Object::new();
+        let set = |key: &str, value: &JsValue| {
+            let _ = Reflect::set(&init, &key.into(), value);
+        };
+        set("method", &method.into());
         if !headers.is_empty() {
             let object = Object::new();
             for (name, value) in headers {
                 let _ = Reflect::set(&object, &name.into(), &value.into());
             }
-            init.set_headers(&object);
+            set("headers", &object);
         }
         if let Some(body) = body {
-            init.set_body(&body.into());
+            set("body", &body.into());
         }
         if let Some(signal) = signal {
-            init.set_signal(Some(signal));
+            set("signal", signal);
         }
         // `globalThis` as the receiver: an unbound `window.fetch` throws "Illegal invocation".
         let promise = fetch
             .call2(&js_sys::global(), &url.into(), &init)
             .map_err(Failure::thrown)?;
-        let response = JsFuture::from(Promise::resolve(&promise))
-            .await
-            .map_err(Failure::thrown)?;
-        // A look-alike object would make every getter a guess: only a real `Response` is read.
-        let raw = response
-            .dyn_into::<web_sys::Response>()
-            .map_err(|_| "fetch did not return a Response".to_owned())?;
-        Ok(Answer {
-            response: Response::from(Clone::clone(&raw)),
-            raw,
-        })
+        Ok(JsFuture::from(Promise::resolve(&promise)))
     }
+}
+
+/// The response a [`Fetch::send`] future settled to. `Err`: the network failed (what was thrown
+/// is the failure's `cause`), or `fetch` gave something that is not a `Response`.
+pub(crate) fn answer(settled: Result<JsValue, JsValue>) -> Result<Answer, Failure> {
+    let response = settled.map_err(Failure::thrown)?;
+    // A look-alike object would make every getter a guess: only a real `Response` is read.
+    let raw = response
+        .dyn_into::<web_sys::Response>()
+        .map_err(|_| "fetch did not return a Response".to_owned())?;
+    Ok(Answer {
+        response: Response::from(Clone::clone(&raw)),
+        raw,
+    })
 }
 
 /// A response, as `gloo-net` reads it and as it is (for what `gloo-net` would unwrap).
@@ -154,10 +163,19 @@ pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
     }
 }
 
-/// The whole body as text (`Err`: it could not be read).
-pub(crate) async fn text(answer: &Answer) -> Result<String, String> {
-    let promise = answer.raw.text().map_err(|e| describe(&e))?;
-    let text = JsFuture::from(promise).await.map_err(|e| describe(&e))?;
+/// Reads the whole body: the future of `text()`, for [`text_of`] (`Err`: `text()` threw). Two
+/// plain functions around the caller's await, not an `async fn` (one more state machine).
+pub(crate) fn text(answer: &Answer) -> Result<JsFuture, String> {
+    answer
+        .raw
+        .text()
+        .map(JsFuture::from)
+        .map_err(|e| describe(&e))
+}
+
+/// The body as text, from what [`text`]'s future settled to (`Err`: it could not be read).
+pub(crate) fn text_of(settled: Result<JsValue, JsValue>) -> Result<String, String> {
+    let text = settled.map_err(|e| describe(&e))?;
     Ok(text.as_string().unwrap_or_default())
 }
 
@@ -176,22 +194,24 @@ impl Body {
         if stream.locked() {
             return Err("the response body was already read (by the app's fetch?)".to_owned());
         }
+        // `getReader()` with no mode always gives a default reader.
         let reader = stream
             .get_reader()
-            .dyn_into::<ReadableStreamDefaultReader>()
-            .map_err(|_| "the body has no default reader".to_owned())?;
+            .unchecked_into::<ReadableStreamDefaultReader>();
         Ok(Some(Self { reader }))
     }
 
-    /// The next chunk; `Ok(None)` at the end.
-    pub(crate) async fn next(&self) -> Result<Option<Vec<u8>>, String> {
-        let chunk = JsFuture::from(self.reader.read())
-            .await
-            .map_err(|e| describe(&e))?;
-        let done = Reflect::get(&chunk, &"done".into())
-            .ok()
-            .and_then(|d| d.as_bool())
-            .unwrap_or(true);
+    /// Reads the next chunk: [`Body::chunk`] of what the future gives (two plain functions, not
+    /// an `async fn`, which would be one more state machine).
+    pub(crate) fn read(&self) -> JsFuture {
+        JsFuture::from(self.reader.read())
+    }
+
+    /// The chunk a [`Body::read`] gave; `Ok(None)` at the end.
+    pub(crate) fn chunk(read: Result<JsValue, JsValue>) -> Result<Option<Vec<u8>>, String> {
+        let chunk = read.map_err(|e| describe(&e))?;
+        // Anything but `false` ends the stream (`!= FALSE`: no glue of its own for a boolean read).
+        let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d != JsValue::FALSE);
         if done {
             return Ok(None);
         }
@@ -204,8 +224,9 @@ impl Body {
         ))
     }
 
-    /// Stops reading (the run was stopped or is over).
-    pub(crate) async fn cancel(self) {
-        let _ = JsFuture::from(self.reader.cancel()).await;
+    /// Stops reading (the run was stopped or is over): a future to await (not an `async fn`,
+    /// which would be one more state machine for one call).
+    pub(crate) fn cancel(self) -> JsFuture {
+        JsFuture::from(self.reader.cancel())
     }
 }

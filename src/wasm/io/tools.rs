@@ -29,23 +29,29 @@ pub(crate) fn export(module: &JsValue, entrypoint: &str) -> Option<Function> {
         .and_then(|f| f.dyn_into::<Function>().ok())
 }
 
-/// Waits for `promise` or for `signal` to fire, whichever comes first; `None` when the signal
-/// fired (even if the promise settled in the same turn: a stopped call goes no further).
-pub(crate) async fn until_aborted(
-    promise: &Promise,
-    signal: &AbortSignal,
-) -> Option<Result<JsValue, JsValue>> {
+/// Waits for `promise` or for `signal` to fire, whichever comes first: the race to await, for
+/// [`unless_aborted`]; `None` when the signal has fired already. Two plain functions around the
+/// caller's await, not an `async fn` (one more state machine).
+pub(crate) fn race_abort(promise: &Promise, signal: &AbortSignal) -> Option<JsFuture> {
     if signal.aborted() {
         return None;
     }
     let aborted = Promise::new(&mut |resolve, _reject| {
         let _ = signal.add_event_listener_with_callback("abort", &resolve);
     });
-    let settled = JsFuture::from(Promise::race(&Array::of2(promise, &aborted))).await;
-    if signal.aborted() {
-        return None;
-    }
-    Some(settled)
+    let racers = Array::new();
+    racers.push(promise);
+    racers.push(&aborted);
+    Some(JsFuture::from(Promise::race(&racers)))
+}
+
+/// What [`race_abort`]'s race settled to; `None` when the signal fired (even if the promise
+/// settled in the same turn: a stopped call goes no further).
+pub(crate) fn unless_aborted(
+    settled: Result<JsValue, JsValue>,
+    signal: &AbortSignal,
+) -> Option<Result<JsValue, JsValue>> {
+    (!signal.aborted()).then_some(settled)
 }
 
 /// Calls `handler(args, ctx)`: `args` and `ctx` come as JSON text (the ids in `ctx` may hold lone
