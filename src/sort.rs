@@ -3,9 +3,10 @@
 //! `slice::sort*` instantiates a full driftsort or ipnsort (2 to 5 KB of wasm each) per element
 //! type and comparator; the crate sorts in five places (duplicate keys of JSON objects over 16
 //! members, changed message positions, expired calls, open ids in an error), which cost 13,118
-//! bytes of the package's gzip size (README, "Numbers"). This is one heapsort of positions, through a
-//! `&mut dyn FnMut` that compares or swaps two elements, so each element type gets only that closure: O(n log n) worst case, in place, not
-//! stable (callers that need an order for equal keys compare a tie-breaker too).
+//! bytes of the package's gzip size (README, "Numbers"). This is one heapsort of positions, through
+//! a `&mut dyn FnMut` that compares or swaps two elements, so each element type gets only that
+//! closure: O(n log n) worst case, in place, not stable (callers that need an order for equal keys
+//! compare a tie-breaker too).
 
 /// Sorts `v` so that no element is `less` than the one before it.
 pub fn sort_by<T>(v: &mut [T], less: &mut dyn FnMut(&T, &T) -> bool) {
