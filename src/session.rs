@@ -1506,7 +1506,7 @@ impl Session {
                     }
                     _ => Vec::new(),
                 };
-                let applied = state.thread.apply(&item.event);
+                let applied = state.thread.fold(&item.event);
                 for message in recorded {
                     keep_tool_message(&mut state.thread, message);
                 }

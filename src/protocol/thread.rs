@@ -18,6 +18,7 @@
 
 use crate::hash::{HashMap, HashSet};
 
+use crate::json::patch::PatchError;
 use crate::json::{self, Map, Value};
 
 use crate::protocol::event::{
@@ -116,6 +117,51 @@ pub enum ReduceError {
         /// What failed.
         message: String,
     },
+}
+
+/// A [`ReduceError`] before its texts are written: the ids borrow the event.
+#[derive(Debug)]
+pub(crate) enum Fault<'a> {
+    UnknownMessage(&'a str),
+    UnknownToolCall(&'a str),
+    ActivityIdReused(&'a str),
+    NotActivity(&'a str),
+    StatePatch(PatchError),
+    /// `None`: the patch applied but did not leave an object.
+    ActivityPatch(&'a str, Option<PatchError>),
+}
+
+impl Fault<'_> {
+    fn into_error(self, event: &Event) -> ReduceError {
+        let event_type = || event.type_name().to_owned();
+        match self {
+            Fault::UnknownMessage(id) => ReduceError::UnknownMessage {
+                event_type: event_type(),
+                message_id: id.to_owned(),
+            },
+            Fault::UnknownToolCall(id) => ReduceError::UnknownToolCall {
+                event_type: event_type(),
+                tool_call_id: id.to_owned(),
+            },
+            Fault::ActivityIdReused(id) => ReduceError::ActivityIdReused {
+                event_type: event_type(),
+                message_id: id.to_owned(),
+            },
+            Fault::NotActivity(id) => ReduceError::NotActivity {
+                message_id: id.to_owned(),
+            },
+            Fault::StatePatch(error) => ReduceError::StatePatch {
+                message: error.to_string(),
+            },
+            Fault::ActivityPatch(id, error) => ReduceError::ActivityPatch {
+                message_id: id.to_owned(),
+                message: match error {
+                    Some(error) => error.to_string(),
+                    None => "the patched content is not an object".to_owned(),
+                },
+            },
+        }
+    }
 }
 
 /// How the current run ended, for [`Thread::pending_tool_calls`].
@@ -396,6 +442,13 @@ impl Thread {
     /// them), as are events that change no message or state (`STEP_*`, `RAW`, `CUSTOM`,
     /// `REASONING_START`/`END`, `SUBAGENT_*`, `RUN_ERROR`, unknown types).
     pub fn apply(&mut self, event: &Event) -> Result<Applied, ReduceError> {
+        self.fold(event).map_err(|fault| fault.into_error(event))
+    }
+
+    /// [`apply`](Self::apply) without building the error: what went wrong comes back as a
+    /// [`Fault`] that borrows the event (the session, which drops these errors as the TS client
+    /// does, then carries no code to write them).
+    pub(crate) fn fold<'a>(&mut self, event: &'a Event) -> Result<Applied, Fault<'a>> {
         match event {
             Event::RunStarted(e) => {
                 // default.ts RUN_STARTED: "A new run starts a new tally".
@@ -431,7 +484,7 @@ impl Thread {
                     // TOOL_CALL_START with the same parentMessageId): keep it, merge metadata.
                     let message = &mut self.messages[at];
                     if matches!(message, Message::Activity(_)) {
-                        return Err(activity_reused(event, &e.message_id));
+                        return Err(Fault::ActivityIdReused(&e.message_id));
                     }
                     return Ok(changed_if(
                         merge_metadata(metadata_mut(message), e.metadata.as_ref()),
@@ -478,14 +531,14 @@ impl Thread {
                 Ok(Applied::Added(self.append(message)))
             }
             Event::TextMessageContent(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let message = &mut self.messages[at];
                 append_text(message, &e.delta);
                 merge_metadata(metadata_mut(message), e.metadata.as_ref());
                 Ok(Applied::Message(at))
             }
             Event::TextMessageEnd(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let changed =
                     merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
                 Ok(changed_if(changed, at))
@@ -494,7 +547,7 @@ impl Thread {
                 if let Some(at) = self.position(&e.message_id) {
                     let message = &mut self.messages[at];
                     if matches!(message, Message::Activity(_)) {
-                        return Err(activity_reused(event, &e.message_id));
+                        return Err(Fault::ActivityIdReused(&e.message_id));
                     }
                     return Ok(changed_if(
                         merge_metadata(metadata_mut(message), e.metadata.as_ref()),
@@ -511,14 +564,14 @@ impl Thread {
                 Ok(Applied::Added(self.append(message)))
             }
             Event::ReasoningMessageContent(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let message = &mut self.messages[at];
                 append_text(message, &e.delta);
                 merge_metadata(metadata_mut(message), e.metadata.as_ref());
                 Ok(Applied::Message(at))
             }
             Event::ReasoningMessageEnd(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let changed =
                     merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
                 Ok(changed_if(changed, at))
@@ -568,14 +621,14 @@ impl Thread {
                 })
             }
             Event::ToolCallArgs(e) => {
-                let (m, c) = self.call_target(event, &e.tool_call_id)?;
+                let (m, c) = self.call_target(&e.tool_call_id)?;
                 let call = self.call_mut(m, c);
                 json::push_str(&mut call.function.arguments, &e.delta);
                 merge_metadata(&mut call.metadata, e.metadata.as_ref());
                 Ok(Applied::Message(m))
             }
             Event::ToolCallEnd(e) => {
-                let (m, c) = self.call_target(event, &e.tool_call_id)?;
+                let (m, c) = self.call_target(&e.tool_call_id)?;
                 if self.run.started_set.contains(&e.tool_call_id) {
                     self.run.ended.insert(e.tool_call_id.clone());
                 }
@@ -607,11 +660,7 @@ impl Thread {
             Event::StateDelta(e) => {
                 // json_patch::patch reverts every applied operation when one fails, so a failed
                 // patch leaves the state as it was (the TS client patches a copy and warns).
-                crate::json::patch::apply(&mut self.state, &e.delta).map_err(|err| {
-                    ReduceError::StatePatch {
-                        message: err.to_string(),
-                    }
-                })?;
+                crate::json::patch::apply(&mut self.state, &e.delta).map_err(Fault::StatePatch)?;
                 Ok(Applied::State)
             }
             Event::MessagesSnapshot(e) => {
@@ -663,18 +712,17 @@ impl Thread {
                     return Ok(Applied::None);
                 };
                 let Message::Activity(activity) = &mut self.messages[at] else {
-                    return Err(ReduceError::NotActivity {
-                        message_id: e.message_id.clone(),
-                    });
+                    return Err(Fault::NotActivity(&e.message_id));
                 };
                 // default.ts: "Metadata does not depend on the patch succeeding", merge first.
                 merge_metadata(&mut activity.metadata, e.metadata.as_ref());
                 let mut content = Value::Object(activity.content.clone());
+                // `None`: the patch applied but did not leave an object.
                 let patched = crate::json::patch::apply(&mut content, &e.patch)
-                    .map_err(|err| err.to_string())
+                    .map_err(Some)
                     .and_then(|()| match content {
                         Value::Object(object) => Ok(object),
-                        _ => Err("the patched content is not an object".to_owned()),
+                        _ => Err(None),
                     });
                 match patched {
                     Ok(content) => {
@@ -682,10 +730,7 @@ impl Thread {
                         activity.activity_type.clone_from(&e.activity_type);
                         Ok(Applied::Message(at))
                     }
-                    Err(message) => Err(ReduceError::ActivityPatch {
-                        message_id: e.message_id.clone(),
-                        message,
-                    }),
+                    Err(error) => Err(Fault::ActivityPatch(&e.message_id, error)),
                 }
             }
             Event::ReasoningEncryptedValue(e) => {
@@ -831,35 +876,25 @@ impl Thread {
 
     /// The message a text/reasoning `CONTENT`/`END` event targets: it must exist and not be an
     /// activity message.
-    fn text_target(&mut self, event: &Event, message_id: &str) -> Result<usize, ReduceError> {
+    fn text_target<'a>(&mut self, message_id: &'a str) -> Result<usize, Fault<'a>> {
         let index = &self.message_index;
         let at = cached(&mut self.last_text, message_id, || {
             index.get(message_id).copied()
         })
-        .ok_or_else(|| ReduceError::UnknownMessage {
-            event_type: event.type_name().to_owned(),
-            message_id: message_id.to_owned(),
-        })?;
+        .ok_or(Fault::UnknownMessage(message_id))?;
         if matches!(self.messages[at], Message::Activity(_)) {
-            return Err(activity_reused(event, message_id));
+            return Err(Fault::ActivityIdReused(message_id));
         }
         Ok(at)
     }
 
     /// The (message, call) position a `TOOL_CALL_ARGS` / `TOOL_CALL_END` targets.
-    fn call_target(
-        &mut self,
-        event: &Event,
-        tool_call_id: &str,
-    ) -> Result<(usize, usize), ReduceError> {
+    fn call_target<'a>(&mut self, tool_call_id: &'a str) -> Result<(usize, usize), Fault<'a>> {
         let index = &self.tool_call_index;
         cached(&mut self.last_call, tool_call_id, || {
             index.get(tool_call_id).copied()
         })
-        .ok_or_else(|| ReduceError::UnknownToolCall {
-            event_type: event.type_name().to_owned(),
-            tool_call_id: tool_call_id.to_owned(),
-        })
+        .ok_or(Fault::UnknownToolCall(tool_call_id))
     }
 
     /// The tool call at an indexed position.
@@ -932,13 +967,6 @@ fn activity_authority(metadata: Option<&JsonObject>) -> ActivityAuthority {
 
 fn is_placeholder(content: &Content) -> bool {
     matches!(content, Content::Text(text) if text == FORWARDED_PLACEHOLDER)
-}
-
-fn activity_reused(event: &Event, message_id: &str) -> ReduceError {
-    ReduceError::ActivityIdReused {
-        event_type: event.type_name().to_owned(),
-        message_id: message_id.to_owned(),
-    }
 }
 
 fn changed_if(changed: bool, at: usize) -> Applied {
