@@ -718,12 +718,13 @@ impl Thread {
                 merge_metadata(&mut activity.metadata, e.metadata.as_ref());
                 let mut content = Value::Object(activity.content.clone());
                 // `None`: the patch applied but did not leave an object.
-                let patched = crate::json::patch::apply(&mut content, &e.patch)
-                    .map_err(Some)
-                    .and_then(|()| match content {
+                let patched = match crate::json::patch::apply(&mut content, &e.patch) {
+                    Err(error) => Err(Some(error)),
+                    Ok(()) => match content {
                         Value::Object(object) => Ok(object),
                         _ => Err(None),
-                    });
+                    },
+                };
                 match patched {
                     Ok(content) => {
                         activity.content = content;
