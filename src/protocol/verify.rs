@@ -465,8 +465,8 @@ type OwnerId = Option<String>;
 /// want to should look at [`Verifier::is_run_active`] when the stream ends.
 ///
 /// Cost per event: O(1) hash look-ups on ids, except `MESSAGES_SNAPSHOT` and `RUN_STARTED.input`
-/// (O(messages), to learn message owners), `STEP_FINISHED` of an unknown step (O(owners)) and
-/// `RUN_FINISHED` (O(owners)). Only ids are copied, never payloads.
+/// (O(messages), to learn message owners), `STEP_*` (O(active steps)) and `RUN_FINISHED`
+/// (O(open ids)). Only ids are copied, never payloads.
 #[derive(Debug, Default)]
 pub struct Verifier {
     /// Where the run lifecycle is (rules 1 and 2).
@@ -479,8 +479,9 @@ pub struct Verifier {
     reasoning_spans: HashSet<String>,
     /// Open reasoning messages, `REASONING_MESSAGE_START` ids (rule 3).
     reasoning_messages: HashSet<String>,
-    /// Active steps per owner (rule 4: keyed by owner + name).
-    steps: HashMap<OwnerId, HashSet<String>>,
+    /// Active steps, as (owner, name), in the order they started (rule 4: keyed by owner +
+    /// name). A handful at a time: a vector, not one more hash map layout in the `.wasm`.
+    steps: Vec<(OwnerId, String)>,
     /// Sub-agent runs started and not yet ended in this run (rule 7).
     subagents_active: HashSet<String>,
     /// Sub-agent runs that ended in this run: their ids may not be reused (rule 7).
@@ -654,9 +655,11 @@ impl Verifier {
             }
 
             Event::StepStarted(e) => {
-                let owner = tag.map(str::to_owned);
-                let steps = self.steps.entry(owner).or_default();
-                if steps.contains(&e.step_name) {
+                let active = self
+                    .steps
+                    .iter()
+                    .any(|(o, name)| o.as_deref() == tag && *name == e.step_name);
+                if active {
                     return Err(OrderError::StepAlreadyActive {
                         index,
                         event_type: event_type(),
@@ -664,19 +667,20 @@ impl Verifier {
                         subagent_run_id: tag.map(str::to_owned),
                     });
                 }
-                steps.insert(e.step_name.clone());
+                self.steps
+                    .push((tag.map(str::to_owned), e.step_name.clone()));
             }
             Event::StepFinished(e) => {
-                let owner = tag.map(str::to_owned);
-                let removed = self
+                let at = self
                     .steps
-                    .get_mut(&owner)
-                    .is_some_and(|steps| steps.remove(&e.step_name));
-                if !removed {
-                    let other = self
-                        .steps
-                        .iter()
-                        .find(|(o, names)| **o != owner && names.contains(&e.step_name));
+                    .iter()
+                    .position(|(o, name)| o.as_deref() == tag && *name == e.step_name);
+                if let Some(at) = at {
+                    self.steps.remove(at);
+                } else {
+                    // Not open under this owner: under another one, if any (the first to start it).
+                    let owner = tag.map(str::to_owned);
+                    let other = self.steps.iter().find(|(_, name)| *name == e.step_name);
                     return Err(match other {
                         Some((open_under, _)) => OrderError::StepOwnedByOther {
                             index,
@@ -988,11 +992,9 @@ impl Verifier {
         let steps: Vec<String> = self
             .steps
             .iter()
-            .flat_map(|(owner, names)| {
-                names.iter().map(move |name| match owner {
-                    Some(owner) => format!("{name} (subagent '{owner}')"),
-                    None => name.clone(),
-                })
+            .map(|(owner, name)| match owner {
+                Some(owner) => format!("{name} (subagent '{owner}')"),
+                None => name.clone(),
             })
             .collect();
         if !steps.is_empty() {
