@@ -816,14 +816,18 @@ impl Thread {
             Message::Reasoning(_) => !has_reasoning,
             _ => false,
         };
-        // `new Map(...)`: for a repeated id, the last snapshot message wins.
-        let by_id: HashMap<&str, &Message> = incoming.iter().map(|m| (m.id(), m)).collect();
+        // `new Map(...)`: for a repeated id, the last snapshot message wins. Keyed by `String`
+        // with positions, the layout of `message_index`: no other hash map code in the `.wasm`.
+        let mut by_id: HashMap<String, usize> = HashMap::default();
+        for (at, message) in incoming.iter().enumerate() {
+            by_id.insert(message.id().to_owned(), at);
+        }
         let old = std::mem::take(&mut self.messages);
         let mut kept: HashSet<String> = HashSet::default();
         for message in old {
             if let Some(&update) = by_id.get(message.id()) {
                 kept.insert(message.id().to_owned());
-                self.messages.push(update.clone());
+                self.messages.push(incoming[update].clone());
             } else if preserved(&message) {
                 kept.insert(message.id().to_owned());
                 self.messages.push(message);
