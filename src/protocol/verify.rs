@@ -453,6 +453,16 @@ pub enum RunState {
 /// The owner of an entity: `None` is the parent agent, `Some` a sub-agent run.
 type OwnerId = Option<String>;
 
+/// An owner as the owner maps hold it: 0 is the parent agent, `n` the sub-agent run
+/// `owner_names[n - 1]`. Ids to `usize` is a hash map layout the reducer has already; ids to
+/// `Option<String>` was one more in the `.wasm`, and a string copy per opener.
+type OwnerIx = usize;
+
+/// The sub-agent run id of owner `owner` (`None`: the parent agent).
+fn owner_name(names: &[String], owner: OwnerIx) -> Option<&str> {
+    owner.checked_sub(1).map(|at| names[at].as_str())
+}
+
 /// Checks an expanded event stream against the AG-UI 1.0 ordering rules, exactly as the TS
 /// client's `verifyEvents` does.
 ///
@@ -488,13 +498,15 @@ pub struct Verifier {
     subagents_closed: HashSet<String>,
     /// Who opened each message (text, or tool message from `TOOL_CALL_RESULT`), kept after it
     /// closes, so continuations and re-opens can be checked against it (rule 7).
-    message_owners: HashMap<String, OwnerId>,
+    message_owners: HashMap<String, OwnerIx>,
     /// Who opened each tool call (rule 7).
-    tool_call_owners: HashMap<String, OwnerId>,
+    tool_call_owners: HashMap<String, OwnerIx>,
     /// Who wrote each activity message (rule 7, `ACTIVITY_DELTA`).
-    activity_owners: HashMap<String, OwnerId>,
+    activity_owners: HashMap<String, OwnerIx>,
     /// Who opened each reasoning span or message; spans and messages share it, as in TS (rule 7).
-    reasoning_owners: HashMap<String, OwnerId>,
+    reasoning_owners: HashMap<String, OwnerIx>,
+    /// The sub-agent run ids the owner maps name, in the order first seen (see [`OwnerIx`]).
+    owner_names: Vec<String>,
 }
 
 impl Verifier {
@@ -582,11 +594,11 @@ impl Verifier {
                         message_id: id.clone(),
                     });
                 }
-                let owner = self.message_owners.get(id);
-                tag_error(index, event, tag, owner, EntityKind::Message, id)?;
+                let owner = self.message_owners.get(id.as_str()).copied();
+                self.tag_error(index, event, tag, owner, EntityKind::Message, id)?;
                 if owner.is_none() {
-                    self.message_owners
-                        .insert(id.clone(), tag.map(str::to_owned));
+                    let owner = self.owner(tag);
+                    self.message_owners.insert(id.clone(), owner);
                 }
                 self.text_messages.insert(id.clone());
             }
@@ -607,39 +619,42 @@ impl Verifier {
                 // A tool call belongs to the message that carries it.
                 let mut inherited = None;
                 if let Some(parent) = &e.parent_message_id {
-                    if let Some(parent_owner) = self.message_owners.get(parent) {
+                    if let Some(&parent_owner) = self.message_owners.get(parent.as_str()) {
+                        let parent_name = owner_name(&self.owner_names, parent_owner);
                         if let Some(tag) = tag {
-                            if parent_owner.as_deref() != Some(tag) {
+                            if parent_name != Some(tag) {
                                 return Err(OrderError::ToolCallParentMismatch {
                                     index,
                                     event_type: event_type(),
                                     parent_message_id: parent.clone(),
                                     subagent_run_id: tag.to_owned(),
-                                    owner: parent_owner.clone(),
+                                    owner: parent_name.map(str::to_owned),
                                 });
                             }
                         }
                         inherited = Some(parent_owner);
                     }
                 }
-                let existing = self.tool_call_owners.get(id);
+                let existing = self.tool_call_owners.get(id.as_str()).copied();
                 if let Some(existing) = existing {
-                    tag_error(index, event, tag, Some(existing), EntityKind::ToolCall, id)?;
+                    self.tag_error(index, event, tag, Some(existing), EntityKind::ToolCall, id)?;
                     if let (None, Some(inherited)) = (tag, inherited) {
                         if inherited != existing {
+                            let name =
+                                |owner| owner_name(&self.owner_names, owner).map(str::to_owned);
                             return Err(OrderError::ToolCallOwnerConflict {
                                 index,
                                 event_type: event_type(),
                                 tool_call_id: id.clone(),
-                                owner: existing.clone(),
-                                parent_owner: inherited.clone(),
+                                owner: name(existing),
+                                parent_owner: name(inherited),
                             });
                         }
                     }
                 } else {
                     let owner = match tag {
-                        Some(tag) => Some(tag.to_owned()),
-                        None => inherited.cloned().flatten(),
+                        Some(_) => self.owner(tag),
+                        None => inherited.unwrap_or(0),
                     };
                     self.tool_call_owners.insert(id.clone(), owner);
                 }
@@ -650,8 +665,8 @@ impl Verifier {
             // Rule 6: results are not checked against tool calls; the tool message they create
             // gets an owner.
             Event::ToolCallResult(e) => {
-                self.message_owners
-                    .insert(e.message_id.clone(), tag.map(str::to_owned));
+                let owner = self.owner(tag);
+                self.message_owners.insert(e.message_id.clone(), owner);
             }
 
             Event::StepStarted(e) => {
@@ -701,14 +716,14 @@ impl Verifier {
 
             Event::ActivitySnapshot(e)
                 if e.replace != Some(false)
-                    || !self.activity_owners.contains_key(&e.message_id) =>
+                    || !self.activity_owners.contains_key(e.message_id.as_str()) =>
             {
-                self.activity_owners
-                    .insert(e.message_id.clone(), tag.map(str::to_owned));
+                let owner = self.owner(tag);
+                self.activity_owners.insert(e.message_id.clone(), owner);
             }
             Event::ActivityDelta(e) => {
-                let owner = self.activity_owners.get(&e.message_id);
-                tag_error(
+                let owner = self.activity_owners.get(e.message_id.as_str()).copied();
+                self.tag_error(
                     index,
                     event,
                     tag,
@@ -733,6 +748,7 @@ impl Verifier {
             }
             Event::ReasoningEncryptedValue(e) => {
                 let id = &e.entity_id;
+                let id = id.as_str();
                 let (owner, kind) = match e.subtype {
                     EncryptedValueSubtype::ToolCall => {
                         (self.tool_call_owners.get(id), EntityKind::ToolCall)
@@ -744,7 +760,7 @@ impl Verifier {
                         EntityKind::Message,
                     ),
                 };
-                tag_error(index, event, tag, owner, kind, id)?;
+                self.tag_error(index, event, tag, owner.copied(), kind, id)?;
             }
 
             Event::SubagentStarted(e) => {
@@ -810,6 +826,21 @@ impl Verifier {
         self.tool_call_owners.clear();
         self.activity_owners.clear();
         self.reasoning_owners.clear();
+        self.owner_names.clear();
+    }
+
+    /// Owner `tag` as the owner maps hold it; a sub-agent seen for the first time is added.
+    fn owner(&mut self, tag: Option<&str>) -> OwnerIx {
+        let Some(tag) = tag else {
+            return 0;
+        };
+        match self.owner_names.iter().position(|name| name == tag) {
+            Some(at) => at + 1,
+            None => {
+                self.owner_names.push(tag.to_owned());
+                self.owner_names.len()
+            }
+        }
     }
 
     /// Learns message and tool-call owners from a message list: a snapshot is authoritative
@@ -824,17 +855,18 @@ impl Verifier {
                 Message::Activity(m) => (&m.subagent_run_id, None),
                 Message::Reasoning(m) => (&m.subagent_run_id, None),
             };
+            let owner = self.owner(owner.as_deref());
             let bucket = match message {
                 Message::Reasoning(_) => &mut self.reasoning_owners,
                 Message::Activity(_) => &mut self.activity_owners,
                 _ => &mut self.message_owners,
             };
             if authoritative || !bucket.contains_key(message.id()) {
-                bucket.insert(message.id().to_owned(), owner.clone());
+                bucket.insert(message.id().to_owned(), owner);
             }
             for call in tool_calls.unwrap_or_default() {
-                if authoritative || !self.tool_call_owners.contains_key(&call.id) {
-                    self.tool_call_owners.insert(call.id.clone(), owner.clone());
+                if authoritative || !self.tool_call_owners.contains_key(call.id.as_str()) {
+                    self.tool_call_owners.insert(call.id.clone(), owner);
                 }
             }
         }
@@ -854,7 +886,7 @@ impl Verifier {
                 message_id: id.to_owned(),
             });
         }
-        continuation_tag_error(index, event, &self.message_owners, EntityKind::Message, id)?;
+        self.continuation_tag_error(index, event, &self.message_owners, EntityKind::Message, id)?;
         if end {
             self.text_messages.remove(id);
         }
@@ -875,7 +907,7 @@ impl Verifier {
                 tool_call_id: id.to_owned(),
             });
         }
-        continuation_tag_error(
+        self.continuation_tag_error(
             index,
             event,
             &self.tool_call_owners,
@@ -918,11 +950,11 @@ impl Verifier {
             });
         }
         let tag = event.subagent_run_id();
-        let owner = self.reasoning_owners.get(id);
-        tag_error(index, event, tag, owner, EntityKind::ReasoningMessage, id)?;
+        let owner = self.reasoning_owners.get(id).copied();
+        self.tag_error(index, event, tag, owner, EntityKind::ReasoningMessage, id)?;
         if owner.is_none() {
-            self.reasoning_owners
-                .insert(id.to_owned(), tag.map(str::to_owned));
+            let owner = self.owner(tag);
+            self.reasoning_owners.insert(id.to_owned(), owner);
         }
         if span {
             self.reasoning_spans.insert(id.to_owned());
@@ -941,9 +973,9 @@ impl Verifier {
         end: bool,
     ) -> Result<(), OrderError> {
         let open = if span {
-            &mut self.reasoning_spans
+            &self.reasoning_spans
         } else {
-            &mut self.reasoning_messages
+            &self.reasoning_messages
         };
         if !open.contains(id) {
             let (event_type, message_id) =
@@ -962,8 +994,8 @@ impl Verifier {
                 }
             });
         }
-        let owner = self.reasoning_owners.get(id);
-        tag_error(
+        let owner = self.reasoning_owners.get(id).copied();
+        self.tag_error(
             index,
             event,
             event.subagent_run_id(),
@@ -972,7 +1004,11 @@ impl Verifier {
             id,
         )?;
         if end {
-            open.remove(id);
+            if span {
+                self.reasoning_spans.remove(id);
+            } else {
+                self.reasoning_messages.remove(id);
+            }
         }
         Ok(())
     }
@@ -1015,43 +1051,51 @@ impl Verifier {
     }
 }
 
-/// Rule 7 for a text or tool-call continuation. Only a sub-agent's event can contradict the
-/// owner, so an untagged one skips the look-up in `owners`, which holds every id of the run (a
-/// cache miss per delta on long runs).
-fn continuation_tag_error(
-    index: usize,
-    event: &Event,
-    owners: &HashMap<String, OwnerId>,
-    entity: EntityKind,
-    id: &str,
-) -> Result<(), OrderError> {
-    match event.subagent_run_id() {
-        Some(tag) => tag_error(index, event, Some(tag), owners.get(id), entity, id),
-        None => Ok(()),
-    }
-}
-
-/// Rule 7 for one event: an untagged event always passes; a tagged one must match the owner
-/// recorded for its entity, if any.
-fn tag_error(
-    index: usize,
-    event: &Event,
-    tag: Option<&str>,
-    owner: Option<&OwnerId>,
-    entity: EntityKind,
-    entity_id: &str,
-) -> Result<(), OrderError> {
-    match (tag, owner) {
-        (Some(tag), Some(owner)) if owner.as_deref() != Some(tag) => {
-            Err(OrderError::SubagentMismatch {
-                index,
-                event_type: event.known_type_name().unwrap_or_default(),
-                entity,
-                entity_id: entity_id.to_owned(),
-                subagent_run_id: tag.to_owned(),
-                owner: owner.clone(),
-            })
+impl Verifier {
+    /// Rule 7 for a text or tool-call continuation. Only a sub-agent's event can contradict the
+    /// owner, so an untagged one skips the look-up in `owners`, which holds every id of the run
+    /// (a cache miss per delta on long runs).
+    fn continuation_tag_error(
+        &self,
+        index: usize,
+        event: &Event,
+        owners: &HashMap<String, OwnerIx>,
+        entity: EntityKind,
+        id: &str,
+    ) -> Result<(), OrderError> {
+        match event.subagent_run_id() {
+            Some(tag) => {
+                self.tag_error(index, event, Some(tag), owners.get(id).copied(), entity, id)
+            }
+            None => Ok(()),
         }
-        _ => Ok(()),
+    }
+
+    /// Rule 7 for one event: an untagged event always passes; a tagged one must match the owner
+    /// recorded for its entity, if any.
+    fn tag_error(
+        &self,
+        index: usize,
+        event: &Event,
+        tag: Option<&str>,
+        owner: Option<OwnerIx>,
+        entity: EntityKind,
+        entity_id: &str,
+    ) -> Result<(), OrderError> {
+        let (Some(tag), Some(owner)) = (tag, owner) else {
+            return Ok(());
+        };
+        let owner = owner_name(&self.owner_names, owner);
+        if owner == Some(tag) {
+            return Ok(());
+        }
+        Err(OrderError::SubagentMismatch {
+            index,
+            event_type: event.known_type_name().unwrap_or_default(),
+            entity,
+            entity_id: entity_id.to_owned(),
+            subagent_run_id: tag.to_owned(),
+            owner: owner.map(str::to_owned),
+        })
     }
 }
