@@ -204,9 +204,11 @@ pub struct Thread {
     /// Message id → index of the *first* message with that id (the TS reducer's `find`), so
     /// streaming deltas find their message in O(1). Rebuilt whenever messages move.
     message_index: HashMap<String, usize>,
-    /// Tool call id → (message index, index in `toolCalls`) of its first occurrence, so
-    /// `TOOL_CALL_ARGS` finds its call in O(1). Rebuilt whenever messages move.
-    tool_call_index: HashMap<String, (usize, usize)>,
+    /// Tool call id → index of the message of its first occurrence (the call is the first with
+    /// that id in the message's `toolCalls`), so `TOOL_CALL_ARGS` finds its call in O(1). Rebuilt
+    /// whenever messages move. Ids to `usize`, the layout of `message_index`: one hash map
+    /// instance in the `.wasm` for both.
+    tool_call_index: HashMap<String, usize>,
     /// The current run's tool calls, for [`Thread::pending_tool_calls`].
     run: RunTally,
     /// The message the last text/reasoning delta went to, and the tool call the last arguments
@@ -278,7 +280,7 @@ impl Thread {
 
     /// The first tool call with this id, in any assistant message.
     pub fn tool_call(&self, tool_call_id: &str) -> Option<&ToolCall> {
-        let &(m, c) = self.tool_call_index.get(tool_call_id)?;
+        let (m, c) = self.call_position(tool_call_id)?;
         match &self.messages[m] {
             Message::Assistant(a) => a.tool_calls.as_ref()?.get(c),
             _ => None,
@@ -333,7 +335,7 @@ impl Thread {
     /// assistant so parallel results keep their order. Fall back to append when no owner is
     /// found.")
     fn place_tool_message(&mut self, message: Message, tool_call_id: &str) -> usize {
-        let Some(&(owner, _)) = self.tool_call_index.get(tool_call_id) else {
+        let Some(&owner) = self.tool_call_index.get(tool_call_id) else {
             return self.append(message);
         };
         let mut at = owner + 1;
@@ -423,7 +425,7 @@ impl Thread {
 
     /// The call with this id, as a [`PendingCall`].
     pub fn pending_call(&self, tool_call_id: &str) -> Option<PendingCall> {
-        let &(m, c) = self.tool_call_index.get(tool_call_id)?;
+        let (m, c) = self.call_position(tool_call_id)?;
         let Message::Assistant(a) = &self.messages[m] else {
             return None;
         };
@@ -582,7 +584,7 @@ impl Thread {
                 }
                 // default.ts TOOL_CALL_START: applying a start is idempotent; a known call is
                 // renamed if needed and gets the metadata, `arguments` untouched.
-                if let Some(&(m, c)) = self.tool_call_index.get(&e.tool_call_id) {
+                if let Some((m, c)) = self.call_position(&e.tool_call_id) {
                     let call = self.call_mut(m, c);
                     let renamed = call.function.name != e.tool_call_name;
                     if renamed {
@@ -610,10 +612,9 @@ impl Thread {
                     encrypted_value: None,
                     metadata: merged(None, e.metadata.as_ref()),
                 });
-                let c = calls.len() - 1;
                 self.tool_call_index
                     .entry(e.tool_call_id.clone())
-                    .or_insert((m, c));
+                    .or_insert(m);
                 Ok(if created {
                     Applied::Added(m)
                 } else {
@@ -738,7 +739,7 @@ impl Thread {
                 // default.ts: attaches the value only; the event's metadata stays on the event.
                 let at = match e.subtype {
                     EncryptedValueSubtype::ToolCall => {
-                        let Some(&(m, c)) = self.tool_call_index.get(&e.entity_id) else {
+                        let Some((m, c)) = self.call_position(&e.entity_id) else {
                             return Ok(Applied::None);
                         };
                         self.call_mut(m, c).encrypted_value = Some(e.encrypted_value.clone());
@@ -860,10 +861,8 @@ impl Thread {
             ..
         }) = message
         {
-            for (c, call) in calls.iter().enumerate() {
-                self.tool_call_index
-                    .entry(call.id.clone())
-                    .or_insert((at, c));
+            for call in calls {
+                self.tool_call_index.entry(call.id.clone()).or_insert(at);
             }
         }
     }
@@ -895,11 +894,16 @@ impl Thread {
 
     /// The (message, call) position a `TOOL_CALL_ARGS` / `TOOL_CALL_END` targets.
     fn call_target<'a>(&mut self, tool_call_id: &'a str) -> Result<(usize, usize), Fault<'a>> {
-        let index = &self.tool_call_index;
+        let (messages, index) = (&self.messages, &self.tool_call_index);
         cached(&mut self.last_call, tool_call_id, || {
-            index.get(tool_call_id).copied()
+            call_position(messages, index, tool_call_id)
         })
         .ok_or(Fault::UnknownToolCall(tool_call_id))
+    }
+
+    /// The (message, call) position of the first tool call with this id.
+    fn call_position(&self, tool_call_id: &str) -> Option<(usize, usize)> {
+        call_position(&self.messages, &self.tool_call_index, tool_call_id)
     }
 
     /// The tool call at an indexed position.
@@ -912,6 +916,24 @@ impl Thread {
             _ => unreachable!("the tool call index only points into assistant messages"),
         }
     }
+}
+
+/// [`Thread::call_position`] over the thread's parts (for a caller that holds its cache mutably).
+fn call_position(
+    messages: &[Message],
+    index: &HashMap<String, usize>,
+    tool_call_id: &str,
+) -> Option<(usize, usize)> {
+    let &m = index.get(tool_call_id)?;
+    let Message::Assistant(AssistantMessage {
+        tool_calls: Some(calls),
+        ..
+    }) = &messages[m]
+    else {
+        return None;
+    };
+    let c = calls.iter().position(|call| call.id == tool_call_id)?;
+    Some((m, c))
 }
 
 /// A look-up through a one-entry cache: `slot` answers for its own id, else `find` does and a
