@@ -648,7 +648,11 @@ pub enum SessionError {
     },
     /// The thread has open interrupts the request does not answer (and that have not expired).
     /// Nothing was sent.
-    #[error("thread {} has open interrupts the run does not answer in `resume`: {}", quoted(thread_id), ids.iter().map(|id| quoted(id)).collect::<Vec<_>>().join(", "))]
+    #[error(
+        "thread {} has open interrupts the run does not answer in `resume`: {}",
+        quoted(thread_id),
+        quoted_list(ids)
+    )]
     UnansweredInterrupts {
         /// The thread.
         thread_id: String,
@@ -1463,15 +1467,12 @@ impl Session {
                 run_id: run_id.clone(),
                 round,
             }));
-        let mut headers: Vec<(String, String)> = self
-            .config
-            .headers
-            .iter()
-            .filter(|(name, _)| {
-                !name.eq_ignore_ascii_case("content-type") && !name.eq_ignore_ascii_case("accept")
-            })
-            .cloned()
-            .collect();
+        let mut headers: Vec<(String, String)> = Vec::new();
+        for (name, value) in &self.config.headers {
+            if !name.eq_ignore_ascii_case("content-type") && !name.eq_ignore_ascii_case("accept") {
+                headers.push((name.clone(), value.clone()));
+            }
+        }
         headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
         headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
         self.actions.push_back(Action::Send {
@@ -1666,16 +1667,13 @@ impl Session {
                     )
             })
             .collect();
-        let unknown: Vec<String> = named
-            .iter()
-            .filter(|id| !state.thread.has_tool_call(id))
-            .cloned()
-            .collect();
-        let listed = named
-            .iter()
-            .map(|id| quoted(id))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let mut unknown: Vec<String> = Vec::new();
+        for id in named {
+            if !state.thread.has_tool_call(id) {
+                unknown.push(id.clone());
+            }
+        }
+        let listed = quoted_list(named);
         for call in unlisted {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
                 Interruption::RunEnded,
@@ -1968,6 +1966,18 @@ impl Session {
             }));
         self.actions.push_back(Action::Finished(Box::new(result)));
     }
+}
+
+/// `"a", "b"`: ids as JSON strings, comma-separated.
+fn quoted_list(ids: &[String]) -> String {
+    let mut out = String::new();
+    for (n, id) in ids.iter().enumerate() {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        crate::json::write_str(&mut out, id);
+    }
+    out
 }
 
 /// The tool calls the open `interrupts` name: the server's until they are resumed.
