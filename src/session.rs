@@ -1070,7 +1070,7 @@ impl Session {
         // the last assistant message that are the browser's (`pending: "run"`). A call an open
         // interrupt names is the server's until it is resumed: it is neither settled nor run here.
         let held = held_calls(&state.interrupts);
-        let mut dangling = unanswered_calls(state.thread.messages(), |_| true);
+        let mut dangling = unanswered_calls(state.thread.messages(), &|_| true);
         dangling.retain(|id| !held.contains(id));
         let mut to_run = Vec::new();
         let last = state.thread.messages().iter().rev().find_map(|m| match m {
@@ -1926,7 +1926,7 @@ impl Session {
         }
         // Every other call of this turn without an answer gets one, so the next turn is valid
         // for providers that demand a result for every call.
-        for id in unanswered_calls(state.thread.messages(), |m| !turn.before.contains(m)) {
+        for id in unanswered_calls(state.thread.messages(), &|m| !turn.before.contains(m)) {
             if !held.contains(&id) && !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));
                 settle.push((id, outcome));
@@ -2127,24 +2127,28 @@ fn epoch_ms(text: &str) -> Option<u64> {
 
 /// The ids of tool calls, in assistant messages accepted by `include` (by message id), that no
 /// tool message answers; in thread order.
-fn unanswered_calls(messages: &[Message], include: impl Fn(&str) -> bool) -> Vec<String> {
-    let answered: HashSet<&str> = messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool(t) => Some(t.tool_call_id.as_str()),
-            _ => None,
-        })
-        .collect();
-    messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Assistant(a) if include(&a.id) => a.tool_calls.as_ref(),
-            _ => None,
-        })
-        .flatten()
-        .filter(|call| !answered.contains(call.id.as_str()))
-        .map(|call| call.id.clone())
-        .collect()
+fn unanswered_calls(messages: &[Message], include: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let mut answered: HashSet<&str> = HashSet::default();
+    for message in messages {
+        if let Message::Tool(t) = message {
+            answered.insert(&t.tool_call_id);
+        }
+    }
+    let mut ids = Vec::new();
+    for message in messages {
+        let Message::Assistant(a) = message else {
+            continue;
+        };
+        if !include(&a.id) {
+            continue;
+        }
+        for call in a.tool_calls.iter().flatten() {
+            if !answered.contains(call.id.as_str()) {
+                ids.push(call.id.clone());
+            }
+        }
+    }
+    ids
 }
 
 /// A result larger than `limit` bytes (a string's UTF-8, any other value's JSON text) becomes a
