@@ -1202,7 +1202,8 @@ impl Session {
         let Some(decoder) = turn.decoder.as_mut() else {
             return;
         };
-        if let Err(error) = decoder.feed(bytes) {
+        // At an error the turn ends and the decoder goes with it: it need not keep the error.
+        if let Err(error) = decoder.feed_once(bytes) {
             self.decode_failed(thread_id, error);
             return;
         }
@@ -1218,7 +1219,7 @@ impl Session {
         let Some(decoder) = self.turn_mut(thread_id).and_then(|t| t.decoder.as_mut()) else {
             return;
         };
-        if let Err(error) = decoder.finish() {
+        if let Err(error) = decoder.finish_once() {
             self.decode_failed(thread_id, error);
             return;
         }
