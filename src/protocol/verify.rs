@@ -94,11 +94,10 @@ impl std::fmt::Display for Owner<'_> {
 
 /// An event out of order. Every variant carries the event's position in the stream (`index`)
 /// and its wire `type` (`event_type`). All are fatal for the run, as in the TS client.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OrderError {
     /// Rule 1: the first event is neither `RUN_STARTED` nor `RUN_ERROR`.
-    #[error("event {index} ({event_type}): the first event must be RUN_STARTED")]
     FirstEventNotRunStarted {
         /// The event's position in the stream.
         index: usize,
@@ -106,7 +105,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 2: `RUN_STARTED` while a run is active.
-    #[error("event {index} ({event_type}): a run is still active; finish it with RUN_FINISHED before starting another")]
     RunAlreadyStarted {
         /// The event's position in the stream.
         index: usize,
@@ -114,7 +112,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 2: after `RUN_FINISHED` only `RUN_ERROR` or `RUN_STARTED` may follow.
-    #[error("event {index} ({event_type}): the run has already finished; start a new run with RUN_STARTED")]
     EventAfterRunFinished {
         /// The event's position in the stream.
         index: usize,
@@ -122,9 +119,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 2: after `RUN_ERROR` only `RUN_STARTED` may follow.
-    #[error(
-        "event {index} ({event_type}): the run has already errored; no further events can be sent"
-    )]
     EventAfterRunError {
         /// The event's position in the stream.
         index: usize,
@@ -132,7 +126,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 3: `TEXT_MESSAGE_START` for a message already open.
-    #[error("event {index} ({event_type}): text message '{message_id}' is already in progress")]
     TextMessageAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -142,7 +135,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `TEXT_MESSAGE_CONTENT` / `_END` for a message not open.
-    #[error("event {index} ({event_type}): no active text message with id '{message_id}'")]
     TextMessageNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -152,7 +144,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `TOOL_CALL_START` for a call already open.
-    #[error("event {index} ({event_type}): tool call '{tool_call_id}' is already in progress")]
     ToolCallAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -162,7 +153,6 @@ pub enum OrderError {
         tool_call_id: String,
     },
     /// Rule 3: `TOOL_CALL_ARGS` / `_END` for a call not open.
-    #[error("event {index} ({event_type}): no active tool call with id '{tool_call_id}'")]
     ToolCallNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -172,7 +162,6 @@ pub enum OrderError {
         tool_call_id: String,
     },
     /// Rule 3: `REASONING_START` for a span already open.
-    #[error("event {index} ({event_type}): reasoning span '{message_id}' is already in progress")]
     ReasoningSpanAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -182,7 +171,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `REASONING_END` for a span not open.
-    #[error("event {index} ({event_type}): no active reasoning span with id '{message_id}'")]
     ReasoningSpanNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -192,9 +180,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `REASONING_MESSAGE_START` for a reasoning message already open.
-    #[error(
-        "event {index} ({event_type}): reasoning message '{message_id}' is already in progress"
-    )]
     ReasoningMessageAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -204,7 +189,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `REASONING_MESSAGE_CONTENT` / `_END` for a reasoning message not open.
-    #[error("event {index} ({event_type}): no active reasoning message with id '{message_id}'")]
     ReasoningMessageNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -214,10 +198,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 4: `STEP_STARTED` for a step already active under the same owner.
-    #[error(
-        "event {index} ({event_type}): step '{step_name}' is already active for {}",
-        Owner(subagent_run_id)
-    )]
     StepAlreadyActive {
         /// The event's position in the stream.
         index: usize,
@@ -229,7 +209,6 @@ pub enum OrderError {
         subagent_run_id: Option<String>,
     },
     /// Rule 4: `STEP_FINISHED` for a step not started (under any owner).
-    #[error("event {index} ({event_type}): step '{step_name}' was not started")]
     StepNotStarted {
         /// The event's position in the stream.
         index: usize,
@@ -241,7 +220,6 @@ pub enum OrderError {
         subagent_run_id: Option<String>,
     },
     /// Rule 4: `STEP_FINISHED` for a step that is open under another owner.
-    #[error("event {index} ({event_type}): step '{step_name}' attributed to {} is open under {}; a step must be finished by whoever started it", Owner(subagent_run_id), Owner(open_under))]
     StepOwnedByOther {
         /// The event's position in the stream.
         index: usize,
@@ -256,7 +234,6 @@ pub enum OrderError {
     },
     /// Rule 5: `RUN_FINISHED` while something is still open. Checked in the TS order: steps,
     /// text messages, reasoning messages, reasoning spans, tool calls, sub-agents.
-    #[error("event {index} ({event_type}): cannot finish the run while {what} are still active: {}", ids.join(", "))]
     RunFinishedWithOpen {
         /// The event's position in the stream.
         index: usize,
@@ -268,7 +245,6 @@ pub enum OrderError {
         ids: Vec<String>,
     },
     /// Rule 7: a continuation event's `subagentRunId` differs from its entity opener's owner.
-    #[error("event {index} ({event_type}): subagentRunId '{subagent_run_id}' does not match the {entity} '{entity_id}' opener's owner, {}", Owner(owner))]
     SubagentMismatch {
         /// The event's position in the stream.
         index: usize,
@@ -284,7 +260,6 @@ pub enum OrderError {
         owner: Option<String>,
     },
     /// Rule 7: `TOOL_CALL_START`'s `subagentRunId` differs from the owner of its parent message.
-    #[error("event {index} ({event_type}): subagentRunId '{subagent_run_id}' does not match its parent message '{parent_message_id}' owner, {}; a tool call belongs to the message that carries it", Owner(owner))]
     ToolCallParentMismatch {
         /// The event's position in the stream.
         index: usize,
@@ -299,7 +274,6 @@ pub enum OrderError {
     },
     /// Rule 7: an untagged `TOOL_CALL_START` re-opens a tool call whose recorded owner differs
     /// from the owner of the parent message it names (the event's `parentMessageId`).
-    #[error("event {index} ({event_type}): tool call '{tool_call_id}' is owned by {} but its parent message is owned by {}", Owner(owner), Owner(parent_owner))]
     ToolCallOwnerConflict {
         /// The event's position in the stream.
         index: usize,
@@ -313,7 +287,6 @@ pub enum OrderError {
         parent_owner: Option<String>,
     },
     /// Rule 7: `SUBAGENT_STARTED` for a sub-agent run already active.
-    #[error("event {index} ({event_type}): subagent '{subagent_run_id}' is already active")]
     SubagentAlreadyActive {
         /// The event's position in the stream.
         index: usize,
@@ -323,7 +296,6 @@ pub enum OrderError {
         subagent_run_id: String,
     },
     /// Rule 7: `SUBAGENT_STARTED` reuses the id of a sub-agent run that already ended in this run.
-    #[error("event {index} ({event_type}): subagent '{subagent_run_id}' has already finished in this run; subagent ids cannot be reused")]
     SubagentIdReused {
         /// The event's position in the stream.
         index: usize,
@@ -333,7 +305,6 @@ pub enum OrderError {
         subagent_run_id: String,
     },
     /// Rule 7: `SUBAGENT_STARTED.parentSubagentRunId` names a sub-agent not started in this run.
-    #[error("event {index} ({event_type}): parentSubagentRunId '{parent_subagent_run_id}' has not been started in this run")]
     SubagentParentNotStarted {
         /// The event's position in the stream.
         index: usize,
@@ -345,7 +316,6 @@ pub enum OrderError {
         parent_subagent_run_id: String,
     },
     /// Rule 7: `SUBAGENT_FINISHED` / `SUBAGENT_ERROR` for a sub-agent run not active.
-    #[error("event {index} ({event_type}): no active subagent with id '{subagent_run_id}'")]
     SubagentNotActive {
         /// The event's position in the stream.
         index: usize,
@@ -355,6 +325,139 @@ pub enum OrderError {
         subagent_run_id: String,
     },
 }
+
+/// Written by hand: the `event N (TYPE): ` head once, then the variant's own text (one format
+/// with one or two arguments each, where a derive repeats the head and its two arguments in
+/// every variant's format).
+impl std::fmt::Display for OrderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use OrderError::*;
+        let (index, event_type) = self.parts();
+        write!(f, "event {index} ({event_type}): ")?;
+        // "<what> '<id>' is already in progress" / "no active <what> with id '<id>'".
+        let (what, id, open) = match self {
+            FirstEventNotRunStarted { .. } => {
+                return f.write_str("the first event must be RUN_STARTED")
+            }
+            RunAlreadyStarted { .. } => {
+                return f.write_str(
+                    "a run is still active; finish it with RUN_FINISHED before starting another",
+                )
+            }
+            EventAfterRunFinished { .. } => {
+                return f
+                    .write_str("the run has already finished; start a new run with RUN_STARTED")
+            }
+            EventAfterRunError { .. } => {
+                return f.write_str("the run has already errored; no further events can be sent")
+            }
+            TextMessageAlreadyOpen { message_id, .. } => ("text message", message_id, true),
+            TextMessageNotOpen { message_id, .. } => ("text message", message_id, false),
+            ToolCallAlreadyOpen { tool_call_id, .. } => ("tool call", tool_call_id, true),
+            ToolCallNotOpen { tool_call_id, .. } => ("tool call", tool_call_id, false),
+            ReasoningSpanAlreadyOpen { message_id, .. } => ("reasoning span", message_id, true),
+            ReasoningSpanNotOpen { message_id, .. } => ("reasoning span", message_id, false),
+            ReasoningMessageAlreadyOpen { message_id, .. } => {
+                ("reasoning message", message_id, true)
+            }
+            ReasoningMessageNotOpen { message_id, .. } => ("reasoning message", message_id, false),
+            SubagentNotActive {
+                subagent_run_id, ..
+            } => ("subagent", subagent_run_id, false),
+            StepAlreadyActive {
+                step_name,
+                subagent_run_id,
+                ..
+            } => {
+                let owner = Owner(subagent_run_id);
+                return write!(f, "step '{step_name}' is already active for {owner}");
+            }
+            StepNotStarted { step_name, .. } => {
+                return write!(f, "step '{step_name}' was not started")
+            }
+            StepOwnedByOther {
+                step_name,
+                subagent_run_id,
+                open_under,
+                ..
+            } => {
+                let (by, under) = (Owner(subagent_run_id), Owner(open_under));
+                return write!(
+                    f,
+                    "step '{step_name}' attributed to {by} is open under {under}; a step must be finished by whoever started it"
+                );
+            }
+            RunFinishedWithOpen { what, ids, .. } => {
+                let ids = ids.join(", ");
+                return write!(f, "cannot finish the run while {what} are still active: {ids}");
+            }
+            SubagentMismatch {
+                entity,
+                entity_id,
+                subagent_run_id,
+                owner,
+                ..
+            } => {
+                let owner = Owner(owner);
+                return write!(
+                    f,
+                    "subagentRunId '{subagent_run_id}' does not match the {entity} '{entity_id}' opener's owner, {owner}"
+                );
+            }
+            ToolCallParentMismatch {
+                parent_message_id,
+                subagent_run_id,
+                owner,
+                ..
+            } => {
+                let owner = Owner(owner);
+                return write!(
+                    f,
+                    "subagentRunId '{subagent_run_id}' does not match its parent message '{parent_message_id}' owner, {owner}; a tool call belongs to the message that carries it"
+                );
+            }
+            ToolCallOwnerConflict {
+                tool_call_id,
+                owner,
+                parent_owner,
+                ..
+            } => {
+                let (owner, parent_owner) = (Owner(owner), Owner(parent_owner));
+                return write!(
+                    f,
+                    "tool call '{tool_call_id}' is owned by {owner} but its parent message is owned by {parent_owner}"
+                );
+            }
+            SubagentAlreadyActive {
+                subagent_run_id, ..
+            } => return write!(f, "subagent '{subagent_run_id}' is already active"),
+            SubagentIdReused {
+                subagent_run_id, ..
+            } => {
+                return write!(
+                    f,
+                    "subagent '{subagent_run_id}' has already finished in this run; subagent ids cannot be reused"
+                )
+            }
+            SubagentParentNotStarted {
+                parent_subagent_run_id,
+                ..
+            } => {
+                return write!(
+                    f,
+                    "parentSubagentRunId '{parent_subagent_run_id}' has not been started in this run"
+                )
+            }
+        };
+        if open {
+            write!(f, "{what} '{id}' is already in progress")
+        } else {
+            write!(f, "no active {what} with id '{id}'")
+        }
+    }
+}
+
+impl std::error::Error for OrderError {}
 
 impl OrderError {
     /// The position in the stream of the offending event.
