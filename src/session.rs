@@ -876,8 +876,7 @@ impl Session {
                 }
             }
         }
-        // Call order within a thread does not depend on the map's order: by id.
-        crate::sort::sort(&mut expired);
+        // By thread, then by call id: both maps iterate in name order.
         for (thread_id, tool_call_id, tool_name, timeout_ms, called) in expired {
             self.actions.push_back(Action::CancelCall {
                 thread_id: thread_id.clone(),
