@@ -1,8 +1,8 @@
 //! One small sort for the crate's few sorts, instead of `std`'s.
 //!
 //! `slice::sort*` instantiates a full driftsort or ipnsort (2 to 5 KB of wasm each) per element
-//! type and comparator; the crate sorts in five places (duplicate keys of JSON objects over 16
-//! members, changed message positions, expired calls, open ids in an error), which cost 13,118
+//! type and comparator; the crate sorts in four places (duplicate keys of JSON objects over 16
+//! members, twice; changed message positions; open ids in an error), which cost 13,118
 //! bytes of the package's gzip size (README, "Numbers"). This is one heapsort of positions, through
 //! a `&mut dyn FnMut` that compares or swaps two elements, so each element type gets only that
 //! closure: O(n log n) worst case, in place, not stable (callers that need an order for equal keys
