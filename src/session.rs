@@ -648,7 +648,11 @@ pub enum SessionError {
     },
     /// The thread has open interrupts the request does not answer (and that have not expired).
     /// Nothing was sent.
-    #[error("thread {} has open interrupts the run does not answer in `resume`: {}", quoted(thread_id), ids.iter().map(|id| quoted(id)).collect::<Vec<_>>().join(", "))]
+    #[error(
+        "thread {} has open interrupts the run does not answer in `resume`: {}",
+        quoted(thread_id),
+        quoted_list(ids)
+    )]
     UnansweredInterrupts {
         /// The thread.
         thread_id: String,
@@ -872,8 +876,7 @@ impl Session {
                 }
             }
         }
-        // Call order within a thread does not depend on the map's order: by id.
-        crate::sort::sort(&mut expired);
+        // By thread, then by call id: both maps iterate in name order.
         for (thread_id, tool_call_id, tool_name, timeout_ms, called) in expired {
             self.actions.push_back(Action::CancelCall {
                 thread_id: thread_id.clone(),
@@ -1066,7 +1069,7 @@ impl Session {
         // the last assistant message that are the browser's (`pending: "run"`). A call an open
         // interrupt names is the server's until it is resumed: it is neither settled nor run here.
         let held = held_calls(&state.interrupts);
-        let mut dangling = unanswered_calls(state.thread.messages(), |_| true);
+        let mut dangling = unanswered_calls(state.thread.messages(), &|_| true);
         dangling.retain(|id| !held.contains(id));
         let mut to_run = Vec::new();
         let last = state.thread.messages().iter().rev().find_map(|m| match m {
@@ -1198,7 +1201,8 @@ impl Session {
         let Some(decoder) = turn.decoder.as_mut() else {
             return;
         };
-        if let Err(error) = decoder.feed(bytes) {
+        // At an error the turn ends and the decoder goes with it: it need not keep the error.
+        if let Err(error) = decoder.feed_once(bytes) {
             self.decode_failed(thread_id, error);
             return;
         }
@@ -1214,7 +1218,7 @@ impl Session {
         let Some(decoder) = self.turn_mut(thread_id).and_then(|t| t.decoder.as_mut()) else {
             return;
         };
-        if let Err(error) = decoder.finish() {
+        if let Err(error) = decoder.finish_once() {
             self.decode_failed(thread_id, error);
             return;
         }
@@ -1463,15 +1467,12 @@ impl Session {
                 run_id: run_id.clone(),
                 round,
             }));
-        let mut headers: Vec<(String, String)> = self
-            .config
-            .headers
-            .iter()
-            .filter(|(name, _)| {
-                !name.eq_ignore_ascii_case("content-type") && !name.eq_ignore_ascii_case("accept")
-            })
-            .cloned()
-            .collect();
+        let mut headers: Vec<(String, String)> = Vec::new();
+        for (name, value) in &self.config.headers {
+            if !name.eq_ignore_ascii_case("content-type") && !name.eq_ignore_ascii_case("accept") {
+                headers.push((name.clone(), value.clone()));
+            }
+        }
         headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
         headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
         self.actions.push_back(Action::Send {
@@ -1506,7 +1507,7 @@ impl Session {
                     }
                     _ => Vec::new(),
                 };
-                let applied = state.thread.apply(&item.event);
+                let applied = state.thread.fold(&item.event);
                 for message in recorded {
                     keep_tool_message(&mut state.thread, message);
                 }
@@ -1666,16 +1667,13 @@ impl Session {
                     )
             })
             .collect();
-        let unknown: Vec<String> = named
-            .iter()
-            .filter(|id| !state.thread.has_tool_call(id))
-            .cloned()
-            .collect();
-        let listed = named
-            .iter()
-            .map(|id| quoted(id))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let mut unknown: Vec<String> = Vec::new();
+        for id in named {
+            if !state.thread.has_tool_call(id) {
+                unknown.push(id.clone());
+            }
+        }
+        let listed = quoted_list(named);
         for call in unlisted {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
                 Interruption::RunEnded,
@@ -1928,7 +1926,7 @@ impl Session {
         }
         // Every other call of this turn without an answer gets one, so the next turn is valid
         // for providers that demand a result for every call.
-        for id in unanswered_calls(state.thread.messages(), |m| !turn.before.contains(m)) {
+        for id in unanswered_calls(state.thread.messages(), &|m| !turn.before.contains(m)) {
             if !held.contains(&id) && !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));
                 settle.push((id, outcome));
@@ -1968,6 +1966,18 @@ impl Session {
             }));
         self.actions.push_back(Action::Finished(Box::new(result)));
     }
+}
+
+/// `"a", "b"`: ids as JSON strings, comma-separated.
+fn quoted_list(ids: &[String]) -> String {
+    let mut out = String::new();
+    for (n, id) in ids.iter().enumerate() {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        crate::json::write_str(&mut out, id);
+    }
+    out
 }
 
 /// The tool calls the open `interrupts` name: the server's until they are resumed.
@@ -2117,24 +2127,28 @@ fn epoch_ms(text: &str) -> Option<u64> {
 
 /// The ids of tool calls, in assistant messages accepted by `include` (by message id), that no
 /// tool message answers; in thread order.
-fn unanswered_calls(messages: &[Message], include: impl Fn(&str) -> bool) -> Vec<String> {
-    let answered: HashSet<&str> = messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool(t) => Some(t.tool_call_id.as_str()),
-            _ => None,
-        })
-        .collect();
-    messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Assistant(a) if include(&a.id) => a.tool_calls.as_ref(),
-            _ => None,
-        })
-        .flatten()
-        .filter(|call| !answered.contains(call.id.as_str()))
-        .map(|call| call.id.clone())
-        .collect()
+fn unanswered_calls(messages: &[Message], include: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let mut answered: HashSet<&str> = HashSet::default();
+    for message in messages {
+        if let Message::Tool(t) = message {
+            answered.insert(&t.tool_call_id);
+        }
+    }
+    let mut ids = Vec::new();
+    for message in messages {
+        let Message::Assistant(a) = message else {
+            continue;
+        };
+        if !include(&a.id) {
+            continue;
+        }
+        for call in a.tool_calls.iter().flatten() {
+            if !answered.contains(call.id.as_str()) {
+                ids.push(call.id.clone());
+            }
+        }
+    }
+    ids
 }
 
 /// A result larger than `limit` bytes (a string's UTF-8, any other value's JSON text) becomes a

@@ -1,26 +1,25 @@
 //! One small sort for the crate's few sorts, instead of `std`'s.
 //!
 //! `slice::sort*` instantiates a full driftsort or ipnsort (2 to 5 KB of wasm each) per element
-//! type and comparator; the crate sorts in five places (duplicate keys of JSON objects over 16
-//! members, changed message positions, expired calls, open ids in an error), which cost 13,118
-//! bytes of the package's gzip size (README, "Numbers"). This is a heapsort over a comparator given as
-//! `&mut dyn FnMut`, so each element type gets one small copy: O(n log n) worst case, in place, not
-//! stable (callers that need an order for equal keys compare a tie-breaker too).
+//! type and comparator; the crate sorts in four places (duplicate keys of JSON objects over 16
+//! members, twice; changed message positions; open ids in an error), which cost 13,118
+//! bytes of the package's gzip size (README, "Numbers"). This is one heapsort of positions, through
+//! a `&mut dyn FnMut` that compares or swaps two elements, so each element type gets only that
+//! closure: O(n log n) worst case, in place, not stable (callers that need an order for equal keys
+//! compare a tie-breaker too).
 
 /// Sorts `v` so that no element is `less` than the one before it.
 pub fn sort_by<T>(v: &mut [T], less: &mut dyn FnMut(&T, &T) -> bool) {
-    let n = v.len();
-    if n < 2 {
-        return;
-    }
-    // Build a max-heap, then move the largest to the end, one at a time.
-    for start in (0..n / 2).rev() {
-        sift_down(v, start, n, less);
-    }
-    for end in (1..n).rev() {
-        v.swap(0, end);
-        sift_down(v, 0, end, less);
-    }
+    // The heap works on positions; only this closure (compare or swap two of them) is
+    // instantiated per element type.
+    heapsort(v.len(), &mut |i, j, swap| {
+        if swap {
+            v.swap(i, j);
+            false
+        } else {
+            less(&v[i], &v[j])
+        }
+    });
 }
 
 /// Sorts `v` by `Ord`.
@@ -28,31 +27,37 @@ pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, &mut |a, b| a < b);
 }
 
-fn larger_child<T>(
-    v: &[T],
-    child: usize,
-    end: usize,
-    less: &mut dyn FnMut(&T, &T) -> bool,
-) -> usize {
-    // The larger of the two children.
-    if child + 1 < end && less(&v[child], &v[child + 1]) {
-        child + 1
-    } else {
-        child
+/// A heapsort of positions `0..n`: `op(i, j, false)` says whether element `i` is less than
+/// element `j`, `op(i, j, true)` swaps them.
+#[inline(never)]
+fn heapsort(n: usize, op: &mut dyn FnMut(usize, usize, bool) -> bool) {
+    if n < 2 {
+        return;
+    }
+    // Build a max-heap, then move the largest to the end, one at a time.
+    for start in (0..n / 2).rev() {
+        sift_down(start, n, op);
+    }
+    for end in (1..n).rev() {
+        op(0, end, true);
+        sift_down(0, end, op);
     }
 }
 
-fn sift_down<T>(v: &mut [T], mut node: usize, end: usize, less: &mut dyn FnMut(&T, &T) -> bool) {
+fn sift_down(mut node: usize, end: usize, op: &mut dyn FnMut(usize, usize, bool) -> bool) {
     loop {
-        let child = 2 * node + 1;
+        let mut child = 2 * node + 1;
         if child >= end {
             return;
         }
-        let child = larger_child(v, child, end, less);
-        if !less(&v[node], &v[child]) {
+        // The larger of the two children.
+        if child + 1 < end && op(child, child + 1, false) {
+            child += 1;
+        }
+        if !op(node, child, false) {
             return;
         }
-        v.swap(node, child);
+        op(node, child, true);
         node = child;
     }
 }

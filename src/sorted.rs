@@ -28,7 +28,7 @@ impl<V> SortedMap<V> {
     }
 
     fn find(&self, name: &str) -> Result<usize, usize> {
-        self.entries.binary_search_by(|(k, _)| k.as_str().cmp(name))
+        find_by(self.entries.len(), name, &|i| &self.entries[i].0)
     }
 
     /// The value of `name`.
@@ -118,6 +118,22 @@ impl<V> SortedMap<V> {
     pub fn keys(&self) -> impl ExactSizeIterator<Item = &String> {
         self.entries.iter().map(|(k, _)| k)
     }
+}
+
+/// The binary search of [`SortedMap::find`], once for every value type: the key of entry `i`
+/// comes through `key_at`, so only that one-line closure is instantiated per layout.
+#[inline(never)]
+fn find_by<'a>(len: usize, name: &str, key_at: &dyn Fn(usize) -> &'a str) -> Result<usize, usize> {
+    let (mut low, mut high) = (0, len);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        match key_at(mid).cmp(name) {
+            std::cmp::Ordering::Less => low = mid + 1,
+            std::cmp::Ordering::Greater => high = mid,
+            std::cmp::Ordering::Equal => return Ok(mid),
+        }
+    }
+    Err(low)
 }
 
 impl SortedSet {

@@ -276,25 +276,36 @@ impl EventDecoder {
     /// Feeds the next bytes of the body and decodes every event they complete.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
         self.check_failed()?;
-        let fed = self.sse.feed(bytes);
-        // Events completed before a framing error come first in the stream: decode them first,
-        // so the error's index is the event that broke.
-        let result = self.drain().and_then(|()| self.sse_result(fed));
+        let result = self.feed_once(bytes);
         self.fail_on(result)
     }
 
     /// Ends the body: errors if an event was cut off. Chunk streams still open are closed.
     pub fn finish(&mut self) -> Result<(), DecodeError> {
         self.check_failed()?;
-        let finished = self.sse.finish();
-        let result = self.drain().and_then(|()| self.sse_result(finished));
-        let result = result.and_then(|()| {
-            if let Some(expander) = &mut self.expander {
-                expander.finish(&mut self.expanded);
-            }
-            self.take_expanded(self.index.saturating_sub(1), false)
-        });
+        let result = self.finish_once();
         self.fail_on(result)
+    }
+
+    /// [`feed`](Self::feed) for a caller that drops the decoder at its first error (the session,
+    /// [`decode_all`]): the error is not kept for later calls, so it is not cloned (and
+    /// `DecodeError`'s `Clone` stays out of the `.wasm`). Not to be called after an error.
+    pub(crate) fn feed_once(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
+        let fed = self.sse.feed(bytes);
+        // Events completed before a framing error come first in the stream: decode them first,
+        // so the error's index is the event that broke.
+        self.drain().and_then(|()| self.sse_result(fed))
+    }
+
+    /// [`finish`](Self::finish) for a caller that drops the decoder at its first error (see
+    /// [`feed_once`](Self::feed_once)).
+    pub(crate) fn finish_once(&mut self) -> Result<(), DecodeError> {
+        let finished = self.sse.finish();
+        self.drain().and_then(|()| self.sse_result(finished))?;
+        if let Some(expander) = &mut self.expander {
+            expander.finish(&mut self.expanded);
+        }
+        self.take_expanded(self.index.saturating_sub(1), false)
     }
 
     fn sse_result(&self, result: Result<(), SseError>) -> Result<(), DecodeError> {
@@ -491,8 +502,8 @@ impl ToJson for Decoded {
 pub fn decode_all(bytes: &[u8], options: &DecodeOptions) -> Result<Decoded, DecodeError> {
     let mut decoder = EventDecoder::new(options);
     let mut events = Vec::new();
-    decoder.feed(bytes)?;
-    decoder.finish()?;
+    decoder.feed_once(bytes)?;
+    decoder.finish_once()?;
     while let Some(event) = decoder.next_event() {
         events.push(event);
     }

@@ -18,6 +18,7 @@
 
 use crate::hash::{HashMap, HashSet};
 
+use crate::json::patch::PatchError;
 use crate::json::{self, Map, Value};
 
 use crate::protocol::event::{
@@ -118,6 +119,51 @@ pub enum ReduceError {
     },
 }
 
+/// A [`ReduceError`] before its texts are written: the ids borrow the event.
+#[derive(Debug)]
+pub(crate) enum Fault<'a> {
+    UnknownMessage(&'a str),
+    UnknownToolCall(&'a str),
+    ActivityIdReused(&'a str),
+    NotActivity(&'a str),
+    StatePatch(PatchError),
+    /// `None`: the patch applied but did not leave an object.
+    ActivityPatch(&'a str, Option<PatchError>),
+}
+
+impl Fault<'_> {
+    fn into_error(self, event: &Event) -> ReduceError {
+        let event_type = || event.type_name().to_owned();
+        match self {
+            Fault::UnknownMessage(id) => ReduceError::UnknownMessage {
+                event_type: event_type(),
+                message_id: id.to_owned(),
+            },
+            Fault::UnknownToolCall(id) => ReduceError::UnknownToolCall {
+                event_type: event_type(),
+                tool_call_id: id.to_owned(),
+            },
+            Fault::ActivityIdReused(id) => ReduceError::ActivityIdReused {
+                event_type: event_type(),
+                message_id: id.to_owned(),
+            },
+            Fault::NotActivity(id) => ReduceError::NotActivity {
+                message_id: id.to_owned(),
+            },
+            Fault::StatePatch(error) => ReduceError::StatePatch {
+                message: error.to_string(),
+            },
+            Fault::ActivityPatch(id, error) => ReduceError::ActivityPatch {
+                message_id: id.to_owned(),
+                message: match error {
+                    Some(error) => error.to_string(),
+                    None => "the patched content is not an object".to_owned(),
+                },
+            },
+        }
+    }
+}
+
 /// How the current run ended, for [`Thread::pending_tool_calls`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Finished {
@@ -158,9 +204,11 @@ pub struct Thread {
     /// Message id → index of the *first* message with that id (the TS reducer's `find`), so
     /// streaming deltas find their message in O(1). Rebuilt whenever messages move.
     message_index: HashMap<String, usize>,
-    /// Tool call id → (message index, index in `toolCalls`) of its first occurrence, so
-    /// `TOOL_CALL_ARGS` finds its call in O(1). Rebuilt whenever messages move.
-    tool_call_index: HashMap<String, (usize, usize)>,
+    /// Tool call id → index of the message of its first occurrence (the call is the first with
+    /// that id in the message's `toolCalls`), so `TOOL_CALL_ARGS` finds its call in O(1). Rebuilt
+    /// whenever messages move. Ids to `usize`, the layout of `message_index`: one hash map
+    /// instance in the `.wasm` for both.
+    tool_call_index: HashMap<String, usize>,
     /// The current run's tool calls, for [`Thread::pending_tool_calls`].
     run: RunTally,
     /// The message the last text/reasoning delta went to, and the tool call the last arguments
@@ -232,7 +280,7 @@ impl Thread {
 
     /// The first tool call with this id, in any assistant message.
     pub fn tool_call(&self, tool_call_id: &str) -> Option<&ToolCall> {
-        let &(m, c) = self.tool_call_index.get(tool_call_id)?;
+        let (m, c) = self.call_position(tool_call_id)?;
         match &self.messages[m] {
             Message::Assistant(a) => a.tool_calls.as_ref()?.get(c),
             _ => None,
@@ -287,7 +335,7 @@ impl Thread {
     /// assistant so parallel results keep their order. Fall back to append when no owner is
     /// found.")
     fn place_tool_message(&mut self, message: Message, tool_call_id: &str) -> usize {
-        let Some(&(owner, _)) = self.tool_call_index.get(tool_call_id) else {
+        let Some(&owner) = self.tool_call_index.get(tool_call_id) else {
             return self.append(message);
         };
         let mut at = owner + 1;
@@ -377,7 +425,7 @@ impl Thread {
 
     /// The call with this id, as a [`PendingCall`].
     pub fn pending_call(&self, tool_call_id: &str) -> Option<PendingCall> {
-        let &(m, c) = self.tool_call_index.get(tool_call_id)?;
+        let (m, c) = self.call_position(tool_call_id)?;
         let Message::Assistant(a) = &self.messages[m] else {
             return None;
         };
@@ -396,6 +444,13 @@ impl Thread {
     /// them), as are events that change no message or state (`STEP_*`, `RAW`, `CUSTOM`,
     /// `REASONING_START`/`END`, `SUBAGENT_*`, `RUN_ERROR`, unknown types).
     pub fn apply(&mut self, event: &Event) -> Result<Applied, ReduceError> {
+        self.fold(event).map_err(|fault| fault.into_error(event))
+    }
+
+    /// [`apply`](Self::apply) without building the error: what went wrong comes back as a
+    /// [`Fault`] that borrows the event (the session, which drops these errors as the TS client
+    /// does, then carries no code to write them).
+    pub(crate) fn fold<'a>(&mut self, event: &'a Event) -> Result<Applied, Fault<'a>> {
         match event {
             Event::RunStarted(e) => {
                 // default.ts RUN_STARTED: "A new run starts a new tally".
@@ -431,7 +486,7 @@ impl Thread {
                     // TOOL_CALL_START with the same parentMessageId): keep it, merge metadata.
                     let message = &mut self.messages[at];
                     if matches!(message, Message::Activity(_)) {
-                        return Err(activity_reused(event, &e.message_id));
+                        return Err(Fault::ActivityIdReused(&e.message_id));
                     }
                     return Ok(changed_if(
                         merge_metadata(metadata_mut(message), e.metadata.as_ref()),
@@ -478,14 +533,14 @@ impl Thread {
                 Ok(Applied::Added(self.append(message)))
             }
             Event::TextMessageContent(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let message = &mut self.messages[at];
                 append_text(message, &e.delta);
                 merge_metadata(metadata_mut(message), e.metadata.as_ref());
                 Ok(Applied::Message(at))
             }
             Event::TextMessageEnd(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let changed =
                     merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
                 Ok(changed_if(changed, at))
@@ -494,7 +549,7 @@ impl Thread {
                 if let Some(at) = self.position(&e.message_id) {
                     let message = &mut self.messages[at];
                     if matches!(message, Message::Activity(_)) {
-                        return Err(activity_reused(event, &e.message_id));
+                        return Err(Fault::ActivityIdReused(&e.message_id));
                     }
                     return Ok(changed_if(
                         merge_metadata(metadata_mut(message), e.metadata.as_ref()),
@@ -511,14 +566,14 @@ impl Thread {
                 Ok(Applied::Added(self.append(message)))
             }
             Event::ReasoningMessageContent(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let message = &mut self.messages[at];
                 append_text(message, &e.delta);
                 merge_metadata(metadata_mut(message), e.metadata.as_ref());
                 Ok(Applied::Message(at))
             }
             Event::ReasoningMessageEnd(e) => {
-                let at = self.text_target(event, &e.message_id)?;
+                let at = self.text_target(&e.message_id)?;
                 let changed =
                     merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
                 Ok(changed_if(changed, at))
@@ -529,7 +584,7 @@ impl Thread {
                 }
                 // default.ts TOOL_CALL_START: applying a start is idempotent; a known call is
                 // renamed if needed and gets the metadata, `arguments` untouched.
-                if let Some(&(m, c)) = self.tool_call_index.get(&e.tool_call_id) {
+                if let Some((m, c)) = self.call_position(&e.tool_call_id) {
                     let call = self.call_mut(m, c);
                     let renamed = call.function.name != e.tool_call_name;
                     if renamed {
@@ -557,10 +612,9 @@ impl Thread {
                     encrypted_value: None,
                     metadata: merged(None, e.metadata.as_ref()),
                 });
-                let c = calls.len() - 1;
                 self.tool_call_index
                     .entry(e.tool_call_id.clone())
-                    .or_insert((m, c));
+                    .or_insert(m);
                 Ok(if created {
                     Applied::Added(m)
                 } else {
@@ -568,14 +622,14 @@ impl Thread {
                 })
             }
             Event::ToolCallArgs(e) => {
-                let (m, c) = self.call_target(event, &e.tool_call_id)?;
+                let (m, c) = self.call_target(&e.tool_call_id)?;
                 let call = self.call_mut(m, c);
                 json::push_str(&mut call.function.arguments, &e.delta);
                 merge_metadata(&mut call.metadata, e.metadata.as_ref());
                 Ok(Applied::Message(m))
             }
             Event::ToolCallEnd(e) => {
-                let (m, c) = self.call_target(event, &e.tool_call_id)?;
+                let (m, c) = self.call_target(&e.tool_call_id)?;
                 if self.run.started_set.contains(&e.tool_call_id) {
                     self.run.ended.insert(e.tool_call_id.clone());
                 }
@@ -607,11 +661,7 @@ impl Thread {
             Event::StateDelta(e) => {
                 // json_patch::patch reverts every applied operation when one fails, so a failed
                 // patch leaves the state as it was (the TS client patches a copy and warns).
-                crate::json::patch::apply(&mut self.state, &e.delta).map_err(|err| {
-                    ReduceError::StatePatch {
-                        message: err.to_string(),
-                    }
-                })?;
+                crate::json::patch::apply(&mut self.state, &e.delta).map_err(Fault::StatePatch)?;
                 Ok(Applied::State)
             }
             Event::MessagesSnapshot(e) => {
@@ -663,36 +713,33 @@ impl Thread {
                     return Ok(Applied::None);
                 };
                 let Message::Activity(activity) = &mut self.messages[at] else {
-                    return Err(ReduceError::NotActivity {
-                        message_id: e.message_id.clone(),
-                    });
+                    return Err(Fault::NotActivity(&e.message_id));
                 };
                 // default.ts: "Metadata does not depend on the patch succeeding", merge first.
                 merge_metadata(&mut activity.metadata, e.metadata.as_ref());
                 let mut content = Value::Object(activity.content.clone());
-                let patched = crate::json::patch::apply(&mut content, &e.patch)
-                    .map_err(|err| err.to_string())
-                    .and_then(|()| match content {
+                // `None`: the patch applied but did not leave an object.
+                let patched = match crate::json::patch::apply(&mut content, &e.patch) {
+                    Err(error) => Err(Some(error)),
+                    Ok(()) => match content {
                         Value::Object(object) => Ok(object),
-                        _ => Err("the patched content is not an object".to_owned()),
-                    });
+                        _ => Err(None),
+                    },
+                };
                 match patched {
                     Ok(content) => {
                         activity.content = content;
                         activity.activity_type.clone_from(&e.activity_type);
                         Ok(Applied::Message(at))
                     }
-                    Err(message) => Err(ReduceError::ActivityPatch {
-                        message_id: e.message_id.clone(),
-                        message,
-                    }),
+                    Err(error) => Err(Fault::ActivityPatch(&e.message_id, error)),
                 }
             }
             Event::ReasoningEncryptedValue(e) => {
                 // default.ts: attaches the value only; the event's metadata stays on the event.
                 let at = match e.subtype {
                     EncryptedValueSubtype::ToolCall => {
-                        let Some(&(m, c)) = self.tool_call_index.get(&e.entity_id) else {
+                        let Some((m, c)) = self.call_position(&e.entity_id) else {
                             return Ok(Applied::None);
                         };
                         self.call_mut(m, c).encrypted_value = Some(e.encrypted_value.clone());
@@ -770,14 +817,18 @@ impl Thread {
             Message::Reasoning(_) => !has_reasoning,
             _ => false,
         };
-        // `new Map(...)`: for a repeated id, the last snapshot message wins.
-        let by_id: HashMap<&str, &Message> = incoming.iter().map(|m| (m.id(), m)).collect();
+        // `new Map(...)`: for a repeated id, the last snapshot message wins. Keyed by `String`
+        // with positions, the layout of `message_index`: no other hash map code in the `.wasm`.
+        let mut by_id: HashMap<String, usize> = HashMap::default();
+        for (at, message) in incoming.iter().enumerate() {
+            by_id.insert(message.id().to_owned(), at);
+        }
         let old = std::mem::take(&mut self.messages);
         let mut kept: HashSet<String> = HashSet::default();
         for message in old {
             if let Some(&update) = by_id.get(message.id()) {
                 kept.insert(message.id().to_owned());
-                self.messages.push(update.clone());
+                self.messages.push(incoming[update].clone());
             } else if preserved(&message) {
                 kept.insert(message.id().to_owned());
                 self.messages.push(message);
@@ -810,10 +861,8 @@ impl Thread {
             ..
         }) = message
         {
-            for (c, call) in calls.iter().enumerate() {
-                self.tool_call_index
-                    .entry(call.id.clone())
-                    .or_insert((at, c));
+            for call in calls {
+                self.tool_call_index.entry(call.id.clone()).or_insert(at);
             }
         }
     }
@@ -831,35 +880,30 @@ impl Thread {
 
     /// The message a text/reasoning `CONTENT`/`END` event targets: it must exist and not be an
     /// activity message.
-    fn text_target(&mut self, event: &Event, message_id: &str) -> Result<usize, ReduceError> {
+    fn text_target<'a>(&mut self, message_id: &'a str) -> Result<usize, Fault<'a>> {
         let index = &self.message_index;
         let at = cached(&mut self.last_text, message_id, || {
             index.get(message_id).copied()
         })
-        .ok_or_else(|| ReduceError::UnknownMessage {
-            event_type: event.type_name().to_owned(),
-            message_id: message_id.to_owned(),
-        })?;
+        .ok_or(Fault::UnknownMessage(message_id))?;
         if matches!(self.messages[at], Message::Activity(_)) {
-            return Err(activity_reused(event, message_id));
+            return Err(Fault::ActivityIdReused(message_id));
         }
         Ok(at)
     }
 
     /// The (message, call) position a `TOOL_CALL_ARGS` / `TOOL_CALL_END` targets.
-    fn call_target(
-        &mut self,
-        event: &Event,
-        tool_call_id: &str,
-    ) -> Result<(usize, usize), ReduceError> {
-        let index = &self.tool_call_index;
+    fn call_target<'a>(&mut self, tool_call_id: &'a str) -> Result<(usize, usize), Fault<'a>> {
+        let (messages, index) = (&self.messages, &self.tool_call_index);
         cached(&mut self.last_call, tool_call_id, || {
-            index.get(tool_call_id).copied()
+            call_position(messages, index, tool_call_id)
         })
-        .ok_or_else(|| ReduceError::UnknownToolCall {
-            event_type: event.type_name().to_owned(),
-            tool_call_id: tool_call_id.to_owned(),
-        })
+        .ok_or(Fault::UnknownToolCall(tool_call_id))
+    }
+
+    /// The (message, call) position of the first tool call with this id.
+    fn call_position(&self, tool_call_id: &str) -> Option<(usize, usize)> {
+        call_position(&self.messages, &self.tool_call_index, tool_call_id)
     }
 
     /// The tool call at an indexed position.
@@ -872,6 +916,24 @@ impl Thread {
             _ => unreachable!("the tool call index only points into assistant messages"),
         }
     }
+}
+
+/// [`Thread::call_position`] over the thread's parts (for a caller that holds its cache mutably).
+fn call_position(
+    messages: &[Message],
+    index: &HashMap<String, usize>,
+    tool_call_id: &str,
+) -> Option<(usize, usize)> {
+    let &m = index.get(tool_call_id)?;
+    let Message::Assistant(AssistantMessage {
+        tool_calls: Some(calls),
+        ..
+    }) = &messages[m]
+    else {
+        return None;
+    };
+    let c = calls.iter().position(|call| call.id == tool_call_id)?;
+    Some((m, c))
 }
 
 /// A look-up through a one-entry cache: `slot` answers for its own id, else `find` does and a
@@ -932,13 +994,6 @@ fn activity_authority(metadata: Option<&JsonObject>) -> ActivityAuthority {
 
 fn is_placeholder(content: &Content) -> bool {
     matches!(content, Content::Text(text) if text == FORWARDED_PLACEHOLDER)
-}
-
-fn activity_reused(event: &Event, message_id: &str) -> ReduceError {
-    ReduceError::ActivityIdReused {
-        event_type: event.type_name().to_owned(),
-        message_id: message_id.to_owned(),
-    }
 }
 
 fn changed_if(changed: bool, at: usize) -> Applied {

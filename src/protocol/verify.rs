@@ -94,11 +94,10 @@ impl std::fmt::Display for Owner<'_> {
 
 /// An event out of order. Every variant carries the event's position in the stream (`index`)
 /// and its wire `type` (`event_type`). All are fatal for the run, as in the TS client.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum OrderError {
     /// Rule 1: the first event is neither `RUN_STARTED` nor `RUN_ERROR`.
-    #[error("event {index} ({event_type}): the first event must be RUN_STARTED")]
     FirstEventNotRunStarted {
         /// The event's position in the stream.
         index: usize,
@@ -106,7 +105,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 2: `RUN_STARTED` while a run is active.
-    #[error("event {index} ({event_type}): a run is still active; finish it with RUN_FINISHED before starting another")]
     RunAlreadyStarted {
         /// The event's position in the stream.
         index: usize,
@@ -114,7 +112,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 2: after `RUN_FINISHED` only `RUN_ERROR` or `RUN_STARTED` may follow.
-    #[error("event {index} ({event_type}): the run has already finished; start a new run with RUN_STARTED")]
     EventAfterRunFinished {
         /// The event's position in the stream.
         index: usize,
@@ -122,9 +119,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 2: after `RUN_ERROR` only `RUN_STARTED` may follow.
-    #[error(
-        "event {index} ({event_type}): the run has already errored; no further events can be sent"
-    )]
     EventAfterRunError {
         /// The event's position in the stream.
         index: usize,
@@ -132,7 +126,6 @@ pub enum OrderError {
         event_type: &'static str,
     },
     /// Rule 3: `TEXT_MESSAGE_START` for a message already open.
-    #[error("event {index} ({event_type}): text message '{message_id}' is already in progress")]
     TextMessageAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -142,7 +135,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `TEXT_MESSAGE_CONTENT` / `_END` for a message not open.
-    #[error("event {index} ({event_type}): no active text message with id '{message_id}'")]
     TextMessageNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -152,7 +144,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `TOOL_CALL_START` for a call already open.
-    #[error("event {index} ({event_type}): tool call '{tool_call_id}' is already in progress")]
     ToolCallAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -162,7 +153,6 @@ pub enum OrderError {
         tool_call_id: String,
     },
     /// Rule 3: `TOOL_CALL_ARGS` / `_END` for a call not open.
-    #[error("event {index} ({event_type}): no active tool call with id '{tool_call_id}'")]
     ToolCallNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -172,7 +162,6 @@ pub enum OrderError {
         tool_call_id: String,
     },
     /// Rule 3: `REASONING_START` for a span already open.
-    #[error("event {index} ({event_type}): reasoning span '{message_id}' is already in progress")]
     ReasoningSpanAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -182,7 +171,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `REASONING_END` for a span not open.
-    #[error("event {index} ({event_type}): no active reasoning span with id '{message_id}'")]
     ReasoningSpanNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -192,9 +180,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `REASONING_MESSAGE_START` for a reasoning message already open.
-    #[error(
-        "event {index} ({event_type}): reasoning message '{message_id}' is already in progress"
-    )]
     ReasoningMessageAlreadyOpen {
         /// The event's position in the stream.
         index: usize,
@@ -204,7 +189,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 3: `REASONING_MESSAGE_CONTENT` / `_END` for a reasoning message not open.
-    #[error("event {index} ({event_type}): no active reasoning message with id '{message_id}'")]
     ReasoningMessageNotOpen {
         /// The event's position in the stream.
         index: usize,
@@ -214,10 +198,6 @@ pub enum OrderError {
         message_id: String,
     },
     /// Rule 4: `STEP_STARTED` for a step already active under the same owner.
-    #[error(
-        "event {index} ({event_type}): step '{step_name}' is already active for {}",
-        Owner(subagent_run_id)
-    )]
     StepAlreadyActive {
         /// The event's position in the stream.
         index: usize,
@@ -229,7 +209,6 @@ pub enum OrderError {
         subagent_run_id: Option<String>,
     },
     /// Rule 4: `STEP_FINISHED` for a step not started (under any owner).
-    #[error("event {index} ({event_type}): step '{step_name}' was not started")]
     StepNotStarted {
         /// The event's position in the stream.
         index: usize,
@@ -241,7 +220,6 @@ pub enum OrderError {
         subagent_run_id: Option<String>,
     },
     /// Rule 4: `STEP_FINISHED` for a step that is open under another owner.
-    #[error("event {index} ({event_type}): step '{step_name}' attributed to {} is open under {}; a step must be finished by whoever started it", Owner(subagent_run_id), Owner(open_under))]
     StepOwnedByOther {
         /// The event's position in the stream.
         index: usize,
@@ -256,7 +234,6 @@ pub enum OrderError {
     },
     /// Rule 5: `RUN_FINISHED` while something is still open. Checked in the TS order: steps,
     /// text messages, reasoning messages, reasoning spans, tool calls, sub-agents.
-    #[error("event {index} ({event_type}): cannot finish the run while {what} are still active: {}", ids.join(", "))]
     RunFinishedWithOpen {
         /// The event's position in the stream.
         index: usize,
@@ -268,7 +245,6 @@ pub enum OrderError {
         ids: Vec<String>,
     },
     /// Rule 7: a continuation event's `subagentRunId` differs from its entity opener's owner.
-    #[error("event {index} ({event_type}): subagentRunId '{subagent_run_id}' does not match the {entity} '{entity_id}' opener's owner, {}", Owner(owner))]
     SubagentMismatch {
         /// The event's position in the stream.
         index: usize,
@@ -284,7 +260,6 @@ pub enum OrderError {
         owner: Option<String>,
     },
     /// Rule 7: `TOOL_CALL_START`'s `subagentRunId` differs from the owner of its parent message.
-    #[error("event {index} ({event_type}): subagentRunId '{subagent_run_id}' does not match its parent message '{parent_message_id}' owner, {}; a tool call belongs to the message that carries it", Owner(owner))]
     ToolCallParentMismatch {
         /// The event's position in the stream.
         index: usize,
@@ -299,7 +274,6 @@ pub enum OrderError {
     },
     /// Rule 7: an untagged `TOOL_CALL_START` re-opens a tool call whose recorded owner differs
     /// from the owner of the parent message it names (the event's `parentMessageId`).
-    #[error("event {index} ({event_type}): tool call '{tool_call_id}' is owned by {} but its parent message is owned by {}", Owner(owner), Owner(parent_owner))]
     ToolCallOwnerConflict {
         /// The event's position in the stream.
         index: usize,
@@ -313,7 +287,6 @@ pub enum OrderError {
         parent_owner: Option<String>,
     },
     /// Rule 7: `SUBAGENT_STARTED` for a sub-agent run already active.
-    #[error("event {index} ({event_type}): subagent '{subagent_run_id}' is already active")]
     SubagentAlreadyActive {
         /// The event's position in the stream.
         index: usize,
@@ -323,7 +296,6 @@ pub enum OrderError {
         subagent_run_id: String,
     },
     /// Rule 7: `SUBAGENT_STARTED` reuses the id of a sub-agent run that already ended in this run.
-    #[error("event {index} ({event_type}): subagent '{subagent_run_id}' has already finished in this run; subagent ids cannot be reused")]
     SubagentIdReused {
         /// The event's position in the stream.
         index: usize,
@@ -333,7 +305,6 @@ pub enum OrderError {
         subagent_run_id: String,
     },
     /// Rule 7: `SUBAGENT_STARTED.parentSubagentRunId` names a sub-agent not started in this run.
-    #[error("event {index} ({event_type}): parentSubagentRunId '{parent_subagent_run_id}' has not been started in this run")]
     SubagentParentNotStarted {
         /// The event's position in the stream.
         index: usize,
@@ -345,7 +316,6 @@ pub enum OrderError {
         parent_subagent_run_id: String,
     },
     /// Rule 7: `SUBAGENT_FINISHED` / `SUBAGENT_ERROR` for a sub-agent run not active.
-    #[error("event {index} ({event_type}): no active subagent with id '{subagent_run_id}'")]
     SubagentNotActive {
         /// The event's position in the stream.
         index: usize,
@@ -355,6 +325,139 @@ pub enum OrderError {
         subagent_run_id: String,
     },
 }
+
+/// Written by hand: the `event N (TYPE): ` head once, then the variant's own text (one format
+/// with one or two arguments each, where a derive repeats the head and its two arguments in
+/// every variant's format).
+impl std::fmt::Display for OrderError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use OrderError::*;
+        let (index, event_type) = self.parts();
+        write!(f, "event {index} ({event_type}): ")?;
+        // "<what> '<id>' is already in progress" / "no active <what> with id '<id>'".
+        let (what, id, open) = match self {
+            FirstEventNotRunStarted { .. } => {
+                return f.write_str("the first event must be RUN_STARTED")
+            }
+            RunAlreadyStarted { .. } => {
+                return f.write_str(
+                    "a run is still active; finish it with RUN_FINISHED before starting another",
+                )
+            }
+            EventAfterRunFinished { .. } => {
+                return f
+                    .write_str("the run has already finished; start a new run with RUN_STARTED")
+            }
+            EventAfterRunError { .. } => {
+                return f.write_str("the run has already errored; no further events can be sent")
+            }
+            TextMessageAlreadyOpen { message_id, .. } => ("text message", message_id, true),
+            TextMessageNotOpen { message_id, .. } => ("text message", message_id, false),
+            ToolCallAlreadyOpen { tool_call_id, .. } => ("tool call", tool_call_id, true),
+            ToolCallNotOpen { tool_call_id, .. } => ("tool call", tool_call_id, false),
+            ReasoningSpanAlreadyOpen { message_id, .. } => ("reasoning span", message_id, true),
+            ReasoningSpanNotOpen { message_id, .. } => ("reasoning span", message_id, false),
+            ReasoningMessageAlreadyOpen { message_id, .. } => {
+                ("reasoning message", message_id, true)
+            }
+            ReasoningMessageNotOpen { message_id, .. } => ("reasoning message", message_id, false),
+            SubagentNotActive {
+                subagent_run_id, ..
+            } => ("subagent", subagent_run_id, false),
+            StepAlreadyActive {
+                step_name,
+                subagent_run_id,
+                ..
+            } => {
+                let owner = Owner(subagent_run_id);
+                return write!(f, "step '{step_name}' is already active for {owner}");
+            }
+            StepNotStarted { step_name, .. } => {
+                return write!(f, "step '{step_name}' was not started")
+            }
+            StepOwnedByOther {
+                step_name,
+                subagent_run_id,
+                open_under,
+                ..
+            } => {
+                let (by, under) = (Owner(subagent_run_id), Owner(open_under));
+                return write!(
+                    f,
+                    "step '{step_name}' attributed to {by} is open under {under}; a step must be finished by whoever started it"
+                );
+            }
+            RunFinishedWithOpen { what, ids, .. } => {
+                let ids = ids.join(", ");
+                return write!(f, "cannot finish the run while {what} are still active: {ids}");
+            }
+            SubagentMismatch {
+                entity,
+                entity_id,
+                subagent_run_id,
+                owner,
+                ..
+            } => {
+                let owner = Owner(owner);
+                return write!(
+                    f,
+                    "subagentRunId '{subagent_run_id}' does not match the {entity} '{entity_id}' opener's owner, {owner}"
+                );
+            }
+            ToolCallParentMismatch {
+                parent_message_id,
+                subagent_run_id,
+                owner,
+                ..
+            } => {
+                let owner = Owner(owner);
+                return write!(
+                    f,
+                    "subagentRunId '{subagent_run_id}' does not match its parent message '{parent_message_id}' owner, {owner}; a tool call belongs to the message that carries it"
+                );
+            }
+            ToolCallOwnerConflict {
+                tool_call_id,
+                owner,
+                parent_owner,
+                ..
+            } => {
+                let (owner, parent_owner) = (Owner(owner), Owner(parent_owner));
+                return write!(
+                    f,
+                    "tool call '{tool_call_id}' is owned by {owner} but its parent message is owned by {parent_owner}"
+                );
+            }
+            SubagentAlreadyActive {
+                subagent_run_id, ..
+            } => return write!(f, "subagent '{subagent_run_id}' is already active"),
+            SubagentIdReused {
+                subagent_run_id, ..
+            } => {
+                return write!(
+                    f,
+                    "subagent '{subagent_run_id}' has already finished in this run; subagent ids cannot be reused"
+                )
+            }
+            SubagentParentNotStarted {
+                parent_subagent_run_id,
+                ..
+            } => {
+                return write!(
+                    f,
+                    "parentSubagentRunId '{parent_subagent_run_id}' has not been started in this run"
+                )
+            }
+        };
+        if open {
+            write!(f, "{what} '{id}' is already in progress")
+        } else {
+            write!(f, "no active {what} with id '{id}'")
+        }
+    }
+}
+
+impl std::error::Error for OrderError {}
 
 impl OrderError {
     /// The position in the stream of the offending event.
@@ -453,6 +556,16 @@ pub enum RunState {
 /// The owner of an entity: `None` is the parent agent, `Some` a sub-agent run.
 type OwnerId = Option<String>;
 
+/// An owner as the owner maps hold it: 0 is the parent agent, `n` the sub-agent run
+/// `owner_names[n - 1]`. Ids to `usize` is a hash map layout the reducer has already; ids to
+/// `Option<String>` was one more in the `.wasm`, and a string copy per opener.
+type OwnerIx = usize;
+
+/// The sub-agent run id of owner `owner` (`None`: the parent agent).
+fn owner_name(names: &[String], owner: OwnerIx) -> Option<&str> {
+    owner.checked_sub(1).map(|at| names[at].as_str())
+}
+
 /// Checks an expanded event stream against the AG-UI 1.0 ordering rules, exactly as the TS
 /// client's `verifyEvents` does.
 ///
@@ -465,8 +578,8 @@ type OwnerId = Option<String>;
 /// want to should look at [`Verifier::is_run_active`] when the stream ends.
 ///
 /// Cost per event: O(1) hash look-ups on ids, except `MESSAGES_SNAPSHOT` and `RUN_STARTED.input`
-/// (O(messages), to learn message owners), `STEP_FINISHED` of an unknown step (O(owners)) and
-/// `RUN_FINISHED` (O(owners)). Only ids are copied, never payloads.
+/// (O(messages), to learn message owners), `STEP_*` (O(active steps)) and `RUN_FINISHED`
+/// (O(open ids)). Only ids are copied, never payloads.
 #[derive(Debug, Default)]
 pub struct Verifier {
     /// Where the run lifecycle is (rules 1 and 2).
@@ -479,21 +592,24 @@ pub struct Verifier {
     reasoning_spans: HashSet<String>,
     /// Open reasoning messages, `REASONING_MESSAGE_START` ids (rule 3).
     reasoning_messages: HashSet<String>,
-    /// Active steps per owner (rule 4: keyed by owner + name).
-    steps: HashMap<OwnerId, HashSet<String>>,
+    /// Active steps, as (owner, name), in the order they started (rule 4: keyed by owner +
+    /// name). A handful at a time: a vector, not one more hash map layout in the `.wasm`.
+    steps: Vec<(OwnerId, String)>,
     /// Sub-agent runs started and not yet ended in this run (rule 7).
     subagents_active: HashSet<String>,
     /// Sub-agent runs that ended in this run: their ids may not be reused (rule 7).
     subagents_closed: HashSet<String>,
     /// Who opened each message (text, or tool message from `TOOL_CALL_RESULT`), kept after it
     /// closes, so continuations and re-opens can be checked against it (rule 7).
-    message_owners: HashMap<String, OwnerId>,
+    message_owners: HashMap<String, OwnerIx>,
     /// Who opened each tool call (rule 7).
-    tool_call_owners: HashMap<String, OwnerId>,
+    tool_call_owners: HashMap<String, OwnerIx>,
     /// Who wrote each activity message (rule 7, `ACTIVITY_DELTA`).
-    activity_owners: HashMap<String, OwnerId>,
+    activity_owners: HashMap<String, OwnerIx>,
     /// Who opened each reasoning span or message; spans and messages share it, as in TS (rule 7).
-    reasoning_owners: HashMap<String, OwnerId>,
+    reasoning_owners: HashMap<String, OwnerIx>,
+    /// The sub-agent run ids the owner maps name, in the order first seen (see [`OwnerIx`]).
+    owner_names: Vec<String>,
 }
 
 impl Verifier {
@@ -581,11 +697,11 @@ impl Verifier {
                         message_id: id.clone(),
                     });
                 }
-                let owner = self.message_owners.get(id);
-                tag_error(index, event, tag, owner, EntityKind::Message, id)?;
+                let owner = self.message_owners.get(id.as_str()).copied();
+                self.tag_error(index, event, tag, owner, EntityKind::Message, id)?;
                 if owner.is_none() {
-                    self.message_owners
-                        .insert(id.clone(), tag.map(str::to_owned));
+                    let owner = self.owner(tag);
+                    self.message_owners.insert(id.clone(), owner);
                 }
                 self.text_messages.insert(id.clone());
             }
@@ -606,39 +722,42 @@ impl Verifier {
                 // A tool call belongs to the message that carries it.
                 let mut inherited = None;
                 if let Some(parent) = &e.parent_message_id {
-                    if let Some(parent_owner) = self.message_owners.get(parent) {
+                    if let Some(&parent_owner) = self.message_owners.get(parent.as_str()) {
+                        let parent_name = owner_name(&self.owner_names, parent_owner);
                         if let Some(tag) = tag {
-                            if parent_owner.as_deref() != Some(tag) {
+                            if parent_name != Some(tag) {
                                 return Err(OrderError::ToolCallParentMismatch {
                                     index,
                                     event_type: event_type(),
                                     parent_message_id: parent.clone(),
                                     subagent_run_id: tag.to_owned(),
-                                    owner: parent_owner.clone(),
+                                    owner: parent_name.map(str::to_owned),
                                 });
                             }
                         }
                         inherited = Some(parent_owner);
                     }
                 }
-                let existing = self.tool_call_owners.get(id);
+                let existing = self.tool_call_owners.get(id.as_str()).copied();
                 if let Some(existing) = existing {
-                    tag_error(index, event, tag, Some(existing), EntityKind::ToolCall, id)?;
+                    self.tag_error(index, event, tag, Some(existing), EntityKind::ToolCall, id)?;
                     if let (None, Some(inherited)) = (tag, inherited) {
                         if inherited != existing {
+                            let name =
+                                |owner| owner_name(&self.owner_names, owner).map(str::to_owned);
                             return Err(OrderError::ToolCallOwnerConflict {
                                 index,
                                 event_type: event_type(),
                                 tool_call_id: id.clone(),
-                                owner: existing.clone(),
-                                parent_owner: inherited.clone(),
+                                owner: name(existing),
+                                parent_owner: name(inherited),
                             });
                         }
                     }
                 } else {
                     let owner = match tag {
-                        Some(tag) => Some(tag.to_owned()),
-                        None => inherited.cloned().flatten(),
+                        Some(_) => self.owner(tag),
+                        None => inherited.unwrap_or(0),
                     };
                     self.tool_call_owners.insert(id.clone(), owner);
                 }
@@ -649,14 +768,16 @@ impl Verifier {
             // Rule 6: results are not checked against tool calls; the tool message they create
             // gets an owner.
             Event::ToolCallResult(e) => {
-                self.message_owners
-                    .insert(e.message_id.clone(), tag.map(str::to_owned));
+                let owner = self.owner(tag);
+                self.message_owners.insert(e.message_id.clone(), owner);
             }
 
             Event::StepStarted(e) => {
-                let owner = tag.map(str::to_owned);
-                let steps = self.steps.entry(owner).or_default();
-                if steps.contains(&e.step_name) {
+                let active = self
+                    .steps
+                    .iter()
+                    .any(|(o, name)| o.as_deref() == tag && *name == e.step_name);
+                if active {
                     return Err(OrderError::StepAlreadyActive {
                         index,
                         event_type: event_type(),
@@ -664,19 +785,20 @@ impl Verifier {
                         subagent_run_id: tag.map(str::to_owned),
                     });
                 }
-                steps.insert(e.step_name.clone());
+                self.steps
+                    .push((tag.map(str::to_owned), e.step_name.clone()));
             }
             Event::StepFinished(e) => {
-                let owner = tag.map(str::to_owned);
-                let removed = self
+                let at = self
                     .steps
-                    .get_mut(&owner)
-                    .is_some_and(|steps| steps.remove(&e.step_name));
-                if !removed {
-                    let other = self
-                        .steps
-                        .iter()
-                        .find(|(o, names)| **o != owner && names.contains(&e.step_name));
+                    .iter()
+                    .position(|(o, name)| o.as_deref() == tag && *name == e.step_name);
+                if let Some(at) = at {
+                    self.steps.remove(at);
+                } else {
+                    // Not open under this owner: under another one, if any (the first to start it).
+                    let owner = tag.map(str::to_owned);
+                    let other = self.steps.iter().find(|(_, name)| *name == e.step_name);
                     return Err(match other {
                         Some((open_under, _)) => OrderError::StepOwnedByOther {
                             index,
@@ -697,14 +819,14 @@ impl Verifier {
 
             Event::ActivitySnapshot(e)
                 if e.replace != Some(false)
-                    || !self.activity_owners.contains_key(&e.message_id) =>
+                    || !self.activity_owners.contains_key(e.message_id.as_str()) =>
             {
-                self.activity_owners
-                    .insert(e.message_id.clone(), tag.map(str::to_owned));
+                let owner = self.owner(tag);
+                self.activity_owners.insert(e.message_id.clone(), owner);
             }
             Event::ActivityDelta(e) => {
-                let owner = self.activity_owners.get(&e.message_id);
-                tag_error(
+                let owner = self.activity_owners.get(e.message_id.as_str()).copied();
+                self.tag_error(
                     index,
                     event,
                     tag,
@@ -729,6 +851,7 @@ impl Verifier {
             }
             Event::ReasoningEncryptedValue(e) => {
                 let id = &e.entity_id;
+                let id = id.as_str();
                 let (owner, kind) = match e.subtype {
                     EncryptedValueSubtype::ToolCall => {
                         (self.tool_call_owners.get(id), EntityKind::ToolCall)
@@ -740,7 +863,7 @@ impl Verifier {
                         EntityKind::Message,
                     ),
                 };
-                tag_error(index, event, tag, owner, kind, id)?;
+                self.tag_error(index, event, tag, owner.copied(), kind, id)?;
             }
 
             Event::SubagentStarted(e) => {
@@ -806,6 +929,21 @@ impl Verifier {
         self.tool_call_owners.clear();
         self.activity_owners.clear();
         self.reasoning_owners.clear();
+        self.owner_names.clear();
+    }
+
+    /// Owner `tag` as the owner maps hold it; a sub-agent seen for the first time is added.
+    fn owner(&mut self, tag: Option<&str>) -> OwnerIx {
+        let Some(tag) = tag else {
+            return 0;
+        };
+        match self.owner_names.iter().position(|name| name == tag) {
+            Some(at) => at + 1,
+            None => {
+                self.owner_names.push(tag.to_owned());
+                self.owner_names.len()
+            }
+        }
     }
 
     /// Learns message and tool-call owners from a message list: a snapshot is authoritative
@@ -820,17 +958,18 @@ impl Verifier {
                 Message::Activity(m) => (&m.subagent_run_id, None),
                 Message::Reasoning(m) => (&m.subagent_run_id, None),
             };
+            let owner = self.owner(owner.as_deref());
             let bucket = match message {
                 Message::Reasoning(_) => &mut self.reasoning_owners,
                 Message::Activity(_) => &mut self.activity_owners,
                 _ => &mut self.message_owners,
             };
             if authoritative || !bucket.contains_key(message.id()) {
-                bucket.insert(message.id().to_owned(), owner.clone());
+                bucket.insert(message.id().to_owned(), owner);
             }
             for call in tool_calls.unwrap_or_default() {
-                if authoritative || !self.tool_call_owners.contains_key(&call.id) {
-                    self.tool_call_owners.insert(call.id.clone(), owner.clone());
+                if authoritative || !self.tool_call_owners.contains_key(call.id.as_str()) {
+                    self.tool_call_owners.insert(call.id.clone(), owner);
                 }
             }
         }
@@ -850,7 +989,7 @@ impl Verifier {
                 message_id: id.to_owned(),
             });
         }
-        continuation_tag_error(index, event, &self.message_owners, EntityKind::Message, id)?;
+        self.continuation_tag_error(index, event, &self.message_owners, EntityKind::Message, id)?;
         if end {
             self.text_messages.remove(id);
         }
@@ -871,7 +1010,7 @@ impl Verifier {
                 tool_call_id: id.to_owned(),
             });
         }
-        continuation_tag_error(
+        self.continuation_tag_error(
             index,
             event,
             &self.tool_call_owners,
@@ -914,11 +1053,11 @@ impl Verifier {
             });
         }
         let tag = event.subagent_run_id();
-        let owner = self.reasoning_owners.get(id);
-        tag_error(index, event, tag, owner, EntityKind::ReasoningMessage, id)?;
+        let owner = self.reasoning_owners.get(id).copied();
+        self.tag_error(index, event, tag, owner, EntityKind::ReasoningMessage, id)?;
         if owner.is_none() {
-            self.reasoning_owners
-                .insert(id.to_owned(), tag.map(str::to_owned));
+            let owner = self.owner(tag);
+            self.reasoning_owners.insert(id.to_owned(), owner);
         }
         if span {
             self.reasoning_spans.insert(id.to_owned());
@@ -937,9 +1076,9 @@ impl Verifier {
         end: bool,
     ) -> Result<(), OrderError> {
         let open = if span {
-            &mut self.reasoning_spans
+            &self.reasoning_spans
         } else {
-            &mut self.reasoning_messages
+            &self.reasoning_messages
         };
         if !open.contains(id) {
             let (event_type, message_id) =
@@ -958,8 +1097,8 @@ impl Verifier {
                 }
             });
         }
-        let owner = self.reasoning_owners.get(id);
-        tag_error(
+        let owner = self.reasoning_owners.get(id).copied();
+        self.tag_error(
             index,
             event,
             event.subagent_run_id(),
@@ -968,7 +1107,11 @@ impl Verifier {
             id,
         )?;
         if end {
-            open.remove(id);
+            if span {
+                self.reasoning_spans.remove(id);
+            } else {
+                self.reasoning_messages.remove(id);
+            }
         }
         Ok(())
     }
@@ -988,11 +1131,9 @@ impl Verifier {
         let steps: Vec<String> = self
             .steps
             .iter()
-            .flat_map(|(owner, names)| {
-                names.iter().map(move |name| match owner {
-                    Some(owner) => format!("{name} (subagent '{owner}')"),
-                    None => name.clone(),
-                })
+            .map(|(owner, name)| match owner {
+                Some(owner) => format!("{name} (subagent '{owner}')"),
+                None => name.clone(),
             })
             .collect();
         if !steps.is_empty() {
@@ -1013,43 +1154,51 @@ impl Verifier {
     }
 }
 
-/// Rule 7 for a text or tool-call continuation. Only a sub-agent's event can contradict the
-/// owner, so an untagged one skips the look-up in `owners`, which holds every id of the run (a
-/// cache miss per delta on long runs).
-fn continuation_tag_error(
-    index: usize,
-    event: &Event,
-    owners: &HashMap<String, OwnerId>,
-    entity: EntityKind,
-    id: &str,
-) -> Result<(), OrderError> {
-    match event.subagent_run_id() {
-        Some(tag) => tag_error(index, event, Some(tag), owners.get(id), entity, id),
-        None => Ok(()),
-    }
-}
-
-/// Rule 7 for one event: an untagged event always passes; a tagged one must match the owner
-/// recorded for its entity, if any.
-fn tag_error(
-    index: usize,
-    event: &Event,
-    tag: Option<&str>,
-    owner: Option<&OwnerId>,
-    entity: EntityKind,
-    entity_id: &str,
-) -> Result<(), OrderError> {
-    match (tag, owner) {
-        (Some(tag), Some(owner)) if owner.as_deref() != Some(tag) => {
-            Err(OrderError::SubagentMismatch {
-                index,
-                event_type: event.known_type_name().unwrap_or_default(),
-                entity,
-                entity_id: entity_id.to_owned(),
-                subagent_run_id: tag.to_owned(),
-                owner: owner.clone(),
-            })
+impl Verifier {
+    /// Rule 7 for a text or tool-call continuation. Only a sub-agent's event can contradict the
+    /// owner, so an untagged one skips the look-up in `owners`, which holds every id of the run
+    /// (a cache miss per delta on long runs).
+    fn continuation_tag_error(
+        &self,
+        index: usize,
+        event: &Event,
+        owners: &HashMap<String, OwnerIx>,
+        entity: EntityKind,
+        id: &str,
+    ) -> Result<(), OrderError> {
+        match event.subagent_run_id() {
+            Some(tag) => {
+                self.tag_error(index, event, Some(tag), owners.get(id).copied(), entity, id)
+            }
+            None => Ok(()),
         }
-        _ => Ok(()),
+    }
+
+    /// Rule 7 for one event: an untagged event always passes; a tagged one must match the owner
+    /// recorded for its entity, if any.
+    fn tag_error(
+        &self,
+        index: usize,
+        event: &Event,
+        tag: Option<&str>,
+        owner: Option<OwnerIx>,
+        entity: EntityKind,
+        entity_id: &str,
+    ) -> Result<(), OrderError> {
+        let (Some(tag), Some(owner)) = (tag, owner) else {
+            return Ok(());
+        };
+        let owner = owner_name(&self.owner_names, owner);
+        if owner == Some(tag) {
+            return Ok(());
+        }
+        Err(OrderError::SubagentMismatch {
+            index,
+            event_type: event.known_type_name().unwrap_or_default(),
+            entity,
+            entity_id: entity_id.to_owned(),
+            subagent_run_id: tag.to_owned(),
+            owner: owner.map(str::to_owned),
+        })
     }
 }
