@@ -18,13 +18,7 @@ use crate::tools::url::{ParsedUrl, UrlParser};
 /// The clock the session's deadlines run on, in milliseconds: `performance.now()`, which never
 /// goes back (the wall clock may), or `Date.now()` where there is no `performance`.
 pub(crate) fn now() -> u64 {
-    let performance = Reflect::get(&js_sys::global(), &"performance".into())
-        .ok()
-        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
-    match performance {
-        Some(performance) => performance.now() as u64,
-        None => js_sys::Date::now() as u64,
-    }
+    performance_now().unwrap_or_else(|_| js_sys::Date::now()) as u64
 }
 
 /// `location.href`, when there is a page (or a worker's location).
@@ -35,11 +29,9 @@ pub(crate) fn page_href() -> Option<String> {
 
 /// `new URL(input, base)`.
 pub(crate) fn parse_url(input: &str, base: Option<&str>) -> Result<web_sys::Url, String> {
-    match base {
-        Some(base) => web_sys::Url::new_with_base(input, base),
-        None => web_sys::Url::new(input),
-    }
-    .map_err(|e| describe(&e))
+    NewUrl::new(input, base)
+        .map(JsCast::unchecked_into)
+        .map_err(|e| describe(&e))
 }
 
 /// The browser's own WHATWG URL parser for the core's import-path policy: `import()` parses with
@@ -86,6 +78,17 @@ extern "C" {
     /// (`js_sys::RegExp::new` does not catch).
     #[wasm_bindgen(catch, js_name = RegExp)]
     fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
+
+    /// `new URL(input, base)`; `None` passes `undefined`, which the constructor takes as no base
+    /// (one binding for both forms, where `web-sys` has two).
+    /// `performance.now()`: one crossing (it throws where there is no `performance`).
+    #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
+    fn performance_now() -> Result<f64, JsValue>;
+
+    #[wasm_bindgen(js_name = URL)]
+    type NewUrl;
+    #[wasm_bindgen(catch, constructor, js_class = URL)]
+    fn new(input: &str, base: Option<&str>) -> Result<NewUrl, JsValue>;
 }
 
 /// A callback for a frame, a timer or an event that fires once. Boxed: every one of them is the
