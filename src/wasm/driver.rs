@@ -994,7 +994,20 @@ impl Driver {
 
     /// The call's outcome; `None` when its signal fired first.
     async fn call(&self, job: &ToolCallJob, signal: &AbortSignal) -> Option<ToolOutcome> {
-        let handler = match self.handler(job, signal).await? {
+        // The handler at once, or after its module loads: plain functions around the one await
+        // (not an `async fn` of its own, one more state machine).
+        let handler = match self.handler(job) {
+            Err(Ok(handler)) => Ok(handler),
+            Err(Err(message)) => Err(message),
+            Ok(promise) => {
+                let settled = match tools::race_abort(&promise, signal) {
+                    Some(race) => tools::unless_aborted(race.await, signal),
+                    None => None,
+                };
+                self.module_loaded(job, &promise, settled)?
+            }
+        };
+        let handler = match handler {
             Ok(handler) => handler,
             Err(message) => return Some(failure(FailureCode::ToolLoadFailed, message)),
         };
@@ -1029,59 +1042,59 @@ impl Driver {
         }
     }
 
-    /// The tool's function: a registered handler, or the module's export (imported once per
-    /// URL). `None`: the signal fired while the module loaded; `Some(Err)`: it cannot be had.
-    async fn handler(
-        &self,
-        job: &ToolCallJob,
-        signal: &AbortSignal,
-    ) -> Option<Result<Function, String>> {
+    /// The tool's function: `Err(Ok)`, a registered handler or a module's export already had;
+    /// `Err(Err)`: it cannot be had; `Ok`: the module's import (started once per URL) to wait
+    /// for, then [`Driver::module_loaded`].
+    fn handler(&self, job: &ToolCallJob) -> Result<Promise, Result<Function, String>> {
         let name = &job.tool.name;
-        let (url, entrypoint) = match &job.tool.handler {
+        let url = match &job.tool.handler {
             ToolHandler::Registered => {
                 let handler = self.borrow().handlers.get(name).cloned();
-                return Some(handler.ok_or_else(|| format!("{name} has no registered handler")));
+                return Err(handler.ok_or_else(|| format!("{name} has no registered handler")));
             }
-            ToolHandler::Module { url, entrypoint } => (url, entrypoint),
+            ToolHandler::Module { url, .. } => url,
         };
         let cached = self.borrow().modules.get(url).cloned();
-        let promise = match cached {
-            Some(promise) => promise,
-            None => {
-                let custom = self.host().import_module.clone();
-                let promise = match tools::import(custom.as_ref(), url) {
-                    Ok(promise) => promise,
-                    Err(e) => return Some(Err(format!("could not import {url}: {e}"))),
-                };
-                self.borrow_mut()
-                    .modules
-                    .insert(url.clone(), promise.clone());
-                promise
-            }
-        };
-        let settled = match tools::race_abort(&promise, signal) {
-            Some(race) => tools::unless_aborted(race.await, signal),
-            None => None,
+        if let Some(promise) = cached {
+            return Ok(promise);
+        }
+        let custom = self.host().import_module.clone();
+        let promise =
+            tools::import(custom.as_ref(), url).map_err(|e| Err(import_failed(url, &e)))?;
+        self.borrow_mut()
+            .modules
+            .insert(url.clone(), promise.clone());
+        Ok(promise)
+    }
+
+    /// The tool's function from what its module's import settled to. `None`: the signal fired
+    /// while the module loaded; `Some(Err)`: it cannot be had.
+    fn module_loaded(
+        &self,
+        job: &ToolCallJob,
+        promise: &Promise,
+        settled: Option<Result<JsValue, JsValue>>,
+    ) -> Option<Result<Function, String>> {
+        let ToolHandler::Module { url, entrypoint } = &job.tool.handler else {
+            return None;
         };
         let Some(settled) = settled else {
             // A load that was stopped (or timed out) is not kept: the next call imports again.
-            self.forget_module(url, &promise);
+            self.forget_module(url, promise);
             return None;
         };
         let module = match settled {
             Ok(module) if module.is_object() => module,
             Ok(_) => {
-                self.forget_module(url, &promise);
-                return Some(Err(format!(
-                    "could not import {url}: importModule did not give a module object"
+                self.forget_module(url, promise);
+                return Some(Err(import_failed(
+                    url,
+                    "importModule did not give a module object",
                 )));
             }
             Err(error) => {
-                self.forget_module(url, &promise);
-                return Some(Err(format!(
-                    "could not import {url}: {}",
-                    super::script::describe(&error)
-                )));
+                self.forget_module(url, promise);
+                return Some(Err(import_failed(url, &super::script::describe(&error))));
             }
         };
         Some(
@@ -1314,6 +1327,12 @@ fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, Failure> {
                 .to_owned()
                 .into()
         })
+}
+
+/// `could not import {url}: {detail}` (one copy of the message for every way an import fails).
+#[inline(never)]
+fn import_failed(url: &str, detail: &str) -> String {
+    format!("could not import {url}: {detail}")
 }
 
 fn upgrade(weak: &Weak<RefCell<State>>) -> Option<Driver> {
