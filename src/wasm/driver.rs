@@ -973,73 +973,81 @@ impl Driver {
                     .push((job.tool_call_id.clone(), controller.clone()));
             }
         }
-        let driver = self.clone();
-        spawn_local(async move {
-            let signal = controller.signal();
-            let outcome = driver.call(&job, &signal).await;
-            let Some(outcome) = outcome else { return };
-            {
-                let mut state = driver.borrow_mut();
-                if let Some(running) = state.running.get_mut(&job.thread_id) {
-                    take_call(&mut running.calls, &job.tool_call_id);
-                }
-                state
-                    .session
-                    .handle_tool_result(&job.thread_id, &job.tool_call_id, outcome);
-            }
-            driver.mark_dirty(&job.thread_id);
-            driver.drive();
-        });
+        spawn_local(self.clone().call(job, controller));
     }
 
-    /// The call's outcome; `None` when its signal fired first.
-    async fn call(&self, job: &ToolCallJob, signal: &AbortSignal) -> Option<ToolOutcome> {
-        // The handler at once, or after its module loads: plain functions around the one await
-        // (not an `async fn` of its own, one more state machine).
-        let handler = match self.handler(job) {
-            Err(Ok(handler)) => Ok(handler),
-            Err(Err(message)) => Err(message),
-            Ok(promise) => {
-                let settled = match tools::race_abort(&promise, signal) {
-                    Some(race) => tools::unless_aborted(race.await, signal),
-                    None => None,
-                };
-                self.module_loaded(job, &promise, settled)?
+    /// Runs the call and reports its outcome to the session; nothing when its signal fired
+    /// first. The whole task is this one `async fn` (one state machine, not one awaiting another).
+    async fn call(self, job: ToolCallJob, controller: AbortController) {
+        let signal = &controller.signal();
+        let job = &job;
+        let outcome: Option<ToolOutcome> = 'outcome: {
+            // The handler at once, or after its module loads: plain functions around the await.
+            let handler = match self.handler(job) {
+                Err(Ok(handler)) => Ok(handler),
+                Err(Err(message)) => Err(message),
+                Ok(promise) => {
+                    let settled = match tools::race_abort(&promise, signal) {
+                        Some(race) => tools::unless_aborted(race.await, signal),
+                        None => None,
+                    };
+                    match self.module_loaded(job, &promise, settled) {
+                        Some(handler) => handler,
+                        None => break 'outcome None,
+                    }
+                }
+            };
+            let handler = match handler {
+                Ok(handler) => handler,
+                Err(message) => break 'outcome Some(failure(FailureCode::ToolLoadFailed, message)),
+            };
+            let mut ctx = String::new();
+            let mut w = ObjWriter::new(&mut ctx);
+            w.field("toolCallId", &job.tool_call_id);
+            w.field("toolName", &job.tool.name);
+            w.field("threadId", &job.thread_id);
+            w.field("runId", &job.run_id);
+            w.end();
+            // Nothing awaits between this check and the call: a stopped or timed-out call never
+            // reaches its handler, however late its module arrived.
+            let wanted = self
+                .borrow_mut()
+                .session
+                .begin_call(&job.thread_id, &job.tool_call_id);
+            if signal.aborted() || !wanted {
+                break 'outcome None;
+            }
+            let promise = match tools::call(&handler, &job.args.to_string(), &ctx, signal) {
+                Ok(promise) => promise,
+                Err(message) => {
+                    break 'outcome Some(failure(FailureCode::ToolExecutionFailed, message))
+                }
+            };
+            let limit = self.borrow().session.config().max_tool_result_bytes;
+            let Some(race) = tools::race_abort(&promise, signal) else {
+                break 'outcome None;
+            };
+            match tools::unless_aborted(race.await, signal) {
+                Some(Ok(value)) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
+                Some(Err(error)) => Some(failure(
+                    FailureCode::ToolExecutionFailed,
+                    super::script::describe(&error),
+                )),
+                None => None,
             }
         };
-        let handler = match handler {
-            Ok(handler) => handler,
-            Err(message) => return Some(failure(FailureCode::ToolLoadFailed, message)),
-        };
-        let mut ctx = String::new();
-        let mut w = ObjWriter::new(&mut ctx);
-        w.field("toolCallId", &job.tool_call_id);
-        w.field("toolName", &job.tool.name);
-        w.field("threadId", &job.thread_id);
-        w.field("runId", &job.run_id);
-        w.end();
-        // Nothing awaits between this check and the call: a stopped or timed-out call never
-        // reaches its handler, however late its module arrived.
-        let wanted = self
-            .borrow_mut()
-            .session
-            .begin_call(&job.thread_id, &job.tool_call_id);
-        if signal.aborted() || !wanted {
-            return None;
+        let Some(outcome) = outcome else { return };
+        {
+            let mut state = self.borrow_mut();
+            if let Some(running) = state.running.get_mut(&job.thread_id) {
+                take_call(&mut running.calls, &job.tool_call_id);
+            }
+            state
+                .session
+                .handle_tool_result(&job.thread_id, &job.tool_call_id, outcome);
         }
-        let promise = match tools::call(&handler, &job.args.to_string(), &ctx, signal) {
-            Ok(promise) => promise,
-            Err(message) => return Some(failure(FailureCode::ToolExecutionFailed, message)),
-        };
-        let limit = self.borrow().session.config().max_tool_result_bytes;
-        let race = tools::race_abort(&promise, signal)?;
-        match tools::unless_aborted(race.await, signal)? {
-            Ok(value) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
-            Err(error) => Some(failure(
-                FailureCode::ToolExecutionFailed,
-                super::script::describe(&error),
-            )),
-        }
+        self.mark_dirty(&job.thread_id);
+        self.drive();
     }
 
     /// The tool's function: `Err(Ok)`, a registered handler or a module's export already had;
