@@ -509,7 +509,11 @@ impl Driver {
         let thread_id = request.thread_id.clone();
         self.load_toggles(Some(&thread_id));
         let mut slots = None;
-        let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
+        // `new_typed`, the constructor binding `future_to_promise` uses (one binding, not two).
+        let promise: Promise = Promise::new_typed::<JsValue>(&mut |resolve, reject| {
+            slots = Some((resolve.unchecked_into(), reject.unchecked_into()))
+        })
+        .unchecked_into();
         let (resolve, reject) = slots.expect("the Promise executor runs at once");
         {
             let state = &mut *self.borrow_mut();
