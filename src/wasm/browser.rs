@@ -104,10 +104,15 @@ pub(crate) fn once_function(callback: Callback) -> Function {
 /// tab, a worker, Node).
 pub(crate) fn schedule_frame(callback: Callback) {
     let window = web_sys::window();
+    // `document.visibilityState` through `Reflect.get` (bindings the runtime has anyway).
     let visible = window
         .as_ref()
-        .and_then(|w| w.document())
-        .is_some_and(|d| d.visibility_state() != web_sys::VisibilityState::Hidden);
+        .and_then(|w| Reflect::get(w, &"document".into()).ok())
+        .filter(JsValue::is_object)
+        .is_some_and(|d| {
+            let state = Reflect::get(&d, &"visibilityState".into()).ok();
+            state.and_then(|s| s.as_string()).as_deref() != Some("hidden")
+        });
     if let (Some(window), true) = (window, visible) {
         let function = once_function(callback);
         if window.request_animation_frame(&function).is_ok() {
