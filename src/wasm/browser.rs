@@ -155,7 +155,7 @@ pub(crate) fn timeout_reason() -> JsValue {
 /// until dropped. `None` where there is no window (a worker, Node): only a window gets them.
 pub(crate) struct StorageEvents {
     target: web_sys::Window,
-    listener: Closure<dyn Fn(web_sys::StorageEvent)>,
+    listener: Closure<dyn Fn(JsValue)>,
 }
 
 impl StorageEvents {
@@ -164,10 +164,15 @@ impl StorageEvents {
         on_change: impl Fn(Option<String>, Option<String>) + 'static,
     ) -> Option<Self> {
         let target = web_sys::window()?;
-        let listener =
-            Closure::<dyn Fn(web_sys::StorageEvent)>::new(move |event: web_sys::StorageEvent| {
-                on_change(event.key(), event.new_value())
-            });
+        // `key` and `newValue` through `Reflect.get` (a binding the runtime has anyway).
+        let listener = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+            let read = |name: &str| {
+                Reflect::get(&event, &name.into())
+                    .ok()
+                    .and_then(|v| v.as_string())
+            };
+            on_change(read("key"), read("newValue"))
+        });
         target
             .add_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())
             .ok()?;
