@@ -24,13 +24,29 @@ pub(crate) fn now() -> u64 {
 /// `location.href`, when there is a page (or a worker's location).
 pub(crate) fn page_href() -> Option<String> {
     let location = Reflect::get(&js_sys::global(), &"location".into()).ok()?;
-    Reflect::get(&location, &"href".into()).ok()?.as_string()
+    string_member(&location, "href")
+}
+
+/// `object[name]` when it is a string. The runtime reads a `URL`'s parts with it too: one
+/// `Reflect.get` binding for all of them, not one binding per getter.
+fn string_member(object: &JsValue, name: &str) -> Option<String> {
+    Reflect::get(object, &name.into()).ok()?.as_string()
+}
+
+/// A parsed `URL`.
+pub(crate) struct Url(JsValue);
+
+impl Url {
+    /// A part of it: `href`, `origin`, `protocol`, ...
+    pub(crate) fn get(&self, part: &str) -> String {
+        string_member(&self.0, part).unwrap_or_default()
+    }
 }
 
 /// `new URL(input, base)`.
-pub(crate) fn parse_url(input: &str, base: Option<&str>) -> Result<web_sys::Url, String> {
+pub(crate) fn parse_url(input: &str, base: Option<&str>) -> Result<Url, String> {
     NewUrl::new(input, base)
-        .map(JsCast::unchecked_into)
+        .map(|url| Url(url.into()))
         .map_err(|e| describe(&e))
 }
 
@@ -42,11 +58,11 @@ impl UrlParser for BrowserUrl {
     fn parse(&self, input: &str, base: Option<&str>) -> Result<ParsedUrl, String> {
         let url = parse_url(input, base)?;
         Ok(ParsedUrl {
-            href: url.href(),
-            protocol: url.protocol(),
-            username: url.username(),
-            password: url.password(),
-            origin: url.origin(),
+            href: url.get("href"),
+            protocol: url.get("protocol"),
+            username: url.get("username"),
+            password: url.get("password"),
+            origin: url.get("origin"),
         })
     }
 }

@@ -205,7 +205,7 @@ impl Driver {
             Some(page) => browser::parse_url(&url, Some(&page)),
             None => browser::parse_url(&url, None),
         }
-        .map(|u| u.href())
+        .map(|u| u.get("href"))
         .map_err(|_| {
             Error::new(
                 "options/invalid",
@@ -238,7 +238,7 @@ impl Driver {
         let page_origin = browser::page_href()
             .and_then(|href| browser::parse_url(&href, None).ok())
             .or_else(|| browser::parse_url(&head.url, None).ok())
-            .map(|u| u.origin())
+            .map(|u| u.get("origin"))
             .unwrap_or_default();
         let context = ManifestContext {
             manifest_url: head.url,
