@@ -13,6 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader};
 
+use crate::wasm::convert::host;
 use crate::wasm::script::describe;
 
 /// Why a request got no answer: a readable message, and what the app's code threw (`undefined`
@@ -143,10 +144,12 @@ pub(crate) struct Head {
 
 /// Reads the head of `answer`.
 pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
+    // `status` and `url` through `Reflect.get` (a binding the runtime has anyway): a `Response`'s
+    // `status` is always an integer 0-999, its `url` a string.
     let response = &answer.0;
-    let url = response.url();
+    let url = host(response, "url").as_string().unwrap_or_default();
     Head {
-        status: response.status(),
+        status: host(response, "status").as_f64().unwrap_or_default() as u16,
         // `get` throws only for a name that is no header name.
         content_type: response.headers().get("content-type").ok().flatten(),
         url: if url.is_empty() {
