@@ -1157,9 +1157,7 @@ mod typescript {
             "ReasoningRole" => literals(ReasoningRole::WIRE_NAMES),
             "EncryptedValueSubtype" => literals(EncryptedValueSubtype::WIRE_NAMES),
             "RunFinishedOutcome" | "TokenUsage" | "Message" | "RunAgentInput" | "Interrupt"
-            | "ToolCall" => {
-                rust
-            }
+            | "ToolCall" => rust,
             other => panic!("no TypeScript type for `{other}`: add it to ts_type"),
         }
     }
@@ -1167,7 +1165,10 @@ mod typescript {
     /// `name: type` or `name?: type` (for an `Option`).
     fn ts_member(wire: &str, rust: &str, part: &str) -> String {
         let rust: String = rust.chars().filter(|c| !c.is_whitespace()).collect();
-        match rust.strip_prefix("Option<").and_then(|r| r.strip_suffix('>')) {
+        match rust
+            .strip_prefix("Option<")
+            .and_then(|r| r.strip_suffix('>'))
+        {
             Some(inner) => format!("{wire}?: {}", ts_type(inner, part)),
             None => format!("{wire}: {}", ts_type(&rust, part)),
         }

@@ -18,28 +18,36 @@ use crate::tools::url::{ParsedUrl, UrlParser};
 /// The clock the session's deadlines run on, in milliseconds: `performance.now()`, which never
 /// goes back (the wall clock may), or `Date.now()` where there is no `performance`.
 pub(crate) fn now() -> u64 {
-    let performance = Reflect::get(&js_sys::global(), &"performance".into())
-        .ok()
-        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok());
-    match performance {
-        Some(performance) => performance.now() as u64,
-        None => js_sys::Date::now() as u64,
-    }
+    performance_now().unwrap_or_else(|_| js_sys::Date::now()) as u64
 }
 
 /// `location.href`, when there is a page (or a worker's location).
 pub(crate) fn page_href() -> Option<String> {
     let location = Reflect::get(&js_sys::global(), &"location".into()).ok()?;
-    Reflect::get(&location, &"href".into()).ok()?.as_string()
+    string_member(&location, "href")
+}
+
+/// `object[name]` when it is a string. The runtime reads a `URL`'s parts with it too: one
+/// `Reflect.get` binding for all of them, not one binding per getter.
+fn string_member(object: &JsValue, name: &str) -> Option<String> {
+    Reflect::get(object, &name.into()).ok()?.as_string()
+}
+
+/// A parsed `URL`.
+pub(crate) struct Url(JsValue);
+
+impl Url {
+    /// A part of it: `href`, `origin`, `protocol`, ...
+    pub(crate) fn get(&self, part: &str) -> String {
+        string_member(&self.0, part).unwrap_or_default()
+    }
 }
 
 /// `new URL(input, base)`.
-pub(crate) fn parse_url(input: &str, base: Option<&str>) -> Result<web_sys::Url, String> {
-    match base {
-        Some(base) => web_sys::Url::new_with_base(input, base),
-        None => web_sys::Url::new(input),
-    }
-    .map_err(|e| describe(&e))
+pub(crate) fn parse_url(input: &str, base: Option<&str>) -> Result<Url, String> {
+    NewUrl::new(input, base)
+        .map(|url| Url(url.into()))
+        .map_err(|e| describe(&e))
 }
 
 /// The browser's own WHATWG URL parser for the core's import-path policy: `import()` parses with
@@ -50,11 +58,11 @@ impl UrlParser for BrowserUrl {
     fn parse(&self, input: &str, base: Option<&str>) -> Result<ParsedUrl, String> {
         let url = parse_url(input, base)?;
         Ok(ParsedUrl {
-            href: url.href(),
-            protocol: url.protocol(),
-            username: url.username(),
-            password: url.password(),
-            origin: url.origin(),
+            href: url.get("href"),
+            protocol: url.get("protocol"),
+            username: url.get("username"),
+            password: url.get("password"),
+            origin: url.get("origin"),
         })
     }
 }
@@ -86,6 +94,17 @@ extern "C" {
     /// (`js_sys::RegExp::new` does not catch).
     #[wasm_bindgen(catch, js_name = RegExp)]
     fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
+
+    /// `new URL(input, base)`; `None` passes `undefined`, which the constructor takes as no base
+    /// (one binding for both forms, where `web-sys` has two).
+    /// `performance.now()`: one crossing (it throws where there is no `performance`).
+    #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
+    fn performance_now() -> Result<f64, JsValue>;
+
+    #[wasm_bindgen(js_name = URL)]
+    type NewUrl;
+    #[wasm_bindgen(catch, constructor, js_class = URL)]
+    fn new(input: &str, base: Option<&str>) -> Result<NewUrl, JsValue>;
 }
 
 /// A callback for a frame, a timer or an event that fires once. Boxed: every one of them is the
@@ -101,10 +120,15 @@ pub(crate) fn once_function(callback: Callback) -> Function {
 /// tab, a worker, Node).
 pub(crate) fn schedule_frame(callback: Callback) {
     let window = web_sys::window();
+    // `document.visibilityState` through `Reflect.get` (bindings the runtime has anyway).
     let visible = window
         .as_ref()
-        .and_then(|w| w.document())
-        .is_some_and(|d| d.visibility_state() != web_sys::VisibilityState::Hidden);
+        .and_then(|w| Reflect::get(w, &"document".into()).ok())
+        .filter(JsValue::is_object)
+        .is_some_and(|d| {
+            let state = Reflect::get(&d, &"visibilityState".into()).ok();
+            state.and_then(|s| s.as_string()).as_deref() != Some("hidden")
+        });
     if let (Some(window), true) = (window, visible) {
         let function = once_function(callback);
         if window.request_animation_frame(&function).is_ok() {
@@ -147,7 +171,7 @@ pub(crate) fn timeout_reason() -> JsValue {
 /// until dropped. `None` where there is no window (a worker, Node): only a window gets them.
 pub(crate) struct StorageEvents {
     target: web_sys::Window,
-    listener: Closure<dyn Fn(web_sys::StorageEvent)>,
+    listener: Closure<dyn Fn(JsValue)>,
 }
 
 impl StorageEvents {
@@ -156,10 +180,15 @@ impl StorageEvents {
         on_change: impl Fn(Option<String>, Option<String>) + 'static,
     ) -> Option<Self> {
         let target = web_sys::window()?;
-        let listener =
-            Closure::<dyn Fn(web_sys::StorageEvent)>::new(move |event: web_sys::StorageEvent| {
-                on_change(event.key(), event.new_value())
-            });
+        // `key` and `newValue` through `Reflect.get` (a binding the runtime has anyway).
+        let listener = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+            let read = |name: &str| {
+                Reflect::get(&event, &name.into())
+                    .ok()
+                    .and_then(|v| v.as_string())
+            };
+            on_change(read("key"), read("newValue"))
+        });
         target
             .add_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())
             .ok()?;

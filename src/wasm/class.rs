@@ -196,32 +196,40 @@ impl ChatRuntime {
                 .ok_or_else(|| invalid("headers", format!("header `{name}` must be a string")))?;
             headers.push((name, value));
         }
+        // Every option is read (and refused) before the config and host are put together.
+        let max_tool_result_bytes = bounded(&options, "maxToolResultBytes", 1 << 28)?;
+        let max_rounds = bounded(&options, "maxRounds", 1000)?;
+        let tool_timeout_ms = bounded(&options, "toolTimeoutMs", 3_600_000)?;
+        let catalog = match string(&options, "toolNamePrefix")? {
+            Some(prefix) => Catalog::with_prefix(&prefix)?,
+            None => Catalog::new(),
+        };
+        let fetch = function(host(&options, "fetch"), "fetch")?;
+        let import_module = function(host(&options, "importModule"), "importModule")?;
+        let allowed_import_origins =
+            member(&options, "allowedImportOrigins", "options/invalid")?.unwrap_or_default();
+        let storage = Store::from_option(&host(&options, "storage"));
+        let prepare_request = function(host(&options, "prepareRequest"), "prepareRequest")?;
         let defaults = SessionConfig::default();
         let config = SessionConfig {
             run_url,
-            max_tool_result_bytes: bounded(&options, "maxToolResultBytes", 1 << 28)?
+            max_tool_result_bytes: max_tool_result_bytes
                 .map_or(defaults.max_tool_result_bytes, |n| n as usize),
             history,
-            max_rounds: bounded(&options, "maxRounds", 1000)?.unwrap_or(defaults.max_rounds),
-            tool_timeout_ms: bounded(&options, "toolTimeoutMs", 3_600_000)?
-                .unwrap_or(defaults.tool_timeout_ms),
+            max_rounds: max_rounds.unwrap_or(defaults.max_rounds),
+            tool_timeout_ms: tool_timeout_ms.unwrap_or(defaults.tool_timeout_ms),
             max_event_bytes: defaults.max_event_bytes,
             headers,
             max_reconnects: defaults.max_reconnects,
             reconnect_delay_ms: defaults.reconnect_delay_ms,
         };
-        let catalog = match string(&options, "toolNamePrefix")? {
-            Some(prefix) => Catalog::with_prefix(&prefix)?,
-            None => Catalog::new(),
-        };
         let host = HostConfig {
             tools_url,
-            fetch: Fetch::new(function(host(&options, "fetch"), "fetch")?),
-            import_module: function(host(&options, "importModule"), "importModule")?,
-            allowed_import_origins: member(&options, "allowedImportOrigins", "options/invalid")?
-                .unwrap_or_default(),
-            storage: Store::from_option(&host(&options, "storage")),
-            prepare_request: function(host(&options, "prepareRequest"), "prepareRequest")?,
+            fetch: Fetch::new(fetch),
+            import_module,
+            allowed_import_origins,
+            storage,
+            prepare_request,
         };
         let session = Session::new(config, random_prefix(), Box::new(RegExpMatcher::default()));
         Ok(ChatRuntime {

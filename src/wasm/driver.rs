@@ -205,7 +205,7 @@ impl Driver {
             Some(page) => browser::parse_url(&url, Some(&page)),
             None => browser::parse_url(&url, None),
         }
-        .map(|u| u.href())
+        .map(|u| u.get("href"))
         .map_err(|_| {
             Error::new(
                 "options/invalid",
@@ -238,7 +238,7 @@ impl Driver {
         let page_origin = browser::page_href()
             .and_then(|href| browser::parse_url(&href, None).ok())
             .or_else(|| browser::parse_url(&head.url, None).ok())
-            .map(|u| u.origin())
+            .map(|u| u.get("origin"))
             .unwrap_or_default();
         let context = ManifestContext {
             manifest_url: head.url,
@@ -509,7 +509,11 @@ impl Driver {
         let thread_id = request.thread_id.clone();
         self.load_toggles(Some(&thread_id));
         let mut slots = None;
-        let promise = Promise::new(&mut |resolve, reject| slots = Some((resolve, reject)));
+        // `new_typed`, the constructor binding `future_to_promise` uses (one binding, not two).
+        let promise: Promise = Promise::new_typed::<JsValue>(&mut |resolve, reject| {
+            slots = Some((resolve.unchecked_into(), reject.unchecked_into()))
+        })
+        .unchecked_into();
         let (resolve, reject) = slots.expect("the Promise executor runs at once");
         {
             let state = &mut *self.borrow_mut();
@@ -973,115 +977,136 @@ impl Driver {
                     .push((job.tool_call_id.clone(), controller.clone()));
             }
         }
-        let driver = self.clone();
-        spawn_local(async move {
-            let signal = controller.signal();
-            let outcome = driver.call(&job, &signal).await;
-            let Some(outcome) = outcome else { return };
-            {
-                let mut state = driver.borrow_mut();
-                if let Some(running) = state.running.get_mut(&job.thread_id) {
-                    take_call(&mut running.calls, &job.tool_call_id);
+        spawn_local(self.clone().call(job, controller));
+    }
+
+    /// Runs the call and reports its outcome to the session; nothing when its signal fired
+    /// first. The whole task is this one `async fn` (one state machine, not one awaiting another).
+    async fn call(self, job: ToolCallJob, controller: AbortController) {
+        let signal = &controller.signal();
+        let job = &job;
+        let outcome: Option<ToolOutcome> = 'outcome: {
+            // The handler at once, or after its module loads: plain functions around the await.
+            let handler = match self.handler(job) {
+                Err(Ok(handler)) => Ok(handler),
+                Err(Err(message)) => Err(message),
+                Ok(promise) => {
+                    let settled = match tools::race_abort(&promise, signal) {
+                        Some(race) => tools::unless_aborted(race.await, signal),
+                        None => None,
+                    };
+                    match self.module_loaded(job, &promise, settled) {
+                        Some(handler) => handler,
+                        None => break 'outcome None,
+                    }
                 }
-                state
-                    .session
-                    .handle_tool_result(&job.thread_id, &job.tool_call_id, outcome);
+            };
+            let handler = match handler {
+                Ok(handler) => handler,
+                Err(message) => break 'outcome Some(failure(FailureCode::ToolLoadFailed, message)),
+            };
+            let mut ctx = String::new();
+            let mut w = ObjWriter::new(&mut ctx);
+            w.field("toolCallId", &job.tool_call_id);
+            w.field("toolName", &job.tool.name);
+            w.field("threadId", &job.thread_id);
+            w.field("runId", &job.run_id);
+            w.end();
+            // Nothing awaits between this check and the call: a stopped or timed-out call never
+            // reaches its handler, however late its module arrived.
+            let wanted = self
+                .borrow_mut()
+                .session
+                .begin_call(&job.thread_id, &job.tool_call_id);
+            if signal.aborted() || !wanted {
+                break 'outcome None;
             }
-            driver.mark_dirty(&job.thread_id);
-            driver.drive();
-        });
+            let promise = match tools::call(&handler, &job.args.to_string(), &ctx, signal) {
+                Ok(promise) => promise,
+                Err(message) => {
+                    break 'outcome Some(failure(FailureCode::ToolExecutionFailed, message))
+                }
+            };
+            let limit = self.borrow().session.config().max_tool_result_bytes;
+            let Some(race) = tools::race_abort(&promise, signal) else {
+                break 'outcome None;
+            };
+            match tools::unless_aborted(race.await, signal) {
+                Some(Ok(value)) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
+                Some(Err(error)) => Some(failure(
+                    FailureCode::ToolExecutionFailed,
+                    super::script::describe(&error),
+                )),
+                None => None,
+            }
+        };
+        let Some(outcome) = outcome else { return };
+        {
+            let mut state = self.borrow_mut();
+            if let Some(running) = state.running.get_mut(&job.thread_id) {
+                take_call(&mut running.calls, &job.tool_call_id);
+            }
+            state
+                .session
+                .handle_tool_result(&job.thread_id, &job.tool_call_id, outcome);
+        }
+        self.mark_dirty(&job.thread_id);
+        self.drive();
     }
 
-    /// The call's outcome; `None` when its signal fired first.
-    async fn call(&self, job: &ToolCallJob, signal: &AbortSignal) -> Option<ToolOutcome> {
-        let handler = match self.handler(job, signal).await? {
-            Ok(handler) => handler,
-            Err(message) => return Some(failure(FailureCode::ToolLoadFailed, message)),
-        };
-        let mut ctx = String::new();
-        let mut w = ObjWriter::new(&mut ctx);
-        w.field("toolCallId", &job.tool_call_id);
-        w.field("toolName", &job.tool.name);
-        w.field("threadId", &job.thread_id);
-        w.field("runId", &job.run_id);
-        w.end();
-        // Nothing awaits between this check and the call: a stopped or timed-out call never
-        // reaches its handler, however late its module arrived.
-        let wanted = self
-            .borrow_mut()
-            .session
-            .begin_call(&job.thread_id, &job.tool_call_id);
-        if signal.aborted() || !wanted {
-            return None;
-        }
-        let promise = match tools::call(&handler, &job.args.to_string(), &ctx, signal) {
-            Ok(promise) => promise,
-            Err(message) => return Some(failure(FailureCode::ToolExecutionFailed, message)),
-        };
-        let limit = self.borrow().session.config().max_tool_result_bytes;
-        let race = tools::race_abort(&promise, signal)?;
-        match tools::unless_aborted(race.await, signal)? {
-            Ok(value) => Some(tools::to_outcome(&value, &job.tool.name, limit)),
-            Err(error) => Some(failure(
-                FailureCode::ToolExecutionFailed,
-                super::script::describe(&error),
-            )),
-        }
-    }
-
-    /// The tool's function: a registered handler, or the module's export (imported once per
-    /// URL). `None`: the signal fired while the module loaded; `Some(Err)`: it cannot be had.
-    async fn handler(
-        &self,
-        job: &ToolCallJob,
-        signal: &AbortSignal,
-    ) -> Option<Result<Function, String>> {
+    /// The tool's function: `Err(Ok)`, a registered handler or a module's export already had;
+    /// `Err(Err)`: it cannot be had; `Ok`: the module's import (started once per URL) to wait
+    /// for, then [`Driver::module_loaded`].
+    fn handler(&self, job: &ToolCallJob) -> Result<Promise, Result<Function, String>> {
         let name = &job.tool.name;
-        let (url, entrypoint) = match &job.tool.handler {
+        let url = match &job.tool.handler {
             ToolHandler::Registered => {
                 let handler = self.borrow().handlers.get(name).cloned();
-                return Some(handler.ok_or_else(|| format!("{name} has no registered handler")));
+                return Err(handler.ok_or_else(|| format!("{name} has no registered handler")));
             }
-            ToolHandler::Module { url, entrypoint } => (url, entrypoint),
+            ToolHandler::Module { url, .. } => url,
         };
         let cached = self.borrow().modules.get(url).cloned();
-        let promise = match cached {
-            Some(promise) => promise,
-            None => {
-                let custom = self.host().import_module.clone();
-                let promise = match tools::import(custom.as_ref(), url) {
-                    Ok(promise) => promise,
-                    Err(e) => return Some(Err(format!("could not import {url}: {e}"))),
-                };
-                self.borrow_mut()
-                    .modules
-                    .insert(url.clone(), promise.clone());
-                promise
-            }
-        };
-        let settled = match tools::race_abort(&promise, signal) {
-            Some(race) => tools::unless_aborted(race.await, signal),
-            None => None,
+        if let Some(promise) = cached {
+            return Ok(promise);
+        }
+        let custom = self.host().import_module.clone();
+        let promise =
+            tools::import(custom.as_ref(), url).map_err(|e| Err(import_failed(url, &e)))?;
+        self.borrow_mut()
+            .modules
+            .insert(url.clone(), promise.clone());
+        Ok(promise)
+    }
+
+    /// The tool's function from what its module's import settled to. `None`: the signal fired
+    /// while the module loaded; `Some(Err)`: it cannot be had.
+    fn module_loaded(
+        &self,
+        job: &ToolCallJob,
+        promise: &Promise,
+        settled: Option<Result<JsValue, JsValue>>,
+    ) -> Option<Result<Function, String>> {
+        let ToolHandler::Module { url, entrypoint } = &job.tool.handler else {
+            return None;
         };
         let Some(settled) = settled else {
             // A load that was stopped (or timed out) is not kept: the next call imports again.
-            self.forget_module(url, &promise);
+            self.forget_module(url, promise);
             return None;
         };
         let module = match settled {
             Ok(module) if module.is_object() => module,
             Ok(_) => {
-                self.forget_module(url, &promise);
-                return Some(Err(format!(
-                    "could not import {url}: importModule did not give a module object"
+                self.forget_module(url, promise);
+                return Some(Err(import_failed(
+                    url,
+                    "importModule did not give a module object",
                 )));
             }
             Err(error) => {
-                self.forget_module(url, &promise);
-                return Some(Err(format!(
-                    "could not import {url}: {}",
-                    super::script::describe(&error)
-                )));
+                self.forget_module(url, promise);
+                return Some(Err(import_failed(url, &super::script::describe(&error))));
             }
         };
         Some(
@@ -1314,6 +1339,12 @@ fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, Failure> {
                 .to_owned()
                 .into()
         })
+}
+
+/// `could not import {url}: {detail}` (one copy of the message for every way an import fails).
+#[inline(never)]
+fn import_failed(url: &str, detail: &str) -> String {
+    format!("could not import {url}: {detail}")
 }
 
 fn upgrade(weak: &Weak<RefCell<State>>) -> Option<Driver> {

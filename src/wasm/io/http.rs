@@ -4,16 +4,16 @@
 //! object, `body`, `signal`): an app's wrapper that adds a header with
 //! `fetch(url, { ...init, headers: { ...init.headers, Authorization } })` keeps ours. Handing it a
 //! `Request` instead would not: the Fetch standard replaces a `Request`'s headers wholesale when
-//! `init.headers` is given. The answer is read through `gloo-net`'s `Response` (status, headers,
-//! URL, body stream); its text through `web-sys` directly, because `gloo-net`'s `text()` unwraps
-//! the `TypeError` of a body the app's wrapper already read, which would abort the module.
+//! `init.headers` is given. The answer is read through `web-sys`'s `Response` directly (status,
+//! headers, URL, body stream, text): `gloo-net`'s wrapper adds nothing but `unwrap_throw`s (its
+//! `text()` would abort the module on the `TypeError` of a body the app's wrapper already read).
 
-use gloo_net::http::Response;
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader};
 
+use crate::wasm::convert::host;
 use crate::wasm::script::describe;
 
 /// Why a request got no answer: a readable message, and what the app's code threw (`undefined`
@@ -125,17 +125,11 @@ pub(crate) fn answer(settled: Result<JsValue, JsValue>) -> Result<Answer, Failur
     let raw = response
         .dyn_into::<web_sys::Response>()
         .map_err(|_| "fetch did not return a Response".to_owned())?;
-    Ok(Answer {
-        response: Response::from(Clone::clone(&raw)),
-        raw,
-    })
+    Ok(Answer(raw))
 }
 
-/// A response, as `gloo-net` reads it and as it is (for what `gloo-net` would unwrap).
-pub(crate) struct Answer {
-    response: Response,
-    raw: web_sys::Response,
-}
+/// A response.
+pub(crate) struct Answer(web_sys::Response);
 
 /// The parts of a response head the core's rules look at.
 pub(crate) struct Head {
@@ -150,11 +144,14 @@ pub(crate) struct Head {
 
 /// Reads the head of `answer`.
 pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
-    let response = &answer.response;
-    let url = response.url();
+    // `status` and `url` through `Reflect.get` (a binding the runtime has anyway): a `Response`'s
+    // `status` is always an integer 0-999, its `url` a string.
+    let response = &answer.0;
+    let url = host(response, "url").as_string().unwrap_or_default();
     Head {
-        status: response.status(),
-        content_type: response.headers().get("content-type"),
+        status: host(response, "status").as_f64().unwrap_or_default() as u16,
+        // `get` throws only for a name that is no header name.
+        content_type: response.headers().get("content-type").ok().flatten(),
         url: if url.is_empty() {
             requested.to_owned()
         } else {
@@ -167,7 +164,7 @@ pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
 /// plain functions around the caller's await, not an `async fn` (one more state machine).
 pub(crate) fn text(answer: &Answer) -> Result<JsFuture, String> {
     answer
-        .raw
+        .0
         .text()
         .map(JsFuture::from)
         .map_err(|e| describe(&e))
@@ -187,7 +184,7 @@ pub(crate) struct Body {
 impl Body {
     /// The body's reader; `Ok(None)` for a response without a body.
     pub(crate) fn open(answer: &Answer) -> Result<Option<Self>, String> {
-        let Some(stream) = answer.response.body() else {
+        let Some(stream) = answer.0.body() else {
             return Ok(None);
         };
         // `getReader()` throws on a locked stream (the app's wrapper read the body).

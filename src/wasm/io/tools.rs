@@ -36,8 +36,9 @@ pub(crate) fn race_abort(promise: &Promise, signal: &AbortSignal) -> Option<JsFu
     if signal.aborted() {
         return None;
     }
-    let aborted = Promise::new(&mut |resolve, _reject| {
-        let _ = signal.add_event_listener_with_callback("abort", &resolve);
+    // `new_typed`, the constructor binding `future_to_promise` uses (one binding, not two).
+    let aborted = Promise::new_typed::<JsValue>(&mut |resolve, _reject| {
+        let _ = signal.add_event_listener_with_callback("abort", resolve.unchecked_ref());
     });
     let racers = Array::new();
     racers.push(promise);
