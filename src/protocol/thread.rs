@@ -17,6 +17,7 @@
 //! [`ReduceError::ActivityPatch`]); the caller reports it and keeps going, like the TS client.
 
 use crate::hash::{HashMap, HashSet};
+use crate::sorted::StrSet;
 
 use crate::json::patch::PatchError;
 use crate::json::{self, Map, Value};
@@ -376,7 +377,7 @@ impl Thread {
     pub fn pending_tool_calls(&self) -> Vec<PendingCall> {
         match &self.run.finished {
             Some(Finished::Named(ids)) => {
-                let mut seen = HashSet::default();
+                let mut seen = StrSet::new(Vec::new());
                 ids.iter()
                     .filter(|id| seen.insert(id.as_str()))
                     .filter_map(|id| self.pending_call(id))
