@@ -597,7 +597,9 @@ impl Thread {
                 let (m, created) = self
                     .resolve_or_create_assistant(e.parent_message_id.as_deref(), &e.tool_call_id);
                 let Message::Assistant(assistant) = &mut self.messages[m] else {
-                    unreachable!("resolve_or_create_assistant returns an assistant message");
+                    // resolve_or_create_assistant returns an assistant message (no message text:
+                    // it would be bytes in the `.wasm` for a panic that cannot happen).
+                    unreachable!();
                 };
                 if created && assistant.subagent_run_id.is_none() {
                     assistant.subagent_run_id.clone_from(&e.subagent_run_id);
@@ -914,7 +916,8 @@ impl Thread {
                 tool_calls: Some(calls),
                 ..
             }) => &mut calls[c],
-            _ => unreachable!("the tool call index only points into assistant messages"),
+            // The tool call index only points into assistant messages.
+            _ => unreachable!(),
         }
     }
 }
