@@ -34,23 +34,6 @@ impl<K: Hash + Eq> HashSet<K> {
         self.0.insert(key, 0).is_none()
     }
 
-    /// Whether `key` is in the set.
-    #[inline]
-    pub fn contains<Q: Hash + Eq + ?Sized>(&self, key: &Q) -> bool
-    where
-        K: Borrow<Q>,
-    {
-        self.0.contains_key(key)
-    }
-
-    /// Removes `key`; whether it was there.
-    #[inline]
-    pub fn remove<Q: Hash + Eq + ?Sized>(&mut self, key: &Q) -> bool
-    where
-        K: Borrow<Q>,
-    {
-        self.0.remove(key).is_some()
-    }
 
     /// Removes every key, keeping the memory.
     pub fn clear(&mut self) {
@@ -65,6 +48,21 @@ impl<K: Hash + Eq> HashSet<K> {
     /// The keys, in no particular order.
     pub fn iter(&self) -> std::collections::hash_map::Keys<'_, K, usize> {
         self.0.keys()
+    }
+}
+
+impl<K: Hash + Eq + Borrow<str>> HashSet<K> {
+    /// Whether `key` is in the set. Asked by `&str` only, so every look-up shares one
+    /// instantiation of the map's `contains_key`.
+    #[inline]
+    pub fn contains(&self, key: &str) -> bool {
+        self.0.contains_key(key)
+    }
+
+    /// Removes `key`; whether it was there.
+    #[inline]
+    pub fn remove(&mut self, key: &str) -> bool {
+        self.0.remove(key).is_some()
     }
 }
 
