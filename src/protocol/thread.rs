@@ -394,7 +394,7 @@ impl Thread {
         self.run
             .started
             .iter()
-            .filter(|id| self.run.ended.contains(*id) && !self.run.answered.contains(*id))
+            .filter(|id| self.run.ended.contains(id) && !self.run.answered.contains(id))
             .filter_map(|id| self.pending_call(id))
             .collect()
     }
@@ -419,7 +419,7 @@ impl Thread {
         self.run
             .started
             .iter()
-            .filter(|id| self.run.ended.contains(*id))
+            .filter(|id| self.run.ended.contains(id))
             .map(String::as_str)
             .collect()
     }
