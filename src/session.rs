@@ -28,7 +28,7 @@
 use std::collections::VecDeque;
 
 use crate::hash::HashSet;
-use crate::sorted::SortedMap;
+use crate::sorted::{SortedMap, StrSet};
 
 use crate::json::{quoted, Value};
 
@@ -1445,7 +1445,7 @@ impl Session {
         let input = match history {
             HistoryMode::Full => builder.build(state.thread.messages()),
             HistoryMode::New => {
-                let unsent: HashSet<&str> = state.unsent.iter().map(String::as_str).collect();
+                let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
                 let messages: Vec<Message> = state
                     .thread
                     .messages()
@@ -2128,12 +2128,13 @@ fn epoch_ms(text: &str) -> Option<u64> {
 /// The ids of tool calls, in assistant messages accepted by `include` (by message id), that no
 /// tool message answers; in thread order.
 fn unanswered_calls(messages: &[Message], include: &dyn Fn(&str) -> bool) -> Vec<String> {
-    let mut answered: HashSet<&str> = HashSet::default();
+    let mut answered = Vec::new();
     for message in messages {
         if let Message::Tool(t) = message {
-            answered.insert(&t.tool_call_id);
+            answered.push(t.tool_call_id.as_str());
         }
     }
+    let answered = StrSet::new(answered);
     let mut ids = Vec::new();
     for message in messages {
         let Message::Assistant(a) = message else {

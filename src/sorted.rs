@@ -196,6 +196,39 @@ impl<V> FromIterator<(String, V)> for SortedMap<V> {
     }
 }
 
+/// Borrowed names, sorted once, asked whether they hold a name: a one-off lookup table (the
+/// catalog's names, a round's unsent messages, a thread's answered calls) without a hash table
+/// instantiated for `&str`. O(n log n) to build, O(log n) to ask.
+pub struct StrSet<'a>(Vec<&'a str>);
+
+impl<'a> StrSet<'a> {
+    /// The set of `names` (repeats allowed).
+    pub fn new(mut names: Vec<&'a str>) -> Self {
+        crate::sort::sort(&mut names);
+        StrSet(names)
+    }
+
+    fn find(&self, name: &str) -> Result<usize, usize> {
+        find_by(self.0.len(), name, &|i| self.0[i])
+    }
+
+    /// Whether `name` is one of the names.
+    pub fn contains(&self, name: &str) -> bool {
+        self.find(name).is_ok()
+    }
+
+    /// Adds `name`; whether it was new.
+    pub fn insert(&mut self, name: &'a str) -> bool {
+        match self.find(name) {
+            Ok(_) => false,
+            Err(at) => {
+                self.0.insert(at, name);
+                true
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,5 +261,22 @@ mod tests {
         );
         set.clear();
         assert!(set.is_empty());
+    }
+
+    #[test]
+    fn a_str_set_finds_its_names() {
+        let set = StrSet::new(vec!["m3", "m1", "m2", "m1"]);
+        for name in ["m1", "m2", "m3"] {
+            assert!(set.contains(name), "{name}");
+        }
+        for name in ["", "m0", "m4", "m"] {
+            assert!(!set.contains(name), "{name}");
+        }
+        let mut set = StrSet::new(Vec::new());
+        assert!(!set.contains("m1"));
+        assert!(set.insert("m2"));
+        assert!(set.insert("m1"));
+        assert!(!set.insert("m2"));
+        assert!(set.contains("m1") && set.contains("m2") && !set.contains("m3"));
     }
 }

@@ -291,7 +291,7 @@ impl EventDecoder {
     /// [`decode_all`]): the error is not kept for later calls, so it is not cloned (and
     /// `DecodeError`'s `Clone` stays out of the `.wasm`). Not to be called after an error.
     pub(crate) fn feed_once(&mut self, bytes: &[u8]) -> Result<(), DecodeError> {
-        let fed = self.sse.feed(bytes);
+        let fed = self.sse.feed_once(bytes);
         // Events completed before a framing error come first in the stream: decode them first,
         // so the error's index is the event that broke.
         self.drain().and_then(|()| self.sse_result(fed))
@@ -300,7 +300,7 @@ impl EventDecoder {
     /// [`finish`](Self::finish) for a caller that drops the decoder at its first error (see
     /// [`feed_once`](Self::feed_once)).
     pub(crate) fn finish_once(&mut self) -> Result<(), DecodeError> {
-        let finished = self.sse.finish();
+        let finished = self.sse.finish_once();
         self.drain().and_then(|()| self.sse_result(finished))?;
         if let Some(expander) = &mut self.expander {
             expander.finish(&mut self.expanded);

@@ -189,6 +189,15 @@ impl SseDecoder {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
+        let result = self.feed_once(chunk);
+        self.keep(result)
+    }
+
+    /// [`feed`](Self::feed) for a caller that stops at the first error (the
+    /// [`EventDecoder`](super::decode::EventDecoder), which keeps its own): the error is not kept,
+    /// so it is not cloned. Not to be called after an error (until a
+    /// [`reconnect`](Self::reconnect)).
+    pub(crate) fn feed_once(&mut self, chunk: &[u8]) -> Result<(), SseError> {
         self.bytes_consumed += chunk.len() as u64;
         let chunk = match self.skip_bom(chunk) {
             Some(rest) => rest,
@@ -227,6 +236,13 @@ impl SseDecoder {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
+        let result = self.finish_once();
+        self.keep(result)
+    }
+
+    /// [`finish`](Self::finish) for a caller that stops at the first error (see
+    /// [`feed_once`](Self::feed_once)).
+    pub(crate) fn finish_once(&mut self) -> Result<(), SseError> {
         let pending_bom = match self.bom {
             BomState::Matching(n) => usize::from(n),
             BomState::Done => 0,
@@ -251,7 +267,7 @@ impl SseDecoder {
             id: self.last_event_id.clone(),
             retry: self.retry.take(),
         };
-        Err(self.fail(SseError::Truncated { partial }))
+        Err(SseError::Truncated { partial })
     }
 
     /// Total bytes passed to [`feed`](Self::feed), including a leading BOM and the chunk that
@@ -294,16 +310,18 @@ impl SseDecoder {
         self.in_block = false;
     }
 
-    /// Records `err` as the decoder's permanent failure and returns it.
-    fn fail(&mut self, err: SseError) -> SseError {
-        self.failed = Some(err.clone());
-        err
+    /// Records an error of `result` as the decoder's permanent failure; returns `result`.
+    fn keep(&mut self, result: Result<(), SseError>) -> Result<(), SseError> {
+        if let Err(err) = &result {
+            self.failed = Some(err.clone());
+        }
+        result
     }
 
     /// Fails with `EventTooLarge` if the data buffer plus a line of `line_len` bytes is over the cap.
-    fn check_size(&mut self, line_len: usize) -> Result<(), SseError> {
+    fn check_size(&self, line_len: usize) -> Result<(), SseError> {
         if self.data.len().saturating_add(line_len) > self.limit {
-            return Err(self.fail(SseError::EventTooLarge { limit: self.limit }));
+            return Err(SseError::EventTooLarge { limit: self.limit });
         }
         Ok(())
     }

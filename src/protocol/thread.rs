@@ -17,6 +17,7 @@
 //! [`ReduceError::ActivityPatch`]); the caller reports it and keeps going, like the TS client.
 
 use crate::hash::{HashMap, HashSet};
+use crate::sorted::StrSet;
 
 use crate::json::patch::PatchError;
 use crate::json::{self, Map, Value};
@@ -376,7 +377,7 @@ impl Thread {
     pub fn pending_tool_calls(&self) -> Vec<PendingCall> {
         match &self.run.finished {
             Some(Finished::Named(ids)) => {
-                let mut seen = HashSet::default();
+                let mut seen = StrSet::new(Vec::new());
                 ids.iter()
                     .filter(|id| seen.insert(id.as_str()))
                     .filter_map(|id| self.pending_call(id))
@@ -393,7 +394,7 @@ impl Thread {
         self.run
             .started
             .iter()
-            .filter(|id| self.run.ended.contains(*id) && !self.run.answered.contains(*id))
+            .filter(|id| self.run.ended.contains(id) && !self.run.answered.contains(id))
             .filter_map(|id| self.pending_call(id))
             .collect()
     }
@@ -418,7 +419,7 @@ impl Thread {
         self.run
             .started
             .iter()
-            .filter(|id| self.run.ended.contains(*id))
+            .filter(|id| self.run.ended.contains(id))
             .map(String::as_str)
             .collect()
     }
@@ -596,7 +597,9 @@ impl Thread {
                 let (m, created) = self
                     .resolve_or_create_assistant(e.parent_message_id.as_deref(), &e.tool_call_id);
                 let Message::Assistant(assistant) = &mut self.messages[m] else {
-                    unreachable!("resolve_or_create_assistant returns an assistant message");
+                    // resolve_or_create_assistant returns an assistant message (no message text:
+                    // it would be bytes in the `.wasm` for a panic that cannot happen).
+                    unreachable!();
                 };
                 if created && assistant.subagent_run_id.is_none() {
                     assistant.subagent_run_id.clone_from(&e.subagent_run_id);
@@ -913,7 +916,8 @@ impl Thread {
                 tool_calls: Some(calls),
                 ..
             }) => &mut calls[c],
-            _ => unreachable!("the tool call index only points into assistant messages"),
+            // The tool call index only points into assistant messages.
+            _ => unreachable!(),
         }
     }
 }

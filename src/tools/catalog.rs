@@ -897,25 +897,20 @@ impl Catalog {
 
     /// Recomputes [`Catalog::hidden`] from the current manifest, registered and backend tools.
     fn reevaluate(&mut self) {
-        let backend: HashSet<&str> = self.backend.iter().map(|t| t.name.as_str()).collect();
-        let manifest: HashSet<&str> = self.manifest.iter().map(|t| t.name.as_str()).collect();
         let mut hidden = Vec::new();
         for (position, tool) in self.manifest.iter().chain(&self.registered).enumerate() {
-            hidden.push(self.why_hidden(position, &tool.name, &manifest, &backend));
+            hidden.push(self.why_hidden(position, &tool.name));
         }
         self.hidden = hidden;
     }
 
     /// Why the frontend tool at `position` (manifest, then registered) named `name` is hidden, if
-    /// it is; `manifest` and `backend` are the names of the manifest and backend tools.
-    fn why_hidden(
-        &self,
-        position: usize,
-        name: &str,
-        manifest: &HashSet<&str>,
-        backend: &HashSet<&str>,
-    ) -> Option<Diagnostic> {
-        if position >= self.manifest.len() && manifest.contains(name) {
+    /// it is. The names are looked up by a linear scan (at most [`MAX_TOOLS`] manifest tools; the
+    /// backend tools were already checked pairwise for duplicates): this runs when the catalog
+    /// changes, not per event.
+    fn why_hidden(&self, position: usize, name: &str) -> Option<Diagnostic> {
+        let backend = |name: &str| self.backend.iter().any(|t| t.name == name);
+        if position >= self.manifest.len() && self.manifest.iter().any(|t| t.name == name) {
             return Some(diagnostic(
                 name,
                 code::DUPLICATE_NAME,
@@ -930,7 +925,7 @@ impl Catalog {
             ));
         }
         match &self.prefix {
-            None if backend.contains(name) => Some(diagnostic(
+            None if backend(name) => Some(diagnostic(
                 name,
                 code::SHADOWS_BACKEND,
                 format!(
@@ -950,7 +945,7 @@ impl Catalog {
                              {MAX_NAME_LEN} characters"
                         ),
                     ))
-                } else if backend.contains(wire.as_str()) {
+                } else if backend(&wire) {
                     Some(diagnostic(
                         name,
                         code::PREFIX_COLLISION,
