@@ -34,7 +34,6 @@ impl<K: Hash + Eq> HashSet<K> {
         self.0.insert(key, 0).is_none()
     }
 
-
     /// Removes every key, keeping the memory.
     pub fn clear(&mut self) {
         self.0.clear();
