@@ -104,41 +104,29 @@ macro_rules! events {
     (@subagent run $e:ident) => { None };
     (@subagent scoped $e:ident) => { $e.subagent_run_id.as_deref() };
     (@subagent subagent $e:ident) => { Some(&$e.subagent_run_id) };
+    (@struct scoped [$(#[$doc:meta])*] $name:ident {
+        $( [$(#[$fdoc:meta])*] $field:ident $wire:literal : $ty:ty, )*
+    }) => {
+        events!(@struct run [$(#[$doc])*] $name {
+            $( [$(#[$fdoc])*] $field $wire: $ty, )*
+        } [
+            /// The sub-agent run that emitted this event, if any.
+        ] subagent_run_id "subagentRunId": Option<String>,);
+    };
     (@struct $scope:ident [$(#[$doc:meta])*] $name:ident {
         $( [$(#[$fdoc:meta])*] $field:ident $wire:literal : $ty:ty, )*
-    }) => {
-        events!(@base $scope [$(#[$doc])*] $name {
-            $( [$(#[$fdoc])*] $field $wire: $ty, )*
-            [
+    } $( [$(#[$xdoc:meta])*] $xfield:ident $xwire:literal : $xty:ty, )?) => {
+        wire_struct! {
+            $(#[$doc])*
+            pub struct $name {
+                $( $(#[$fdoc])* $field $wire: $ty, )*
                 /// Milliseconds since the epoch, by convention.
-            ] timestamp "timestamp": Option<i64>,
-            [
+                timestamp "timestamp": Option<i64>,
                 /// The upstream event this one was translated from, if any.
-            ] raw_event "rawEvent": Option<Value>,
-            [
+                raw_event "rawEvent": Option<Value>,
                 /// Free-form metadata; the key `"ag-ui"` is reserved.
-            ] metadata "metadata": Option<JsonObject>,
-        });
-    };
-    (@base scoped [$(#[$doc:meta])*] $name:ident {
-        $( [$(#[$fdoc:meta])*] $field:ident $wire:literal : $ty:ty, )*
-    }) => {
-        wire_struct! {
-            $(#[$doc])*
-            pub struct $name {
-                $( $(#[$fdoc])* $field $wire: $ty, )*
-                /// The sub-agent run that emitted this event, if any.
-                subagent_run_id "subagentRunId": Option<String>,
-            }
-        }
-    };
-    (@base $scope:ident [$(#[$doc:meta])*] $name:ident {
-        $( [$(#[$fdoc:meta])*] $field:ident $wire:literal : $ty:ty, )*
-    }) => {
-        wire_struct! {
-            $(#[$doc])*
-            pub struct $name {
-                $( $(#[$fdoc])* $field $wire: $ty, )*
+                metadata "metadata": Option<JsonObject>,
+                $( $(#[$xdoc])* $xfield $xwire: $xty, )?
             }
         }
     };
