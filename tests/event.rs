@@ -93,6 +93,30 @@ fn malformed_fields_are_named_by_their_json_path() {
 }
 
 #[test]
+fn with_several_bad_fields_the_first_in_declaration_order_is_named() {
+    // Struct readers take every field and report the first error once (`Fields::get`); the
+    // order of the struct's fields decides, not the order of the members in the text.
+    let cases = [
+        (
+            r#"{"type":"TEXT_MESSAGE_CONTENT","delta":7,"messageId":1}"#,
+            "messageId",
+        ),
+        (r#"{"type":"TEXT_MESSAGE_CONTENT","delta":7}"#, "messageId"),
+        (
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","timestamp":"x","delta":null}"#,
+            "delta",
+        ),
+        (
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u"},{"role":"tool","id":1}]}"#,
+            "messages[0].content",
+        ),
+    ];
+    for (json, field) in cases {
+        assert_eq!(field_error(json).1, field, "{json}");
+    }
+}
+
+#[test]
 fn unknown_event_types_are_kept_whole() {
     let json = r#"{"type":"FUTURE_THING","x":[1,2],"y":{"z":null}}"#;
     let Event::Unknown(unknown) = event(json) else {

@@ -91,7 +91,7 @@ pub trait ToJson {
 ///
 /// A struct reader takes every field with [`Fields::get`], which keeps the first error and hands out
 /// a placeholder, then asks [`Fields::check`] once: one error branch per struct instead of one per
-/// field (each of which had to drop the fields read before it; 5.8 KB gzip less over the events and
+/// field (each of which had to drop the fields read before it; 5.4 KB gzip less over the events and
 /// messages, README "Numbers").
 pub struct Fields<'a> {
     members: Vec<(Cow<'a, str>, Value)>,
