@@ -516,3 +516,144 @@ pub fn decode_all(bytes: &[u8], options: &DecodeOptions) -> Result<Decoded, Deco
             .map(|id| crate::json::from_js_string(id).into_owned()),
     })
 }
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+    use crate::protocol::sse::SseEvent;
+
+    /// Every text the hand-written `Display`s write, pinned byte for byte (they were the
+    /// `thiserror` formats).
+    #[test]
+    fn texts() {
+        let cases: Vec<(DecodeError, &str)> = vec![
+            (
+                DecodeError::Sse { index: 3, source: SseError::EventTooLarge { limit: 64 } },
+                "event 3: event exceeds the limit of 64 bytes",
+            ),
+            (
+                DecodeError::Sse {
+                    index: 0,
+                    source: SseError::Truncated {
+                        partial: SseEvent { event: None, data: "x".into(), id: None, retry: None },
+                    },
+                },
+                "event 0: stream ended inside an event that has no terminating blank line",
+            ),
+            (
+                EventError::Json { index: 2, message: "bad".into() }.into(),
+                "event 2: not valid JSON: bad",
+            ),
+            (
+                EventError::NoType { index: 5 }.into(),
+                "event 5: not an object with a non-empty string `type`",
+            ),
+            (
+                EventError::Field {
+                    index: 7,
+                    event_type: "RUN_STARTED".into(),
+                    field: "threadId".into(),
+                    message: "expected a string".into(),
+                }
+                .into(),
+                "event 7 (RUN_STARTED): field `threadId`: expected a string",
+            ),
+            (
+                ChunkError::TextChunkWithoutMessageId { index: 1 }.into(),
+                "event 1 (TEXT_MESSAGE_CHUNK): the first chunk of a text message must have a messageId",
+            ),
+            (
+                ChunkError::ToolChunkWithoutToolCallId { index: 1 }.into(),
+                "event 1 (TOOL_CALL_CHUNK): the first chunk of a tool call must have a toolCallId",
+            ),
+            (
+                ChunkError::ToolChunkWithoutToolCallName { index: 4, tool_call_id: "c1".into() }
+                    .into(),
+                "event 4 (TOOL_CALL_CHUNK): the first chunk of tool call 'c1' must have a toolCallName",
+            ),
+            (
+                ChunkError::ReasoningChunkWithoutMessageId { index: 9 }.into(),
+                "event 9 (REASONING_MESSAGE_CHUNK): the first chunk of a reasoning message must have a messageId",
+            ),
+            (
+                ChunkError::ConflictingField {
+                    index: 2,
+                    chunk_type: "TOOL_CALL_CHUNK",
+                    entity_id: "c1".into(),
+                    field: "toolCallName",
+                    incoming: "b".into(),
+                    established: Some("a".into()),
+                }
+                .into(),
+                "event 2 (TOOL_CALL_CHUNK): cannot continue 'c1': toolCallName 'b' does not match the open stream's toolCallName 'a'",
+            ),
+            (
+                ChunkError::ConflictingField {
+                    index: 2,
+                    chunk_type: "TEXT_MESSAGE_CHUNK",
+                    entity_id: "m".into(),
+                    field: "name",
+                    incoming: "b".into(),
+                    established: None,
+                }
+                .into(),
+                "event 2 (TEXT_MESSAGE_CHUNK): cannot continue 'm': name 'b' does not match the open stream's name (absent)",
+            ),
+            (
+                ChunkError::SubagentConflict {
+                    index: 1,
+                    chunk_type: "TEXT_MESSAGE_CHUNK",
+                    entity_id: "s".into(),
+                    subagent_run_id: "B".into(),
+                    owner: Some("A".into()),
+                }
+                .into(),
+                "event 1 (TEXT_MESSAGE_CHUNK): cannot continue 's': subagentRunId 'B' does not match the open stream's subagent 'A'",
+            ),
+            (
+                ChunkError::SubagentConflict {
+                    index: 1,
+                    chunk_type: "TOOL_CALL_CHUNK",
+                    entity_id: "s".into(),
+                    subagent_run_id: "B".into(),
+                    owner: None,
+                }
+                .into(),
+                "event 1 (TOOL_CALL_CHUNK): cannot continue 's': subagentRunId 'B' does not match the open stream's subagent (the parent agent)",
+            ),
+            (
+                ChunkError::AmbiguousChunk { index: 6, chunk_type: "TOOL_CALL_CHUNK", open_lanes: 2 }
+                    .into(),
+                "event 6 (TOOL_CALL_CHUNK): carries neither id nor subagentRunId, but 2 lanes have an open stream of its kind",
+            ),
+            (
+                OrderError::FirstEventNotRunStarted { index: 0, event_type: "TEXT_MESSAGE_START" }
+                    .into(),
+                "event 0 (TEXT_MESSAGE_START): the first event must be RUN_STARTED",
+            ),
+            (
+                OrderError::RunFinishedWithOpen {
+                    index: 8,
+                    event_type: "RUN_FINISHED",
+                    what: crate::protocol::verify::OpenKind::ToolCall,
+                    ids: vec!["a".into(), "b".into(), "c".into()],
+                }
+                .into(),
+                "event 8 (RUN_FINISHED): cannot finish the run while tool calls are still active: a, b, c",
+            ),
+            (
+                OrderError::RunFinishedWithOpen {
+                    index: 8,
+                    event_type: "RUN_FINISHED",
+                    what: crate::protocol::verify::OpenKind::Step,
+                    ids: vec!["s".into()],
+                }
+                .into(),
+                "event 8 (RUN_FINISHED): cannot finish the run while steps are still active: s",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
+}
