@@ -162,11 +162,10 @@ impl Warning {
 }
 
 /// Why a stream could not be decoded. Every variant knows the event index where it happened.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum DecodeError {
     /// The `text/event-stream` framing failed (event too large, truncated at the end).
-    #[error("event {index}: {source}")]
     Sse {
         /// The position of the event being read.
         index: usize,
@@ -174,14 +173,57 @@ pub enum DecodeError {
         source: SseError,
     },
     /// An event's JSON is malformed.
-    #[error(transparent)]
-    Event(#[from] EventError),
+    Event(EventError),
     /// A `*_CHUNK` event could not be expanded.
-    #[error(transparent)]
-    Chunk(#[from] ChunkError),
+    Chunk(ChunkError),
     /// The events break the AG-UI ordering rules.
-    #[error(transparent)]
-    Order(#[from] OrderError),
+    Order(OrderError),
+}
+
+/// Written by hand: `event N: ` and the SSE error's text for `Sse`, the inner error's text for
+/// the others (a derive formats the `Sse` text through one more `format_args!`).
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::Sse { index, source } => {
+                write!(f, "event {index}: ")?;
+                source.fmt(f)
+            }
+            DecodeError::Event(e) => e.fmt(f),
+            DecodeError::Chunk(e) => e.fmt(f),
+            DecodeError::Order(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Sse { source, .. } => Some(source),
+            // `thiserror`'s `transparent`: the inner error's own source (none has one).
+            DecodeError::Event(e) => e.source(),
+            DecodeError::Chunk(e) => e.source(),
+            DecodeError::Order(e) => e.source(),
+        }
+    }
+}
+
+impl From<EventError> for DecodeError {
+    fn from(e: EventError) -> Self {
+        DecodeError::Event(e)
+    }
+}
+
+impl From<ChunkError> for DecodeError {
+    fn from(e: ChunkError) -> Self {
+        DecodeError::Chunk(e)
+    }
+}
+
+impl From<OrderError> for DecodeError {
+    fn from(e: OrderError) -> Self {
+        DecodeError::Order(e)
+    }
 }
 
 impl DecodeError {
