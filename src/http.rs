@@ -18,7 +18,7 @@ pub fn error_excerpt(body: &str) -> Option<&str> {
         .char_indices()
         .nth(ERROR_BODY_CHARS)
         .map_or(body.len(), |(at, _)| at);
-    Some(body[..end].trim_end()).filter(|b| !b.is_empty())
+    Some(crate::text::sub(body, ..end).trim_end()).filter(|b| !b.is_empty())
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod session;
 pub(crate) mod sort;
 pub mod sorted;
+pub(crate) mod text;
 pub mod thread_id;
 pub mod tools;
 

@@ -738,12 +738,12 @@ pub fn write_str(out: &mut String, s: &str) {
                 match escaped_at(&bytes[i + 4..]) {
                     Some(Escaped::Escape) => {
                         // `E E`: one literal U+10FFFF.
-                        out.push_str(&s[start..i + 4]);
+                        out.push_str(crate::text::sub(s, start..i + 4));
                         i += 8;
                         start = i;
                     }
                     Some(Escaped::Surrogate(unit)) => {
-                        out.push_str(&s[start..i]);
+                        out.push_str(crate::text::sub(s, start..i));
                         out.push_str("\\u");
                         for shift in [12, 8, 4, 0] {
                             out.push(HEX[usize::from((unit >> shift) & 15)] as char);
@@ -761,7 +761,7 @@ pub fn write_str(out: &mut String, s: &str) {
                 continue;
             }
         };
-        out.push_str(&s[start..i]);
+        out.push_str(crate::text::sub(s, start..i));
         if escape.is_empty() {
             out.push_str("\\u00");
             out.push(HEX[usize::from(b >> 4)] as char);
@@ -772,7 +772,7 @@ pub fn write_str(out: &mut String, s: &str) {
         i += 1;
         start = i;
     }
-    out.push_str(&s[start..]);
+    out.push_str(crate::text::sub(s, start..));
     out.push('"');
 }
 
@@ -907,7 +907,7 @@ fn join_halves(dst: &mut String, src: &str) -> bool {
     };
     dst.truncate(dst.len() - 8);
     push_pair(dst, high, low);
-    dst.push_str(&src[8..]);
+    dst.push_str(crate::text::sub(src, 8..));
     true
 }
 
@@ -923,15 +923,15 @@ pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
         return Some(Cow::Borrowed(s));
     };
     let mut out = String::with_capacity(s.len());
-    out.push_str(&s[..first]);
-    let mut rest = &s[first..];
+    out.push_str(crate::text::sub(s, ..first));
+    let mut rest = crate::text::sub(s, first..);
     while let Some(at) = rest.find(ESCAPE) {
-        out.push_str(&rest[..at]);
+        out.push_str(crate::text::sub(rest, ..at));
         out.push(ESCAPE);
         match escaped_at(&rest.as_bytes()[at + 4..]) {
-            Some(Escaped::Escape) => rest = &rest[at + 8..],
+            Some(Escaped::Escape) => rest = crate::text::sub(rest, at + 8..),
             Some(Escaped::Surrogate(_)) => return None,
-            None => rest = &rest[at + 4..],
+            None => rest = crate::text::sub(rest, at + 4..),
         }
     }
     out.push_str(rest);
@@ -942,7 +942,7 @@ pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
 /// surrogates), or any other text that was not read by [`parse`], in the internal form: each
 /// U+10FFFF becomes `E E`. Borrowed when there is none (the usual case, one scan).
 pub fn from_js_string(s: &str) -> Cow<'_, str> {
-    if s.contains(ESCAPE) {
+    if crate::text::has_char(s, ESCAPE) {
         Cow::Owned(s.replace(ESCAPE, "\u{10FFFF}\u{10FFFF}"))
     } else {
         Cow::Borrowed(s)

@@ -315,9 +315,10 @@ impl<'a> Parser<'a> {
                 return self.fail("expected a digit in the exponent");
             }
         }
-        Ok(Value::Number(Number::from_valid_text(
-            &self.text[start..self.pos],
-        )))
+        Ok(Value::Number(Number::from_valid_text(crate::text::sub(
+            self.text,
+            start..self.pos,
+        ))))
     }
 
     /// Whether a raw [`ESCAPE`](super::ESCAPE) char starts at the current position.
@@ -358,12 +359,12 @@ impl<'a> Parser<'a> {
         // Plain runs (most of a text delta) are skipped 8 bytes at a time.
         self.skip_plain();
         if self.peek() == Some(b'"') {
-            let s = &self.text[start..self.pos];
+            let s = crate::text::sub(self.text, start..self.pos);
             self.pos += 1;
             return Ok(Cow::Borrowed(s));
         }
         let mut out = String::with_capacity(self.pos - start + 16);
-        out.push_str(&self.text[start..self.pos]);
+        out.push_str(crate::text::sub(self.text, start..self.pos));
         loop {
             match self.peek() {
                 Some(b'"') => {
@@ -377,7 +378,7 @@ impl<'a> Parser<'a> {
             }
             let run = self.pos;
             self.skip_plain();
-            out.push_str(&self.text[run..self.pos]);
+            out.push_str(crate::text::sub(self.text, run..self.pos));
         }
     }
 

@@ -229,25 +229,20 @@ impl LegacyUpgrader {
 // ---------------------------------------------------------------------------------------------
 
 /// Why a `*_CHUNK` event could not be expanded. All are fatal, as in the TS client.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ChunkError {
     /// A `TEXT_MESSAGE_CHUNK` that does not continue an open stream has no `messageId`.
-    #[error("event {index} (TEXT_MESSAGE_CHUNK): the first chunk of a text message must have a messageId")]
     TextChunkWithoutMessageId {
         /// The chunk's position in the stream.
         index: usize,
     },
     /// A `TOOL_CALL_CHUNK` that does not continue an open stream has no `toolCallId`.
-    #[error(
-        "event {index} (TOOL_CALL_CHUNK): the first chunk of a tool call must have a toolCallId"
-    )]
     ToolChunkWithoutToolCallId {
         /// The chunk's position in the stream.
         index: usize,
     },
     /// A `TOOL_CALL_CHUNK` that opens tool call `tool_call_id` has no `toolCallName`.
-    #[error("event {index} (TOOL_CALL_CHUNK): the first chunk of tool call '{tool_call_id}' must have a toolCallName")]
     ToolChunkWithoutToolCallName {
         /// The chunk's position in the stream.
         index: usize,
@@ -255,17 +250,12 @@ pub enum ChunkError {
         tool_call_id: String,
     },
     /// A `REASONING_MESSAGE_CHUNK` that does not continue an open stream has no `messageId`.
-    #[error("event {index} (REASONING_MESSAGE_CHUNK): the first chunk of a reasoning message must have a messageId")]
     ReasoningChunkWithoutMessageId {
         /// The chunk's position in the stream.
         index: usize,
     },
     /// A continuation chunk repeats a field its opener set, with a different value
     /// (`role` / `name` of a text message, `toolCallName` / `parentMessageId` of a tool call).
-    #[error(
-        "event {index} ({chunk_type}): cannot continue '{entity_id}': {field} '{incoming}' does not match the open stream's {field} {}",
-        established.as_deref().map_or_else(|| "(absent)".to_owned(), |v| format!("'{v}'"))
-    )]
     ConflictingField {
         /// The chunk's position in the stream.
         index: usize,
@@ -281,10 +271,6 @@ pub enum ChunkError {
         established: Option<String>,
     },
     /// A chunk names an id that is open in another sub-agent's lane.
-    #[error(
-        "event {index} ({chunk_type}): cannot continue '{entity_id}': subagentRunId '{subagent_run_id}' does not match the open stream's subagent {}",
-        owner.as_deref().map_or_else(|| "(the parent agent)".to_owned(), |v| format!("'{v}'"))
-    )]
     SubagentConflict {
         /// The chunk's position in the stream.
         index: usize,
@@ -298,7 +284,6 @@ pub enum ChunkError {
         owner: Option<String>,
     },
     /// A chunk with neither id nor `subagentRunId` could continue streams in several lanes.
-    #[error("event {index} ({chunk_type}): carries neither id nor subagentRunId, but {open_lanes} lanes have an open stream of its kind")]
     AmbiguousChunk {
         /// The chunk's position in the stream.
         index: usize,
@@ -308,6 +293,86 @@ pub enum ChunkError {
         open_lanes: usize,
     },
 }
+
+/// Written by hand: the `event N (TYPE): ` head once, then the variant's own text (a derive
+/// repeats the head in every variant's format, and allocated the quoted `established` / `owner`).
+impl std::fmt::Display for ChunkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use ChunkError::*;
+        let (index, chunk_type) = match self {
+            TextChunkWithoutMessageId { index } => (index, "TEXT_MESSAGE_CHUNK"),
+            ToolChunkWithoutToolCallId { index } | ToolChunkWithoutToolCallName { index, .. } => {
+                (index, "TOOL_CALL_CHUNK")
+            }
+            ReasoningChunkWithoutMessageId { index } => (index, "REASONING_MESSAGE_CHUNK"),
+            ConflictingField {
+                index, chunk_type, ..
+            }
+            | SubagentConflict {
+                index, chunk_type, ..
+            }
+            | AmbiguousChunk {
+                index, chunk_type, ..
+            } => (index, *chunk_type),
+        };
+        write!(f, "event {index} ({chunk_type}): ")?;
+        // "cannot continue '<id>': <field> '<incoming>' does not match the open stream's <what> ",
+        // then the open stream's value quoted, or what stands for its absence.
+        let (entity_id, field, incoming, what, open, absent) = match self {
+            TextChunkWithoutMessageId { .. } => {
+                return f.write_str("the first chunk of a text message must have a messageId")
+            }
+            ToolChunkWithoutToolCallId { .. } => {
+                return f.write_str("the first chunk of a tool call must have a toolCallId")
+            }
+            ToolChunkWithoutToolCallName { tool_call_id, .. } => {
+                return write!(
+                    f,
+                    "the first chunk of tool call '{tool_call_id}' must have a toolCallName"
+                )
+            }
+            ReasoningChunkWithoutMessageId { .. } => {
+                return f.write_str("the first chunk of a reasoning message must have a messageId")
+            }
+            AmbiguousChunk { open_lanes, .. } => {
+                return write!(
+                    f,
+                    "carries neither id nor subagentRunId, but {open_lanes} lanes have an open stream of its kind"
+                )
+            }
+            ConflictingField {
+                entity_id,
+                field,
+                incoming,
+                established,
+                ..
+            } => (entity_id, *field, incoming, *field, established, "(absent)"),
+            SubagentConflict {
+                entity_id,
+                subagent_run_id,
+                owner,
+                ..
+            } => (
+                entity_id,
+                "subagentRunId",
+                subagent_run_id,
+                "subagent",
+                owner,
+                "(the parent agent)",
+            ),
+        };
+        write!(
+            f,
+            "cannot continue '{entity_id}': {field} '{incoming}' does not match the open stream's {what} "
+        )?;
+        match open {
+            Some(value) => write!(f, "'{value}'"),
+            None => f.write_str(absent),
+        }
+    }
+}
+
+impl std::error::Error for ChunkError {}
 
 impl ChunkError {
     /// The position in the stream of the chunk that failed.

@@ -162,11 +162,10 @@ impl Warning {
 }
 
 /// Why a stream could not be decoded. Every variant knows the event index where it happened.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum DecodeError {
     /// The `text/event-stream` framing failed (event too large, truncated at the end).
-    #[error("event {index}: {source}")]
     Sse {
         /// The position of the event being read.
         index: usize,
@@ -174,14 +173,57 @@ pub enum DecodeError {
         source: SseError,
     },
     /// An event's JSON is malformed.
-    #[error(transparent)]
-    Event(#[from] EventError),
+    Event(EventError),
     /// A `*_CHUNK` event could not be expanded.
-    #[error(transparent)]
-    Chunk(#[from] ChunkError),
+    Chunk(ChunkError),
     /// The events break the AG-UI ordering rules.
-    #[error(transparent)]
-    Order(#[from] OrderError),
+    Order(OrderError),
+}
+
+/// Written by hand: `event N: ` and the SSE error's text for `Sse`, the inner error's text for
+/// the others (a derive formats the `Sse` text through one more `format_args!`).
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::Sse { index, source } => {
+                write!(f, "event {index}: ")?;
+                source.fmt(f)
+            }
+            DecodeError::Event(e) => e.fmt(f),
+            DecodeError::Chunk(e) => e.fmt(f),
+            DecodeError::Order(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DecodeError::Sse { source, .. } => Some(source),
+            // `thiserror`'s `transparent`: the inner error's own source (none has one).
+            DecodeError::Event(e) => e.source(),
+            DecodeError::Chunk(e) => e.source(),
+            DecodeError::Order(e) => e.source(),
+        }
+    }
+}
+
+impl From<EventError> for DecodeError {
+    fn from(e: EventError) -> Self {
+        DecodeError::Event(e)
+    }
+}
+
+impl From<ChunkError> for DecodeError {
+    fn from(e: ChunkError) -> Self {
+        DecodeError::Chunk(e)
+    }
+}
+
+impl From<OrderError> for DecodeError {
+    fn from(e: OrderError) -> Self {
+        DecodeError::Order(e)
+    }
 }
 
 impl DecodeError {
@@ -515,4 +557,145 @@ pub fn decode_all(bytes: &[u8], options: &DecodeOptions) -> Result<Decoded, Deco
             .last_event_id()
             .map(|id| crate::json::from_js_string(id).into_owned()),
     })
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+    use crate::protocol::sse::SseEvent;
+
+    /// Every text the hand-written `Display`s write, pinned byte for byte (they were the
+    /// `thiserror` formats).
+    #[test]
+    fn texts() {
+        let cases: Vec<(DecodeError, &str)> = vec![
+            (
+                DecodeError::Sse { index: 3, source: SseError::EventTooLarge { limit: 64 } },
+                "event 3: event exceeds the limit of 64 bytes",
+            ),
+            (
+                DecodeError::Sse {
+                    index: 0,
+                    source: SseError::Truncated {
+                        partial: SseEvent { event: None, data: "x".into(), id: None, retry: None },
+                    },
+                },
+                "event 0: stream ended inside an event that has no terminating blank line",
+            ),
+            (
+                EventError::Json { index: 2, message: "bad".into() }.into(),
+                "event 2: not valid JSON: bad",
+            ),
+            (
+                EventError::NoType { index: 5 }.into(),
+                "event 5: not an object with a non-empty string `type`",
+            ),
+            (
+                EventError::Field {
+                    index: 7,
+                    event_type: "RUN_STARTED".into(),
+                    field: "threadId".into(),
+                    message: "expected a string".into(),
+                }
+                .into(),
+                "event 7 (RUN_STARTED): field `threadId`: expected a string",
+            ),
+            (
+                ChunkError::TextChunkWithoutMessageId { index: 1 }.into(),
+                "event 1 (TEXT_MESSAGE_CHUNK): the first chunk of a text message must have a messageId",
+            ),
+            (
+                ChunkError::ToolChunkWithoutToolCallId { index: 1 }.into(),
+                "event 1 (TOOL_CALL_CHUNK): the first chunk of a tool call must have a toolCallId",
+            ),
+            (
+                ChunkError::ToolChunkWithoutToolCallName { index: 4, tool_call_id: "c1".into() }
+                    .into(),
+                "event 4 (TOOL_CALL_CHUNK): the first chunk of tool call 'c1' must have a toolCallName",
+            ),
+            (
+                ChunkError::ReasoningChunkWithoutMessageId { index: 9 }.into(),
+                "event 9 (REASONING_MESSAGE_CHUNK): the first chunk of a reasoning message must have a messageId",
+            ),
+            (
+                ChunkError::ConflictingField {
+                    index: 2,
+                    chunk_type: "TOOL_CALL_CHUNK",
+                    entity_id: "c1".into(),
+                    field: "toolCallName",
+                    incoming: "b".into(),
+                    established: Some("a".into()),
+                }
+                .into(),
+                "event 2 (TOOL_CALL_CHUNK): cannot continue 'c1': toolCallName 'b' does not match the open stream's toolCallName 'a'",
+            ),
+            (
+                ChunkError::ConflictingField {
+                    index: 2,
+                    chunk_type: "TEXT_MESSAGE_CHUNK",
+                    entity_id: "m".into(),
+                    field: "name",
+                    incoming: "b".into(),
+                    established: None,
+                }
+                .into(),
+                "event 2 (TEXT_MESSAGE_CHUNK): cannot continue 'm': name 'b' does not match the open stream's name (absent)",
+            ),
+            (
+                ChunkError::SubagentConflict {
+                    index: 1,
+                    chunk_type: "TEXT_MESSAGE_CHUNK",
+                    entity_id: "s".into(),
+                    subagent_run_id: "B".into(),
+                    owner: Some("A".into()),
+                }
+                .into(),
+                "event 1 (TEXT_MESSAGE_CHUNK): cannot continue 's': subagentRunId 'B' does not match the open stream's subagent 'A'",
+            ),
+            (
+                ChunkError::SubagentConflict {
+                    index: 1,
+                    chunk_type: "TOOL_CALL_CHUNK",
+                    entity_id: "s".into(),
+                    subagent_run_id: "B".into(),
+                    owner: None,
+                }
+                .into(),
+                "event 1 (TOOL_CALL_CHUNK): cannot continue 's': subagentRunId 'B' does not match the open stream's subagent (the parent agent)",
+            ),
+            (
+                ChunkError::AmbiguousChunk { index: 6, chunk_type: "TOOL_CALL_CHUNK", open_lanes: 2 }
+                    .into(),
+                "event 6 (TOOL_CALL_CHUNK): carries neither id nor subagentRunId, but 2 lanes have an open stream of its kind",
+            ),
+            (
+                OrderError::FirstEventNotRunStarted { index: 0, event_type: "TEXT_MESSAGE_START" }
+                    .into(),
+                "event 0 (TEXT_MESSAGE_START): the first event must be RUN_STARTED",
+            ),
+            (
+                OrderError::RunFinishedWithOpen {
+                    index: 8,
+                    event_type: "RUN_FINISHED",
+                    what: crate::protocol::verify::OpenKind::ToolCall,
+                    ids: vec!["a".into(), "b".into(), "c".into()],
+                }
+                .into(),
+                "event 8 (RUN_FINISHED): cannot finish the run while tool calls are still active: a, b, c",
+            ),
+            (
+                OrderError::RunFinishedWithOpen {
+                    index: 8,
+                    event_type: "RUN_FINISHED",
+                    what: crate::protocol::verify::OpenKind::Step,
+                    ids: vec!["s".into()],
+                }
+                .into(),
+                "event 8 (RUN_FINISHED): cannot finish the run while steps are still active: s",
+            ),
+        ];
+        for (error, text) in cases {
+            assert_eq!(error.to_string(), text);
+        }
+    }
 }

@@ -388,8 +388,15 @@ impl std::fmt::Display for OrderError {
                 );
             }
             RunFinishedWithOpen { what, ids, .. } => {
-                let ids = ids.join(", ");
-                return write!(f, "cannot finish the run while {what} are still active: {ids}");
+                write!(f, "cannot finish the run while {what} are still active: ")?;
+                // The ids joined with ", " (no `String` built for it).
+                for (i, id) in ids.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(id)?;
+                }
+                return Ok(());
             }
             SubagentMismatch {
                 entity,

@@ -559,7 +559,7 @@ fn is_html_type(content_type: &str) -> bool {
 /// A user-supplied string for a message, shortened to [`MAX_NAME_LEN`] characters.
 fn clip(value: &str) -> String {
     match value.char_indices().nth(MAX_NAME_LEN) {
-        Some((end, _)) => format!("{}…", &value[..end]),
+        Some((end, _)) => format!("{}…", crate::text::sub(value, ..end)),
         None => value.to_string(),
     }
 }

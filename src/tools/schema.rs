@@ -687,7 +687,7 @@ impl Validator<'_, '_> {
                 if let Some((e, f)) = v
                     .message
                     .strip_prefix("expected ")
-                    .and_then(|m| m.split_once(", found "))
+                    .and_then(|m| crate::text::split_once(m, ", found "))
                 {
                     if !expected.contains(&e) {
                         expected.push(e);
@@ -1030,7 +1030,7 @@ fn describe(v: &Value) -> String {
 fn show(v: &Value) -> String {
     let text = v.to_json();
     match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
+        Some((cut, _)) => format!("{}...", crate::text::sub(&text, ..cut)),
         None => text,
     }
 }
