@@ -90,7 +90,7 @@ size:
 # A regression guard on what the package ships (.wasm + JS glue, gzip -9). The product goal is
 # 60 KB; this feature set compiles to about three times that at any opt-level (README, Numbers),
 # so the guard sits just above today's size until the team settles the budget.
-SIZE_BUDGET_GZIP ?= 180000
+SIZE_BUDGET_GZIP ?= 175000
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 
