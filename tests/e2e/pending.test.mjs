@@ -33,9 +33,11 @@ async function reloadMidCall(context) {
     const saved = JSON.parse(localStorage.getItem(`chat-runtime-demo:messages:${id}`) ?? "[]");
     return saved.some((m) => m.toolCalls?.some((c) => c.function.name === "get_weather")) && id;
   }, null, { timeout: WAIT }).then((handle) => handle.jsonValue());
-  await page.unroute("**/tools/weather.js");
+  // Reload first, then let the module through: unrouted before the reload, the held import could
+  // still finish on the old page and save a result, and the call would no longer be pending.
   await page.reload();
   await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
+  await page.unroute("**/tools/weather.js");
   return { page, threadId };
 }
 
