@@ -171,8 +171,14 @@ pub(crate) fn timeout_reason() -> JsValue {
 /// until dropped. `None` where there is no window (a worker, Node): only a window gets them.
 pub(crate) struct StorageEvents {
     target: web_sys::Window,
-    listener: Closure<dyn Fn(JsValue)>,
+    listener: StorageListener,
 }
+
+/// The storage listener's closure type: `JsFuture`'s own callback type (an `FnMut` taking the
+/// event and returning `Result<(), JsError>`), so wasm-bindgen generates no closure glue of its
+/// own for it (no `makeClosure` in the JS glue, no invoke shim). A storage event is dispatched by
+/// the event loop, never while the runtime runs, so the closure is not called again while it runs.
+type StorageListener = Closure<dyn FnMut(JsValue) -> Result<(), wasm_bindgen::JsError>>;
 
 impl StorageEvents {
     /// Starts listening.
@@ -181,13 +187,14 @@ impl StorageEvents {
     ) -> Option<Self> {
         let target = web_sys::window()?;
         // `key` and `newValue` through `Reflect.get` (a binding the runtime has anyway).
-        let listener = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+        let listener = StorageListener::new(move |event: JsValue| {
             let read = |name: &str| {
                 Reflect::get(&event, &name.into())
                     .ok()
                     .and_then(|v| v.as_string())
             };
-            on_change(read("key"), read("newValue"))
+            on_change(read("key"), read("newValue"));
+            Ok(())
         });
         target
             .add_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())
