@@ -585,13 +585,14 @@ impl Driver {
         };
         self.sync_agui_events();
         let weak = self.weak();
-        // `FnMut` like the once-closures (one kind of closure glue): it calls no JavaScript, so it
+        // The one closure type ([`browser::JsCallback`]): it calls no JavaScript, so it
         // is never called again while it runs.
-        Closure::<dyn FnMut()>::new(move || {
+        browser::JsCallback::new(move |_| {
             if let Some(driver) = upgrade(&weak) {
                 driver.borrow_mut().listeners.retain(|(n, _, _)| *n != id);
                 driver.sync_agui_events();
             }
+            Ok(())
         })
         .into_js_value()
         .unchecked_into()
@@ -821,7 +822,7 @@ impl Driver {
         };
         let Some(request) = request else { return };
         let weak = self.weak();
-        browser::timer(
+        browser::timer_detached(
             delay_ms,
             Box::new(move || {
                 let Some(driver) = upgrade(&weak) else { return };
@@ -829,8 +830,7 @@ impl Driver {
                     driver.spawn_request(thread_id, run_id, request, Some(id), controller);
                 }
             }),
-        )
-        .forget();
+        );
     }
 
     /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
