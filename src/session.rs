@@ -1182,7 +1182,7 @@ impl Session {
         let is_sse = content_type.is_some_and(|ct| {
             ct.split(';')
                 .next()
-                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("text/event-stream"))
+                .is_some_and(|mime| crate::text::trim(mime).eq_ignore_ascii_case("text/event-stream"))
         });
         if !is_sse {
             let message = format!(
@@ -2171,7 +2171,7 @@ fn bounded(outcome: ToolOutcome, tool_name: &str, limit: usize) -> ToolOutcome {
 
 /// Parses a call's JSON arguments: `""` is `{}`.
 fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
-    if text.trim().is_empty() {
+    if crate::text::trim(text).is_empty() {
         return Ok(Value::Object(Default::default()));
     }
     // The arguments text was assembled from parsed deltas: it is in the internal string form.
