@@ -1180,9 +1180,9 @@ impl Session {
             return;
         }
         let is_sse = content_type.is_some_and(|ct| {
-            ct.split(';')
-                .next()
-                .is_some_and(|mime| crate::text::trim(mime).eq_ignore_ascii_case("text/event-stream"))
+            ct.split(';').next().is_some_and(|mime| {
+                crate::text::trim(mime).eq_ignore_ascii_case("text/event-stream")
+            })
         });
         if !is_sse {
             let message = format!(

@@ -95,7 +95,15 @@ mod tests {
             assert_eq!(replace(hay, needle, "/"), hay.replace(needle, "/"));
         }
         for text in [
-            "", " ", "a", " a ", "\u{3000}é b\u{a0}\n", "\t\r\n", "é", " \u{85}x\u{2029}", "a  b",
+            "",
+            " ",
+            "a",
+            " a ",
+            "\u{3000}é b\u{a0}\n",
+            "\t\r\n",
+            "é",
+            " \u{85}x\u{2029}",
+            "a  b",
         ] {
             assert_eq!(trim(text), text.trim());
         }

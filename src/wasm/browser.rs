@@ -218,8 +218,6 @@ pub(crate) struct StorageEvents {
     listener: JsCallback,
 }
 
-
-
 impl StorageEvents {
     /// Starts listening.
     pub(crate) fn listen(
