@@ -442,22 +442,48 @@ impl<T: ToJson> ToJson for Box<T> {
 
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(value: Value) -> Result<Self, FieldError> {
-        match value {
-            // A loop rather than `collect::<Result<_, _>>()`, whose adapter is compiled once more
-            // per item type.
-            Value::Array(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for (i, item) in items.into_iter().enumerate() {
-                    out.push(T::from_json(item).map_err(|e| e.in_item(i))?);
-                }
-                Ok(out)
-            }
-            other => Err(FieldError::expected("an array", &other)),
-        }
+        let mut out = Vec::new();
+        read_items(value, &mut out)?;
+        Ok(out)
     }
 
     fn placeholder() -> Self {
         Vec::new()
+    }
+}
+
+/// A vector being read item by item: the per-type half of [`read_items`].
+trait Items {
+    fn reserve_items(&mut self, n: usize);
+    fn push_json(&mut self, item: Value) -> Result<(), FieldError>;
+}
+
+impl<T: FromJson> Items for Vec<T> {
+    fn reserve_items(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+
+    fn push_json(&mut self, item: Value) -> Result<(), FieldError> {
+        self.push(T::from_json(item)?);
+        Ok(())
+    }
+}
+
+/// Reads a JSON array into `out`, once for every item type: the loop, the item's place in the
+/// error and the drop of the items left after an error are compiled once, and only
+/// [`Items::push_json`] per type (a loop rather than `collect::<Result<_, _>>()`, whose adapter
+/// was compiled per item type too).
+#[inline(never)]
+fn read_items(value: Value, out: &mut dyn Items) -> Result<(), FieldError> {
+    match value {
+        Value::Array(items) => {
+            out.reserve_items(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                out.push_json(item).map_err(|e| e.in_item(i))?;
+            }
+            Ok(())
+        }
+        other => Err(FieldError::expected("an array", &other)),
     }
 }
 
