@@ -146,9 +146,16 @@ impl<'a> Fields<'a> {
 
     fn settle<T: FromJson>(&mut self, result: Result<T, FieldError>) -> T {
         result.unwrap_or_else(|e| {
-            self.error.get_or_insert(e);
+            self.keep(e);
             T::placeholder()
         })
+    }
+
+    /// Keeps `error` unless an earlier one is kept (one copy of the error's drop, not one per
+    /// field type).
+    #[inline(never)]
+    fn keep(&mut self, error: FieldError) {
+        self.error.get_or_insert(error);
     }
 
     /// The first error [`Fields::get`] met, if any.
