@@ -133,8 +133,27 @@ impl<'a> Fields<'a> {
     /// (the first one wins) and a placeholder returned.
     #[inline(never)]
     pub fn get<T: FromJson>(&mut self, key: &str) -> T {
-        let result = self.take(key);
-        self.settle(result)
+        let result = match self.take_value(key) {
+            Some(value) => T::from_json(value),
+            None => match T::absent() {
+                Some(value) => return value,
+                None => return self.keep_missing(key),
+            },
+        };
+        match result {
+            Ok(value) => value,
+            Err(e) => {
+                self.keep(e.in_member(key));
+                T::placeholder()
+            }
+        }
+    }
+
+    /// A required member is missing: the error is kept (as [`Fields::keep`]) and a placeholder
+    /// returned.
+    fn keep_missing<T: FromJson>(&mut self, key: &str) -> T {
+        self.keep(missing(key));
+        T::placeholder()
     }
 
     /// The member `key` as a `T`, or `T::default()` when it is absent; errors as [`Fields::get`].
