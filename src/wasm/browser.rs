@@ -5,7 +5,7 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Function, Reflect, RegExp};
+use js_sys::{Function, Promise, Reflect, RegExp};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -113,6 +113,19 @@ extern "C" {
     type NewUrl;
     #[wasm_bindgen(catch, constructor, js_class = URL)]
     fn new(input: &str, base: Option<&str>) -> Result<NewUrl, JsValue>;
+}
+
+/// A new promise and the functions that settle it (`resolve`, `reject`): one executor closure
+/// for `run` and `loadTools`.
+pub(crate) fn new_promise() -> (Promise, Function, Function) {
+    let mut slots = None;
+    // `new_typed`, the constructor binding the promise executor stack closures go through.
+    let promise: Promise = Promise::new_typed::<JsValue>(&mut |resolve, reject| {
+        slots = Some((resolve.unchecked_into(), reject.unchecked_into()))
+    })
+    .unchecked_into();
+    let (resolve, reject) = slots.expect("the Promise executor runs at once");
+    (promise, resolve, reject)
 }
 
 /// A callback for a frame, a timer or an event that fires once. Boxed: every one of them is the

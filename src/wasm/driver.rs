@@ -508,13 +508,7 @@ impl Driver {
     ) -> Result<Promise, Error> {
         let thread_id = request.thread_id.clone();
         self.load_toggles(Some(&thread_id));
-        let mut slots = None;
-        // `new_typed`, the constructor binding `future_to_promise` uses (one binding, not two).
-        let promise: Promise = Promise::new_typed::<JsValue>(&mut |resolve, reject| {
-            slots = Some((resolve.unchecked_into(), reject.unchecked_into()))
-        })
-        .unchecked_into();
-        let (resolve, reject) = slots.expect("the Promise executor runs at once");
+        let (promise, resolve, reject) = browser::new_promise();
         {
             let state = &mut *self.borrow_mut();
             // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
