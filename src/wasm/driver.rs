@@ -579,17 +579,13 @@ impl Driver {
         };
         self.sync_agui_events();
         let weak = self.weak();
-        // The one closure type ([`browser::JsCallback`]): it calls no JavaScript, so it
-        // is never called again while it runs.
-        browser::JsCallback::new(move |_| {
+        // A once-function (one kind of closure glue): a second call would find nothing to remove.
+        browser::once_function(Box::new(move || {
             if let Some(driver) = upgrade(&weak) {
                 driver.borrow_mut().listeners.retain(|(n, _, _)| *n != id);
                 driver.sync_agui_events();
             }
-            Ok(())
-        })
-        .into_js_value()
-        .unchecked_into()
+        }))
     }
 
     /// Tells the session whether any listener wants `agui` events (none: the stream costs no
