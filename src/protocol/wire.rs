@@ -515,15 +515,34 @@ fn read_items(value: Value, out: &mut dyn Items) -> Result<(), FieldError> {
 
 impl<T: ToJson> ToJson for [T] {
     fn write_json(&self, out: &mut String) {
-        out.push('[');
-        for (i, item) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            item.write_json(out);
-        }
-        out.push(']');
+        write_items(self.len(), &SliceItems(self), out);
     }
+}
+
+/// The items of a slice, by position: the per-type half of [`write_items`].
+trait WriteItem {
+    fn write_item(&self, i: usize, out: &mut String);
+}
+
+struct SliceItems<'a, T>(&'a [T]);
+
+impl<T: ToJson> WriteItem for SliceItems<'_, T> {
+    fn write_item(&self, i: usize, out: &mut String) {
+        self.0[i].write_json(out);
+    }
+}
+
+/// Writes a JSON array of `len` items, once for every item type.
+#[inline(never)]
+fn write_items(len: usize, items: &dyn WriteItem, out: &mut String) {
+    out.push('[');
+    for i in 0..len {
+        if i > 0 {
+            out.push(',');
+        }
+        items.write_item(i, out);
+    }
+    out.push(']');
 }
 
 impl<T: ToJson> ToJson for Vec<T> {
