@@ -1069,7 +1069,7 @@ impl Session {
         // the last assistant message that are the browser's (`pending: "run"`). A call an open
         // interrupt names is the server's until it is resumed: it is neither settled nor run here.
         let held = held_calls(&state.interrupts);
-        let mut dangling = unanswered_calls(state.thread.messages(), &|_| true);
+        let mut dangling = unanswered_calls(state.thread.messages(), None);
         dangling.retain(|id| !held.contains(id));
         let mut to_run = Vec::new();
         let last = state.thread.messages().iter().rev().find_map(|m| match m {
@@ -1180,9 +1180,9 @@ impl Session {
             return;
         }
         let is_sse = content_type.is_some_and(|ct| {
-            ct.split(';')
-                .next()
-                .is_some_and(|mime| mime.trim().eq_ignore_ascii_case("text/event-stream"))
+            ct.split(';').next().is_some_and(|mime| {
+                crate::text::trim(mime).eq_ignore_ascii_case("text/event-stream")
+            })
         });
         if !is_sse {
             let message = format!(
@@ -1926,7 +1926,7 @@ impl Session {
         }
         // Every other call of this turn without an answer gets one, so the next turn is valid
         // for providers that demand a result for every call.
-        for id in unanswered_calls(state.thread.messages(), &|m| !turn.before.contains(m)) {
+        for id in unanswered_calls(state.thread.messages(), Some(&turn.before)) {
             if !held.contains(&id) && !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));
                 settle.push((id, outcome));
@@ -2125,9 +2125,9 @@ fn epoch_ms(text: &str) -> Option<u64> {
     u64::try_from(seconds * 1000 + millis).ok()
 }
 
-/// The ids of tool calls, in assistant messages accepted by `include` (by message id), that no
-/// tool message answers; in thread order.
-fn unanswered_calls(messages: &[Message], include: &dyn Fn(&str) -> bool) -> Vec<String> {
+/// The ids of tool calls that no tool message answers, in the assistant messages whose id is not
+/// in `before` (all of them for `None`); in thread order.
+fn unanswered_calls(messages: &[Message], before: Option<&HashSet<String>>) -> Vec<String> {
     let mut answered = Vec::new();
     for message in messages {
         if let Message::Tool(t) = message {
@@ -2140,7 +2140,7 @@ fn unanswered_calls(messages: &[Message], include: &dyn Fn(&str) -> bool) -> Vec
         let Message::Assistant(a) = message else {
             continue;
         };
-        if !include(&a.id) {
+        if before.is_some_and(|before| before.contains(&a.id)) {
             continue;
         }
         for call in a.tool_calls.iter().flatten() {
@@ -2171,7 +2171,7 @@ fn bounded(outcome: ToolOutcome, tool_name: &str, limit: usize) -> ToolOutcome {
 
 /// Parses a call's JSON arguments: `""` is `{}`.
 fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
-    if text.trim().is_empty() {
+    if crate::text::trim(text).is_empty() {
         return Ok(Value::Object(Default::default()));
     }
     // The arguments text was assembled from parsed deltas: it is in the internal string form.

@@ -4,60 +4,89 @@
 //! type and comparator; the crate sorts in four places (duplicate keys of JSON objects over 16
 //! members, twice; changed message positions; open ids in an error), which cost 13,118
 //! bytes of the package's gzip size (README, "Numbers"). This is one heapsort of positions, through
-//! a `&mut dyn FnMut` that compares or swaps two elements, so each element type gets only that
-//! closure: O(n log n) worst case, in place, not stable (callers that need an order for equal keys
-//! compare a tie-breaker too).
+//! a trait object that compares or swaps two elements, so each element type gets only those two
+//! methods: O(n log n) worst case, in place, not stable (callers that need an order for equal
+//! keys compare a tie-breaker too).
 
 /// Sorts `v` so that no element is `less` than the one before it.
 pub fn sort_by<T>(v: &mut [T], less: &mut dyn FnMut(&T, &T) -> bool) {
-    // The heap works on positions; only this closure (compare or swap two of them) is
-    // instantiated per element type.
-    heapsort(v.len(), &mut |i, j, swap| {
-        if swap {
-            v.swap(i, j);
-            false
-        } else {
-            less(&v[i], &v[j])
-        }
-    });
+    heapsort(v.len(), &mut By { v, less });
 }
 
 /// Sorts `v` by `Ord`.
 pub fn sort<T: Ord>(v: &mut [T]) {
-    sort_by(v, &mut |a, b| a < b);
+    heapsort(v.len(), &mut ByOrd(v));
 }
 
-/// A heapsort of positions `0..n`: `op(i, j, false)` says whether element `i` is less than
-/// element `j`, `op(i, j, true)` swaps them.
+/// What the heap does to the elements, by position: compare two, swap two. A trait object
+/// rather than a `&mut dyn FnMut` closure (whose vtable also holds a `call_once` shim per type):
+/// only these two one-line methods are instantiated per element type.
+trait Positions {
+    /// Whether element `i` is less than element `j`.
+    fn less(&mut self, i: usize, j: usize) -> bool;
+    /// Swaps elements `i` and `j`.
+    fn swap(&mut self, i: usize, j: usize);
+}
+
+/// A slice sorted by a comparator.
+struct By<'a, T> {
+    v: &'a mut [T],
+    less: &'a mut dyn FnMut(&T, &T) -> bool,
+}
+
+impl<T> Positions for By<'_, T> {
+    fn less(&mut self, i: usize, j: usize) -> bool {
+        (self.less)(&self.v[i], &self.v[j])
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.v.swap(i, j);
+    }
+}
+
+/// A slice sorted by `Ord`.
+struct ByOrd<'a, T>(&'a mut [T]);
+
+impl<T: Ord> Positions for ByOrd<'_, T> {
+    fn less(&mut self, i: usize, j: usize) -> bool {
+        self.0[i] < self.0[j]
+    }
+
+    fn swap(&mut self, i: usize, j: usize) {
+        self.0.swap(i, j);
+    }
+}
+
+/// A heapsort of positions `0..n`.
 #[inline(never)]
-fn heapsort(n: usize, op: &mut dyn FnMut(usize, usize, bool) -> bool) {
+fn heapsort(n: usize, v: &mut dyn Positions) {
     if n < 2 {
         return;
     }
     // Build a max-heap, then move the largest to the end, one at a time.
     for start in (0..n / 2).rev() {
-        sift_down(start, n, op);
+        sift_down(start, n, v);
     }
     for end in (1..n).rev() {
-        op(0, end, true);
-        sift_down(0, end, op);
+        v.swap(0, end);
+        sift_down(0, end, v);
     }
 }
 
-fn sift_down(mut node: usize, end: usize, op: &mut dyn FnMut(usize, usize, bool) -> bool) {
+fn sift_down(mut node: usize, end: usize, v: &mut dyn Positions) {
     loop {
         let mut child = 2 * node + 1;
         if child >= end {
             return;
         }
         // The larger of the two children.
-        if child + 1 < end && op(child, child + 1, false) {
+        if child + 1 < end && v.less(child, child + 1) {
             child += 1;
         }
-        if !op(node, child, false) {
+        if !v.less(node, child) {
             return;
         }
-        op(node, child, true);
+        v.swap(node, child);
         node = child;
     }
 }

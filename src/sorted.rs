@@ -28,7 +28,7 @@ impl<V> SortedMap<V> {
     }
 
     fn find(&self, name: &str) -> Result<usize, usize> {
-        find_by(self.entries.len(), name, &|i| &self.entries[i].0)
+        find_by(name, &self.entries)
     }
 
     /// The value of `name`.
@@ -120,14 +120,41 @@ impl<V> SortedMap<V> {
     }
 }
 
-/// The binary search of [`SortedMap::find`], once for every value type: the key of entry `i`
-/// comes through `key_at`, so only that one-line closure is instantiated per layout.
+/// The names of a sorted vector, by position: what [`find_by`] reads. A trait object rather than
+/// a `&dyn Fn` closure, whose vtable also holds a `call_once` shim per layout.
+trait Names {
+    fn len(&self) -> usize;
+    fn name(&self, i: usize) -> &str;
+}
+
+impl<V> Names for Vec<(String, V)> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn name(&self, i: usize) -> &str {
+        &self[i].0
+    }
+}
+
+impl Names for Vec<&str> {
+    fn len(&self) -> usize {
+        self.len()
+    }
+
+    fn name(&self, i: usize) -> &str {
+        self[i]
+    }
+}
+
+/// The binary search of [`SortedMap::find`], once for every value type: the names come through
+/// [`Names`], so only its two one-line methods are instantiated per layout.
 #[inline(never)]
-fn find_by<'a>(len: usize, name: &str, key_at: &dyn Fn(usize) -> &'a str) -> Result<usize, usize> {
-    let (mut low, mut high) = (0, len);
+fn find_by(name: &str, names: &dyn Names) -> Result<usize, usize> {
+    let (mut low, mut high) = (0, names.len());
     while low < high {
         let mid = low + (high - low) / 2;
-        match key_at(mid).cmp(name) {
+        match names.name(mid).cmp(name) {
             std::cmp::Ordering::Less => low = mid + 1,
             std::cmp::Ordering::Greater => high = mid,
             std::cmp::Ordering::Equal => return Ok(mid),
@@ -209,7 +236,7 @@ impl<'a> StrSet<'a> {
     }
 
     fn find(&self, name: &str) -> Result<usize, usize> {
-        find_by(self.0.len(), name, &|i| self.0[i])
+        find_by(name, &self.0)
     }
 
     /// Whether `name` is one of the names.

@@ -61,6 +61,22 @@ pub(crate) fn has_char(s: &str, c: char) -> bool {
     find(s, c.encode_utf8(&mut [0; 4])).is_some()
 }
 
+/// `s.trim()`: `s` without the Unicode whitespace at either end (one loop each way instead of
+/// `core`'s double-ended char searcher, `str::trim_matches`).
+pub(crate) fn trim(s: &str) -> &str {
+    let start = s
+        .char_indices()
+        .find(|(_, c)| !c.is_whitespace())
+        .map_or(s.len(), |(at, _)| at);
+    let rest = sub(s, start..);
+    let end = rest
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !c.is_whitespace())
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    sub(rest, ..end)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,6 +93,19 @@ mod tests {
             assert_eq!(find(hay, needle), hay.find(needle));
             assert_eq!(split_once(hay, needle), hay.split_once(needle));
             assert_eq!(replace(hay, needle, "/"), hay.replace(needle, "/"));
+        }
+        for text in [
+            "",
+            " ",
+            "a",
+            " a ",
+            "\u{3000}é b\u{a0}\n",
+            "\t\r\n",
+            "é",
+            " \u{85}x\u{2029}",
+            "a  b",
+        ] {
+            assert_eq!(trim(text), text.trim());
         }
         assert!(has_char("a\u{10FFFF}", '\u{10FFFF}'));
         assert!(!has_char("a\u{10FFFE}", '\u{10FFFF}'));

@@ -494,18 +494,22 @@ fn dedupe(entries: &mut Vec<(String, Value)>) {
     if repeats.is_empty() {
         return;
     }
-    // Later values win: apply in order of the later index.
-    crate::sort::sort_by(&mut repeats, &mut |a, b| a.1 < b.1);
-    let mut drop = vec![false; n];
+    // Later values win: applied in order of the later index (a table by that index rather than
+    // a sort of `repeats`).
+    let mut first_of = vec![usize::MAX; n];
     for &(first, later) in &repeats {
-        let value = entries[later].1.take();
-        entries[first].1 = value;
-        drop[later] = true;
+        first_of[later] = first;
+    }
+    for (later, &first) in first_of.iter().enumerate() {
+        if first != usize::MAX {
+            let value = entries[later].1.take();
+            entries[first].1 = value;
+        }
     }
     let mut i = 0;
     entries.retain(|_| {
         i += 1;
-        !drop[i - 1]
+        first_of[i - 1] == usize::MAX
     });
 }
 

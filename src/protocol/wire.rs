@@ -133,8 +133,27 @@ impl<'a> Fields<'a> {
     /// (the first one wins) and a placeholder returned.
     #[inline(never)]
     pub fn get<T: FromJson>(&mut self, key: &str) -> T {
-        let result = self.take(key);
-        self.settle(result)
+        let result = match self.take_value(key) {
+            Some(value) => T::from_json(value),
+            None => match T::absent() {
+                Some(value) => return value,
+                None => return self.keep_missing(key),
+            },
+        };
+        match result {
+            Ok(value) => value,
+            Err(e) => {
+                self.keep(e.in_member(key));
+                T::placeholder()
+            }
+        }
+    }
+
+    /// A required member is missing: the error is kept (as [`Fields::keep`]) and a placeholder
+    /// returned.
+    fn keep_missing<T: FromJson>(&mut self, key: &str) -> T {
+        self.keep(missing(key));
+        T::placeholder()
     }
 
     /// The member `key` as a `T`, or `T::default()` when it is absent; errors as [`Fields::get`].
@@ -146,9 +165,16 @@ impl<'a> Fields<'a> {
 
     fn settle<T: FromJson>(&mut self, result: Result<T, FieldError>) -> T {
         result.unwrap_or_else(|e| {
-            self.error.get_or_insert(e);
+            self.keep(e);
             T::placeholder()
         })
+    }
+
+    /// Keeps `error` unless an earlier one is kept (one copy of the error's drop, not one per
+    /// field type).
+    #[inline(never)]
+    fn keep(&mut self, error: FieldError) {
+        self.error.get_or_insert(error);
     }
 
     /// The first error [`Fields::get`] met, if any.
@@ -442,18 +468,9 @@ impl<T: ToJson> ToJson for Box<T> {
 
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(value: Value) -> Result<Self, FieldError> {
-        match value {
-            // A loop rather than `collect::<Result<_, _>>()`, whose adapter is compiled once more
-            // per item type.
-            Value::Array(items) => {
-                let mut out = Vec::with_capacity(items.len());
-                for (i, item) in items.into_iter().enumerate() {
-                    out.push(T::from_json(item).map_err(|e| e.in_item(i))?);
-                }
-                Ok(out)
-            }
-            other => Err(FieldError::expected("an array", &other)),
-        }
+        let mut out = Vec::new();
+        read_items(value, &mut out)?;
+        Ok(out)
     }
 
     fn placeholder() -> Self {
@@ -461,17 +478,71 @@ impl<T: FromJson> FromJson for Vec<T> {
     }
 }
 
+/// A vector being read item by item: the per-type half of [`read_items`].
+trait Items {
+    fn reserve_items(&mut self, n: usize);
+    fn push_json(&mut self, item: Value) -> Result<(), FieldError>;
+}
+
+impl<T: FromJson> Items for Vec<T> {
+    fn reserve_items(&mut self, n: usize) {
+        self.reserve_exact(n);
+    }
+
+    fn push_json(&mut self, item: Value) -> Result<(), FieldError> {
+        self.push(T::from_json(item)?);
+        Ok(())
+    }
+}
+
+/// Reads a JSON array into `out`, once for every item type: the loop, the item's place in the
+/// error and the drop of the items left after an error are compiled once, and only
+/// [`Items::push_json`] per type (a loop rather than `collect::<Result<_, _>>()`, whose adapter
+/// was compiled per item type too).
+#[inline(never)]
+fn read_items(value: Value, out: &mut dyn Items) -> Result<(), FieldError> {
+    match value {
+        Value::Array(items) => {
+            out.reserve_items(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                out.push_json(item).map_err(|e| e.in_item(i))?;
+            }
+            Ok(())
+        }
+        other => Err(FieldError::expected("an array", &other)),
+    }
+}
+
 impl<T: ToJson> ToJson for [T] {
     fn write_json(&self, out: &mut String) {
-        out.push('[');
-        for (i, item) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            item.write_json(out);
-        }
-        out.push(']');
+        write_items(self.len(), &SliceItems(self), out);
     }
+}
+
+/// The items of a slice, by position: the per-type half of [`write_items`].
+trait WriteItem {
+    fn write_item(&self, i: usize, out: &mut String);
+}
+
+struct SliceItems<'a, T>(&'a [T]);
+
+impl<T: ToJson> WriteItem for SliceItems<'_, T> {
+    fn write_item(&self, i: usize, out: &mut String) {
+        self.0[i].write_json(out);
+    }
+}
+
+/// Writes a JSON array of `len` items, once for every item type.
+#[inline(never)]
+fn write_items(len: usize, items: &dyn WriteItem, out: &mut String) {
+    out.push('[');
+    for i in 0..len {
+        if i > 0 {
+            out.push(',');
+        }
+        items.write_item(i, out);
+    }
+    out.push(']');
 }
 
 impl<T: ToJson> ToJson for Vec<T> {

@@ -469,7 +469,7 @@ fn check_name(name: Option<&Value>) -> Result<String, Broken> {
 
 fn check_description(description: Option<&Value>) -> Result<String, Broken> {
     match description {
-        Some(Value::String(d)) if !d.trim().is_empty() => Ok(d.clone()),
+        Some(Value::String(d)) if !crate::text::trim(d).is_empty() => Ok(d.clone()),
         Some(Value::String(_)) => Err((
             code::NO_DESCRIPTION,
             "the description is blank; the model needs it to know when to call the tool".into(),
@@ -551,7 +551,8 @@ fn is_js_identifier(value: &str) -> bool {
 }
 
 fn is_html_type(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or("").trim();
+    let essence = content_type.split(';').next().unwrap_or("");
+    let essence = crate::text::trim(essence);
     essence.eq_ignore_ascii_case("text/html")
         || essence.eq_ignore_ascii_case("application/xhtml+xml")
 }

@@ -1,11 +1,11 @@
 //! The browser services the runtime uses that are not the app's code: the clock, timers and
 //! frames, the page's URL, `URL` and `RegExp` for the core's injected parsers, the console, and
-//! the window's `storage` events. All through `web-sys` / `js-sys` / `gloo-timers`; none of this
+//! the window's `storage` events. All through `web-sys` / `js-sys`; none of this
 //! can call back into the runtime while it runs.
 
 use std::cell::RefCell;
 
-use js_sys::{Function, Reflect, RegExp};
+use js_sys::{Function, Promise, Reflect, RegExp};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -101,19 +101,60 @@ extern "C" {
     #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
     fn performance_now() -> Result<f64, JsValue>;
 
+    /// `setTimeout(handler, ms)`: the timer's id.
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &Function, ms: i32) -> JsValue;
+
+    /// `clearTimeout(id)`.
+    #[wasm_bindgen(js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue);
+
     #[wasm_bindgen(js_name = URL)]
     type NewUrl;
     #[wasm_bindgen(catch, constructor, js_class = URL)]
     fn new(input: &str, base: Option<&str>) -> Result<NewUrl, JsValue>;
 }
 
+/// A new promise and the functions that settle it (`resolve`, `reject`): one executor closure
+/// for `run` and `loadTools`.
+pub(crate) fn new_promise() -> (Promise, Function, Function) {
+    let mut slots = None;
+    // `new_typed`, the constructor binding the promise executor stack closures go through.
+    let promise: Promise = Promise::new_typed::<JsValue>(&mut |resolve, reject| {
+        slots = Some((resolve.unchecked_into(), reject.unchecked_into()))
+    })
+    .unchecked_into();
+    let (resolve, reject) = slots.expect("the Promise executor runs at once");
+    (promise, resolve, reject)
+}
+
 /// A callback for a frame, a timer or an event that fires once. Boxed: every one of them is the
-/// same closure type, so wasm-bindgen and `gloo-timers` generate their glue once, not per caller.
+/// same closure type, so wasm-bindgen generates its glue once, not per caller.
 pub(crate) type Callback = Box<dyn FnOnce()>;
 
-/// `callback` as a JS function that may be called once.
+/// The one closure type the runtime hands to JavaScript (frames, timers, the abort and storage
+/// listeners, the function `subscribe` returns): `JsFuture`'s own callback type, an `FnMut`
+/// taking one value and returning `Result<(), JsError>`, so wasm-bindgen compiles one invoke shim
+/// and the JS glue one closure maker for all of them (`Closure::once` and `gloo-timers` used
+/// `FnMut()`, a second kind). JavaScript never calls one of them while the runtime runs (they
+/// fire from the event loop), so none is called again while it runs.
+pub(crate) type JsCallback = Closure<dyn FnMut(JsValue) -> Result<(), wasm_bindgen::JsError>>;
+
+/// `callback` as a [`JsCallback`] that runs it the first time it is called (later calls do
+/// nothing); what it captured is dropped as it runs.
+fn once_closure(callback: Callback) -> JsCallback {
+    let mut callback = Some(callback);
+    JsCallback::new(move |_| {
+        if let Some(callback) = callback.take() {
+            callback();
+        }
+        Ok(())
+    })
+}
+
+/// `callback` as a JS function that runs it once (owned by JavaScript from now on).
 pub(crate) fn once_function(callback: Callback) -> Function {
-    Closure::once_into_js(callback).unchecked_into()
+    once_closure(callback).into_js_value().unchecked_into()
 }
 
 /// Calls `callback` at the next animation frame, or in 16 ms where there are no frames (a hidden
@@ -129,31 +170,47 @@ pub(crate) fn schedule_frame(callback: Callback) {
             let state = Reflect::get(&d, &"visibilityState".into()).ok();
             state.and_then(|s| s.as_string()).as_deref() != Some("hidden")
         });
+    let function = once_function(callback);
     if let (Some(window), true) = (window, visible) {
-        let function = once_function(callback);
         if window.request_animation_frame(&function).is_ok() {
             return;
         }
-        // `requestAnimationFrame` threw: fall back to a timer that calls the same closure.
-        timer(
-            16,
-            Box::new(move || {
-                // `call1` (one binding for every call with an argument): the closure ignores it.
-                let _ = function.call1(&JsValue::UNDEFINED, &JsValue::UNDEFINED);
-            }),
-        )
-        .forget();
-        return;
     }
-    timer(16, callback).forget();
+    // No frames, or `requestAnimationFrame` threw: a timer that calls the same function.
+    set_timeout(&function, 16);
 }
 
-/// A one-shot timer: fires `callback` after `ms`; dropping it cancels it.
-pub(crate) type Timer = gloo_timers::callback::Timeout;
+/// A one-shot timer: fires its callback after the delay; dropping it cancels it (and frees the
+/// callback).
+pub(crate) struct Timer {
+    id: JsValue,
+    _callback: JsCallback,
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        clear_timeout(&self.id);
+    }
+}
+
+/// The delay `setTimeout` takes: at most 2^31 - 1 ms.
+fn delay(ms: u64) -> i32 {
+    ms.min(i32::MAX as u64) as i32
+}
 
 /// Starts a [`Timer`].
 pub(crate) fn timer(ms: u64, callback: Callback) -> Timer {
-    gloo_timers::callback::Timeout::new(ms.min(u64::from(u32::MAX >> 1)) as u32, callback)
+    let callback = once_closure(callback);
+    let id = set_timeout(callback.as_ref().unchecked_ref(), delay(ms));
+    Timer {
+        id,
+        _callback: callback,
+    }
+}
+
+/// A one-shot timer that is never cancelled (JavaScript owns the callback).
+pub(crate) fn timer_detached(ms: u64, callback: Callback) {
+    set_timeout(&once_function(callback), delay(ms));
 }
 
 /// `console.error(message, detail)`.
@@ -171,7 +228,7 @@ pub(crate) fn timeout_reason() -> JsValue {
 /// until dropped. `None` where there is no window (a worker, Node): only a window gets them.
 pub(crate) struct StorageEvents {
     target: web_sys::Window,
-    listener: Closure<dyn Fn(JsValue)>,
+    listener: JsCallback,
 }
 
 impl StorageEvents {
@@ -181,13 +238,14 @@ impl StorageEvents {
     ) -> Option<Self> {
         let target = web_sys::window()?;
         // `key` and `newValue` through `Reflect.get` (a binding the runtime has anyway).
-        let listener = Closure::<dyn Fn(JsValue)>::new(move |event: JsValue| {
+        let listener = JsCallback::new(move |event: JsValue| {
             let read = |name: &str| {
                 Reflect::get(&event, &name.into())
                     .ok()
                     .and_then(|v| v.as_string())
             };
-            on_change(read("key"), read("newValue"))
+            on_change(read("key"), read("newValue"));
+            Ok(())
         });
         target
             .add_event_listener_with_callback("storage", listener.as_ref().unchecked_ref())

@@ -243,10 +243,14 @@ impl ChatRuntime {
     #[wasm_bindgen(js_name = loadTools, skip_typescript, skip_jsdoc)]
     pub fn load_tools(&self) -> JsCatalogPromise {
         let driver = self.driver.clone();
-        wasm_bindgen_futures::future_to_promise(async move {
-            driver.load_tools().await.map_err(JsValue::from)
-        })
-        .unchecked_into()
+        let (promise, resolve, reject) = super::browser::new_promise();
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = match driver.load_tools().await {
+                Ok(report) => resolve.call1(&JsValue::UNDEFINED, &report),
+                Err(error) => reject.call1(&JsValue::UNDEFINED, &error.into()),
+            };
+        });
+        promise.unchecked_into()
     }
 
     // Registers a tool defined in code: `{ name, description, parameters?, handler, followUp?,

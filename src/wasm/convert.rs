@@ -30,7 +30,14 @@ pub(crate) fn member<T: FromJson>(
     };
     T::from_json(value)
         .map(Some)
-        .map_err(|e| member_error(code, key, &e.message))
+        .map_err(|e| wrong_member(code, key, e))
+}
+
+/// [`member_error`] for a value of the wrong shape, taking the error whole (its drop in this one
+/// copy, not in each `T`'s).
+#[inline(never)]
+fn wrong_member(code: &'static str, key: &str, error: FieldError) -> Error {
+    member_error(code, key, &error.message)
 }
 
 /// [`member`] as JSON, for every type at once (one copy of the conversion).

@@ -508,13 +508,7 @@ impl Driver {
     ) -> Result<Promise, Error> {
         let thread_id = request.thread_id.clone();
         self.load_toggles(Some(&thread_id));
-        let mut slots = None;
-        // `new_typed`, the constructor binding `future_to_promise` uses (one binding, not two).
-        let promise: Promise = Promise::new_typed::<JsValue>(&mut |resolve, reject| {
-            slots = Some((resolve.unchecked_into(), reject.unchecked_into()))
-        })
-        .unchecked_into();
-        let (resolve, reject) = slots.expect("the Promise executor runs at once");
+        let (promise, resolve, reject) = browser::new_promise();
         {
             let state = &mut *self.borrow_mut();
             // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
@@ -585,16 +579,13 @@ impl Driver {
         };
         self.sync_agui_events();
         let weak = self.weak();
-        // `FnMut` like the once-closures (one kind of closure glue): it calls no JavaScript, so it
-        // is never called again while it runs.
-        Closure::<dyn FnMut()>::new(move || {
+        // A once-function (one kind of closure glue): a second call would find nothing to remove.
+        browser::once_function(Box::new(move || {
             if let Some(driver) = upgrade(&weak) {
                 driver.borrow_mut().listeners.retain(|(n, _, _)| *n != id);
                 driver.sync_agui_events();
             }
-        })
-        .into_js_value()
-        .unchecked_into()
+        }))
     }
 
     /// Tells the session whether any listener wants `agui` events (none: the stream costs no
@@ -821,7 +812,7 @@ impl Driver {
         };
         let Some(request) = request else { return };
         let weak = self.weak();
-        browser::timer(
+        browser::timer_detached(
             delay_ms,
             Box::new(move || {
                 let Some(driver) = upgrade(&weak) else { return };
@@ -829,8 +820,7 @@ impl Driver {
                     driver.spawn_request(thread_id, run_id, request, Some(id), controller);
                 }
             }),
-        )
-        .forget();
+        );
     }
 
     /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the

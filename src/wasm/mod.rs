@@ -1,5 +1,5 @@
-//! The JavaScript boundary: the only code that touches `wasm-bindgen`, `js-sys`, `web-sys` and
-//! `gloo`. Layers, each using only the ones below it (docs/architecture.md):
+//! The JavaScript boundary: the only code that touches `wasm-bindgen`, `js-sys` and `web-sys`.
+//! Layers, each using only the ones below it (docs/architecture.md):
 //!
 //! - [`class`]: the exported `ChatRuntime`; its methods convert and call the driver.
 //! - `driver`: owns the state and runs the session's poll loop.

@@ -36,10 +36,9 @@ pub(crate) fn race_abort(promise: &Promise, signal: &AbortSignal) -> Option<JsFu
     if signal.aborted() {
         return None;
     }
-    // `new_typed`, the constructor binding `future_to_promise` uses (one binding, not two).
-    let aborted = Promise::new_typed::<JsValue>(&mut |resolve, _reject| {
-        let _ = signal.add_event_listener_with_callback("abort", resolve.unchecked_ref());
-    });
+    // The one promise executor (`browser::new_promise`); the signal's `abort` resolves it.
+    let (aborted, resolve, _) = crate::wasm::browser::new_promise();
+    let _ = signal.add_event_listener_with_callback("abort", &resolve);
     let racers = Array::new();
     racers.push(promise);
     racers.push(&aborted);
