@@ -87,10 +87,9 @@ pkg: rust-tools node-deps
 size:
 	node scripts/size-report.mjs
 
-# A regression guard on what the package ships (.wasm + JS glue, gzip -9). The product goal is
-# 60 KB; this feature set compiles to about three times that at any opt-level (README, Numbers),
-# so the guard sits just above today's size until the team settles the budget.
-SIZE_BUDGET_GZIP ?= 175000
+# A regression guard on what the package ships (.wasm + JS glue, gzip -9), just above today's size.
+# Issue "Half the bytes" targets 150,000; README "Numbers" says what reaching it would take.
+SIZE_BUDGET_GZIP ?= 170000
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 
