@@ -1031,3 +1031,49 @@ fn the_parsed_manifest_feeds_the_catalog() {
     assert_eq!(tool.name, "get_weather");
     assert_eq!(catalog.resolve_call("get_time"), CallTarget::Unknown);
 }
+
+#[test]
+fn register_with_options_checks_them_by_the_manifest_rules_and_names_the_tool() {
+    let options = |v: Value| match JsonValue::parse(&v.to_string()).unwrap() {
+        JsonValue::Object(map) => map,
+        other => panic!("{other:?}"),
+    };
+    let mut catalog = Catalog::new();
+    for bad in [
+        json!({"timeoutMs": 0}),
+        json!({"timeoutMs": 600_001}),
+        json!({"timeoutMs": "5000"}),
+        json!({"timeoutMs": 1.5}),
+        json!({"defaultEnabled": "yes"}),
+        json!({"followUp": 1}),
+    ] {
+        let refused = catalog
+            .register_with_options("t1", "d", None, &options(bad.clone()))
+            .unwrap_err();
+        assert_eq!(refused.code, "tool/bad-option", "{bad}");
+        assert_eq!(refused.name.as_deref(), Some("t1"), "{bad}");
+    }
+    assert!(
+        catalog.frontend_tools().next().is_none(),
+        "nothing was stored"
+    );
+
+    // A bad name is reported first, as in a manifest entry.
+    let refused = catalog
+        .register_with_options("bad name", "d", None, &options(json!({"timeoutMs": 0})))
+        .unwrap_err();
+    assert_eq!(refused.code, "tool/bad-name");
+
+    catalog
+        .register_with_options(
+            "t1",
+            "d",
+            None,
+            &options(json!({"timeoutMs": null, "followUp": false, "defaultEnabled": true})),
+        )
+        .unwrap();
+    let tool = catalog.frontend_tools().next().unwrap();
+    assert_eq!(tool.time_limit, TimeLimit::Never);
+    assert!(!tool.follow_up);
+    assert!(tool.default_enabled);
+}

@@ -366,6 +366,25 @@ fn validate_entry(
         None => return Err((code::BAD_ENTRYPOINT, "entrypoint is missing".into())),
     };
 
+    let (follow_up, time_limit, default_enabled) = check_options(entry)?;
+
+    Ok(FrontendTool {
+        name,
+        description,
+        parameters,
+        handler: ToolHandler::Module {
+            url: url.href,
+            entrypoint,
+        },
+        follow_up,
+        time_limit,
+        default_enabled,
+    })
+}
+
+/// The options of a tool (`followUp`, `timeoutMs`, `defaultEnabled`), the same for a manifest
+/// entry and `registerTool`: `tool/bad-option` naming the first bad one.
+fn check_options(entry: &Map) -> Result<(bool, TimeLimit, bool), Broken> {
     let follow_up = match entry.get("followUp") {
         None | Some(Value::Null) => true,
         Some(Value::Bool(follow_up)) => *follow_up,
@@ -398,19 +417,7 @@ fn validate_entry(
             ))
         }
     };
-
-    Ok(FrontendTool {
-        name,
-        description,
-        parameters,
-        handler: ToolHandler::Module {
-            url: url.href,
-            entrypoint,
-        },
-        follow_up,
-        time_limit,
-        default_enabled,
-    })
+    Ok((follow_up, time_limit, default_enabled))
 }
 
 /// The tool object itself: `value`, or its `function` in the OpenAI shape
@@ -735,6 +742,30 @@ impl Catalog {
             Some(Some(why)) => Err(why.clone()),
             _ => Ok(()),
         }
+    }
+
+    /// [`Catalog::register`] with the options as `registerTool` got them (`followUp`,
+    /// `timeoutMs`, `defaultEnabled` as JSON; `null` kept: `timeoutMs: null` is no deadline),
+    /// checked by the same rules as a manifest entry's: a bad one is `tool/bad-option` naming the
+    /// tool, after the name's own check.
+    pub fn register_with_options(
+        &mut self,
+        name: &str,
+        description: &str,
+        parameters: Option<Value>,
+        options: &Map,
+    ) -> Result<(), Diagnostic> {
+        let fail = |(code, message): Broken| diagnostic(name, code, message);
+        check_name(Some(&Value::String(name.to_string()))).map_err(fail)?;
+        let (follow_up, time_limit, default_enabled) = check_options(options).map_err(fail)?;
+        self.register(
+            name,
+            description,
+            parameters,
+            Some(follow_up),
+            time_limit,
+            default_enabled,
+        )
     }
 
     /// Removes a tool registered in code. Returns whether there was one (manifest tools cannot be
