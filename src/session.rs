@@ -893,6 +893,32 @@ impl Session {
         }
     }
 
+    /// The page removed the tool `tool_name` (`unregisterTool`): every call of it that is
+    /// running, in any thread, is answered `INTERRUPTED` (the tool was removed) and never reaches
+    /// its handler if it has not yet; its late result is ignored. Returns those calls as
+    /// `(thread_id, tool_call_id)`, for the host to fire their signals.
+    pub fn remove_tool(&mut self, tool_name: &str) -> Vec<(String, String)> {
+        let mut removed = Vec::new();
+        for (thread_id, state) in &self.threads {
+            let Some(turn) = state.turn.as_ref() else {
+                continue;
+            };
+            for (id, call) in &turn.running {
+                if call.tool_name == tool_name {
+                    removed.push((thread_id.clone(), id.clone()));
+                }
+            }
+        }
+        for (thread_id, tool_call_id) in &removed {
+            let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
+                Interruption::Removed,
+                format!("{tool_name} was removed from the page while it ran"),
+            ));
+            self.handle_tool_result(thread_id, tool_call_id, outcome);
+        }
+        removed
+    }
+
     /// A thread's messages (empty for an unknown thread).
     pub fn messages(&self, thread_id: &str) -> &[Message] {
         self.threads

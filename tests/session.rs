@@ -1824,3 +1824,52 @@ fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() 
     h.answer("t", "c1", ToolOutcome::Value(value!("late")));
     assert!(h.sent.is_empty());
 }
+
+#[test]
+fn removing_a_tool_answers_its_running_calls_interrupted_and_the_run_goes_on() {
+    let mut h = harness();
+    h.start(
+        request("thread-1", vec![user("u1", "What time is it?")]),
+        tool_set(&[browser_time()], &[], &[]),
+    );
+    h.respond(
+        "thread-1",
+        include_str!("fixtures/agui-real/pydantic-ai/run1.sse"),
+    );
+    assert_eq!(h.jobs.len(), 1);
+    assert!(h.session.remove_tool("another_tool").is_empty());
+    assert_eq!(h.sent.len(), 1, "no other tool's removal touches the call");
+
+    let removed = h.session.remove_tool("get_browser_time");
+    h.pump();
+    assert_eq!(
+        removed,
+        vec![("thread-1".to_owned(), "call_frontend_1".to_owned())]
+    );
+    assert!(
+        !h.session.may_call("thread-1", "call_frontend_1"),
+        "a call whose module is still loading never reaches its handler"
+    );
+    assert_eq!(h.sent.len(), 2, "the run restarts with the call answered");
+    let messages = &h.body(1)["messages"];
+    let answer = messages.as_array().unwrap().last().unwrap();
+    assert_eq!(answer["role"], "tool");
+    assert_eq!(answer["toolCallId"], "call_frontend_1");
+    let content = answer["content"].as_str().unwrap();
+    assert!(
+        content.starts_with(
+            "TOOL ERROR: INTERRUPTED\nget_browser_time was removed from the page while it ran\n"
+        ),
+        "{content}"
+    );
+    assert!(content.contains("removed from the page"), "{content}");
+
+    // The handler's late answer changes nothing.
+    h.answer(
+        "thread-1",
+        "call_frontend_1",
+        ToolOutcome::Value(value!("late")),
+    );
+    assert_eq!(h.sent.len(), 2);
+    assert!(h.session.remove_tool("get_browser_time").is_empty());
+}

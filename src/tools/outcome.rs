@@ -40,6 +40,9 @@ pub enum Interruption {
     RunEnded,
     /// The call was never answered in an earlier session (the page was closed or reloaded).
     Abandoned,
+    /// The page removed the tool while the call ran (`unregisterTool`, a `useFrontendTool` that
+    /// unmounted).
+    Removed,
 }
 
 impl Interruption {
@@ -53,6 +56,9 @@ impl Interruption {
             }
             Interruption::Abandoned => {
                 "The call was never answered; call the tool again if it is still needed."
+            }
+            Interruption::Removed => {
+                "The tool was removed from the page while this call ran; it is not available now."
             }
         }
     }
