@@ -63,7 +63,23 @@ export default pkg;
   // `applyMessages` (react/src/apply-messages.ts, compiled above): the merge-by-id of the React
   // adapter, for apps that keep their own message store. The very module chat-runtime/react uses.
   const applyLine = `export { applyMessages } from "./apply-messages.js";`;
-  let entry = glue.trimEnd();
+  // `free()` stops the runtime and keeps the object (`__free`, src/wasm/class.rs): every method then
+  // throws a `ChatRuntimeError` (`runtime/freed`) instead of wasm-bindgen's "null pointer passed to
+  // rust"; the memory is released when the object is collected (the glue's FinalizationRegistry).
+  const generatedFree = `    free() {
+        const ptr = this.__destroy_into_raw();
+        wasm.__wbg_chatruntime_free(ptr, 0);
+    }`;
+  const ourFree = `    free() {
+        this.__free();
+    }`;
+  let patched = glue;
+  if (!glue.includes(ourFree)) {
+    if (!glue.includes(generatedFree)) fail("pkg/chat_runtime.js has no `free()` of the shape wasm-bindgen 0.2.130 writes: update the patch in scripts/merge-package.mjs");
+    patched = glue.replace(generatedFree, ourFree);
+  }
+  if (!/^    __free\(\) \{$/m.test(patched)) fail("pkg/chat_runtime.js has no `__free()` method (src/wasm/class.rs)");
+  let entry = patched.trimEnd();
   for (const l of [line, applyLine]) if (!entry.includes(l)) entry += `\n${l}`;
   writeFileSync("pkg/chat_runtime.js", `${entry}\n`);
   const types = readFileSync("pkg/chat_runtime.d.ts", "utf8");

@@ -86,8 +86,18 @@ function details(fields: { status?: number | undefined; cause?: unknown }, withC
   return out;
 }
 
-/** A failed run's `{ code, message, status?, cause? }` as the one error shape of the hooks. */
+/** Whether `runtime` runs the thread; a freed runtime (its methods throw `runtime/freed`) runs none. */
+function isRunning(runtime: ChatRuntime | null | undefined, threadId: string): boolean {
+  try {
+    return runtime?.isRunning(threadId) ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/** A failed run's error as the one error shape of the hooks (the runtime makes it one already). */
 function runError(error: RunError): ChatRuntimeError {
+  if (error instanceof ChatRuntimeError) return error;
   return new ChatRuntimeError(error.code, error.message, details(error, "cause" in error));
 }
 
@@ -220,7 +230,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
     this.index = indexMessages(messages);
     this.snapshot = {
       messages,
-      running: runtime ? runtime.isRunning(threadId) : false,
+      running: isRunning(runtime, threadId),
       error: null,
       result: null,
       ready: runtime !== null,
@@ -268,7 +278,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
       this.set({ ready: false, running: this.pending > 0 && this.snapshot.running });
       return;
     }
-    const running = runtime.isRunning(this.threadId) || (this.pending > 0 && this.snapshot.running);
+    const running = isRunning(runtime, this.threadId) || (this.pending > 0 && this.snapshot.running);
     this.set({ ready: true, running, messages: this.resync(this.read(runtime)) });
   }
 
@@ -335,7 +345,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
     return started.then(
       (result) => {
         this.pending--;
-        const running = this.host.runtime?.isRunning(this.threadId) ?? false;
+        const running = isRunning(this.host.runtime, this.threadId);
         this.set({
           running,
           result,
@@ -348,7 +358,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
         this.pending--;
         const error = asError(thrown, "react/run-failed");
         // `run/busy`: another run of this thread is going on; it keeps `running`.
-        const running = this.host.runtime?.isRunning(this.threadId) ?? false;
+        const running = isRunning(this.host.runtime, this.threadId);
         this.set({ running, error });
         throw error;
       },
@@ -365,7 +375,11 @@ class ThreadStore extends Store<ThreadSnapshot> {
 
   readonly abort = (): void => {
     for (const controller of this.waiting) controller.abort(new ChatRuntimeError("run/aborted", "the run was stopped"));
-    this.host.runtime?.abort(this.threadId);
+    try {
+      this.host.runtime?.abort(this.threadId);
+    } catch {
+      // A freed runtime runs nothing (its runs ended `aborted` when it was freed).
+    }
   };
 }
 

@@ -3,11 +3,13 @@
 //! the window's `storage` events. All through `web-sys` / `js-sys`; none of this
 //! can call back into the runtime while it runs.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use js_sys::{Function, Promise, Reflect, RegExp};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use web_sys::{AbortController, AbortSignal};
 
 use super::script::describe;
 use crate::json::quoted;
@@ -18,7 +20,47 @@ use crate::tools::url::{ParsedUrl, UrlParser};
 /// The clock the session's deadlines run on, in milliseconds: `performance.now()`, which never
 /// goes back (the wall clock may), or `Date.now()` where there is no `performance`.
 pub(crate) fn now() -> u64 {
-    performance_now().unwrap_or_else(|_| js_sys::Date::now()) as u64
+    performance_now().or_else(|_| date_now()).unwrap_or(0.0) as u64
+}
+
+/// `Date.now()`, the wall clock (interrupts' `expiresAt`, the id prefix); `None` when it threw.
+pub(crate) fn wall_clock() -> Option<u64> {
+    date_now().ok().map(|ms| ms as u64)
+}
+
+/// `Math.random()`, or `0` when it threw (a page that replaced it).
+pub(crate) fn random() -> f64 {
+    math_random().unwrap_or(0.0)
+}
+
+/// `controller.abort(reason)`; an `abort` a page replaced that throws changes nothing here (the
+/// session has settled whatever the signal was for).
+pub(crate) fn abort(controller: &AbortController, reason: &JsValue) {
+    let _ = controller.unchecked_ref::<Controller>().abort_with(reason);
+}
+
+/// `controller.signal`.
+pub(crate) fn signal(controller: &AbortController) -> Option<AbortSignal> {
+    controller.unchecked_ref::<Controller>().signal_of().ok()
+}
+
+/// `signal.aborted`; a getter that throws reads as not aborted (the session is what decides
+/// whether a call may still run).
+pub(crate) fn is_aborted(signal: &AbortSignal) -> bool {
+    signal
+        .unchecked_ref::<Signal>()
+        .aborted_of()
+        .unwrap_or(false)
+}
+
+/// `Promise.race(values)`.
+pub(crate) fn race(values: &js_sys::Array) -> Result<Promise, JsValue> {
+    promise_race(values)
+}
+
+/// `Array.isArray(value)` (it throws for a revoked `Proxy`).
+pub(crate) fn is_array(value: &JsValue) -> Result<bool, JsValue> {
+    array_is_array(value)
 }
 
 /// `location.href`, when there is a page (or a worker's location).
@@ -102,12 +144,49 @@ extern "C" {
     fn performance_now() -> Result<f64, JsValue>;
 
     /// `setTimeout(handler, ms)`: the timer's id.
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: i32) -> JsValue;
+    #[wasm_bindgen(catch, js_name = setTimeout)]
+    fn set_timeout(handler: &Function, ms: i32) -> Result<JsValue, JsValue>;
 
     /// `clearTimeout(id)`.
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
+    #[wasm_bindgen(catch, js_name = clearTimeout)]
+    fn clear_timeout(id: &JsValue) -> Result<(), JsValue>;
+
+    /// `Date.now()`.
+    #[wasm_bindgen(catch, js_namespace = Date, js_name = now)]
+    fn date_now() -> Result<f64, JsValue>;
+
+    /// `Math.random()`.
+    #[wasm_bindgen(catch, js_namespace = Math, js_name = random)]
+    fn math_random() -> Result<f64, JsValue>;
+
+    /// `console.error(message, detail)`.
+    #[wasm_bindgen(catch, js_namespace = console, js_name = error)]
+    fn console_error_2(message: &str, detail: &JsValue) -> Result<(), JsValue>;
+
+    /// `Promise.race(values)`.
+    #[wasm_bindgen(catch, js_namespace = Promise, js_name = race)]
+    fn promise_race(values: &js_sys::Array) -> Result<Promise, JsValue>;
+
+    /// `Array.isArray(value)`.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn array_is_array(value: &JsValue) -> Result<bool, JsValue>;
+
+    /// `AbortController`, for the bindings below that catch (web-sys's do not).
+    #[wasm_bindgen(js_name = AbortController)]
+    type Controller;
+    /// `controller.abort(reason)`.
+    #[wasm_bindgen(catch, method, js_class = AbortController, js_name = abort)]
+    fn abort_with(this: &Controller, reason: &JsValue) -> Result<(), JsValue>;
+    /// `controller.signal`.
+    #[wasm_bindgen(catch, method, getter, js_class = AbortController, js_name = signal)]
+    fn signal_of(this: &Controller) -> Result<AbortSignal, JsValue>;
+
+    /// `AbortSignal`, for the binding below that catches.
+    #[wasm_bindgen(js_name = AbortSignal)]
+    type Signal;
+    /// `signal.aborted`.
+    #[wasm_bindgen(catch, method, getter, js_class = AbortSignal, js_name = aborted)]
+    fn aborted_of(this: &Signal) -> Result<bool, JsValue>;
 
     #[wasm_bindgen(js_name = URL)]
     type NewUrl;
@@ -158,8 +237,9 @@ pub(crate) fn once_function(callback: Callback) -> Function {
 }
 
 /// Calls `callback` at the next animation frame, or in 16 ms where there are no frames (a hidden
-/// tab, a worker, Node).
-pub(crate) fn schedule_frame(callback: Callback) {
+/// tab, a worker, Node). `false`: neither could be asked for (a page whose timers throw), the
+/// callback will not run.
+pub(crate) fn schedule_frame(callback: Callback) -> bool {
     let window = web_sys::window();
     // `document.visibilityState` through `Reflect.get` (bindings the runtime has anyway).
     let visible = window
@@ -173,11 +253,11 @@ pub(crate) fn schedule_frame(callback: Callback) {
     let function = once_function(callback);
     if let (Some(window), true) = (window, visible) {
         if window.request_animation_frame(&function).is_ok() {
-            return;
+            return true;
         }
     }
     // No frames, or `requestAnimationFrame` threw: a timer that calls the same function.
-    set_timeout(&function, 16);
+    set_timeout(&function, 16).is_ok()
 }
 
 /// A one-shot timer: fires its callback after the delay; dropping it cancels it (and frees the
@@ -189,7 +269,7 @@ pub(crate) struct Timer {
 
 impl Drop for Timer {
     fn drop(&mut self) {
-        clear_timeout(&self.id);
+        let _ = clear_timeout(&self.id);
     }
 }
 
@@ -198,24 +278,36 @@ fn delay(ms: u64) -> i32 {
     ms.min(i32::MAX as u64) as i32
 }
 
-/// Starts a [`Timer`].
-pub(crate) fn timer(ms: u64, callback: Callback) -> Timer {
+/// Starts a [`Timer`]; `None` when `setTimeout` threw (the callback is dropped).
+pub(crate) fn timer(ms: u64, callback: Callback) -> Option<Timer> {
     let callback = once_closure(callback);
-    let id = set_timeout(callback.as_ref().unchecked_ref(), delay(ms));
-    Timer {
+    let id = set_timeout(callback.as_ref().unchecked_ref(), delay(ms)).ok()?;
+    Some(Timer {
         id,
         _callback: callback,
+    })
+}
+
+/// A one-shot timer that is never cancelled (JavaScript owns the callback). `Err` gives the
+/// callback back when `setTimeout` threw, for the caller to run another way.
+pub(crate) fn timer_detached(ms: u64, callback: Callback) -> Result<(), Callback> {
+    let slot = Rc::new(Cell::new(Some(callback)));
+    let in_timer = slot.clone();
+    let function = once_function(Box::new(move || {
+        if let Some(callback) = in_timer.take() {
+            callback();
+        }
+    }));
+    match set_timeout(&function, delay(ms)) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(slot.take().unwrap_or_else(|| Box::new(|| {}))),
     }
 }
 
-/// A one-shot timer that is never cancelled (JavaScript owns the callback).
-pub(crate) fn timer_detached(ms: u64, callback: Callback) {
-    set_timeout(&once_function(callback), delay(ms));
-}
-
-/// `console.error(message, detail)`.
+/// `console.error(message, detail)`; a `console.error` that throws (a test framework's) is
+/// ignored.
 pub(crate) fn console_error(message: &str, detail: &JsValue) {
-    web_sys::console::error_2(&message.into(), detail);
+    let _ = console_error_2(message, detail);
 }
 
 /// A `TimeoutError` `DOMException`: the reason a call's signal fires when its deadline passes.

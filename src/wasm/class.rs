@@ -9,8 +9,8 @@ use wasm_bindgen::JsCast;
 
 use super::browser::RegExpMatcher;
 use super::convert::{
-    from_js, host, member, optional_json, thread_id as thread_id_arg, thread_id_for_write,
-    toggles_thread,
+    from_js, host, json_members, member, optional_json, thread_id as thread_id_arg,
+    thread_id_for_write, toggles_thread,
 };
 use super::driver::{Driver, HostConfig, ThreadRead};
 use super::error::Error;
@@ -20,7 +20,6 @@ use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::session::{HistoryMode, Pending, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
-use crate::tools::TimeLimit;
 
 #[wasm_bindgen]
 extern "C" {
@@ -242,6 +241,9 @@ impl ChatRuntime {
     // cannot be used at all.
     #[wasm_bindgen(js_name = loadTools, skip_typescript, skip_jsdoc)]
     pub fn load_tools(&self) -> JsCatalogPromise {
+        if let Err(error) = self.driver.check_live() {
+            return Promise::reject(&error.into()).unchecked_into();
+        }
         let driver = self.driver.clone();
         let (promise, resolve, reject) = super::browser::new_promise();
         wasm_bindgen_futures::spawn_local(async move {
@@ -258,34 +260,40 @@ impl ChatRuntime {
     // `ChatRuntimeError` with the diagnostic's code when it is invalid.
     #[wasm_bindgen(js_name = registerTool, skip_typescript, skip_jsdoc)]
     pub fn register_tool(&self, tool: JsFrontendTool) -> Result<(), Error> {
+        self.driver.check_live()?;
         let tool: JsValue = tool.into();
         let handler = function(host(&tool, "handler"), "handler")?
             .ok_or_else(|| options_error("a registered tool needs a `handler` function"))?;
+        let name = string(&tool, "name")?.unwrap_or_default();
+        // The options as JSON, checked in the core by the manifest's rules (`tool/bad-option`
+        // with `toolName`).
+        let options = json_members(
+            &tool,
+            &["followUp", "timeoutMs", "defaultEnabled"],
+            "tool/bad-option",
+        )
+        .map_err(|e| e.with("toolName", name.as_str()))?;
         self.driver.register_tool(
-            &string(&tool, "name")?.unwrap_or_default(),
+            &name,
             &string(&tool, "description")?.unwrap_or_default(),
             member(&tool, "parameters", "options/invalid")?,
             handler,
-            member(&tool, "followUp", "options/invalid")?,
-            if host(&tool, "timeoutMs").is_null() {
-                TimeLimit::Never
-            } else {
-                bounded(&tool, "timeoutMs", 600_000)?.map_or(TimeLimit::Default, TimeLimit::Ms)
-            },
-            member(&tool, "defaultEnabled", "options/invalid")?.unwrap_or(false),
+            &options,
         )
     }
 
     // Removes a code-registered tool. Returns whether there was one.
     #[wasm_bindgen(js_name = unregisterTool, skip_typescript, skip_jsdoc)]
-    pub fn unregister_tool(&self, name: &str) -> bool {
-        self.driver.unregister_tool(name)
+    pub fn unregister_tool(&self, name: &str) -> Result<bool, Error> {
+        self.driver.check_live()?;
+        Ok(self.driver.unregister_tool(name))
     }
 
     // Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
     // locked, always on.
     #[wasm_bindgen(js_name = setBackendTools, skip_typescript, skip_jsdoc)]
     pub fn set_backend_tools(&self, tools: JsBackendTools) -> Result<(), Error> {
+        self.driver.check_live()?;
         let tools: JsValue = tools.into();
         // `agent.capabilities?.tools` may be `undefined`: no backend tools, as `null`.
         let tools: Value = if tools.is_undefined() {
@@ -301,6 +309,7 @@ impl ChatRuntime {
     // toggle, then the locked backend tools.
     #[wasm_bindgen(js_name = listTools, skip_typescript, skip_jsdoc)]
     pub fn list_tools(&self, thread_id: Option<JsThreadIdOrNull>) -> Result<JsToolEntries, Error> {
+        self.driver.check_live()?;
         let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         Ok(self
             .driver
@@ -317,6 +326,7 @@ impl ChatRuntime {
         name: &str,
         enabled: bool,
     ) -> Result<(), Error> {
+        self.driver.check_live()?;
         let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         self.driver.set_tool_enabled(thread_id, name, enabled)
     }
@@ -327,6 +337,7 @@ impl ChatRuntime {
         &self,
         thread_id: Option<JsThreadIdOrNull>,
     ) -> Result<JsToolSchemas, Error> {
+        self.driver.check_live()?;
         let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
         Ok(self
             .driver
@@ -337,6 +348,7 @@ impl ChatRuntime {
     // Seeds a loaded thread's history (refused with `run/busy` while it runs).
     #[wasm_bindgen(js_name = setMessages, skip_typescript, skip_jsdoc)]
     pub fn set_messages(&self, thread_id: JsThreadId, messages: JsMessages) -> Result<(), Error> {
+        self.driver.check_live()?;
         let thread_id = thread_id_for_write(&thread_id.into())?;
         let messages: Vec<Message> = from_js(&messages.into())?;
         self.driver.set_messages(&thread_id, messages)
@@ -366,8 +378,9 @@ impl ChatRuntime {
 
     // Whether a run is going on in the thread.
     #[wasm_bindgen(js_name = isRunning, skip_typescript, skip_jsdoc)]
-    pub fn is_running(&self, thread_id: JsThreadId) -> bool {
-        thread_id_arg(&thread_id.into()).is_ok_and(|id| self.driver.is_running(&id))
+    pub fn is_running(&self, thread_id: JsThreadId) -> Result<bool, Error> {
+        self.driver.check_live()?;
+        Ok(thread_id_arg(&thread_id.into()).is_ok_and(|id| self.driver.is_running(&id)))
     }
 
     // Sends the thread's new messages and drives the loop until the agent answers without
@@ -389,11 +402,25 @@ impl ChatRuntime {
     // Aborts the thread's run: the fetch is cancelled, the handlers' `signal` fires, nothing
     // restarts, and unanswered calls get an `INTERRUPTED` result.
     #[wasm_bindgen(skip_typescript, skip_jsdoc)]
-    pub fn abort(&self, thread_id: JsThreadId) {
+    pub fn abort(&self, thread_id: JsThreadId) -> Result<(), Error> {
+        self.driver.check_live()?;
         // An id no thread can have has nothing to stop.
         if let Ok(thread_id) = thread_id_arg(&thread_id.into()) {
             self.driver.abort(&thread_id);
         }
+        Ok(())
+    }
+
+    // `free()`: stops every run (each `run()` resolves `aborted`, handlers' signals fire, nothing
+    // more is sent or called) and lets go of listeners, handlers and modules. Every method then
+    // throws `runtime/freed`; calling `free` again does nothing. scripts/merge-package.mjs makes
+    // the glue's `free()` call this instead of destroying the object, which would leave later
+    // calls failing with a plain "null pointer passed to rust" (wasm-bindgen keeps its own `free`
+    // when a method has that name); the Rust object itself is released when JavaScript collects
+    // the runtime (wasm-bindgen's `FinalizationRegistry`, then `Drop`).
+    #[wasm_bindgen(js_name = __free, skip_typescript, skip_jsdoc)]
+    pub fn free_runtime(&self) {
+        self.driver.free();
     }
 
     // Calls `listener` with every `RuntimeEvent`, or with the types listed in
@@ -407,6 +434,7 @@ impl ChatRuntime {
         listener: JsListener,
         options: Option<JsSubscribeOptions>,
     ) -> Result<JsUnsubscribe, Error> {
+        self.driver.check_live()?;
         let listener = function(listener.into(), "listener")?
             .ok_or_else(|| options_error("subscribe needs a function"))?;
         let options = options.map_or(JsValue::UNDEFINED, JsValue::from);
@@ -423,11 +451,13 @@ impl ChatRuntime {
     /// `messages`, `state` or `interrupts` (one copy of the three): an id no thread can have
     /// reads as an unknown thread.
     fn read(&self, thread_id: JsThreadId, what: ThreadRead) -> Result<JsValue, Error> {
+        self.driver.check_live()?;
         let thread_id = thread_id_arg(&thread_id.into()).ok();
         self.driver.read(thread_id.as_deref(), what)
     }
 
     fn start(&self, request: JsValue, options: JsValue) -> Result<Promise, Error> {
+        self.driver.check_live()?;
         if !request.is_object() {
             return Err(Error::new(
                 "run/bad-request",
@@ -451,7 +481,7 @@ impl ChatRuntime {
             state: optional_json(&host(&request, "state"))?,
             forwarded_props: optional_json(&host(&request, "forwardedProps"))?,
             resume,
-            now_ms: Some(js_sys::Date::now() as u64),
+            now_ms: super::browser::wall_clock(),
             pending: match member::<String>(&request, "pending", "run/bad-request")?.as_deref() {
                 None | Some("settle") => Pending::Settle,
                 Some("run") => Pending::Run,
@@ -484,14 +514,14 @@ impl ChatRuntime {
 
 impl Drop for ChatRuntime {
     fn drop(&mut self) {
-        self.driver.shutdown();
+        self.driver.free();
     }
 }
 
 /// A per-runtime id prefix (random bits and the clock's low bits): with the session's counter it
 /// makes run and tool-message ids unique across tabs and reloads.
 fn random_prefix() -> String {
-    let random = (js_sys::Math::random() * 4_294_967_296.0) as u64;
-    let now = js_sys::Date::now() as u64;
+    let random = (super::browser::random() * 4_294_967_296.0) as u64;
+    let now = super::browser::wall_clock().unwrap_or_default();
     format!("{:08x}{:04x}", random, now & 0xffff)
 }

@@ -52,6 +52,29 @@ fn member_value(object: &JsValue, key: &str, code: &'static str) -> Result<Optio
         .map_err(|e| member_error(code, key, e.message()))
 }
 
+/// The members `keys` of an object that are not `undefined`, as JSON (`null` kept): options the
+/// core checks itself (a value JSON cannot encode, a BigInt, is refused with `code`).
+pub(crate) fn json_members(
+    object: &JsValue,
+    keys: &[&str],
+    code: &'static str,
+) -> Result<crate::json::Map, Error> {
+    let mut out = crate::json::Map::new();
+    for &key in keys {
+        let value = host(object, key);
+        if value.is_undefined() {
+            continue;
+        }
+        let json = if value.is_null() {
+            Value::Null
+        } else {
+            json_of(&value).map_err(|e| member_error(code, key, e.message()))?
+        };
+        out.insert(key.to_owned(), json);
+    }
+    Ok(out)
+}
+
 /// A member of the wrong type: `` `key`: message ``, with `field`.
 #[inline(never)]
 fn member_error(code: &'static str, key: &str, message: &str) -> Error {
@@ -62,6 +85,25 @@ fn member_error(code: &'static str, key: &str, message: &str) -> Error {
 /// absent or its getter throws.
 pub(crate) fn host(object: &JsValue, key: &str) -> JsValue {
     js_sys::Reflect::get(object, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// `object[name](...args)` through `Reflect.get` and `Function.prototype.call`, both bound with
+/// `catch`: for the methods of objects the app can hand over (a `Response`, its body, a reader)
+/// where a getter or the method itself may throw. `Err`: what was thrown, or a `TypeError`-like
+/// message when the member is not a function.
+pub(crate) fn call_method(
+    object: &JsValue,
+    name: &str,
+    args: &[&JsValue],
+) -> Result<JsValue, JsValue> {
+    let function = js_sys::Reflect::get(object, &name.into())?
+        .dyn_into::<js_sys::Function>()
+        .map_err(|_| JsValue::from(format!("{name} is not a function")))?;
+    match args {
+        [] => function.call0(object),
+        [a] => function.call1(object, a),
+        [a, b, ..] => function.call2(object, a, b),
+    }
 }
 
 /// The bytes of a `string | Uint8Array` argument.

@@ -34,7 +34,7 @@ use crate::sorted::{SortedMap, SortedSet};
 use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::toggles::{DeferredStore, ThreadKey, Toggles};
-use crate::tools::{list_tools, set_tool_enabled, Diagnostic, TimeLimit, ToolHandler};
+use crate::tools::{list_tools, set_tool_enabled, Diagnostic, ToolHandler};
 
 /// What the app configured that the core does not keep.
 pub(crate) struct HostConfig {
@@ -70,6 +70,9 @@ struct Running {
     reject: Function,
     /// Aborts the current fetch.
     fetch: Option<AbortController>,
+    /// The reader of the current round's body: cancelled on Stop too, since an app's `fetch`
+    /// may ignore the signal and hand over a body that never ends.
+    body: Option<JsValue>,
     /// Each running call's controller (its `ctx.signal`), by call id.
     calls: Vec<(String, AbortController)>,
     /// The caller's `signal` and our listener on it, removed when the turn ends.
@@ -119,6 +122,8 @@ struct State {
     /// The timer for the session's next deadline, and that deadline.
     timer: Option<(u64, Timer)>,
     storage_events: Option<StorageEvents>,
+    /// `free()` ran: every method refuses (`runtime/freed`), late I/O changes nothing.
+    freed: bool,
 }
 
 /// The runtime's state and loop. Cloning shares it.
@@ -145,6 +150,7 @@ impl Driver {
                 render: Render::default(),
                 timer: None,
                 storage_events: None,
+                freed: false,
             })),
         };
         driver.sync_agui_events();
@@ -177,20 +183,54 @@ impl Driver {
         self.borrow().host.clone()
     }
 
-    /// Stops everything: the storage listener, the network and the handlers of every turn (the
-    /// runtime was freed).
-    pub(crate) fn shutdown(&self) {
-        let Ok(mut state) = self.state.try_borrow_mut() else {
-            return;
+    /// `free()`: every turn is stopped as by `abort` (its `run()` promise resolves `aborted`,
+    /// its fetch and handlers' signals are cancelled, a module still loading never reaches its
+    /// handler), then the listeners, handlers, modules and the storage listener are dropped.
+    /// From then on every method throws `runtime/freed` ([`Driver::check_live`]); a second call
+    /// does nothing.
+    pub(crate) fn free(&self) {
+        let threads: Vec<String> = {
+            let Ok(mut state) = self.state.try_borrow_mut() else {
+                return;
+            };
+            if state.freed {
+                return;
+            }
+            state.freed = true;
+            state.running.keys().cloned().collect()
         };
-        let events = state.storage_events.take();
-        let running = std::mem::take(&mut state.running);
-        let timer = state.timer.take();
-        drop(state);
+        for thread_id in &threads {
+            self.borrow_mut().session.abort(thread_id);
+            self.mark_dirty(thread_id);
+        }
+        self.drive();
+        let (events, timer, running) = {
+            let state = &mut *self.borrow_mut();
+            state.listeners.clear();
+            state.handlers = SortedMap::new();
+            state.modules = SortedMap::new();
+            state.render = Render::default();
+            (
+                state.storage_events.take(),
+                state.timer.take(),
+                std::mem::take(&mut state.running),
+            )
+        };
         drop((events, timer));
         for (_, running) in running {
-            cancel_all(running.fetch, running.calls);
+            cancel_all(running.fetch, running.body, running.calls);
         }
+    }
+
+    /// `Err(runtime/freed)` once [`Driver::free`] ran.
+    pub(crate) fn check_live(&self) -> Result<(), Error> {
+        if self.borrow().freed {
+            return Err(Error::new(
+                "runtime/freed",
+                "the runtime was freed (free() was called); make a new ChatRuntime",
+            ));
+        }
+        Ok(())
     }
 
     // ---- tools and toggles ---------------------------------------------------------------
@@ -228,6 +268,8 @@ impl Driver {
             Err(failure) => Err(failure),
         }
         .map_err(fetch_failed)?;
+        // Freed while the manifest loaded: nothing of it is kept, the promise says so.
+        self.check_live()?;
         let head = http::head(&answer, &url);
         check_manifest_status(head.status, &head.url)?;
         let body = match http::text(&answer) {
@@ -235,6 +277,7 @@ impl Driver {
             Err(message) => Err(message),
         }
         .map_err(|message| fetch_failed(message.into()))?;
+        self.check_live()?;
         let page_origin = browser::page_href()
             .and_then(|href| browser::parse_url(&href, None).ok())
             .or_else(|| browser::parse_url(&head.url, None).ok())
@@ -284,30 +327,21 @@ impl Driver {
         self.emit(&events);
     }
 
-    /// `registerTool`: the catalog checks the definition; the handler is kept by name.
-    #[allow(clippy::too_many_arguments)]
+    /// `registerTool`: the catalog checks the definition and its options; the handler is kept by
+    /// name.
     pub(crate) fn register_tool(
         &self,
         name: &str,
         description: &str,
         parameters: Option<Value>,
         handler: Function,
-        follow_up: Option<bool>,
-        time_limit: TimeLimit,
-        default_enabled: bool,
+        options: &crate::json::Map,
     ) -> Result<(), Error> {
         {
             let mut state = self.borrow_mut();
             state
                 .catalog
-                .register(
-                    name,
-                    description,
-                    parameters,
-                    follow_up,
-                    time_limit,
-                    default_enabled,
-                )
+                .register_with_options(name, description, parameters, options)
                 .map_err(|d| Error::new(d.code, d.message).with("toolName", name))?;
             state.handlers.insert(name.to_owned(), handler);
         }
@@ -315,16 +349,41 @@ impl Driver {
         Ok(())
     }
 
-    /// `unregisterTool`: whether there was one.
+    /// `unregisterTool`: whether there was one. Its running calls are answered `INTERRUPTED`
+    /// (the session's [`Session::remove_tool`]) and their signals fire: a handler that waits for
+    /// a person (`timeoutMs: null`) whose card is gone does not hold the run forever.
     pub(crate) fn unregister_tool(&self, name: &str) -> bool {
-        let removed = {
-            let mut state = self.borrow_mut();
+        let (removed, controllers) = {
+            let state = &mut *self.borrow_mut();
             state.handlers.remove(name);
-            state.catalog.unregister(name)
+            let removed = state.catalog.unregister(name);
+            let calls = if removed {
+                state.session.remove_tool(name)
+            } else {
+                Vec::new()
+            };
+            let mut controllers = Vec::new();
+            for (thread_id, tool_call_id) in &calls {
+                state.render.dirty.add(thread_id.as_str());
+                if let Some(running) = state.running.get_mut(thread_id) {
+                    controllers.extend(take_call(&mut running.calls, tool_call_id));
+                }
+            }
+            (removed, controllers)
         };
+        if !controllers.is_empty() {
+            let reason = JsValue::from(Error::new(
+                "tool/removed",
+                format!("{name} was removed while it ran"),
+            ));
+            for controller in controllers {
+                browser::abort(&controller, &reason);
+            }
+        }
         if removed {
             self.emit(&[RuntimeEvent::ToolsChanged {}]);
         }
+        self.drive();
         removed
     }
 
@@ -522,6 +581,7 @@ impl Driver {
                     resolve,
                     reject,
                     fetch: None,
+                    body: None,
                     calls: Vec::new(),
                     signal: None,
                     rounds: 0,
@@ -549,7 +609,7 @@ impl Driver {
 
     /// Aborts the thread's turn when the caller's `signal` fires.
     fn follow_signal(&self, thread_id: &str, signal: AbortSignal) {
-        if signal.aborted() {
+        if browser::is_aborted(&signal) {
             self.abort(thread_id);
             return;
         }
@@ -622,7 +682,13 @@ impl Driver {
         let Ok(values) = to_js(&wanted) else { return };
         let values: Array = values.unchecked_into();
         for (n, event) in wanted.iter().enumerate() {
-            deliver(&listeners, event.kind(), &values.get(n as u32));
+            let value = values.get(n as u32);
+            if let RuntimeEvent::RunFinished { error: Some(_), .. } = event {
+                // `run_finished`'s `error` is the same shape as `RunResult.error`.
+                let error = Reflect::get(&value, &"error".into()).unwrap_or_default();
+                let _ = Reflect::set(&value, &"error".into(), &super::error::promote(&error));
+            }
+            deliver(&listeners, event.kind(), &value);
         }
     }
 
@@ -668,9 +734,9 @@ impl Driver {
                         .borrow_mut()
                         .running
                         .get_mut(&thread_id)
-                        .map(|r| (r.fetch.take(), std::mem::take(&mut r.calls)));
-                    if let Some((fetch, calls)) = parts {
-                        cancel_all(fetch, calls);
+                        .map(|r| (r.fetch.take(), r.body.take(), std::mem::take(&mut r.calls)));
+                    if let Some((fetch, body, calls)) = parts {
+                        cancel_all(fetch, body, calls);
                     }
                 }
                 Action::CancelCall {
@@ -683,7 +749,7 @@ impl Driver {
                         .get_mut(&thread_id)
                         .and_then(|r| take_call(&mut r.calls, &tool_call_id));
                     if let Some(controller) = controller {
-                        controller.abort_with_reason(&browser::timeout_reason());
+                        browser::abort(&controller, &browser::timeout_reason());
                     }
                 }
                 Action::Finished(result) => self.finish(&result),
@@ -705,7 +771,8 @@ impl Driver {
             if state.timer.as_ref().map(|(at, _)| *at) == deadline {
                 return;
             }
-            let timer = deadline.map(|at| {
+            // A `setTimeout` that threw leaves no timer: the next `drive` tries again.
+            let timer = deadline.and_then(|at| {
                 let weak = self.weak();
                 let timer = browser::timer(
                     at.saturating_sub(browser::now()),
@@ -717,8 +784,8 @@ impl Driver {
                             driver.drive();
                         }
                     }),
-                );
-                (at, timer)
+                )?;
+                Some((at, timer))
             });
             std::mem::replace(&mut state.timer, timer)
         };
@@ -732,14 +799,16 @@ impl Driver {
         let value = self.run_result_to_js(result);
         let running = self.borrow_mut().running.remove(&result.thread_id);
         let Some(running) = running else { return };
-        if let (Ok(value), false) = (&value, running.cause.is_undefined()) {
-            // The error of this ending came from what the app threw: keep it as `cause`.
-            if result.error.is_some() {
-                let error = Reflect::get(value, &"error".into()).unwrap_or_default();
+        if let (Ok(value), true) = (&value, result.error.is_some()) {
+            let error = Reflect::get(value, &"error".into()).unwrap_or_default();
+            if !running.cause.is_undefined() {
+                // The error of this ending came from what the app threw: keep it as `cause`.
                 let _ = Reflect::set(&error, &"cause".into(), &running.cause);
             }
+            // One error shape: `result.error` is a `ChatRuntimeError`, like every rejection.
+            let _ = Reflect::set(value, &"error".into(), &super::error::promote(&error));
         }
-        cancel_all(running.fetch, running.calls);
+        cancel_all(running.fetch, running.body, running.calls);
         if let Some((signal, listener)) = running.signal {
             let _ = signal.remove_event_listener_with_callback("abort", &listener);
         }
@@ -812,15 +881,16 @@ impl Driver {
         };
         let Some(request) = request else { return };
         let weak = self.weak();
-        browser::timer_detached(
-            delay_ms,
-            Box::new(move || {
-                let Some(driver) = upgrade(&weak) else { return };
-                if driver.is_current(&thread_id, &run_id) {
-                    driver.spawn_request(thread_id, run_id, request, Some(id), controller);
-                }
-            }),
-        );
+        let reconnect: browser::Callback = Box::new(move || {
+            let Some(driver) = upgrade(&weak) else { return };
+            if driver.is_current(&thread_id, &run_id) {
+                driver.spawn_request(thread_id, run_id, request, Some(id), controller);
+            }
+        });
+        // A `setTimeout` that throws must not strand the turn: reconnect without the wait.
+        if let Err(reconnect) = browser::timer_detached(delay_ms, reconnect) {
+            reconnect();
+        }
     }
 
     /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
@@ -838,7 +908,7 @@ impl Driver {
         spawn_local(async move {
             let mut headers = request.headers.clone();
             headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
-            let signal = controller.as_ref().map(AbortController::signal);
+            let signal = controller.as_ref().and_then(browser::signal);
             let host = driver.host();
             let (thread_id, run_id, url) = (&thread_id[..], &run_id[..], &request.url[..]);
             // The whole exchange in this one block (not an `async fn` awaited here: each is a
@@ -881,7 +951,12 @@ impl Driver {
                     break 'stream Ok(());
                 }
                 let body = match Body::open(&answer) {
-                    Ok(Some(body)) => body,
+                    Ok(Some(body)) => {
+                        if let Some(running) = driver.borrow_mut().running.get_mut(thread_id) {
+                            running.body = Some(body.reader());
+                        }
+                        body
+                    }
                     Ok(None) => {
                         driver
                             .borrow_mut()
@@ -956,7 +1031,23 @@ impl Driver {
     /// deadline (an [`Action::CancelCall`]) or Stop fires the call's signal, which ends whichever
     /// wait is going on: then nothing is reported (the session has settled the call already).
     fn spawn_call(&self, job: ToolCallJob) {
-        let Ok(controller) = AbortController::new() else {
+        let controller = AbortController::new();
+        let signal = controller.as_ref().ok().and_then(browser::signal);
+        let (Ok(controller), Some(signal)) = (controller, signal) else {
+            // No signal for `ctx.signal` (a page whose `AbortController` throws): the call is
+            // answered, never left waiting.
+            let outcome = failure(
+                FailureCode::ToolExecutionFailed,
+                "the browser could not make the call's AbortSignal (AbortController threw)"
+                    .to_owned(),
+            );
+            // Called from `drive`, whose loop takes the actions this queues.
+            self.borrow_mut().session.handle_tool_result(
+                &job.thread_id,
+                &job.tool_call_id,
+                outcome,
+            );
+            self.mark_dirty(&job.thread_id);
             return;
         };
         {
@@ -967,13 +1058,13 @@ impl Driver {
                     .push((job.tool_call_id.clone(), controller.clone()));
             }
         }
-        spawn_local(self.clone().call(job, controller));
+        spawn_local(self.clone().call(job, signal));
     }
 
     /// Runs the call and reports its outcome to the session; nothing when its signal fired
     /// first. The whole task is this one `async fn` (one state machine, not one awaiting another).
-    async fn call(self, job: ToolCallJob, controller: AbortController) {
-        let signal = &controller.signal();
+    async fn call(self, job: ToolCallJob, signal: AbortSignal) {
+        let signal = &signal;
         let job = &job;
         let outcome: Option<ToolOutcome> = 'outcome: {
             // The handler at once, or after its module loads: plain functions around the await.
@@ -1008,7 +1099,7 @@ impl Driver {
                 .borrow_mut()
                 .session
                 .begin_call(&job.thread_id, &job.tool_call_id);
-            if signal.aborted() || !wanted {
+            if browser::is_aborted(signal) || !wanted {
                 break 'outcome None;
             }
             let promise = match tools::call(&handler, &job.args.to_string(), &ctx, signal) {
@@ -1129,7 +1220,7 @@ impl Driver {
             state.render.frame_scheduled = true;
         }
         let weak = self.weak();
-        browser::schedule_frame(Box::new(move || {
+        let scheduled = browser::schedule_frame(Box::new(move || {
             let Some(driver) = upgrade(&weak) else { return };
             let threads = {
                 let mut state = driver.borrow_mut();
@@ -1140,6 +1231,11 @@ impl Driver {
                 driver.flush_thread(&thread_id);
             }
         }));
+        if !scheduled {
+            // No frame and no timer (a page whose timers throw): the next change asks again,
+            // and the run's end flushes its thread anyway.
+            self.borrow_mut().render.frame_scheduled = false;
+        }
     }
 
     /// Emits the thread's changed messages now, if any, and keeps the thread's mirror up to date
@@ -1306,11 +1402,12 @@ fn prepare_request(
 /// The JSON text of what `prepareRequest` returned (or of what its promise resolved to).
 fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, Failure> {
     let prepared = settled.map_err(Failure::thrown)?;
-    if !prepared.is_object() || Array::is_array(&prepared) {
+    let is_array = browser::is_array(&prepared).map_err(Failure::thrown)?;
+    if !prepared.is_object() || is_array {
         return Err(Failure {
             message: format!(
                 "prepareRequest must return the request body, an object, not {}",
-                if Array::is_array(&prepared) {
+                if is_array {
                     "an array".to_owned()
                 } else if prepared.is_null() {
                     "null".to_owned()
@@ -1382,13 +1479,20 @@ fn take_call(calls: &mut Vec<(String, AbortController)>, id: &str) -> Option<Abo
     Some(calls.swap_remove(at).1)
 }
 
-/// Cancels a turn's fetch and fires its calls' signals.
-fn cancel_all(fetch: Option<AbortController>, calls: Vec<(String, AbortController)>) {
+/// Cancels a turn's fetch and its body's reader, and fires its calls' signals.
+fn cancel_all(
+    fetch: Option<AbortController>,
+    body: Option<JsValue>,
+    calls: Vec<(String, AbortController)>,
+) {
     let reason = JsValue::from(Error::new("run/aborted", "the run was aborted"));
     if let Some(fetch) = fetch {
-        fetch.abort_with_reason(&reason);
+        browser::abort(&fetch, &reason);
+    }
+    if let Some(reader) = body {
+        http::cancel_reader(&reader, &reason);
     }
     for (_, call) in calls {
-        call.abort_with_reason(&reason);
+        browser::abort(&call, &reason);
     }
 }

@@ -21,6 +21,21 @@ extern "C" {
     /// the extra fields.
     #[wasm_bindgen(constructor)]
     fn new(code: &str, message: &str, details: &JsValue) -> ChatRuntimeError;
+
+    /// The same constructor over values already in JavaScript ([`promote`]).
+    #[wasm_bindgen(constructor, js_class = ChatRuntimeError)]
+    fn from_values(code: &JsValue, message: &JsValue, details: &JsValue) -> ChatRuntimeError;
+}
+
+/// A plain error object the core wrote (`{ code, message, status?, ... }`: `RunResult.error`, a
+/// `run_finished` event's `error`) as a `ChatRuntimeError` with the same fields: the one error
+/// shape apps classify with `instanceof`. Anything else is returned as it is.
+pub(crate) fn promote(plain: &JsValue) -> JsValue {
+    if !plain.is_object() {
+        return plain.clone();
+    }
+    let get = |key: &str| Reflect::get(plain, &key.into()).unwrap_or_default();
+    ChatRuntimeError::from_values(&get("code"), &get("message"), plain).into()
 }
 
 /// An error thrown to JS (or a rejected promise): becomes a `ChatRuntimeError`. Rust code that

@@ -336,8 +336,11 @@ export interface RunResult {
   interrupts?: Interrupt[];
 }
 
-/** Why a run ended with `status: "error"`. */
-export interface RunError {
+/**
+ * Why a run ended with `status: "error"`: a `ChatRuntimeError` (the one error shape: `instanceof
+ * ChatRuntimeError` holds for it as for every rejection), also in the `run_finished` event.
+ */
+export interface RunError extends ChatRuntimeError {
   /** `run/http` (with `status`), `run/network`, `run/prepare-request`, `run/content-type`, `run/truncated`, `run/max-rounds`, the agent's `RUN_ERROR` code or `run/error`, `decode/...`. */
   code: string;
   message: string;
@@ -438,7 +441,7 @@ export type RuntimeEvent =
   | { type: "toggles_changed"; threadId: string | null }
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }
-  | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: { code: string; message: string; status?: number }; interrupts?: Interrupt[] };
+  | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: RunError; interrupts?: Interrupt[] };
 
 /** The `type` strings of the runtime events. */
 export type RuntimeEventType = RuntimeEvent["type"];
@@ -468,7 +471,11 @@ export interface ChatRuntime {
    * `ChatRuntimeError` with the diagnostic's code when it is invalid.
    */
   registerTool(tool: FrontendTool): void;
-  /** Removes a code-registered tool. Returns whether there was one. */
+  /**
+   * Removes a code-registered tool. Returns whether there was one. Its calls that are running
+   * are stopped: their `ctx.signal` fires (reason: a `ChatRuntimeError` `tool/removed`) and each
+   * is answered `INTERRUPTED` (the tool was removed), so the run goes on without them.
+   */
   unregisterTool(name: string): boolean;
   /**
    * Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
@@ -531,6 +538,14 @@ export interface ChatRuntime {
   subscribe<T extends RuntimeEventType>(listener: (event: RuntimeEventOf<T>) => void, options: { events: readonly T[] }): () => void;
   /** `options` not known in advance: the listener takes any {@link RuntimeEvent}. */
   subscribe(listener: (event: RuntimeEvent) => void, options?: SubscribeOptions | null): () => void;
+  /**
+   * Stops the runtime: every run is stopped as by `abort` (its `run()` resolves `aborted`, its
+   * fetch, body and handlers' signals are cancelled, a module still loading never reaches its
+   * handler), a `loadTools()` in flight rejects, and listeners, handlers and modules are let go.
+   * Every method then throws a `ChatRuntimeError` `runtime/freed`; a second `free()` does nothing.
+   * The wasm memory of the object is released when JavaScript collects it.
+   */
+  free(): void;
 }
 
 /**

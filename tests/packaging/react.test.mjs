@@ -312,6 +312,21 @@ test("abort: Stop during a tool that waits for the user (useFrontendTool, timeou
   await done(app);
 });
 
+test("unmount: a provider that made its runtime from options frees it; a run waiting for the user settles aborted and nothing more is sent", async () => {
+  const app = await openApp(devUrl, { query: "&unmountable" });
+  const { page, thread } = app;
+  await page.check("input[data-tool=confirm_action]");
+  await page.fill("#input", "Please delete all my notes.");
+  await page.click("#send");
+  await page.waitForSelector(".confirm", { timeout: WAIT });
+  await page.click("#unmount");
+  await page.waitForSelector(".app", { state: "detached", timeout: WAIT });
+  await page.waitForFunction(() => window.__chatTrace.runs.length === 1, null, { timeout: WAIT });
+  assert.deepEqual(await page.evaluate(() => window.__chatTrace.runs), ["aborted"]);
+  assert.equal((await requests(thread)).length, 1, "nothing restarted after the unmount");
+  await done(app);
+});
+
 test("confirm: the approval card answers the agent (Yes)", async () => {
   const app = await openApp();
   const { page, thread } = app;

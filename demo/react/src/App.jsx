@@ -5,7 +5,7 @@ import { useAgentState, useChatRuntime, useFrontendTool, useThread, useToolToggl
 // Instrumentation the end-to-end test reads (tests/packaging/react.test.mjs): every render of a
 // message row, in order; every tool execution the runtime reported; the theme tool's calls; the
 // app's own message store (fed from `messages` events with applyMessages), one array per update.
-export const trace = (window.__chatTrace ??= { renders: [], toolRuns: [], themeCalls: [], mirrors: [] });
+export const trace = (window.__chatTrace ??= { renders: [], toolRuns: [], themeCalls: [], mirrors: [], runs: [] });
 
 /**
  * The chat. `initialThreadId` null is a new chat: `useThread(null)`, whose first run starts a
@@ -128,7 +128,11 @@ function Thread({ thread }) {
     const value = text.trim();
     if (!value || running) return;
     setText("");
-    run(value).catch(() => {}); // shown through `error`
+    // How each run() settled, for the tests; a failure is shown through `error`.
+    run(value).then(
+      (result) => trace.runs.push(result.status),
+      (error) => trace.runs.push(`rejected ${error.code}`),
+    );
   };
   return (
     <main>

@@ -84,6 +84,31 @@ if (params.has("runtime")) {
         </StrictMode>,
       ),
     );
+} else if (params.has("unmountable")) {
+  // ?unmountable: the provider makes the runtime from `options` (the default), behind a button
+  // that unmounts it: the provider then frees its runtime, and every run() of it settles.
+  function Unmountable() {
+    const [mounted, setMounted] = useState(true);
+    return (
+      <>
+        <p className="bar">
+          <button id="unmount" type="button" onClick={() => setMounted((m) => !m)}>
+            {mounted ? "Unmount" : "Mount"} the provider
+          </button>
+        </p>
+        {mounted && (
+          <ChatRuntimeProvider options={options} tools={tools}>
+            <App initialThreadId={threadId} />
+          </ChatRuntimeProvider>
+        )}
+      </>
+    );
+  }
+  root.render(
+    <StrictMode>
+      <Unmountable />
+    </StrictMode>,
+  );
 } else if (params.has("home")) {
   // ?home: a page that has a chat behind a button, as an app's root layout does. The provider is
   // there from the start, but nothing fetches the wasm until the chat mounts (lazy start).

@@ -11,9 +11,9 @@
 use js_sys::{Function, Object, Promise, Reflect, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortSignal, ReadableStreamDefaultReader};
+use web_sys::AbortSignal;
 
-use crate::wasm::convert::host;
+use crate::wasm::convert::{call_method, host};
 use crate::wasm::script::describe;
 
 /// Why a request got no answer: a readable message, and what the app's code threw (`undefined`
@@ -150,8 +150,11 @@ pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
     let url = host(response, "url").as_string().unwrap_or_default();
     Head {
         status: host(response, "status").as_f64().unwrap_or_default() as u16,
-        // `get` throws only for a name that is no header name.
-        content_type: response.headers().get("content-type").ok().flatten(),
+        // `headers` and its `get` through bindings that catch: an app's `Response` subclass may
+        // throw from either.
+        content_type: call_method(&host(response, "headers"), "get", &[&"content-type".into()])
+            .ok()
+            .and_then(|v| v.as_string()),
         url: if url.is_empty() {
             requested.to_owned()
         } else {
@@ -176,32 +179,35 @@ pub(crate) fn text_of(settled: Result<JsValue, JsValue>) -> Result<String, Strin
     Ok(text.as_string().unwrap_or_default())
 }
 
-/// The body, chunk by chunk.
+/// The body, chunk by chunk. Every call on the stream and the reader goes through bindings
+/// that catch ([`call_method`]): an app's `fetch` may hand over a `Response` whose body or reader
+/// throws.
 pub(crate) struct Body {
-    reader: ReadableStreamDefaultReader,
+    reader: JsValue,
 }
 
 impl Body {
     /// The body's reader; `Ok(None)` for a response without a body.
     pub(crate) fn open(answer: &Answer) -> Result<Option<Self>, String> {
-        let Some(stream) = answer.0.body() else {
+        let stream = js_sys::Reflect::get(&answer.0, &"body".into()).map_err(|e| describe(&e))?;
+        if stream.is_null() || stream.is_undefined() {
             return Ok(None);
-        };
+        }
         // `getReader()` throws on a locked stream (the app's wrapper read the body).
-        if stream.locked() {
+        if host(&stream, "locked") == JsValue::TRUE {
             return Err("the response body was already read (by the app's fetch?)".to_owned());
         }
-        // `getReader()` with no mode always gives a default reader.
-        let reader = stream
-            .get_reader()
-            .unchecked_into::<ReadableStreamDefaultReader>();
+        let reader = call_method(&stream, "getReader", &[]).map_err(|e| describe(&e))?;
         Ok(Some(Self { reader }))
     }
 
     /// Reads the next chunk: [`Body::chunk`] of what the future gives (two plain functions, not
     /// an `async fn`, which would be one more state machine).
     pub(crate) fn read(&self) -> JsFuture {
-        JsFuture::from(self.reader.read())
+        // A `read` that throws is a read that failed: the future rejects with what was thrown.
+        let read =
+            call_method(&self.reader, "read", &[]).unwrap_or_else(|e| Promise::reject(&e).into());
+        JsFuture::from(Promise::resolve(&read))
     }
 
     /// The chunk a [`Body::read`] gave; `Ok(None)` at the end.
@@ -213,17 +219,39 @@ impl Body {
             return Ok(None);
         }
         let value = Reflect::get(&chunk, &"value".into()).unwrap_or(JsValue::UNDEFINED);
-        Ok(Some(
-            value
-                .dyn_ref::<Uint8Array>()
-                .map(Uint8Array::to_vec)
-                .unwrap_or_default(),
-        ))
+        let Some(bytes) = value.dyn_ref::<Uint8Array>() else {
+            return Err("the response body gave a chunk that is not a Uint8Array".to_owned());
+        };
+        // A chunk whose buffer was transferred away (detached) reads as empty: copying from it
+        // would throw.
+        if bytes.length() == 0 {
+            return Ok(Some(Vec::new()));
+        }
+        Ok(Some(bytes.to_vec()))
+    }
+
+    /// The reader, for [`cancel_reader`] from outside the task that reads.
+    pub(crate) fn reader(&self) -> JsValue {
+        self.reader.clone()
     }
 
     /// Stops reading (the run was stopped or is over): a future to await (not an `async fn`,
     /// which would be one more state machine for one call).
     pub(crate) fn cancel(self) -> JsFuture {
-        JsFuture::from(self.reader.cancel())
+        let cancel =
+            call_method(&self.reader, "cancel", &[]).unwrap_or_else(|e| Promise::reject(&e).into());
+        JsFuture::from(Promise::resolve(&cancel))
+    }
+}
+
+/// Cancels a body's reader (Stop, `free`): a pending `read()` ends, the connection is let go,
+/// whatever the app's `fetch` did with the signal. What `cancel` returns or throws is of no use.
+pub(crate) fn cancel_reader(reader: &JsValue, reason: &JsValue) {
+    if let Ok(promise) = call_method(reader, "cancel", &[reason]) {
+        // Awaited in a task of its own: a rejected cancel is no unhandled rejection.
+        let cancelled = JsFuture::from(Promise::resolve(&promise));
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = cancelled.await;
+        });
     }
 }

@@ -33,7 +33,7 @@ pub(crate) fn export(module: &JsValue, entrypoint: &str) -> Option<Function> {
 /// [`unless_aborted`]; `None` when the signal has fired already. Two plain functions around the
 /// caller's await, not an `async fn` (one more state machine).
 pub(crate) fn race_abort(promise: &Promise, signal: &AbortSignal) -> Option<JsFuture> {
-    if signal.aborted() {
+    if crate::wasm::browser::is_aborted(signal) {
         return None;
     }
     // The one promise executor (`browser::new_promise`); the signal's `abort` resolves it.
@@ -42,7 +42,10 @@ pub(crate) fn race_abort(promise: &Promise, signal: &AbortSignal) -> Option<JsFu
     let racers = Array::new();
     racers.push(promise);
     racers.push(&aborted);
-    Some(JsFuture::from(Promise::race(&racers)))
+    // A `Promise.race` that throws (a page replaced it): the promise alone; the session still
+    // settles the call on Stop or at its deadline.
+    let race = crate::wasm::browser::race(&racers).unwrap_or_else(|_| promise.clone());
+    Some(JsFuture::from(race))
 }
 
 /// What [`race_abort`]'s race settled to; `None` when the signal fired (even if the promise
@@ -51,7 +54,7 @@ pub(crate) fn unless_aborted(
     settled: Result<JsValue, JsValue>,
     signal: &AbortSignal,
 ) -> Option<Result<JsValue, JsValue>> {
-    (!signal.aborted()).then_some(settled)
+    (!crate::wasm::browser::is_aborted(signal)).then_some(settled)
 }
 
 /// Calls `handler(args, ctx)`: `args` and `ctx` come as JSON text (the ids in `ctx` may hold lone
@@ -63,8 +66,10 @@ pub(crate) fn call(
     ctx: &str,
     signal: &AbortSignal,
 ) -> Result<Promise, String> {
-    let args = JSON::parse(args).unwrap_or(JsValue::NULL);
-    let ctx = JSON::parse(ctx).unwrap_or_else(|_| js_sys::Object::new().into());
+    // A `JSON.parse` that throws (a page replaced it) fails the call: the handler never gets
+    // arguments other than the ones validated.
+    let args = JSON::parse(args).map_err(|e| describe(&e))?;
+    let ctx = JSON::parse(ctx).map_err(|e| describe(&e))?;
     let _ = Reflect::set(&ctx, &"signal".into(), signal);
     handler
         .call2(&JsValue::UNDEFINED, &args, &ctx)

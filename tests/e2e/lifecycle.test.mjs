@@ -1,0 +1,262 @@
+// End-to-end: nothing outlives the runtime and nothing strands a promise (docs/guarantees.md).
+// `free()` while a tool module loads, while the stream is open and while tools.json loads; a
+// method called after `free()`; `unregisterTool` with a call in flight; the one error shape of
+// `RunResult.error` and `run_finished`; `registerTool`'s option errors. Headless Chromium against
+// the scripted agent.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { api as harnessApi, browserSuite } from "./harness.mjs";
+
+const TIMEOUT = 90_000;
+const suite = browserSuite();
+const api = (path, body) => harnessApi(suite.base, path, body);
+const script = (threadId, responses) => api("/test/script", { threadId, responses });
+const requests = (threadId) => api(`/test/requests?threadId=${encodeURIComponent(threadId)}`);
+const inPage = (fn, arg) => suite.page.evaluate(fn, arg);
+
+const started = (threadId, runId) => ({ type: "RUN_STARTED", threadId, runId });
+const finished = (threadId, runId) => ({ type: "RUN_FINISHED", threadId, runId });
+const answer = (threadId, reply = "Done.", runId = "srv-2") => ({
+  events: [
+    started(threadId, runId),
+    { type: "TEXT_MESSAGE_START", messageId: `m-${runId}`, role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: `m-${runId}`, delta: reply },
+    { type: "TEXT_MESSAGE_END", messageId: `m-${runId}` },
+    finished(threadId, runId),
+  ],
+});
+const callRun = (threadId, id, name, args = {}) => ({
+  events: [
+    started(threadId, "srv-1"),
+    { type: "TOOL_CALL_START", toolCallId: id, toolCallName: name, parentMessageId: "a1" },
+    { type: "TOOL_CALL_ARGS", toolCallId: id, delta: JSON.stringify(args) },
+    { type: "TOOL_CALL_END", toolCallId: id },
+    finished(threadId, "srv-1"),
+  ],
+});
+
+/** Every public method of a freed runtime, each as `[name, outcome]`: `thrown` with its class and code. */
+const AFTER_FREE = async (rt) => {
+  const calls = {
+    loadTools: () => rt.loadTools(),
+    registerTool: () => rt.registerTool({ name: "x", description: "x", handler: () => 1 }),
+    unregisterTool: () => rt.unregisterTool("x"),
+    setBackendTools: () => rt.setBackendTools([]),
+    listTools: () => rt.listTools("t"),
+    setToolEnabled: () => rt.setToolEnabled("t", "x", true),
+    activeTools: () => rt.activeTools("t"),
+    setMessages: () => rt.setMessages("t", []),
+    messages: () => rt.messages("t"),
+    state: () => rt.state("t"),
+    interrupts: () => rt.interrupts("t"),
+    isRunning: () => rt.isRunning("t"),
+    run: () => rt.run({ threadId: "t", messages: [] }),
+    abort: () => rt.abort("t"),
+    subscribe: () => rt.subscribe(() => {}),
+  };
+  const out = {};
+  for (const [name, call] of Object.entries(calls)) {
+    try {
+      await call();
+      out[name] = "returned";
+    } catch (error) {
+      out[name] = `${error instanceof ChatRuntimeError ? "ChatRuntimeError" : error?.name} ${error?.code}`;
+    }
+  }
+  return out;
+};
+
+const everyMethodRefused = Object.fromEntries(
+  ["loadTools", "registerTool", "unregisterTool", "setBackendTools", "listTools", "setToolEnabled", "activeTools", "setMessages", "messages", "state", "interrupts", "isRunning", "run", "abort", "subscribe"].map(
+    (name) => [name, "ChatRuntimeError runtime/freed"],
+  ),
+);
+
+test("free() while a tool module loads: run() resolves aborted, the handler never runs, every method then throws runtime/freed", { timeout: TIMEOUT }, async () => {
+  await script("t-free", [callRun("t-free", "c1", "get_browser_time", { format: "iso" }), answer("t-free")]);
+  const seen = await inPage(async (AFTER_FREE) => {
+    let release;
+    const held = new Promise((done) => (release = done));
+    window.handlerRan = false;
+    const rt = new ChatRuntime({
+      runUrl: "/api/threads/{threadId}/runs",
+      toolsUrl: "/tools/tools.json",
+      importModule: async (url) => {
+        await held;
+        return { getBrowserTime: () => { window.handlerRan = true; return "now"; } };
+      },
+    });
+    const events = [];
+    rt.subscribe((event) => events.push(event.type));
+    await rt.loadTools();
+    rt.setToolEnabled("t-free", "get_browser_time", true);
+    const run = rt.run({ threadId: "t-free", messages: [{ id: "u1", role: "user", content: "Time?" }] });
+    while (!events.includes("tool_started")) await new Promise((done) => setTimeout(done, 10));
+    rt.free();
+    const result = await Promise.race([run, new Promise((done) => setTimeout(() => done("hung"), 10_000))]);
+    release();
+    await new Promise((done) => setTimeout(done, 300));
+    rt.free(); // a second free does nothing
+    return {
+      status: result.status ?? result,
+      tool: result.messages?.filter((m) => m.role === "tool").map((m) => m.content.split("\n")[0]),
+      handlerRan: window.handlerRan,
+      after: await new Function(`return (${AFTER_FREE})`)()(rt),
+    };
+  }, AFTER_FREE.toString());
+  assert.deepEqual(seen, {
+    status: "aborted",
+    tool: ["TOOL ERROR: INTERRUPTED"],
+    handlerRan: false,
+    after: everyMethodRefused,
+  });
+  // The stopped round's restart was never sent.
+  assert.equal((await requests("t-free")).length, 1);
+});
+
+test("free() while the stream is open: run() resolves aborted and the body is cancelled; free() during loadTools rejects it runtime/freed", { timeout: TIMEOUT }, async () => {
+  const seen = await inPage(async () => {
+    const encoder = new TextEncoder();
+    let cancelled = false;
+    let toolsRelease;
+    const rt = new ChatRuntime({
+      runUrl: "/api/threads/{threadId}/runs",
+      toolsUrl: "/tools/tools.json",
+      fetch: async (url) => {
+        if (String(url).endsWith("tools.json")) {
+          await new Promise((done) => (toolsRelease = done));
+          return fetch(url);
+        }
+        const body = new ReadableStream({
+          start(controller) {
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify({ type: "RUN_STARTED", threadId: "t-open", runId: "r1" })}\n\n`));
+          },
+          cancel() {
+            cancelled = true;
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      },
+    });
+    const loading = rt.loadTools().then(() => "resolved", (error) => `${error instanceof ChatRuntimeError} ${error.code}`);
+    const events = [];
+    rt.subscribe((event) => events.push(event), { events: ["agui"] });
+    const run = rt.run({ threadId: "t-open", messages: [{ id: "u1", role: "user", content: "Hi" }] });
+    while (events.length === 0) await new Promise((done) => setTimeout(done, 10));
+    rt.free();
+    const result = await Promise.race([run, new Promise((done) => setTimeout(() => done("hung"), 10_000))]);
+    toolsRelease();
+    await new Promise((done) => setTimeout(done, 200));
+    return { status: result.status ?? result, cancelled, loading: await loading };
+  });
+  assert.deepEqual(seen, { status: "aborted", cancelled: true, loading: "true runtime/freed" });
+});
+
+test("unregisterTool with a call in flight (timeoutMs: null): ctx.signal fires, the call is answered INTERRUPTED (removed), the run ends and the next one is not busy", { timeout: TIMEOUT }, async () => {
+  await script("t-rm", [callRun("t-rm", "c1", "approve"), answer("t-rm", "Understood."), answer("t-rm", "Next.", "srv-3")]);
+  const seen = await inPage(async () => {
+    const rt = new ChatRuntime({ runUrl: "/api/threads/{threadId}/runs", toolsUrl: null });
+    let signal;
+    rt.registerTool({
+      name: "approve",
+      description: "asks a person",
+      timeoutMs: null,
+      handler: (args, ctx) => {
+        signal = ctx.signal;
+        return new Promise(() => {}); // the card waits forever
+      },
+    });
+    rt.setToolEnabled("t-rm", "approve", true);
+    const events = [];
+    rt.subscribe((event) => events.push(event));
+    const run = rt.run({ threadId: "t-rm", messages: [{ id: "u1", role: "user", content: "Do it" }] });
+    while (!signal) await new Promise((done) => setTimeout(done, 10));
+    const removed = rt.unregisterTool("approve");
+    const result = await Promise.race([run, new Promise((done) => setTimeout(() => done("hung"), 10_000))]);
+    const next = await rt.run({ threadId: "t-rm", messages: [{ id: "u2", role: "user", content: "And now?" }] });
+    const finishedEvent = events.find((e) => e.type === "tool_finished");
+    return {
+      removed,
+      aborted: signal.aborted,
+      reason: `${signal.reason instanceof ChatRuntimeError} ${signal.reason?.code}`,
+      status: result.status ?? result,
+      tool: result.messages.filter((m) => m.role === "tool").map((m) => [m.error, m.content.split("\n").slice(0, 2).join(" | ")]),
+      finished: [finishedEvent.error.code],
+      next: next.status,
+    };
+  });
+  assert.deepEqual(seen, {
+    removed: true,
+    aborted: true,
+    reason: "true tool/removed",
+    status: "completed",
+    tool: [["INTERRUPTED: approve was removed from the page while it ran", "TOOL ERROR: INTERRUPTED | approve was removed from the page while it ran"]],
+    finished: ["INTERRUPTED"],
+    next: "completed",
+  });
+});
+
+test("one error shape: RunResult.error and run_finished's error are ChatRuntimeErrors with code, status and cause", { timeout: TIMEOUT }, async () => {
+  const seen = await inPage(async () => {
+    class FetchError extends Error {
+      constructor(status) { super(`HTTP ${status}`); this.status = status; }
+    }
+    const thrown = new FetchError(401);
+    const rt = new ChatRuntime({ runUrl: "/api/threads/{threadId}/runs", toolsUrl: null, fetch: async () => { throw thrown; } });
+    let event;
+    rt.subscribe((e) => { if (e.type === "run_finished") event = e; });
+    const result = await rt.run({ threadId: "t-err", messages: [{ id: "u1", role: "user", content: "x" }] });
+    const shape = (error) => ({
+      isClass: error instanceof ChatRuntimeError,
+      isError: error instanceof Error,
+      name: error.name,
+      code: error.code,
+      status: error.status,
+      cause: error.cause === thrown,
+      message: error.message,
+    });
+    return { result: shape(result.error), event: { ...shape(event.error), cause: undefined } };
+  });
+  const expected = { isClass: true, isError: true, name: "ChatRuntimeError", code: "run/http", status: 401, cause: true, message: seen.result.message };
+  assert.deepEqual(seen.result, expected);
+  assert.match(seen.result.message, /401/);
+  assert.deepEqual(seen.event, { ...expected, cause: undefined });
+});
+
+test("registerTool: a bad timeoutMs, defaultEnabled or followUp throws tool/bad-option with toolName, as tools.json reports it", { timeout: TIMEOUT }, async () => {
+  const seen = await inPage(async () => {
+    const rt = new ChatRuntime({ runUrl: "/api/threads/{threadId}/runs", toolsUrl: null });
+    const attempt = (options) => {
+      try {
+        rt.registerTool({ name: "t1", description: "d", handler: () => 1, ...options });
+        rt.unregisterTool("t1");
+        return "ok";
+      } catch (error) {
+        return `${error instanceof ChatRuntimeError} ${error.code} ${error.toolName}`;
+      }
+    };
+    return [
+      attempt({ timeoutMs: 0 }),
+      attempt({ timeoutMs: 600_001 }),
+      attempt({ timeoutMs: "5000" }),
+      attempt({ timeoutMs: 1.5 }),
+      attempt({ defaultEnabled: "yes" }),
+      attempt({ followUp: 1 }),
+      attempt({ timeoutMs: 10n }),
+      attempt({ timeoutMs: null, defaultEnabled: true, followUp: false }),
+      attempt({ timeoutMs: 600_000, defaultEnabled: undefined }),
+    ];
+  });
+  assert.deepEqual(seen, [
+    "true tool/bad-option t1",
+    "true tool/bad-option t1",
+    "true tool/bad-option t1",
+    "true tool/bad-option t1",
+    "true tool/bad-option t1",
+    "true tool/bad-option t1",
+    "true tool/bad-option t1",
+    "ok",
+    "ok",
+  ]);
+});
