@@ -203,7 +203,14 @@ pub(crate) fn new_promise() -> (Promise, Function, Function) {
         slots = Some((resolve.unchecked_into(), reject.unchecked_into()))
     })
     .unchecked_into();
-    let (resolve, reject) = slots.expect("the Promise executor runs at once");
+    // A `Promise` the page replaced with one that never calls its executor: functions that do
+    // nothing, never a panic (which would end the module for the page).
+    let (resolve, reject) = slots.unwrap_or_else(|| {
+        (
+            once_function(Box::new(|| {})),
+            once_function(Box::new(|| {})),
+        )
+    });
     (promise, resolve, reject)
 }
 
