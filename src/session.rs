@@ -568,7 +568,8 @@ pub struct ToolCallJob {
     pub timeout_ms: Option<u32>,
 }
 
-/// Work for the host.
+/// Work for the host. Every string an action carries (a URL, a header, an id) is in the JSON
+/// layer's internal form ([`crate::json`]): the host hands JavaScript the JS string it stands for.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Action {
@@ -1423,7 +1424,8 @@ impl Session {
         self.actions.push_back(Action::Reconnect {
             thread_id: thread_id.to_owned(),
             run_id,
-            last_event_id: id,
+            // SSE text, not JSON: in the internal form, like every string an action carries.
+            last_event_id: crate::json::from_js_string(&id).into_owned(),
             delay_ms,
         });
         true

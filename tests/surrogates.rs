@@ -14,12 +14,18 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod common;
 use common::js_json::js_json;
+use common::whatwg::{usv, Whatwg};
 
-use chat_runtime::json::Value;
+use chat_runtime::json::{find_lone_surrogate, from_js_string, to_js_string, to_utf16, Value};
 use chat_runtime::protocol::decode::{decode_all, DecodeOptions};
 use chat_runtime::protocol::event::Message;
 use chat_runtime::protocol::thread::Thread;
 use chat_runtime::protocol::wire::ToJson;
+use chat_runtime::session::{Action, CallKind, RunRequest, Session, SessionConfig, ToolSet};
+use chat_runtime::tools::catalog::{parse_manifest, ManifestContext};
+use chat_runtime::tools::schema::NoPatterns;
+use chat_runtime::tools::url::{resolve, ParsedUrl, UrlParser};
+use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
 
 const TEXT: &str = "héllo 😀 wörld 🎉👍🏽";
 const ARGS: &str = r#"{"city":"Zürich 🏔️","note":"😀😀"}"#;
@@ -246,4 +252,308 @@ fn a_lone_surrogate_in_tool_call_args_is_read_as_internal_text() {
         messages.contains(r#""arguments":"{\"a\":\"x\ud800\",\"b\":\"\\ud83d\"}""#),
         "{messages}"
     );
+}
+
+// ---- Exits: nothing of the internal form leaves the core --------------------------------------
+// Issue "Nothing a server, a tool or the page sends can freeze, poison or outlive the runtime",
+// item 10. The core hands the host strings in the internal form (a lone surrogate as two private
+// chars); each exit must be, read as a JS string (`json::to_utf16`), exactly the JS string that
+// came in. The strings are made of these pieces at random (a fixed seed): lone halves, pairs,
+// U+10FFFF and the plane-16 chars the internal form uses, and plain text.
+
+const PLAIN: &[&str] = &[
+    "a",
+    "Z",
+    "0",
+    "-",
+    "é",
+    "日",
+    "😀",
+    "\u{10FFFF}",
+    "\u{100000}",
+    "\u{1007FF}",
+    "\u{10FFFE}",
+    "\u{FFFD}",
+    "%",
+    " ",
+];
+const LONE: &[u16] = &[0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xD83D, 0xDE00];
+
+/// xorshift32: the same strings on every run.
+struct Strings(u32);
+
+impl Strings {
+    fn next(&mut self) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 17;
+        self.0 ^= self.0 << 5;
+        self.0 as usize
+    }
+
+    /// A JS string of 1 to 9 pieces: with at least one lone surrogate when `lone`, else with
+    /// none but at least one U+10FFFF or U+100000.
+    fn string(&mut self, lone: bool) -> Vec<u16> {
+        let mut out = Vec::new();
+        let n = 1 + self.next() % 8;
+        let extra = self.next() % (n + 1);
+        for k in 0..=n {
+            if k == extra {
+                let must = if lone {
+                    vec![LONE[self.next() % LONE.len()]]
+                } else {
+                    ["\u{10FFFF}", "\u{100000}"][self.next() % 2]
+                        .encode_utf16()
+                        .collect()
+                };
+                out.extend(must);
+            } else if lone && self.next() % 3 == 0 {
+                out.push(LONE[self.next() % LONE.len()]);
+            } else {
+                out.extend(PLAIN[self.next() % PLAIN.len()].encode_utf16());
+            }
+        }
+        out
+    }
+}
+
+/// The internal string the JSON layer makes of the JS string `units` (as its parser reads it).
+fn internal(units: &[u16]) -> String {
+    Value::parse(&js_json(units))
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The first lone surrogate of a JS string: its index and code unit.
+fn first_lone(units: &[u16]) -> Option<(usize, u16)> {
+    let mut at = 0;
+    for c in char::decode_utf16(units.iter().copied()) {
+        match c {
+            Ok(c) => at += c.len_utf16(),
+            Err(e) => return Some((at, e.unpaired_surrogate())),
+        }
+    }
+    None
+}
+
+fn samples(seed: u32, count: usize) -> Vec<Vec<u16>> {
+    let mut strings = Strings(seed);
+    (0..count).map(|n| strings.string(n % 3 != 0)).collect()
+}
+
+#[test]
+fn the_private_form_is_found_and_undone_for_every_string() {
+    let mut lone = 0;
+    for units in samples(0x5eed, 3000) {
+        let s = internal(&units);
+        assert_eq!(to_utf16(&s), units, "{s:?}");
+        match first_lone(&units) {
+            Some((k, unit)) => {
+                lone += 1;
+                let (at, found) = find_lone_surrogate(&s).expect("found");
+                assert_eq!(found, unit);
+                assert_eq!(to_utf16(&s[..at]), &units[..k]);
+                assert_eq!(to_js_string(&s), None);
+            }
+            None => {
+                assert_eq!(find_lone_surrogate(&s), None);
+                let text = String::from_utf16(&units).unwrap();
+                assert_eq!(to_js_string(&s).as_deref(), Some(text.as_str()));
+                assert_eq!(from_js_string(&text), s);
+            }
+        }
+    }
+    assert!(lone > 1500, "{lone}");
+}
+
+const MANIFEST_URL: &str = "https://app.example/tools/tools.json";
+
+#[test]
+fn an_import_path_with_a_lone_surrogate_resolves_as_the_browser_resolves_it() {
+    // `import("/x\ud800.js")` on a page of https://app.example loads /x%EF%BF%BD.js.
+    let reference = internal(
+        &"/x"
+            .encode_utf16()
+            .chain([0xD800])
+            .chain(".js".encode_utf16())
+            .collect::<Vec<_>>(),
+    );
+    let url = resolve(&reference, MANIFEST_URL, &Whatwg).unwrap();
+    assert_eq!(url.href, "https://app.example/x%EF%BF%BD.js");
+}
+
+/// A [`UrlParser`] that records the JS strings it is asked to parse, then parses with [`Whatwg`].
+#[derive(Default)]
+struct Recording(std::cell::RefCell<Vec<Vec<u16>>>);
+
+impl UrlParser for Recording {
+    fn parse(&self, input: &str, base: Option<&str>) -> Result<ParsedUrl, String> {
+        self.0.borrow_mut().push(to_utf16(input));
+        Whatwg.parse(input, base)
+    }
+}
+
+#[test]
+fn every_import_path_reaches_the_url_parser_as_the_js_string_and_loads_what_the_browser_loads() {
+    let paths: Vec<Vec<u16>> = samples(0xfeed, 200)
+        .into_iter()
+        .map(|s| {
+            "/p/"
+                .encode_utf16()
+                .chain(s)
+                .chain(".js".encode_utf16())
+                .collect()
+        })
+        .collect();
+    let entries: Vec<String> = paths
+        .iter()
+        .enumerate()
+        .map(|(n, path)| {
+            format!(
+                r#"{{"tool":{{"name":"t{n}","description":"d"}},"importPath":{},"entrypoint":"f"}}"#,
+                js_json(path)
+            )
+        })
+        .collect();
+    let body = format!("[{}]", entries.join(","));
+    let context = ManifestContext {
+        manifest_url: MANIFEST_URL.into(),
+        page_origin: "https://app.example".into(),
+        allowed_import_origins: Vec::new(),
+    };
+    let parser = Recording::default();
+    let report =
+        parse_manifest(body.as_bytes(), Some("application/json"), &context, &parser).unwrap();
+    assert_eq!(report.diagnostics, []);
+    let base = url::Url::parse(MANIFEST_URL).unwrap();
+    for (tool, path) in report.tools.iter().zip(&paths) {
+        assert!(parser.0.borrow().contains(path), "{path:?}");
+        let ToolHandler::Module { url, .. } = &tool.handler else {
+            panic!("a module tool")
+        };
+        let expected = base.join(&String::from_utf16_lossy(path)).unwrap();
+        assert_eq!(url, expected.as_str());
+        assert_eq!(url, &usv(url), "a URL is ASCII: no private form");
+    }
+}
+
+fn tool_set(name: &str) -> ToolSet {
+    let mut set = ToolSet::default();
+    let tool = FrontendTool {
+        name: name.to_owned(),
+        description: "d".to_owned(),
+        parameters: Value::parse(r#"{"type":"object","properties":{}}"#).unwrap(),
+        handler: ToolHandler::Module {
+            url: "https://app.example/t.js".to_owned(),
+            entrypoint: "f".to_owned(),
+        },
+        follow_up: true,
+        time_limit: TimeLimit::Default,
+        default_enabled: false,
+    };
+    set.calls.insert(name.to_owned(), CallKind::Enabled(tool));
+    set
+}
+
+/// A session on `config`, started on thread `t` with the tool `t`: it and its first action.
+fn started(config: SessionConfig) -> (Session, Action) {
+    let mut session = Session::new(config, "x", Box::new(NoPatterns));
+    let request = RunRequest {
+        thread_id: "t".to_owned(),
+        ..RunRequest::default()
+    };
+    session.start_run(request, tool_set("t")).unwrap();
+    let send = std::iter::from_fn(|| session.poll_action(0))
+        .find(|a| matches!(a, Action::Send { .. }))
+        .expect("a request");
+    (session, send)
+}
+
+#[test]
+fn the_run_url_and_headers_reach_the_host_as_the_app_wrote_them() {
+    let strings = samples(0xbeef, 300);
+    for (n, units) in strings.iter().enumerate() {
+        let header = &strings[(n * 7 + 1) % strings.len()];
+        let template: Vec<u16> = "http://x/api/"
+            .encode_utf16()
+            .chain(units.iter().copied())
+            .chain("/{threadId}".encode_utf16())
+            .collect();
+        let config = SessionConfig {
+            run_url: internal(&template),
+            headers: vec![(internal(header), internal(units))],
+            ..SessionConfig::default()
+        };
+        let (_, send) = started(config);
+        let Action::Send { url, headers, .. } = send else {
+            unreachable!()
+        };
+        let expected: Vec<u16> = "http://x/api/"
+            .encode_utf16()
+            .chain(units.iter().copied())
+            .chain("/t".encode_utf16())
+            .collect();
+        assert_eq!(to_utf16(&url), expected);
+        assert_eq!(to_utf16(&headers[0].0), *header);
+        assert_eq!(to_utf16(&headers[0].1), *units);
+    }
+}
+
+#[test]
+fn a_reconnect_sends_the_sse_id_as_the_stream_wrote_it() {
+    // SSE is UTF-8 text: an id holds no lone surrogate, but may hold U+10FFFF and U+100000.
+    for units in samples(0xcafe, 300)
+        .into_iter()
+        .filter(|u| first_lone(u).is_none())
+    {
+        let id = String::from_utf16(&units).unwrap();
+        let (mut session, send) = started(SessionConfig::default());
+        let Action::Send { run_id, .. } = send else {
+            unreachable!()
+        };
+        let body = format!(
+            "retry: 1\nid: {id}\ndata: {{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n\n"
+        );
+        session.handle_response("t", &run_id, 200, Some("text/event-stream"), None);
+        session.handle_bytes("t", &run_id, body.as_bytes());
+        session.handle_body_end("t", &run_id);
+        let last_event_id = std::iter::from_fn(|| session.poll_action(0))
+            .find_map(|a| match a {
+                Action::Reconnect { last_event_id, .. } => Some(last_event_id),
+                _ => None,
+            })
+            .expect("a reconnect");
+        assert_eq!(to_utf16(&last_event_id), units, "{id:?}");
+    }
+}
+
+#[test]
+fn a_tool_call_reaches_the_host_with_the_server_s_id() {
+    for units in samples(0xd00d, 300) {
+        let (mut session, send) = started(SessionConfig::default());
+        let Action::Send { run_id, .. } = send else {
+            unreachable!()
+        };
+        let id = js_json(&units);
+        let body = [
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#.to_owned(),
+            format!(
+                r#"{{"type":"TOOL_CALL_START","toolCallId":{id},"toolCallName":"t","parentMessageId":"m"}}"#
+            ),
+            format!(r#"{{"type":"TOOL_CALL_ARGS","toolCallId":{id},"delta":"{{}}"}}"#),
+            format!(r#"{{"type":"TOOL_CALL_END","toolCallId":{id}}}"#),
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#.to_owned(),
+        ];
+        session.handle_response("t", &run_id, 200, Some("text/event-stream"), None);
+        session.handle_bytes("t", &run_id, sse(&body).as_bytes());
+        session.handle_body_end("t", &run_id);
+        let job = std::iter::from_fn(|| session.poll_action(0))
+            .find_map(|a| match a {
+                Action::Execute(job) => Some(job),
+                _ => None,
+            })
+            .expect("a call");
+        assert_eq!(to_utf16(&job.tool_call_id), units);
+    }
 }

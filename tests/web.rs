@@ -112,7 +112,7 @@ fn toggles_are_saved_per_thread_in_the_real_local_storage() {
         "everything starts off"
     );
     first
-        .set_tool_enabled(Some(thread_id("web-a")), "get_weather", true)
+        .set_tool_enabled(Some(thread_id("web-a")), "get_weather".into(), true)
         .unwrap();
     assert_eq!(
         storage_get("chat:tools:web-a").as_deref(),
@@ -138,7 +138,8 @@ fn a_new_chat_uses_the_default_key_and_a_thread_starts_from_a_copy_of_it() {
     storage_remove("chat:tools:web-new");
     let rt = runtime(&[]);
     register(&rt, "get_weather");
-    rt.set_tool_enabled(None, "get_weather", true).unwrap();
+    rt.set_tool_enabled(None, "get_weather".into(), true)
+        .unwrap();
     assert_eq!(
         storage_get("chat:tools:default").as_deref(),
         Some(r#"{"get_weather":true}"#)
@@ -175,7 +176,7 @@ fn a_storage_that_throws_falls_back_to_memory_with_a_diagnostic() {
     let rt = runtime(&[("storage", storage.into())]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    rt.set_tool_enabled(Some(thread_id("t")), "get_weather", true)
+    rt.set_tool_enabled(Some(thread_id("t")), "get_weather".into(), true)
         .unwrap();
     assert_eq!(
         entries(&rt, Some("t"))[0],
@@ -211,7 +212,7 @@ fn a_corrupt_saved_value_is_reported_and_kept_until_the_user_changes_a_toggle() 
         Some("{not json"),
         "not overwritten by reading"
     );
-    rt.set_tool_enabled(Some(thread_id("web-corrupt")), "get_weather", true)
+    rt.set_tool_enabled(Some(thread_id("web-corrupt")), "get_weather".into(), true)
         .unwrap();
     assert_eq!(
         storage_get("chat:tools:web-corrupt").as_deref(),
@@ -225,7 +226,7 @@ fn storage_null_keeps_toggles_in_memory_without_complaint() {
     let rt = runtime(&[("storage", JsValue::NULL)]);
     let events = record(&rt);
     register(&rt, "get_weather");
-    rt.set_tool_enabled(Some(thread_id("web-mem")), "get_weather", true)
+    rt.set_tool_enabled(Some(thread_id("web-mem")), "get_weather".into(), true)
         .unwrap();
     assert_eq!(
         entries(&rt, Some("web-mem"))[0],
@@ -278,7 +279,9 @@ fn backend_tools_are_listed_locked_and_cannot_be_toggled() {
         String::from(JSON::stringify(&row).unwrap()),
         r#"{"name":"search_docs","description":"Search the docs","source":"backend","enabled":true,"locked":true}"#
     );
-    let err = rt.set_tool_enabled(None, "search_docs", false).unwrap_err();
+    let err = rt
+        .set_tool_enabled(None, "search_docs".into(), false)
+        .unwrap_err();
     assert_eq!(err.code(), "tools/locked");
     // Thrown to JS, it is a `ChatRuntimeError` with that code.
     let thrown = JsValue::from(err);
@@ -339,7 +342,10 @@ fn thrown_errors_share_one_class_and_tool_errors_name_the_tool_in_tool_name() {
         obj(r#"[{"name":"search_docs","description":"Search the docs"}]"#).unchecked_into(),
     )
     .unwrap();
-    let locked = JsValue::from(rt.set_tool_enabled(None, "search_docs", true).unwrap_err());
+    let locked = JsValue::from(
+        rt.set_tool_enabled(None, "search_docs".into(), true)
+            .unwrap_err(),
+    );
     assert_eq!(chat_runtime_error_class(&locked, "tools/locked"), class);
     assert_eq!(
         Reflect::get(&locked, &"toolName".into()).unwrap(),
@@ -441,6 +447,7 @@ fn a_subscriber_can_ask_for_only_some_event_types() {
     rt.subscribe(listener.unchecked_into(), Some(options.unchecked_into()))
         .unwrap();
     register(&rt, "get_weather"); // tools_changed: not wanted
-    rt.set_tool_enabled(None, "get_weather", true).unwrap();
+    rt.set_tool_enabled(None, "get_weather".into(), true)
+        .unwrap();
     assert_eq!(*seen.borrow(), ["toggles_changed"]);
 }

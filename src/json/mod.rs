@@ -50,6 +50,17 @@
 //!   (through `wasm-bindgen`'s UTF-8 `String`, not as JSON text). A string holding a lone surrogate
 //!   cannot cross that way (`wasm-bindgen` turns a lone surrogate into U+FFFD): it must cross as
 //!   JSON text ([`to_js_string`] says so with `None`).
+//! - [`find_lone_surrogate`] says whether and where an internal string holds a lone surrogate,
+//!   and [`to_utf16`] gives the code units of the JS string it stands for: what every exit of the
+//!   boundary must hand to JavaScript (or refuse), and what the tests compare exits with.
+//!
+//! **Nothing of the internal form leaves the crate.** Every string the wasm boundary hands to
+//! JavaScript is either JSON text written by [`write_str`] (read back with `JSON.parse`) or goes
+//! through one helper (`js_string` in `src/wasm/convert.rs`) that makes the JS string itself,
+//! lone surrogates restored; docs/architecture.md lists the exits. Text that comes from
+//! JavaScript other than as JSON (a thrown error's message, a storage event's key) is brought
+//! into the internal form on the way in, so a literal U+10FFFF in it is never misread as a
+//! private escape.
 //!
 //! Raw U+10FFFF is rare in text, so the cost is one more byte value (0xF4, the lead byte of
 //! plane 16) in the 8-bytes-at-a-time scans of the parser and the writer.
@@ -938,6 +949,50 @@ pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
     Some(Cow::Owned(out))
 }
 
+/// The first lone surrogate of the internal string `s`: the byte offset of its `E` and the code
+/// unit. `None` when `s` holds none, so that the JS string it stands for is also UTF-8 text
+/// ([`to_js_string`]). Where a lone surrogate cannot be meaningful (an HTTP header), the boundary
+/// refuses the value with this; elsewhere it restores the code unit.
+pub fn find_lone_surrogate(s: &str) -> Option<(usize, u16)> {
+    let mut at = 0;
+    while let Some(found) = crate::text::sub(s, at..).find(ESCAPE) {
+        let e = at + found;
+        match escaped_at(&s.as_bytes()[e + 4..]) {
+            Some(Escaped::Escape) => at = e + 8,
+            Some(Escaped::Surrogate(unit)) => return Some((e, unit)),
+            None => at = e + 4,
+        }
+    }
+    None
+}
+
+/// The UTF-16 code units of the JS string the internal string `s` stands for: `E X` is its lone
+/// surrogate, `E E` the pair of U+10FFFF, a stray `E` U+10FFFF too. `String::from_utf16_lossy` of
+/// it is what a Web API taking a `USVString` (`new URL`, `import()`'s specifier) makes of that JS
+/// string: each lone surrogate becomes U+FFFD.
+pub fn to_utf16(s: &str) -> Vec<u16> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut chars = s.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if c == ESCAPE {
+            match escaped_at(&s.as_bytes()[at + 4..]) {
+                Some(Escaped::Surrogate(unit)) => {
+                    chars.next();
+                    out.push(unit);
+                    continue;
+                }
+                Some(Escaped::Escape) => {
+                    chars.next();
+                }
+                None => {}
+            }
+        }
+        let mut units = [0u16; 2];
+        out.extend_from_slice(c.encode_utf16(&mut units));
+    }
+    out
+}
+
 /// A string received from JS directly through `wasm-bindgen` (UTF-8, so without lone
 /// surrogates), or any other text that was not read by [`parse`], in the internal form: each
 /// U+10FFFF becomes `E E`. Borrowed when there is none (the usual case, one scan).
@@ -1163,6 +1218,37 @@ mod tests {
         let s = "a\u{10FFFF}\u{100000}";
         assert_eq!(from_js_string(s), format!("a{ESCAPE}{ESCAPE}\u{100000}"));
         assert_eq!(to_js_string(&from_js_string(s)).as_deref(), Some(s));
+    }
+
+    #[test]
+    fn lone_surrogates_are_found_and_the_js_string_is_rebuilt() {
+        assert_eq!(find_lone_surrogate("plain é 😀"), None);
+        assert_eq!(
+            find_lone_surrogate(&format!("{ESCAPE}{ESCAPE}\u{100000}")),
+            None
+        );
+        assert_eq!(find_lone_surrogate(&format!("{ESCAPE}")), None);
+        assert_eq!(
+            find_lone_surrogate(&format!("ab{}", lone(0xDC00))),
+            Some((2, 0xDC00))
+        );
+        let s = format!("{ESCAPE}{ESCAPE}x{}{}", lone(0xD83D), lone(0xDFFF));
+        assert_eq!(find_lone_surrogate(&s), Some((9, 0xD83D)));
+        assert_eq!(
+            to_utf16(&s),
+            [0xDBFF, 0xDFFF, u16::from(b'x'), 0xD83D, 0xDFFF]
+        );
+        // A stray `E` is a literal U+10FFFF, as the writer writes it.
+        assert_eq!(to_utf16(&format!("a{ESCAPE}")), [0x61, 0xDBFF, 0xDFFF]);
+        assert_eq!(to_utf16("é😀"), "é😀".encode_utf16().collect::<Vec<_>>());
+        // Every lone surrogate, through the parser.
+        for unit in (0xD800..=0xDFFF).step_by(7) {
+            let value = parse(&format!("\"a\\u{unit:04x}\"")).unwrap();
+            let s = value.as_str().unwrap();
+            assert_eq!(find_lone_surrogate(s), Some((1, unit)));
+            assert_eq!(to_utf16(s), [0x61, unit]);
+            assert_eq!(to_js_string(s), None);
+        }
     }
 
     #[test]

@@ -44,6 +44,15 @@ const QUOTE_LIMIT: usize = 100;
 ///
 /// The policy is only as good as the parser's agreement with the one `import()` uses: in the
 /// browser, implement it with `new URL(input, base)` and nothing else.
+///
+/// `input` and `base` are in the JSON layer's internal form ([`crate::json`]: an `importPath`
+/// read from `tools.json` may hold a lone surrogate as two private chars). A parser reads them as
+/// the JS strings they stand for: the browser's hands those very strings to `new URL` (which, like
+/// `import()`, makes a lone surrogate U+FFFD, `%EF%BF%BD` in the URL); a native one parses
+/// `String::from_utf16_lossy(&json::to_utf16(input))`, the same scalar value string. Never the
+/// private chars themselves: they would become `%F4%8F%BF%BF%F4%80...`, a URL the page's own
+/// `import()` would never load. The parts it returns are ASCII (the URL serializers
+/// percent-encode the rest), so they are internal strings as they are.
 pub trait UrlParser {
     /// `new URL(input, base)`: the parsed URL's parts, or why it is not a URL (the parser's
     /// message; it may quote the input).

@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
+use super::convert::{js_string, string_from_js};
 use super::script::describe;
 use crate::json::quoted;
 use crate::sorted::SortedMap;
@@ -63,7 +64,8 @@ pub(crate) fn is_array(value: &JsValue) -> Result<bool, JsValue> {
     array_is_array(value)
 }
 
-/// `location.href`, when there is a page (or a worker's location).
+/// `location.href`, when there is a page (or a worker's location). A serialized URL is ASCII, so
+/// it is already in the JSON layer's internal form, like every part [`Url::get`] reads.
 pub(crate) fn page_href() -> Option<String> {
     let location = Reflect::get(&js_sys::global(), &"location".into()).ok()?;
     string_member(&location, "href")
@@ -79,15 +81,20 @@ fn string_member(object: &JsValue, name: &str) -> Option<String> {
 pub(crate) struct Url(JsValue);
 
 impl Url {
-    /// A part of it: `href`, `origin`, `protocol`, ...
+    /// A part of it: `href`, `origin`, `protocol`, ... (ASCII: the URL Standard's serializers
+    /// percent-encode everything else).
     pub(crate) fn get(&self, part: &str) -> String {
         string_member(&self.0, part).unwrap_or_default()
     }
 }
 
-/// `new URL(input, base)`.
+/// `new URL(input, base)`, over the JS strings the internal strings `input` and `base` stand for
+/// ([`js_string`]): an `importPath` or `toolsUrl` holding a lone surrogate is read as the page's
+/// own `new URL` or `import()` reads it (the `USVString` conversion makes it U+FFFD, percent-encoded
+/// `%EF%BF%BD`), never as the private form (which would be `%F4%8F%BF%BF%F4%80...`).
 pub(crate) fn parse_url(input: &str, base: Option<&str>) -> Result<Url, String> {
-    NewUrl::new(input, base)
+    let base = base.map_or(JsValue::UNDEFINED, js_string);
+    NewUrl::new(&js_string(input), &base)
         .map(|url| Url(url.into()))
         .map_err(|e| describe(&e))
 }
@@ -137,8 +144,6 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = RegExp)]
     fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
 
-    /// `new URL(input, base)`; `None` passes `undefined`, which the constructor takes as no base
-    /// (one binding for both forms, where `web-sys` has two).
     /// `performance.now()`: one crossing (it throws where there is no `performance`).
     #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
     fn performance_now() -> Result<f64, JsValue>;
@@ -188,10 +193,12 @@ extern "C" {
     #[wasm_bindgen(catch, method, getter, js_class = AbortSignal, js_name = aborted)]
     fn aborted_of(this: &Signal) -> Result<bool, JsValue>;
 
+    /// `new URL(input, base)`; an `undefined` base is no base (one binding for both forms,
+    /// where `web-sys` has two).
     #[wasm_bindgen(js_name = URL)]
     type NewUrl;
     #[wasm_bindgen(catch, constructor, js_class = URL)]
-    fn new(input: &str, base: Option<&str>) -> Result<NewUrl, JsValue>;
+    fn new(input: &JsValue, base: &JsValue) -> Result<NewUrl, JsValue>;
 }
 
 /// A new promise and the functions that settle it (`resolve`, `reject`): one executor closure
@@ -324,7 +331,9 @@ pub(crate) fn timeout_reason() -> JsValue {
 }
 
 /// The window's `storage` events (another tab changed `localStorage`), as `(key, newValue)`,
-/// until dropped. `None` where there is no window (a worker, Node): only a window gets them.
+/// until dropped. `None` where there is no window (a worker, Node): only a window gets them. The
+/// key is read exactly, into the internal form ([`string_from_js`]: another script's key may hold
+/// a lone surrogate or U+10FFFF); the value is JSON text, read as it is.
 pub(crate) struct StorageEvents {
     target: web_sys::Window,
     listener: JsCallback,
@@ -338,12 +347,8 @@ impl StorageEvents {
         let target = web_sys::window()?;
         // `key` and `newValue` through `Reflect.get` (a binding the runtime has anyway).
         let listener = JsCallback::new(move |event: JsValue| {
-            let read = |name: &str| {
-                Reflect::get(&event, &name.into())
-                    .ok()
-                    .and_then(|v| v.as_string())
-            };
-            on_change(read("key"), read("newValue"));
+            let read = |name: &str| Reflect::get(&event, &name.into()).unwrap_or_default();
+            on_change(string_from_js(&read("key")), read("newValue").as_string());
             Ok(())
         });
         target

@@ -9,14 +9,14 @@ use wasm_bindgen::JsCast;
 
 use super::browser::RegExpMatcher;
 use super::convert::{
-    from_js, host, json_members, member, optional_json, thread_id as thread_id_arg,
-    thread_id_for_write, toggles_thread,
+    from_js, headers, host, json_members, member, optional_json, string_from_js,
+    thread_id as thread_id_arg, thread_id_for_write, toggles_thread,
 };
 use super::driver::{Driver, HostConfig, ThreadRead};
 use super::error::Error;
 use super::io::http::Fetch;
 use super::io::storage::Store;
-use crate::json::{quoted, Map, Value};
+use crate::json::{quoted, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::session::{HistoryMode, Pending, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
@@ -168,7 +168,7 @@ impl ChatRuntime {
             v if v.is_undefined() => Some("/tools/tools.json".to_owned()),
             v if v.is_null() => None,
             v => Some(
-                v.as_string()
+                string_from_js(&v)
                     .ok_or_else(|| invalid("toolsUrl", "`toolsUrl` must be a string or null"))?,
             ),
         };
@@ -185,16 +185,7 @@ impl ChatRuntime {
                 ))
             }
         };
-        let mut headers = Vec::new();
-        for (name, value) in
-            member::<Map>(&options, "headers", "options/invalid")?.unwrap_or_default()
-        {
-            let value = value
-                .as_str()
-                .map(str::to_owned)
-                .ok_or_else(|| invalid("headers", format!("header `{name}` must be a string")))?;
-            headers.push((name, value));
-        }
+        let headers = headers(&options)?;
         // Every option is read (and refused) before the config and host are put together.
         let max_tool_result_bytes = bounded(&options, "maxToolResultBytes", 1 << 28)?;
         let max_rounds = bounded(&options, "maxRounds", 1000)?;
@@ -284,9 +275,9 @@ impl ChatRuntime {
 
     // Removes a code-registered tool. Returns whether there was one.
     #[wasm_bindgen(js_name = unregisterTool, skip_typescript, skip_jsdoc)]
-    pub fn unregister_tool(&self, name: &str) -> Result<bool, Error> {
+    pub fn unregister_tool(&self, name: JsValue) -> Result<bool, Error> {
         self.driver.check_live()?;
-        Ok(self.driver.unregister_tool(name))
+        Ok(self.driver.unregister_tool(&tool_name(&name)))
     }
 
     // Sets the agent's own tools (its `capabilities.tools`, an array or `{ items }`): listed,
@@ -323,12 +314,13 @@ impl ChatRuntime {
     pub fn set_tool_enabled(
         &self,
         thread_id: Option<JsThreadIdOrNull>,
-        name: &str,
+        name: JsValue,
         enabled: bool,
     ) -> Result<(), Error> {
         self.driver.check_live()?;
         let thread_id = toggles_thread(thread_id.map(JsValue::from))?;
-        self.driver.set_tool_enabled(thread_id, name, enabled)
+        self.driver
+            .set_tool_enabled(thread_id, &tool_name(&name), enabled)
     }
 
     // The tool schemas a run of this thread would send (the enabled frontend tools).
@@ -516,6 +508,12 @@ impl Drop for ChatRuntime {
     fn drop(&mut self) {
         self.driver.free();
     }
+}
+
+/// A tool name argument, exactly (a backend tool's name may hold a lone surrogate or U+10FFFF,
+/// which a `&str` argument would lose or misread); anything but a string names no tool.
+fn tool_name(name: &JsValue) -> String {
+    string_from_js(name).unwrap_or_default()
 }
 
 /// A per-runtime id prefix (random bits and the clock's low bits): with the session's counter it

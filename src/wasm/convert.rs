@@ -7,13 +7,19 @@
 //!   host objects (`fetch`, `storage`, a handler, a signal) are taken as they are ([`host`]).
 //! - `serde` + `serde-wasm-bindgen` were measured for the options and left out: +34.6 KB gzip
 //!   (README, "Dependencies").
+//! - Strings are in the JSON layer's internal form inside the crate (`crate::json`: a lone
+//!   surrogate is two private chars). A string that crosses to JavaScript other than inside JSON
+//!   text (a URL, a header, a storage key, an error's message or field, a property name) crosses
+//!   through [`js_string`], which hands over the JS string it stands for, lone surrogates
+//!   restored; a JS string comes in through [`string_from_js`], exactly. docs/architecture.md
+//!   ("Strings at the boundary") lists every exit.
 
 use js_sys::{JsString, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::Error;
 use super::script::{describe, is_well_formed};
-use crate::json::Value;
+use crate::json::{quoted, Map, Value};
 use crate::protocol::wire::{FieldError, FromJson, ToJson};
 use crate::thread_id::ThreadIdError;
 
@@ -104,6 +110,56 @@ pub(crate) fn call_method(
         [a] => function.call1(object, a),
         [a, b, ..] => function.call2(object, a, b),
     }
+}
+
+/// The internal string `s` as the JS string it stands for: the one way a Rust string reaches
+/// JavaScript other than inside JSON text. Without a lone surrogate it crosses as UTF-8 (`E E`
+/// made U+10FFFF again, [`crate::json::to_js_string`]); with one, as the JSON text the writer
+/// makes of it (`\udXXX`), read by the engine's `JSON.parse`: a JS string holding that very code
+/// unit, what the page itself would have had.
+pub(crate) fn js_string(s: &str) -> JsValue {
+    match crate::json::to_js_string(s) {
+        Some(text) => JsValue::from_str(&text),
+        // The writer's text is valid JSON: `JSON.parse` of it does not throw.
+        None => JSON::parse(&quoted(s)).unwrap_or_default(),
+    }
+}
+
+/// A JS string as an internal string, exactly: read through JSON (`JSON.stringify`, then the
+/// crate's parser), so a lone surrogate is kept (`wasm-bindgen`'s UTF-8 `String` would make it
+/// U+FFFD) and a literal U+10FFFF is escaped (never misread as the private form). `None` for
+/// anything but a string.
+pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
+    if !value.is_string() {
+        return None;
+    }
+    match json_of(value) {
+        Ok(Value::String(text)) => Some(text),
+        _ => None,
+    }
+}
+
+/// The `headers` option, `{ name: value }`, every value a string. A name or value holding a lone
+/// surrogate is refused (`options/invalid`, `field: "headers"`): `fetch` reads header names and
+/// values as byte strings, where no code unit above U+00FF (a lone surrogate least of all) can
+/// stand, so it could only fail every request.
+pub(crate) fn headers(options: &JsValue) -> Result<Vec<(String, String)>, Error> {
+    let refused = |message: String| Error::new("options/invalid", message).with("field", "headers");
+    let mut headers = Vec::new();
+    for (name, value) in member::<Map>(options, "headers", "options/invalid")?.unwrap_or_default() {
+        let Some(value) = value.as_str() else {
+            return Err(refused(format!("header `{name}` must be a string")));
+        };
+        if crate::json::find_lone_surrogate(&name).is_some()
+            || crate::json::find_lone_surrogate(value).is_some()
+        {
+            return Err(refused(format!(
+                "header `{name}` holds a lone UTF-16 surrogate, which no HTTP header can carry"
+            )));
+        }
+        headers.push((name, value.to_owned()));
+    }
+    Ok(headers)
 }
 
 /// The bytes of a `string | Uint8Array` argument.

@@ -937,7 +937,9 @@ impl Driver {
                         Ok(read) => http::text_of(read.await),
                         Err(message) => Err(message),
                     };
-                    Some(text.unwrap_or_default())
+                    // The page's text, quoted in the error: brought into the internal form.
+                    let text = text.unwrap_or_default();
+                    Some(crate::json::from_js_string(&text).into_owned())
                 };
                 driver.borrow_mut().session.handle_response(
                     thread_id,
@@ -1391,7 +1393,11 @@ fn prepare_request(
 ) -> Result<Promise, Failure> {
     let value = js_sys::JSON::parse(body).map_err(Failure::thrown)?;
     let info = Object::new();
-    let _ = Reflect::set(&info, &"threadId".into(), &thread_id.into());
+    let _ = Reflect::set(
+        &info,
+        &"threadId".into(),
+        &super::convert::js_string(thread_id),
+    );
     let _ = Reflect::set(&info, &"round".into(), &round.into());
     let prepared = prepare
         .call2(&JsValue::UNDEFINED, &value, &info)

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::convert::js_string;
 use crate::protocol::decode::DecodeError;
 use crate::session::SessionError;
 use crate::tools::catalog::CatalogError;
@@ -18,9 +19,9 @@ extern "C" {
     type ChatRuntimeError;
 
     /// `new ChatRuntimeError(code, message, details)`: `details` (an object or `undefined`) holds
-    /// the extra fields.
+    /// the extra fields. `message` is a JS string made by [`js_string`].
     #[wasm_bindgen(constructor)]
-    fn new(code: &str, message: &str, details: &JsValue) -> ChatRuntimeError;
+    fn new(code: &str, message: &JsValue, details: &JsValue) -> ChatRuntimeError;
 
     /// The same constructor over values already in JavaScript ([`promote`]).
     #[wasm_bindgen(constructor, js_class = ChatRuntimeError)]
@@ -46,6 +47,7 @@ pub struct Error {
     /// Most messages are constants: no copy of them is made.
     message: Cow<'static, str>,
     /// Extra fields, in the order they were added (`status`, `index`, `field`, `toolName`, ...).
+    /// A string field is already the JS string it stands for ([`Field`]).
     fields: Vec<(&'static str, JsValue)>,
 }
 
@@ -70,7 +72,8 @@ impl Error {
         self.code
     }
 
-    /// The message.
+    /// The message, in the JSON layer's internal form (`crate::json`: a lone surrogate it quotes
+    /// is two private chars); the `ChatRuntimeError` gets the JS string it stands for.
     pub fn message(&self) -> &str {
         &self.message
     }
@@ -80,8 +83,8 @@ impl Error {
     /// The keys every `Error` has (`name`, `message`, `stack`) and `code` cannot be fields: the
     /// class ignores them, and debug builds panic here. A tool's name is `toolName`. `cause`
     /// becomes the standard `Error` cause (what the app's code threw).
-    pub(crate) fn with(self, key: &'static str, value: impl Into<JsValue>) -> Self {
-        self.with_value(key, value.into())
+    pub(crate) fn with(self, key: &'static str, value: impl Field) -> Self {
+        self.with_value(key, value.into_js())
     }
 
     #[inline(never)]
@@ -92,6 +95,44 @@ impl Error {
         );
         self.fields.push((key, value));
         self
+    }
+}
+
+/// The value of an error's field. A string (in the JSON layer's internal form, as every string
+/// of the crate) crosses through [`js_string`]: a lone surrogate in a tool's name, an interrupt's
+/// id or a JSON pointer reaches the app as that code unit, never as the private form.
+pub(crate) trait Field {
+    /// The field as a JS value.
+    fn into_js(self) -> JsValue;
+}
+
+impl Field for &str {
+    fn into_js(self) -> JsValue {
+        js_string(self)
+    }
+}
+
+impl Field for String {
+    fn into_js(self) -> JsValue {
+        js_string(&self)
+    }
+}
+
+impl Field for JsValue {
+    fn into_js(self) -> JsValue {
+        self
+    }
+}
+
+impl Field for f64 {
+    fn into_js(self) -> JsValue {
+        self.into()
+    }
+}
+
+impl Field for u16 {
+    fn into_js(self) -> JsValue {
+        self.into()
     }
 }
 
@@ -107,7 +148,7 @@ impl From<Error> for JsValue {
             }
             details.into()
         };
-        ChatRuntimeError::new(error.code, &error.message, &details).into()
+        ChatRuntimeError::new(error.code, &js_string(&error.message), &details).into()
     }
 }
 

@@ -250,7 +250,10 @@ export interface ChatRuntimeOptions {
    * run with `run/prepare-request` (the thrown value as `cause`) and sends nothing.
    */
   prepareRequest?: (body: RunAgentInput, info: PrepareRequestInfo) => object | Promise<object>;
-  /** Extra request headers. */
+  /**
+   * Extra request headers. A name or value holding a lone UTF-16 surrogate throws
+   * `options/invalid` (`field: "headers"`): no HTTP header can carry one.
+   */
   headers?: Record<string, string>;
   /** How tool modules are loaded; default dynamic `import()`. */
   importModule?: (url: string) => Promise<Record<string, unknown>>;

@@ -1,8 +1,17 @@
 //! A WHATWG [`UrlParser`] for the tests, on top of the `url` crate (which implements the URL
 //! Standard, as the browser's `URL` does in the runtime). One known difference: `url` 2.5 refuses
 //! `///host/x` against an http(s) base ("empty host"), which browsers read as `//host/x`.
+//!
+//! Like the browser's, it reads its arguments as the JS strings the crate's internal strings stand
+//! for (`chat_runtime::json`), converted as `new URL` converts its `USVString` arguments: a lone
+//! surrogate becomes U+FFFD.
 
 use chat_runtime::tools::url::{ParsedUrl, UrlParser};
+
+/// The scalar value string `new URL` makes of the JS string the internal string `s` stands for.
+pub fn usv(s: &str) -> String {
+    String::from_utf16_lossy(&chat_runtime::json::to_utf16(s))
+}
 
 /// `new URL(input, base)`, by the `url` crate.
 #[derive(Debug, Clone, Copy, Default)]
@@ -10,6 +19,9 @@ pub struct Whatwg;
 
 impl UrlParser for Whatwg {
     fn parse(&self, input: &str, base: Option<&str>) -> Result<ParsedUrl, String> {
+        let input = &usv(input);
+        let base = base.map(usv);
+        let base = base.as_deref();
         let url = match base {
             Some(base) => url::Url::parse(base)
                 .and_then(|base| base.join(input))

@@ -241,3 +241,341 @@ test("ChatRuntime hands the tool a raw lone surrogate of the arguments text as J
   assert.equal(call.function.arguments, argsText);
   assert.deepStrictEqual(calls, [JSON.parse(argsText)]);
 });
+
+// ---- Exits: nothing of the JSON layer's internal form leaves the runtime ---------------------
+// The JSON layer keeps a lone surrogate of JSON text as two private chars (U+10FFFF then
+// U+100000 + offset; src/json). Every string the runtime hands to JavaScript other than as JSON
+// text (a URL to `import()` or `importModule`, the URL and headers of a `fetch`, a storage key, a
+// thrown error's message and fields) must be the JS string it stands for, or be refused.
+
+const MANIFEST_URL = "http://x/tools/tools.json";
+
+/** A `tools.json` Response. */
+const manifestResponse = (entries) =>
+  new Response(JSON.stringify(entries), { headers: { "content-type": "application/json" } });
+
+/**
+ * Loads a manifest of one tool `t` (`importPath`, default on) and runs a turn that calls it:
+ * the URLs `importModule` was given, and the run's result.
+ */
+async function importOf(importPath) {
+  const imported = [];
+  let runs = 0;
+  const fetch = async (url, init) => {
+    if (url === MANIFEST_URL) {
+      return manifestResponse([
+        { tool: { name: "t", description: "d" }, importPath, entrypoint: "f", defaultEnabled: true },
+      ]);
+    }
+    const input = JSON.parse(init.body);
+    runs++;
+    const events = runs === 1 ? toolRun(input.threadId, input.runId, "t", ["{}"]) : textRun(input.threadId, input.runId, ["ok"]);
+    return sseResponse(FRAMINGS.lf(encode(events)), 1 << 16);
+  };
+  const importModule = async (url) => {
+    imported.push(url);
+    return { f: async () => "done" };
+  };
+  const rt = new ChatRuntime({ runUrl: "http://x/api/{threadId}", toolsUrl: MANIFEST_URL, storage: null, fetch, importModule });
+  try {
+    const report = await rt.loadTools();
+    assert.deepStrictEqual(report.diagnostics, []);
+    const result = await rt.run({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "go" }] });
+    return { imported, result };
+  } finally {
+    rt.free();
+  }
+}
+
+test("an importPath with a lone surrogate is imported as the browser resolves it, not in the internal form", async () => {
+  const { imported, result } = await importOf("/x\uD800.js");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  // What `import("/x\ud800.js")` of a page on http://x would load: the lone surrogate as U+FFFD.
+  assert.deepStrictEqual(imported, ["http://x/x%EF%BF%BD.js"]);
+  assert.deepStrictEqual(imported, [new URL("/x\uD800.js", MANIFEST_URL).href]);
+});
+
+// The property tests below run every exit over strings made of these pieces: lone halves (high,
+// low, and the halves of U+10FFFF), pairs, U+10FFFF itself and the plane-16 chars the internal
+// form uses (U+100000, U+1007FF), and plain text. Each `LONE` string holds at least one lone
+// surrogate; each `WELL_FORMED` string holds none but always one of U+10FFFF / U+100000.
+const PIECES = ["a", "Z", "0", "-", "é", "日", "😀", "\uD800", "\uDBFF", "\uDC00", "\uDFFF", "\uD83D", "\uDE00",
+  "\u{10FFFF}", "\u{100000}", "\u{1007FF}", "\u{10FFFE}", "\uFFFD", "%", " "];
+const LONE_PIECES = ["\uD800", "\uDBFF", "\uDC00", "\uDFFF", "\uD83D", "\uDE00"];
+
+/** xorshift32: the same strings on every run. */
+function generator(seed) {
+  let x = seed >>> 0 || 1;
+  const next = () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
+  const pick = (list) => list[next() % list.length];
+  return (pieces, extra) => {
+    const parts = Array.from({ length: 1 + (next() % 8) }, () => pick(pieces));
+    parts.splice(next() % (parts.length + 1), 0, pick(extra));
+    return parts.join("");
+  };
+}
+
+const gen = generator(0x5eed);
+const LONE = Array.from({ length: 40 }, () => gen(PIECES, LONE_PIECES)).filter(isLone);
+const WELL_FORMED = Array.from({ length: 20 }, () => gen(PIECES.filter((p) => !LONE_PIECES.includes(p)), ["\u{10FFFF}", "\u{100000}"]));
+assert.ok(LONE.length >= 30 && WELL_FORMED.every((s) => !isLone(s)));
+
+/** A run calling `calls` (`{ id, name, args }`), each with its arguments in one delta. */
+function callsRun(threadId, runId, calls) {
+  return [
+    { type: "RUN_STARTED", threadId, runId },
+    ...calls.flatMap(({ id, name, args = {} }) => [
+      { type: "TOOL_CALL_START", toolCallId: id, toolCallName: name, parentMessageId: "m-call" },
+      { type: "TOOL_CALL_ARGS", toolCallId: id, delta: JSON.stringify(args) },
+      { type: "TOOL_CALL_END", toolCallId: id },
+    ]),
+    { type: "RUN_FINISHED", threadId, runId },
+  ];
+}
+
+/** `f()`'s ChatRuntimeError (fails when it does not throw one). */
+function thrown(f) {
+  try {
+    f();
+  } catch (error) {
+    assert.equal(error.name, "ChatRuntimeError", String(error));
+    return error;
+  }
+  assert.fail("no error was thrown");
+}
+
+test("exits: every importPath is imported as the browser resolves it", async () => {
+  const paths = [...LONE, ...WELL_FORMED].map((s) => `/p/${s}.js`);
+  const imported = new Set();
+  let runs = 0;
+  const fetch = async (url, init) => {
+    if (url === MANIFEST_URL) {
+      return manifestResponse(paths.map((importPath, i) => ({
+        tool: { name: `t${i}`, description: "d" }, importPath, entrypoint: "f", defaultEnabled: true,
+      })));
+    }
+    const input = JSON.parse(init.body);
+    const events = ++runs === 1
+      ? callsRun(input.threadId, input.runId, paths.map((_, i) => ({ id: `c${i}`, name: `t${i}` })))
+      : textRun(input.threadId, input.runId, ["ok"]);
+    return sseResponse(FRAMINGS.lf(encode(events)), 1 << 16);
+  };
+  const importModule = async (url) => {
+    imported.add(url);
+    return { f: async () => "done" };
+  };
+  const rt = new ChatRuntime({ runUrl: "http://x/api/{threadId}", toolsUrl: MANIFEST_URL, storage: null, fetch, importModule });
+  try {
+    assert.deepStrictEqual((await rt.loadTools()).diagnostics, []);
+    const result = await rt.run({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "go" }] });
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+  } finally {
+    rt.free();
+  }
+  const expected = new Set(paths.map((p) => new URL(p, MANIFEST_URL).href));
+  assert.deepStrictEqual([...imported].sort(), [...expected].sort());
+});
+
+test("exits: fetch gets the run URL, toolsUrl and headers as the app gave them; a header cannot hold a lone surrogate", async () => {
+  for (const [i, s] of [...LONE, ...WELL_FORMED].entries()) {
+    const header = WELL_FORMED[i % WELL_FORMED.length];
+    const seen = [];
+    const fetch = async (url, init) => {
+      seen.push({ url, headers: init.headers });
+      if (url.endsWith(".json")) return manifestResponse([]);
+      const input = JSON.parse(init.body);
+      return sseResponse(FRAMINGS.lf(encode(textRun(input.threadId, input.runId, ["ok"]))), 1 << 16);
+    };
+    const toolsUrl = `http://x/tools/${s}.json`;
+    const rt = new ChatRuntime({ runUrl: `http://x/api/${s}/{threadId}`, toolsUrl, storage: null, fetch, headers: { "x-h": header, [header]: "v" } });
+    try {
+      await rt.loadTools();
+      const result = await rt.run({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "go" }] });
+      assert.equal(result.status, "completed", JSON.stringify(result.error));
+    } finally {
+      rt.free();
+    }
+    assert.equal(seen[0].url, new URL(toolsUrl).href);
+    assert.equal(seen[1].url, `http://x/api/${s}/t1`);
+    assert.equal(seen[1].headers["x-h"], header);
+    assert.equal(seen[1].headers[header], "v");
+  }
+  for (const s of LONE) {
+    for (const headers of [{ "x-h": s }, { [s]: "v" }]) {
+      const error = thrown(() => new ChatRuntime({ runUrl: "http://x/{threadId}", fetch: () => assert.fail("fetch"), headers }));
+      assert.equal(error.code, "options/invalid");
+      assert.equal(error.field, "headers");
+      assert.match(error.message, /lone UTF-16 surrogate/);
+    }
+  }
+});
+
+test("exits: a reconnect sends Last-Event-ID as the stream wrote it", async () => {
+  for (const id of WELL_FORMED) {
+    const seen = [];
+    const fetch = async (url, init) => {
+      seen.push(init.headers["Last-Event-ID"]);
+      const input = JSON.parse(init.body);
+      // The first answer is cut after an event with an SSE id; the second finishes the run.
+      const body = seen.length === 1
+        ? `retry: 1\nid: ${id}\n` + encode([{ type: "RUN_STARTED", threadId: input.threadId, runId: input.runId }])[0]
+        : encode(textRun(input.threadId, input.runId, ["ok"]).slice(1)).join("");
+      return sseResponse(body, 1 << 16);
+    };
+    const rt = new ChatRuntime({ runUrl: "http://x/{threadId}", toolsUrl: null, storage: null, fetch });
+    try {
+      const result = await rt.run({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "go" }] });
+      assert.equal(result.status, "completed", JSON.stringify(result.error));
+    } finally {
+      rt.free();
+    }
+    assert.deepStrictEqual(seen, [undefined, id]);
+  }
+});
+
+test("exits: storage keys are the thread's, values are JSON whose names are the JS strings", async () => {
+  const calls = [];
+  const items = new Map();
+  const storage = {
+    getItem: (key) => (calls.push(["get", key]), items.get(key) ?? null),
+    setItem: (key, value) => (calls.push(["set", key, value]), items.set(key, value)),
+  };
+  const rt = new ChatRuntime({ runUrl: "http://x/{threadId}", toolsUrl: null, storage, fetch: () => assert.fail("fetch") });
+  try {
+    rt.registerTool({ name: "t", description: "d", handler: () => "x" });
+    // Names saved by another writer, which the toggles keep as they are.
+    const names = [...LONE, ...WELL_FORMED];
+    const ids = WELL_FORMED.map((s) => s.replaceAll("\u{10FFFF}", "")).filter((s) => s !== "");
+    for (const id of ids) {
+      items.set(`chat:tools:${id}`, JSON.stringify(Object.fromEntries(names.map((n) => [n, true]))));
+      calls.length = 0;
+      rt.setToolEnabled(id, "t", true);
+      const keys = new Set([`chat:tools:${id}`, "chat:tools:default"]);
+      assert.ok(calls.every(([, key]) => keys.has(key)), JSON.stringify(calls));
+      const sets = calls.filter(([op]) => op === "set");
+      assert.deepStrictEqual(sets.map(([, key]) => key), [`chat:tools:${id}`]);
+      assert.deepStrictEqual(JSON.parse(sets[0][2]), { ...Object.fromEntries(names.map((n) => [n, true])), t: true });
+    }
+    // A thread id no thread can have reaches no storage.
+    for (const id of [...LONE, ...WELL_FORMED.filter((s) => s.includes("\u{10FFFF}"))]) {
+      calls.length = 0;
+      assert.equal(thrown(() => rt.setToolEnabled(id, "t", true)).code, "input/invalid");
+      assert.deepStrictEqual(calls, []);
+    }
+  } finally {
+    rt.free();
+  }
+});
+
+test("exits: ctx, events and the results sent back carry the server's ids and the tool's messages exactly", async () => {
+  const ids = [...LONE, ...WELL_FORMED];
+  const requests = [];
+  const ctxs = [];
+  const events = [];
+  const fetch = async (url, init) => {
+    const input = JSON.parse(init.body);
+    requests.push(input);
+    const run = requests.length === 1
+      ? callsRun(input.threadId, input.runId, ids.map((id, i) => ({ id, name: "t", args: { i } })))
+      : textRun(input.threadId, input.runId, ["ok"]);
+    return sseResponse(FRAMINGS.lf(encode(run)), 1 << 16);
+  };
+  const rt = new ChatRuntime({ runUrl: "http://x/{threadId}", toolsUrl: null, storage: null, fetch });
+  try {
+    rt.registerTool({
+      name: "t",
+      description: "d",
+      parameters: { type: "object", properties: { i: { type: "integer" } } },
+      defaultEnabled: true,
+      handler: async ({ i }, ctx) => {
+        ctxs.push(ctx.toolCallId);
+        if (i % 2) throw new Error(`boom ${ids[i]}`);
+        return ids[i];
+      },
+    });
+    rt.subscribe((event) => events.push(event), { events: ["tool_started", "tool_finished"] });
+    const result = await rt.run({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "go" }] });
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+  } finally {
+    rt.free();
+  }
+  assert.deepStrictEqual(ctxs.sort(), [...ids].sort());
+  assert.deepStrictEqual(events.filter((e) => e.type === "tool_started").map((e) => e.toolCallId).sort(), [...ids].sort());
+  const sent = requests[1].messages.filter((m) => m.role === "tool");
+  for (const [i, id] of ids.entries()) {
+    const message = sent.find((m) => m.toolCallId === id);
+    const finished = events.find((e) => e.type === "tool_finished" && e.toolCallId === id);
+    assert.ok(message && finished, JSON.stringify(id));
+    // A handler's thrown message crosses exactly, lone surrogates included.
+    if (i % 2) assert.ok(message.content.includes(`boom ${id}`), JSON.stringify([message.content, id]));
+    else assert.equal(message.content, id);
+  }
+});
+
+test("exits: thrown errors carry tool names, interrupt ids, pointers and URLs as the JS strings", async () => {
+  const rt = new ChatRuntime({ runUrl: "http://x/{threadId}", toolsUrl: null, storage: null, fetch: () => assert.fail("fetch") });
+  try {
+    for (const s of [...LONE, ...WELL_FORMED]) {
+      const bad = thrown(() => rt.registerTool({ name: s, description: "d", handler: () => "x" }));
+      assert.deepStrictEqual([bad.code, bad.toolName], ["tool/bad-name", s]);
+      // A backend tool may be named anything: listed, and locked by that exact name.
+      rt.setBackendTools([{ name: s, description: "d" }]);
+      assert.deepStrictEqual(rt.listTools(null).map((e) => e.name), [s]);
+      const locked = thrown(() => rt.setToolEnabled(null, s, false));
+      assert.deepStrictEqual([locked.code, locked.toolName], ["tools/locked", s]);
+      assert.equal(rt.unregisterTool(s), false);
+      // A resume that answers the interrupt `s` twice.
+      const twice = await rt
+        .run({ threadId: "t1", resume: [{ interruptId: s, status: "resolved" }, { interruptId: s, status: "resolved" }] })
+        .then(() => assert.fail("resolved"), (e) => e);
+      assert.deepStrictEqual([twice.name, twice.code, twice.interruptId], ["ChatRuntimeError", "input/invalid", s]);
+    }
+  } finally {
+    rt.free();
+  }
+  // A relative toolsUrl without a page: the message quotes it as the app wrote it.
+  for (const s of [...LONE, ...WELL_FORMED]) {
+    const rt = new ChatRuntime({ runUrl: "http://x/{threadId}", toolsUrl: s, storage: null, fetch: () => assert.fail("fetch") });
+    try {
+      const error = await rt.loadTools().then(() => assert.fail("resolved"), (e) => e);
+      assert.deepStrictEqual([error.name, error.code, error.message], ["ChatRuntimeError", "options/invalid", `\`${s}\` is not a URL (relative URLs need a page)`]);
+    } finally {
+      rt.free();
+    }
+  }
+});
+
+test("exits: a resume payload off its schema names the property by its JSON pointer, as the JS string", async () => {
+  for (const s of [...LONE, ...WELL_FORMED]) {
+    let runs = 0;
+    const fetch = async (url, init) => {
+      const input = JSON.parse(init.body);
+      runs++;
+      const schema = { type: "object", properties: { [s]: { type: "string" } } };
+      return sseResponse(FRAMINGS.lf(encode([
+        { type: "RUN_STARTED", threadId: input.threadId, runId: input.runId },
+        { type: "RUN_FINISHED", threadId: input.threadId, runId: input.runId, outcome: { type: "interrupt", interrupts: [{ id: s, reason: "r", responseSchema: schema }] } },
+      ])), 1 << 16);
+    };
+    const rt = new ChatRuntime({ runUrl: "http://x/{threadId}", toolsUrl: null, storage: null, fetch });
+    try {
+      const first = await rt.run({ threadId: "t1", messages: [{ id: "u1", role: "user", content: "go" }] });
+      assert.equal(first.status, "interrupted", JSON.stringify(first.error));
+      assert.deepStrictEqual(rt.interrupts("t1").map((i) => i.id), [s]);
+      const error = await rt
+        .run({ threadId: "t1", resume: [{ interruptId: s, status: "resolved", payload: { [s]: 1 } }] })
+        .then(() => assert.fail("resolved"), (e) => e);
+      assert.deepStrictEqual([error.code, error.interruptId, error.field], ["input/invalid", s, `/${s}`]);
+      assert.equal(runs, 1);
+    } finally {
+      rt.free();
+    }
+  }
+});

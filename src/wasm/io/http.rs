@@ -13,7 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
-use crate::wasm::convert::{call_method, host};
+use crate::wasm::convert::{call_method, host, js_string};
 use crate::wasm::script::describe;
 
 /// Why a request got no answer: a readable message, and what the app's code threw (`undefined`
@@ -80,6 +80,10 @@ impl Fetch {
     /// Sends a request: the future of the response head, for [`answer`] (two plain functions
     /// around the caller's await, not an `async fn`: one more state machine). `Err`: there is no
     /// `fetch`, or it threw (what it threw is the failure's `cause`).
+    ///
+    /// `url` and `headers` are internal strings (`crate::json`): `fetch` gets the JS strings they
+    /// stand for ([`js_string`]; the app's `headers` option cannot hold a lone surrogate,
+    /// `convert::headers`). `body` is JSON text, which holds no private form.
     pub(crate) fn send(
         &self,
         method: &str,
@@ -99,7 +103,7 @@ impl Fetch {
         if !headers.is_empty() {
             let object = Object::new();
             for (name, value) in headers {
-                let _ = Reflect::set(&object, &name.into(), &value.into());
+                let _ = Reflect::set(&object, &js_string(name), &js_string(value));
             }
             set("headers", &object);
         }
@@ -111,7 +115,7 @@ impl Fetch {
         }
         // `globalThis` as the receiver: an unbound `window.fetch` throws "Illegal invocation".
         let promise = fetch
-            .call2(&js_sys::global(), &url.into(), &init)
+            .call2(&js_sys::global(), &js_string(url), &init)
             .map_err(Failure::thrown)?;
         Ok(JsFuture::from(Promise::resolve(&promise)))
     }

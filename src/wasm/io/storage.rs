@@ -6,13 +6,30 @@
 //! (values supplied beforehand, writes queued) and the driver reads and writes a [`Store`] around
 //! that. Every call is caught: private mode, a quota error or a sandboxed frame become a
 //! [`StoreError`] that the toggles turn into a diagnostic, never an exception.
+//!
+//! Keys are internal strings (`crate::json`) handed over through [`js_string`] (a key is made of
+//! a thread id, which can hold neither a lone surrogate nor U+10FFFF, so it never holds the
+//! private form); values are JSON text the crate wrote, which never does either.
 
 use js_sys::Reflect;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::Storage;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 use crate::tools::toggles::StoreError;
+use crate::wasm::convert::js_string;
 use crate::wasm::script::describe;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A `Storage`, or the app's look-alike, called by method name with JS string arguments.
+    type Storage;
+    /// `getItem(key)`.
+    #[wasm_bindgen(method, catch, js_name = getItem)]
+    fn get_item(this: &Storage, key: &JsValue) -> Result<Option<String>, JsValue>;
+    /// `setItem(key, value)`.
+    #[wasm_bindgen(method, catch, js_name = setItem)]
+    fn set_item(this: &Storage, key: &JsValue, value: &str) -> Result<(), JsValue>;
+}
 
 /// A `Storage` (or look-alike), or none (memory only).
 pub(crate) struct Store {
@@ -42,7 +59,9 @@ impl Store {
     pub(crate) fn get_item(&self, key: &str) -> Result<Option<String>, StoreError> {
         match &self.target {
             None => Ok(None),
-            Some(storage) => storage.get_item(key).map_err(|e| StoreError(describe(&e))),
+            Some(storage) => storage
+                .get_item(&js_string(key))
+                .map_err(|e| StoreError(describe(&e))),
         }
     }
 
@@ -52,7 +71,7 @@ impl Store {
         match &self.target {
             None => Ok(()),
             Some(storage) => storage
-                .set_item(key, value)
+                .set_item(&js_string(key), value)
                 .map_err(|e| StoreError(describe(&e))),
         }
     }

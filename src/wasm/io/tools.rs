@@ -9,22 +9,27 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use crate::wasm::convert::js_string;
 use crate::wasm::script::{describe, dynamic_import};
 
-/// Starts importing a module: the app's `importModule(url)`, or `import(url)`.
+/// Starts importing a module: the app's `importModule(url)`, or `import(url)`. `url` is the `href`
+/// the browser's `URL` made of the `importPath` (ASCII, percent-encoded), handed over through
+/// [`js_string`] all the same.
 pub(crate) fn import(custom: Option<&Function>, url: &str) -> Result<Promise, String> {
+    let url = js_string(url);
     match custom {
         Some(import) => import
-            .call1(&JsValue::UNDEFINED, &url.into())
+            .call1(&JsValue::UNDEFINED, &url)
             .map(|p| Promise::resolve(&p))
             .map_err(|e| describe(&e)),
-        None => Ok(dynamic_import(url)),
+        None => Ok(dynamic_import(&url)),
     }
 }
 
-/// The module's export named `entrypoint`, when it is a function.
+/// The module's export named `entrypoint`, when it is a function (the property name through
+/// [`js_string`]).
 pub(crate) fn export(module: &JsValue, entrypoint: &str) -> Option<Function> {
-    Reflect::get(module, &entrypoint.into())
+    Reflect::get(module, &js_string(entrypoint))
         .ok()
         .and_then(|f| f.dyn_into::<Function>().ok())
 }
