@@ -79,13 +79,6 @@ export function initChatRuntime(input?: InitInput | Promise<InitInput>): Promise
 
 // ---- errors ----------------------------------------------------------------------------------------
 
-function details(fields: { status?: number | undefined; cause?: unknown }, withCause: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  if (typeof fields.status === "number") out.status = fields.status;
-  if (withCause) out.cause = fields.cause;
-  return out;
-}
-
 /** Whether `runtime` runs the thread; a freed runtime (its methods throw `runtime/freed`) runs none. */
 function isRunning(runtime: ChatRuntime | null | undefined, threadId: string): boolean {
   try {
@@ -95,10 +88,9 @@ function isRunning(runtime: ChatRuntime | null | undefined, threadId: string): b
   }
 }
 
-/** A failed run's error as the one error shape of the hooks (the runtime makes it one already). */
+/** A failed run's error: the runtime hands it over as the one error shape, a `ChatRuntimeError`. */
 function runError(error: RunError): ChatRuntimeError {
-  if (error instanceof ChatRuntimeError) return error;
-  return new ChatRuntimeError(error.code, error.message, details(error, "cause" in error));
+  return error;
 }
 
 /** Anything thrown, as a `ChatRuntimeError` (itself when it is one; else `code` with `cause`). */
