@@ -3,7 +3,10 @@
 // (`ChatRuntime.loadTools()`, fed the file from disk); what only a browser would find out later, that
 // each module file is in the folder and exports its entrypoint, is checked here by reading the
 // modules with es-module-lexer, without running them (tool modules may touch `window`).
-import { existsSync, readFileSync, statSync } from "node:fs";
+//
+// The folder may come from anyone (a pull request): only regular files are read (a FIFO would block
+// the read, a device never end it).
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { init as initLexer, parse as parseModule } from "es-module-lexer";
 
@@ -11,6 +14,56 @@ import { ChatRuntime, ChatRuntimeError, initSync } from "../chat_runtime.js";
 
 // The page the folder is checked for: an origin no request ever reaches (the fetch below answers).
 const ORIGIN = "https://app.invalid";
+
+/**
+ * Reads `path` if it is a regular file (after symbolic links): `{ bytes }`, else `{ missing: true }`,
+ * `{ kind }` (what it is instead: "a directory", "a FIFO (named pipe)", ...) or `{ error }`. Opened
+ * non-blocking and checked on the open descriptor, so a FIFO is never waited on, even one that
+ * replaced the file after a first look.
+ */
+function readRegularFile(path) {
+  let fd;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return { missing: true };
+    if (error.code === "ELOOP") return { kind: "a symbolic link loop" };
+    // A socket cannot be opened (ENXIO): say what is there when a stat can.
+    try {
+      const kind = kindOf(statSync(path));
+      if (kind) return { kind };
+    } catch {
+      // the open's error says it
+    }
+    return { error };
+  }
+  try {
+    const kind = kindOf(fstatSync(fd));
+    return kind ? { kind } : { bytes: readFileSync(fd) };
+  } catch (error) {
+    return { error };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What a non-regular file is, for a message; undefined for a regular file. */
+function kindOf(stat) {
+  if (stat.isFile()) return undefined;
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isFIFO()) return "a FIFO (named pipe)";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  return "not a regular file";
+}
+
+/** The diagnostic's code and message for a `readRegularFile` answer other than `{ bytes }`. */
+function unreadable(label, read) {
+  if (read.missing) return { code: "check/missing-module", message: `${label} is not in the tools folder` };
+  if (read.kind) return { code: "check/not-a-file", message: `${label} is ${read.kind}, not a file` };
+  return { code: "check/unreadable", message: `${label} cannot be read (${read.error.code ?? read.error.message})` };
+}
 
 let ready = false;
 function initWasm() {
@@ -29,11 +82,15 @@ export async function checkTools(dir, { base = "/tools/", allowedImportOrigins =
   const root = resolve(dir);
   const diagnostics = [];
   const manifestPath = join(root, "tools.json");
-  if (!existsSync(manifestPath)) {
-    diagnostics.push({ level: "error", file: "tools.json", code: "check/no-manifest", message: `${manifestPath} does not exist` });
+  const manifest = readRegularFile(manifestPath);
+  if (!manifest.bytes) {
+    const problem = manifest.missing
+      ? { code: "check/no-manifest", message: `${manifestPath} does not exist` }
+      : unreadable(manifestPath, manifest);
+    diagnostics.push({ level: "error", file: "tools.json", ...problem });
     return { tools: [], diagnostics };
   }
-  const bytes = readFileSync(manifestPath);
+  const bytes = manifest.bytes;
   const manifestUrl = `${ORIGIN}${base}tools.json`;
 
   initWasm();
@@ -137,10 +194,12 @@ class ModuleReader {
     let entry = this.cache.get(file);
     if (entry) return entry;
     const label = relative(this.root, file).split(sep).join("/");
-    if (!existsSync(file) || !statSync(file).isFile()) {
-      entry = { error: `${label} is not in the tools folder`, code: "check/missing-module" };
+    const read = readRegularFile(file);
+    if (!read.bytes) {
+      const { code, message } = unreadable(label, read);
+      entry = { error: message, code };
     } else {
-      const source = readFileSync(file, "utf8");
+      const source = read.bytes.toString("utf8");
       try {
         const [imports, exports] = parseModule(source, label);
         entry = { source, imports, exports };

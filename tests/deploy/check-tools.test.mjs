@@ -3,7 +3,8 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -13,11 +14,15 @@ const BIN = join(ROOT, "pkg/bin/chat-runtime.js");
 const temp = mkdtempSync(join(tmpdir(), "chat-runtime-check-"));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
-/** Runs the checker; `{ code, out }` (stdout and stderr together). */
+// A checker that blocks (on a FIFO) is killed after this long, so the test fails instead of hanging.
+const HANG_GUARD_MS = 120_000;
+
+/** Runs the checker; `{ code, out, stdout }` (`out`: stdout and stderr together). */
 function check(...args) {
   assert.ok(existsSync(BIN), `${BIN} is missing: run \`make build\``);
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8" });
-  return { code: r.status, out: r.stdout + r.stderr };
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: HANG_GUARD_MS, maxBuffer: 64 << 20 });
+  assert.equal(r.signal, null, `the checker was killed (${r.signal}): it blocked\n${r.stdout}${r.stderr}`);
+  return { code: r.status, out: r.stdout + r.stderr, stdout: r.stdout };
 }
 
 let n = 0;
@@ -193,3 +198,81 @@ test("no tools.json, and usage errors: exit 1 and 2 with a message", () => {
   assert.match(r.out, /^usage: chat-runtime check-tools <dir>/);
 });
 
+
+// ---- what a folder may hold besides files --------------------------------------------------------
+
+/** Makes `path` a FIFO (named pipe): opening it to read blocks until a writer comes. */
+function fifo(path) {
+  const r = spawnSync("mkfifo", [path], { encoding: "utf8" });
+  assert.equal(r.status, 0, `mkfifo ${path}: ${r.stderr}`);
+}
+
+/** Makes `path` a listening Unix socket; resolves with the server (close it after). */
+function socket(path) {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(path, () => resolve(server));
+  });
+}
+
+// Each is a tools.json that is not a file; the checker names it and says what it is, never blocking
+// (a FIFO), reading forever (a character device) or stopping with a bare errno and the usage text.
+const NOT_A_FILE = [
+  ["a FIFO", (path) => fifo(path), "a FIFO (named pipe)"],
+  ["a directory", (path) => mkdirSync(path), "a directory"],
+  ["a symbolic link to itself", (path) => symlinkSync("tools.json", path), "a symbolic link loop"],
+  ["a Unix socket", (path) => socket(path), "a socket"],
+  ["a character device (/dev/zero)", (path) => symlinkSync("/dev/zero", path), "a character device"],
+];
+
+for (const [what, make, says] of NOT_A_FILE) {
+  test(`a tools.json that is ${what}: check/not-a-file naming the path, exit 1`, async () => {
+    const dir = folder({});
+    const server = await make(join(dir, "tools.json"));
+    try {
+      const { code, out } = check("check-tools", dir);
+      assert.equal(code, 1, out);
+      const path = join(dir, "tools.json").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      assert.match(out, new RegExp(`^tools\\.json: check/not-a-file: ${path} is ${says.replace(/[()]/g, "\\$&")}, not a file$`, "m"));
+      assert.doesNotMatch(out, /usage:/);
+      assert.match(out, /: 0 tools load; 1 error, 0 warnings\n$/);
+    } finally {
+      server?.close?.();
+    }
+  });
+}
+
+test("module paths that are not files (a directory, a FIFO, a symlink loop, a socket, a device, an imported FIFO): check/not-a-file on each, exit 1", async () => {
+  const dir = folder({
+    "tools.json": [
+      entry("a", "/tools/dir.js", "a"),
+      entry("b", "/tools/pipe.js", "b"),
+      entry("c", "/tools/loop.js", "c"),
+      entry("d", "/tools/sock.js", "d"),
+      entry("e", "/tools/zero.js", "e"),
+      entry("f", "/tools/hello.js", "hello"),
+    ],
+    "hello.js": `import "./lib/pipe.js";\n${GOOD_MODULE}`,
+    "dir.js/index.js": GOOD_MODULE,
+  });
+  fifo(join(dir, "pipe.js"));
+  mkdirSync(join(dir, "lib"));
+  fifo(join(dir, "lib/pipe.js"));
+  symlinkSync("loop.js", join(dir, "loop.js"));
+  symlinkSync("/dev/zero", join(dir, "zero.js"));
+  const server = await socket(join(dir, "sock.js"));
+  try {
+    const { code, out } = check("check-tools", dir);
+    assert.equal(code, 1, out);
+    assert.match(out, /^dir\.js: #0 a: check\/not-a-file: dir\.js is a directory, not a file$/m);
+    assert.match(out, /^pipe\.js: #1 b: check\/not-a-file: pipe\.js is a FIFO \(named pipe\), not a file$/m);
+    assert.match(out, /^loop\.js: #2 c: check\/not-a-file: loop\.js is a symbolic link loop, not a file$/m);
+    assert.match(out, /^sock\.js: #3 d: check\/not-a-file: sock\.js is a socket, not a file$/m);
+    assert.match(out, /^zero\.js: #4 e: check\/not-a-file: zero\.js is a character device, not a file$/m);
+    assert.match(out, /^hello\.js: #5 f: check\/not-a-file: hello\.js imports "\.\/lib\/pipe\.js": lib\/pipe\.js is a FIFO \(named pipe\), not a file$/m);
+    assert.match(out, /: 6 tools load; 6 errors, 0 warnings\n$/);
+  } finally {
+    server.close();
+  }
+});
