@@ -5,12 +5,13 @@
 // modules with es-module-lexer, without running them (tool modules may touch `window`).
 //
 // The folder may come from anyone (a pull request): only regular files are read (a FIFO would block
-// the read, a device never end it).
+// the read, a device never end it), and everything printed goes through terminal.js.
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { init as initLexer, parse as parseModule } from "es-module-lexer";
 
 import { ChatRuntime, ChatRuntimeError, initSync } from "../chat_runtime.js";
+import { printable } from "./terminal.js";
 
 // The page the folder is checked for: an origin no request ever reaches (the fetch below answers).
 const ORIGIN = "https://app.invalid";
@@ -269,8 +270,8 @@ class ModuleReader {
   }
 }
 
-/** One line: `file: #index name: code: message` (warnings say so). */
+/** One line: `file: #index name: code: message` (warnings say so), control characters escaped. */
 export function formatDiagnostic(d) {
   const entry = d.index === undefined ? "" : ` #${d.index}${d.name ? ` ${d.name}` : ""}:`;
-  return `${d.file}:${entry} ${d.level === "warning" ? "warning " : ""}${d.code}: ${d.message}`;
+  return printable(`${d.file}:${entry} ${d.level === "warning" ? "warning " : ""}${d.code}: ${d.message}`);
 }

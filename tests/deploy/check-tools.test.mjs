@@ -276,3 +276,82 @@ test("module paths that are not files (a directory, a FIFO, a symlink loop, a so
     server.close();
   }
 });
+
+// ---- what reaches the terminal -------------------------------------------------------------------
+
+// C0 controls but the line feed between lines, DEL, C1 controls (U+009B is CSI), the bidi controls
+// (Trojan Source) and the line and paragraph separators: none may reach the terminal raw.
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** A folder whose manifest, file names and export names carry terminal controls. */
+function hostileFolder() {
+  const dir = join(temp, `ctl-\u001b[31m-\u009b2J-${++n}`);
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, "tools.json"),
+    JSON.stringify([
+      entry("\u001b]0;pwned\u0007title", "/tools/a.js", "a"),
+      entry("nul\u0000c1\u009b31m\u007f", "/tools/a.js", "a"),
+      entry("x\ntools.json: #9 forged: tool/ok: fine\r", "/tools/a.js", "a"),
+      entry("entry", "/tools/a.js", "a\u001b[2Jb\u009b"),
+      entry("bidi", "/tools/\u202Eevil\u2028.js", "x"),
+      entry("esc_file", "/tools/%1B%5B2J.js", "run"),
+      entry("bare", "/tools/bare.js", "b"),
+    ]),
+  );
+  writeFileSync(join(dir, "\u001b[2J.js"), 'const f = 1;\nexport { f as "\u009b2J\u0007", f as "\u001b[H" };\n');
+  writeFileSync(join(dir, "bare.js"), 'import x from "\u009b2Jlib\u001b";\nexport const b = x;\n');
+  return dir;
+}
+
+test("control characters of tools.json values, file names, export names and the folder's name are printed escaped: no raw ESC, BEL, NUL, C1, bidi or line break, no forged line", () => {
+  const dir = hostileFolder();
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1, out);
+  assert.doesNotMatch(out, RAW_CONTROL, JSON.stringify(out));
+  const lines = out.split("\n").slice(0, -1);
+  assert.equal(lines.length, 8, `one line per diagnostic plus the summary: ${JSON.stringify(out)}`);
+  assert.ok(lines.every((l) => !l.startsWith("tools.json: #9")), "a name cannot start a line of its own");
+  assert.match(out, /^tools\.json: #0 \\u001b\]0;pwned\\u0007title: tool\/bad-name: /m);
+  assert.match(out, /^tools\.json: #1 nul\\u0000c1\\u009b31m\\u007f: tool\/bad-name: /m);
+  assert.match(out, /^tools\.json: #2 x\\u000atools\.json: #9 forged: tool\/ok: fine\\u000d: tool\/bad-name: /m);
+  assert.match(out, /^tools\.json: #3 entry: tool\/bad-entrypoint: entrypoint "a\\u001b\[2Jb\\u009b" is not /m);
+  assert.match(out, /^\\u202eevil\\u2028\.js: #4 bidi: check\/missing-module: /m);
+  assert.match(out, /^\\u001b\[2J\.js: #5 esc_file: check\/missing-export: \\u001b\[2J\.js does not export "run" \(it exports \\u001b\[H, \\u009b2J\\u0007\)$/m);
+  assert.match(out, /^bare\.js: #6 bare: warning check\/bare-import: bare\.js imports "\\u009b2Jlib\\u001b": /m);
+  assert.match(lines.at(-1), /^.*ctl-\\u001b\[31m-\\u009b2J-\d+: 3 tools load; 6 errors, 1 warning$/);
+});
+
+test("--json with control characters: valid JSON with the values unchanged, every control escaped in the text", () => {
+  const dir = hostileFolder();
+  const { code, stdout } = check("check-tools", dir, "--json");
+  assert.equal(code, 1, stdout);
+  assert.doesNotMatch(stdout, RAW_CONTROL, JSON.stringify(stdout));
+  const result = JSON.parse(stdout);
+  assert.deepEqual(result.tools, ["bidi", "esc_file", "bare"]);
+  assert.deepEqual(
+    result.diagnostics.map((d) => [d.file, d.name]),
+    [
+      ["tools.json", "\u001b]0;pwned\u0007title"],
+      ["tools.json", "nul\u0000c1\u009b31m\u007f"],
+      ["tools.json", "x\ntools.json: #9 forged: tool/ok: fine\r"],
+      ["tools.json", "entry"],
+      ["\u202Eevil\u2028.js", "bidi"],
+      ["\u001b[2J.js", "esc_file"],
+      ["bare.js", "bare"],
+    ],
+  );
+  assert.match(result.diagnostics[3].message, /^entrypoint "a\u001b\[2Jb\u009b" is not /);
+  assert.match(result.diagnostics[5].message, /\(it exports \u001b\[H, \u009b2J\u0007\)$/);
+});
+
+test("usage errors print their arguments escaped", () => {
+  let r = check("frobnicate\u001b[2J\u009b");
+  assert.equal(r.code, 2);
+  assert.doesNotMatch(r.out, RAW_CONTROL);
+  assert.match(r.out, /unknown command "frobnicate\\u001b\[2J\\u009b"/);
+  r = check("check-tools", folder({}), "--\u001b]0;x\u0007");
+  assert.equal(r.code, 2);
+  assert.doesNotMatch(r.out, RAW_CONTROL);
+  assert.match(r.out, /unknown option --\\u001b\]0;x\\u0007/);
+});
