@@ -5,7 +5,8 @@
 // modules with es-module-lexer, without running them (tool modules may touch `window`).
 //
 // The folder may come from anyone (a pull request): only regular files are read (a FIFO would block
-// the read, a device never end it), and everything printed goes through terminal.js.
+// the read, a device never end it), module graphs are walked without recursion and only as deep as a
+// browser links them, and everything printed goes through terminal.js.
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { init as initLexer, parse as parseModule } from "es-module-lexer";
@@ -15,6 +16,11 @@ import { printable } from "./terminal.js";
 
 // The page the folder is checked for: an origin no request ever reaches (the fetch below answers).
 const ORIGIN = "https://app.invalid";
+
+// The deepest chain of static imports (`export ... from` included) followed from an entry's module.
+// A browser links a module graph recursively: Chromium 156 links a chain of 2,000 modules and fails
+// one of 3,000 with "Maximum call stack size exceeded" (`export *` chains and plain imports alike).
+const MAX_IMPORT_DEPTH = 1000;
 
 /**
  * Reads `path` if it is a regular file (after symbolic links): `{ bytes }`, else `{ missing: true }`,
@@ -153,8 +159,12 @@ export async function checkTools(dir, { base = "/tools/", allowedImportOrigins =
       diagnostics.push({ level: "error", file: label, ...at, code: read.code, message: read.error });
       return;
     }
+    const imports = modules.importProblems(file, importsChecked);
     const exported = modules.exportsOf(file);
-    if (!exported.names.has(entry.entrypoint)) {
+    if (exported.tooDeep) {
+      // What it exports is not known: the chain was not followed to its end.
+      if (!imports.tooDeep) diagnostics.push({ ...tooDeepProblem(label), ...at });
+    } else if (!exported.names.has(entry.entrypoint)) {
       const list = [...exported.names].sort().join(", ") || "nothing";
       diagnostics.push({
         level: "error",
@@ -164,7 +174,7 @@ export async function checkTools(dir, { base = "/tools/", allowedImportOrigins =
         message: `${label} does not export ${JSON.stringify(entry.entrypoint)} (it exports ${list})`,
       });
     }
-    for (const problem of modules.importProblems(file, importsChecked)) diagnostics.push({ ...problem, ...at });
+    for (const problem of imports.problems) diagnostics.push({ ...problem, ...at });
   });
   return { tools: report.tools.map((t) => t.name), diagnostics };
 }
@@ -194,7 +204,7 @@ class ModuleReader {
   read(file) {
     let entry = this.cache.get(file);
     if (entry) return entry;
-    const label = relative(this.root, file).split(sep).join("/");
+    const label = this.label(file);
     const read = readRegularFile(file);
     if (!read.bytes) {
       const { code, message } = unreadable(label, read);
@@ -212,62 +222,130 @@ class ModuleReader {
     return entry;
   }
 
-  /** The names `file` exports, following `export * from "./x.js"` within the folder. */
-  exportsOf(file, seen = new Set()) {
+  /** `file`'s path in the folder, with `/`. */
+  label(file) {
+    return relative(this.root, file).split(sep).join("/");
+  }
+
+  /**
+   * The names `file` exports, following `export * from "./x.js"` within the folder: `{ names }`,
+   * or `{ names, tooDeep: true }` when a chain is deeper than MAX_IMPORT_DEPTH (names incomplete).
+   */
+  exportsOf(file) {
     const names = new Set();
-    const read = this.read(file);
-    if (read.error || seen.has(file)) return { names };
-    seen.add(file);
-    for (const e of read.exports) {
-      if (e.typeOnly) continue;
-      if (e.type === "reexport-all") {
-        const target = this.localTarget(file, e.from);
-        // `export *` never re-exports `default`.
-        if (target) for (const n of this.exportsOf(target, seen).names) if (n !== "default") names.add(n);
-      } else if (e.name) {
-        names.add(e.name);
+    let tooDeep = false;
+    walk(file, (module, depth) => {
+      const read = this.read(module);
+      if (read.error) return [];
+      if (depth > MAX_IMPORT_DEPTH) {
+        tooDeep = true;
+        return null;
       }
-    }
-    return { names };
+      const targets = [];
+      for (const e of read.exports) {
+        if (e.typeOnly) continue;
+        if (e.type === "reexport-all") {
+          const target = this.localTarget(module, e.from);
+          if (target) targets.push(target);
+        } else if (e.name && (depth === 1 || e.name !== "default")) {
+          // `export *` never re-exports `default`.
+          names.add(e.name);
+        }
+      }
+      return targets;
+    });
+    return tooDeep ? { names, tooDeep } : { names };
   }
 
   /** The file a relative or absolute specifier of `file` names within the folder, else null. */
   localTarget(file, specifier) {
     if (!/^(\.{1,2}\/|\/)/.test(specifier)) return null;
-    const here = `${ORIGIN}${this.base}${relative(this.root, file).split(sep).join("/")}`;
+    const here = `${ORIGIN}${this.base}${this.label(file)}`;
     return this.fileOf(new URL(specifier, here));
   }
 
-  /** Static imports of `file` (and of the folder's modules it imports) that a browser cannot load. */
+  /**
+   * Static imports of `file` (and of the folder's modules it imports) that a browser cannot load:
+   * `{ problems, tooDeep }`. Modules in `seen` were checked already (for an earlier entry).
+   */
   importProblems(file, seen = new Set()) {
-    const read = this.read(file);
-    if (read.error || seen.has(file)) return [];
-    seen.add(file);
-    const label = relative(this.root, file).split(sep).join("/");
     const problems = [];
-    for (const i of read.imports) {
-      const specifier = i.specifier;
-      if (i.type === "dynamic" || i.type === "import.meta" || typeof specifier !== "string" || i.typeOnly) continue;
-      if (!/^(\.{1,2}\/|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) {
-        problems.push({
-          level: "warning",
-          file: label,
-          code: "check/bare-import",
-          message: `${label} imports ${JSON.stringify(specifier)}: a browser resolves a bare name only through an import map (bundle it, or import a URL)`,
-        });
-        continue;
-      }
-      const target = this.localTarget(file, specifier);
-      if (!target) continue; // another path of the site, or another origin: not the folder's to check
-      const imported = this.read(target);
-      if (imported.error) {
-        problems.push({ level: "error", file: label, code: imported.code, message: `${label} imports ${JSON.stringify(specifier)}: ${imported.error}` });
-      } else {
-        problems.push(...this.importProblems(target, seen));
-      }
-    }
-    return problems;
+    let tooDeep = false;
+    walk(
+      file,
+      (module, depth) => {
+        const read = this.read(module);
+        if (read.error) return [];
+        if (depth > MAX_IMPORT_DEPTH) {
+          problems.push(tooDeepProblem(this.label(file)));
+          tooDeep = true;
+          return null;
+        }
+        const label = this.label(module);
+        const targets = [];
+        for (const i of read.imports) {
+          const specifier = i.specifier;
+          if (i.type === "dynamic" || i.type === "import.meta" || typeof specifier !== "string" || i.typeOnly) continue;
+          if (!/^(\.{1,2}\/|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) {
+            problems.push({
+              level: "warning",
+              file: label,
+              code: "check/bare-import",
+              message: `${label} imports ${JSON.stringify(specifier)}: a browser resolves a bare name only through an import map (bundle it, or import a URL)`,
+            });
+            continue;
+          }
+          const target = this.localTarget(module, specifier);
+          if (!target) continue; // another path of the site, or another origin: not the folder's to check
+          const imported = this.read(target);
+          if (imported.error) {
+            problems.push({ level: "error", file: label, code: imported.code, message: `${label} imports ${JSON.stringify(specifier)}: ${imported.error}` });
+          } else {
+            targets.push(target);
+          }
+        }
+        return targets;
+      },
+      seen,
+    );
+    return { problems, tooDeep };
   }
+}
+
+/**
+ * Depth-first from `start` as a browser links a module graph: `visit(module, depth)` (the start at
+ * depth 1) returns the modules it links to, in order, or null to stop the walk. Each module is
+ * visited once (`seen` is shared across walks). An explicit stack: no chain overflows the checker's.
+ */
+function walk(start, visit, seen = new Set()) {
+  if (seen.has(start)) return;
+  seen.add(start);
+  const first = visit(start, 1);
+  if (first === null) return;
+  const stack = [{ next: first, at: 0 }];
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    if (top.at === top.next.length) {
+      stack.pop();
+      continue;
+    }
+    const module = top.next[top.at++];
+    if (seen.has(module)) continue;
+    seen.add(module);
+    const next = visit(module, stack.length + 1);
+    if (next === null) return;
+    stack.push({ next, at: 0 });
+  }
+}
+
+/** The diagnostic for a chain of imports from the module `label` deeper than a browser links. */
+function tooDeepProblem(label) {
+  return {
+    level: "error",
+    file: label,
+    code: "check/too-deep",
+    message: `the chain of imports from ${label} is more than ${MAX_IMPORT_DEPTH} modules deep: not followed further (a browser links it recursively and may fail with "Maximum call stack size exceeded")`,
+  };
 }
 
 /** One line: `file: #index name: code: message` (warnings say so), control characters escaped. */

@@ -355,3 +355,39 @@ test("usage errors print their arguments escaped", () => {
   assert.doesNotMatch(r.out, RAW_CONTROL);
   assert.match(r.out, /unknown option --\\u001b\]0;x\\u0007/);
 });
+
+// ---- module graphs deeper than a browser links -------------------------------------------------
+
+/** `count` modules m0.js ... chained by `link(i + 1)`; the last one exports `deep`. */
+function chain(count, link) {
+  const dir = folder({ "tools.json": [entry("deep", "/tools/m0.js", "deep")] });
+  for (let i = 0; i < count; i++) {
+    writeFileSync(join(dir, `m${i}.js`), i === count - 1 ? "export function deep() {}\n" : link(i + 1));
+  }
+  return dir;
+}
+
+test("a 20,000-deep `export *` chain: check/too-deep naming the chain's start, exit 1, no stack overflow", () => {
+  const dir = chain(20_000, (next) => `export * from "./m${next}.js";\n`);
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1, out);
+  assert.doesNotMatch(out, /^chat-runtime:|usage:/m);
+  assert.match(out, /^m0\.js: #0 deep: check\/too-deep: the chain of imports from m0\.js is more than \d+ modules deep/m);
+  assert.match(out, /: 1 tool load; 1 error, 0 warnings\n$/);
+});
+
+// 5,000 is enough: the recursive walk this replaces overflowed at 4,000 (Node 20, default stack).
+test("a 5,000-deep chain of static imports: check/too-deep naming its start, exit 1, no stack overflow", () => {
+  const dir = chain(5_000, (next) => `import "./m${next}.js";\nexport const deep = 1;\n`);
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 1, out);
+  assert.doesNotMatch(out, /^chat-runtime:|usage:/m);
+  assert.match(out, /^m0\.js: #0 deep: check\/too-deep: the chain of imports from m0\.js is more than \d+ modules deep/m);
+});
+
+test("a 1,000-deep `export *` chain (the limit; Chromium links 2,000) is followed to its end", () => {
+  const dir = chain(1000, (next) => `export * from "./m${next}.js";\n`);
+  const { code, out } = check("check-tools", dir);
+  assert.equal(code, 0, out);
+  assert.match(out, /: 1 tool load; 0 errors, 0 warnings\n$/);
+});
