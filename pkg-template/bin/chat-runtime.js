@@ -1,20 +1,22 @@
 #!/usr/bin/env node
 // The package's command line: `npx chat-runtime check-tools <dir>` (see check-tools.js).
 import { checkTools, formatDiagnostic } from "./check-tools.js";
+import { printable, printableJson } from "./terminal.js";
 
 const USAGE = `usage: chat-runtime check-tools <dir> [--base /tools/] [--allow-origin <origin>]... [--json]
 
 Checks a tools folder offline with the runtime's rules: tools.json (entries, names, schemas,
 import paths, options) through the package's own wasm, then each module file: in the folder,
 exporting its entrypoint (read, not run). Prints one line per problem, "file: #index name: code:
-message"; exits 1 if there is an error, 0 otherwise (warnings do not fail).
+message", control characters escaped (\\u001b); exits 1 if there is an error, 0 otherwise (warnings
+do not fail).
 
   --base <path>          the URL path the folder is served at (default /tools/)
   --allow-origin <url>   an origin tool modules may come from (the app's allowedImportOrigins)
   --json                 print { tools, diagnostics } as JSON instead`;
 
 function fail(message) {
-  console.error(`chat-runtime: ${message}\n\n${USAGE}`);
+  console.error(`chat-runtime: ${printable(message)}\n\n${USAGE}`);
   process.exit(2);
 }
 
@@ -51,10 +53,10 @@ try {
 const errors = result.diagnostics.filter((d) => d.level === "error").length;
 const warnings = result.diagnostics.length - errors;
 if (json) {
-  console.log(JSON.stringify(result, null, 2));
+  console.log(printableJson(result));
 } else {
   for (const d of result.diagnostics) console.log(formatDiagnostic(d));
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  console.log(`${dir}: ${plural(result.tools.length, "tool")} load; ${plural(errors, "error")}, ${plural(warnings, "warning")}`);
+  console.log(`${printable(dir)}: ${plural(result.tools.length, "tool")} load; ${plural(errors, "error")}, ${plural(warnings, "warning")}`);
 }
 process.exitCode = errors ? 1 : 0;

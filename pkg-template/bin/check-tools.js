@@ -3,14 +3,74 @@
 // (`ChatRuntime.loadTools()`, fed the file from disk); what only a browser would find out later, that
 // each module file is in the folder and exports its entrypoint, is checked here by reading the
 // modules with es-module-lexer, without running them (tool modules may touch `window`).
-import { existsSync, readFileSync, statSync } from "node:fs";
+//
+// The folder may come from anyone (a pull request): only regular files are read (a FIFO would block
+// the read, a device never end it), module graphs are walked without recursion and only as deep as a
+// browser links them, and everything printed goes through terminal.js.
+import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { init as initLexer, parse as parseModule } from "es-module-lexer";
 
 import { ChatRuntime, ChatRuntimeError, initSync } from "../chat_runtime.js";
+import { printable } from "./terminal.js";
 
 // The page the folder is checked for: an origin no request ever reaches (the fetch below answers).
 const ORIGIN = "https://app.invalid";
+
+// The deepest chain of static imports (`export ... from` included) followed from an entry's module.
+// A browser links a module graph recursively: Chromium 156 links a chain of 2,000 modules and fails
+// one of 3,000 with "Maximum call stack size exceeded" (`export *` chains and plain imports alike).
+const MAX_IMPORT_DEPTH = 1000;
+
+/**
+ * Reads `path` if it is a regular file (after symbolic links): `{ bytes }`, else `{ missing: true }`,
+ * `{ kind }` (what it is instead: "a directory", "a FIFO (named pipe)", ...) or `{ error }`. Opened
+ * non-blocking and checked on the open descriptor, so a FIFO is never waited on, even one that
+ * replaced the file after a first look.
+ */
+function readRegularFile(path) {
+  let fd;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (error) {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return { missing: true };
+    if (error.code === "ELOOP") return { kind: "a symbolic link loop" };
+    // A socket cannot be opened (ENXIO): say what is there when a stat can.
+    try {
+      const kind = kindOf(statSync(path));
+      if (kind) return { kind };
+    } catch {
+      // the open's error says it
+    }
+    return { error };
+  }
+  try {
+    const kind = kindOf(fstatSync(fd));
+    return kind ? { kind } : { bytes: readFileSync(fd) };
+  } catch (error) {
+    return { error };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** What a non-regular file is, for a message; undefined for a regular file. */
+function kindOf(stat) {
+  if (stat.isFile()) return undefined;
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isFIFO()) return "a FIFO (named pipe)";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice()) return "a character device";
+  if (stat.isBlockDevice()) return "a block device";
+  return "not a regular file";
+}
+
+/** The diagnostic's code and message for a `readRegularFile` answer other than `{ bytes }`. */
+function unreadable(label, read) {
+  if (read.missing) return { code: "check/missing-module", message: `${label} is not in the tools folder` };
+  if (read.kind) return { code: "check/not-a-file", message: `${label} is ${read.kind}, not a file` };
+  return { code: "check/unreadable", message: `${label} cannot be read (${read.error.code ?? read.error.message})` };
+}
 
 let ready = false;
 function initWasm() {
@@ -29,11 +89,15 @@ export async function checkTools(dir, { base = "/tools/", allowedImportOrigins =
   const root = resolve(dir);
   const diagnostics = [];
   const manifestPath = join(root, "tools.json");
-  if (!existsSync(manifestPath)) {
-    diagnostics.push({ level: "error", file: "tools.json", code: "check/no-manifest", message: `${manifestPath} does not exist` });
+  const manifest = readRegularFile(manifestPath);
+  if (!manifest.bytes) {
+    const problem = manifest.missing
+      ? { code: "check/no-manifest", message: `${manifestPath} does not exist` }
+      : unreadable(manifestPath, manifest);
+    diagnostics.push({ level: "error", file: "tools.json", ...problem });
     return { tools: [], diagnostics };
   }
-  const bytes = readFileSync(manifestPath);
+  const bytes = manifest.bytes;
   const manifestUrl = `${ORIGIN}${base}tools.json`;
 
   initWasm();
@@ -95,8 +159,12 @@ export async function checkTools(dir, { base = "/tools/", allowedImportOrigins =
       diagnostics.push({ level: "error", file: label, ...at, code: read.code, message: read.error });
       return;
     }
+    const imports = modules.importProblems(file, importsChecked);
     const exported = modules.exportsOf(file);
-    if (!exported.names.has(entry.entrypoint)) {
+    if (exported.tooDeep) {
+      // What it exports is not known: the chain was not followed to its end.
+      if (!imports.tooDeep) diagnostics.push({ ...tooDeepProblem(label), ...at });
+    } else if (!exported.names.has(entry.entrypoint)) {
       const list = [...exported.names].sort().join(", ") || "nothing";
       diagnostics.push({
         level: "error",
@@ -106,7 +174,7 @@ export async function checkTools(dir, { base = "/tools/", allowedImportOrigins =
         message: `${label} does not export ${JSON.stringify(entry.entrypoint)} (it exports ${list})`,
       });
     }
-    for (const problem of modules.importProblems(file, importsChecked)) diagnostics.push({ ...problem, ...at });
+    for (const problem of imports.problems) diagnostics.push({ ...problem, ...at });
   });
   return { tools: report.tools.map((t) => t.name), diagnostics };
 }
@@ -136,11 +204,13 @@ class ModuleReader {
   read(file) {
     let entry = this.cache.get(file);
     if (entry) return entry;
-    const label = relative(this.root, file).split(sep).join("/");
-    if (!existsSync(file) || !statSync(file).isFile()) {
-      entry = { error: `${label} is not in the tools folder`, code: "check/missing-module" };
+    const label = this.label(file);
+    const read = readRegularFile(file);
+    if (!read.bytes) {
+      const { code, message } = unreadable(label, read);
+      entry = { error: message, code };
     } else {
-      const source = readFileSync(file, "utf8");
+      const source = read.bytes.toString("utf8");
       try {
         const [imports, exports] = parseModule(source, label);
         entry = { source, imports, exports };
@@ -152,66 +222,134 @@ class ModuleReader {
     return entry;
   }
 
-  /** The names `file` exports, following `export * from "./x.js"` within the folder. */
-  exportsOf(file, seen = new Set()) {
+  /** `file`'s path in the folder, with `/`. */
+  label(file) {
+    return relative(this.root, file).split(sep).join("/");
+  }
+
+  /**
+   * The names `file` exports, following `export * from "./x.js"` within the folder: `{ names }`,
+   * or `{ names, tooDeep: true }` when a chain is deeper than MAX_IMPORT_DEPTH (names incomplete).
+   */
+  exportsOf(file) {
     const names = new Set();
-    const read = this.read(file);
-    if (read.error || seen.has(file)) return { names };
-    seen.add(file);
-    for (const e of read.exports) {
-      if (e.typeOnly) continue;
-      if (e.type === "reexport-all") {
-        const target = this.localTarget(file, e.from);
-        // `export *` never re-exports `default`.
-        if (target) for (const n of this.exportsOf(target, seen).names) if (n !== "default") names.add(n);
-      } else if (e.name) {
-        names.add(e.name);
+    let tooDeep = false;
+    walk(file, (module, depth) => {
+      const read = this.read(module);
+      if (read.error) return [];
+      if (depth > MAX_IMPORT_DEPTH) {
+        tooDeep = true;
+        return null;
       }
-    }
-    return { names };
+      const targets = [];
+      for (const e of read.exports) {
+        if (e.typeOnly) continue;
+        if (e.type === "reexport-all") {
+          const target = this.localTarget(module, e.from);
+          if (target) targets.push(target);
+        } else if (e.name && (depth === 1 || e.name !== "default")) {
+          // `export *` never re-exports `default`.
+          names.add(e.name);
+        }
+      }
+      return targets;
+    });
+    return tooDeep ? { names, tooDeep } : { names };
   }
 
   /** The file a relative or absolute specifier of `file` names within the folder, else null. */
   localTarget(file, specifier) {
     if (!/^(\.{1,2}\/|\/)/.test(specifier)) return null;
-    const here = `${ORIGIN}${this.base}${relative(this.root, file).split(sep).join("/")}`;
+    const here = `${ORIGIN}${this.base}${this.label(file)}`;
     return this.fileOf(new URL(specifier, here));
   }
 
-  /** Static imports of `file` (and of the folder's modules it imports) that a browser cannot load. */
+  /**
+   * Static imports of `file` (and of the folder's modules it imports) that a browser cannot load:
+   * `{ problems, tooDeep }`. Modules in `seen` were checked already (for an earlier entry).
+   */
   importProblems(file, seen = new Set()) {
-    const read = this.read(file);
-    if (read.error || seen.has(file)) return [];
-    seen.add(file);
-    const label = relative(this.root, file).split(sep).join("/");
     const problems = [];
-    for (const i of read.imports) {
-      const specifier = i.specifier;
-      if (i.type === "dynamic" || i.type === "import.meta" || typeof specifier !== "string" || i.typeOnly) continue;
-      if (!/^(\.{1,2}\/|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) {
-        problems.push({
-          level: "warning",
-          file: label,
-          code: "check/bare-import",
-          message: `${label} imports ${JSON.stringify(specifier)}: a browser resolves a bare name only through an import map (bundle it, or import a URL)`,
-        });
-        continue;
-      }
-      const target = this.localTarget(file, specifier);
-      if (!target) continue; // another path of the site, or another origin: not the folder's to check
-      const imported = this.read(target);
-      if (imported.error) {
-        problems.push({ level: "error", file: label, code: imported.code, message: `${label} imports ${JSON.stringify(specifier)}: ${imported.error}` });
-      } else {
-        problems.push(...this.importProblems(target, seen));
-      }
-    }
-    return problems;
+    let tooDeep = false;
+    walk(
+      file,
+      (module, depth) => {
+        const read = this.read(module);
+        if (read.error) return [];
+        if (depth > MAX_IMPORT_DEPTH) {
+          problems.push(tooDeepProblem(this.label(file)));
+          tooDeep = true;
+          return null;
+        }
+        const label = this.label(module);
+        const targets = [];
+        for (const i of read.imports) {
+          const specifier = i.specifier;
+          if (i.type === "dynamic" || i.type === "import.meta" || typeof specifier !== "string" || i.typeOnly) continue;
+          if (!/^(\.{1,2}\/|\/|[a-z][a-z0-9+.-]*:)/i.test(specifier)) {
+            problems.push({
+              level: "warning",
+              file: label,
+              code: "check/bare-import",
+              message: `${label} imports ${JSON.stringify(specifier)}: a browser resolves a bare name only through an import map (bundle it, or import a URL)`,
+            });
+            continue;
+          }
+          const target = this.localTarget(module, specifier);
+          if (!target) continue; // another path of the site, or another origin: not the folder's to check
+          const imported = this.read(target);
+          if (imported.error) {
+            problems.push({ level: "error", file: label, code: imported.code, message: `${label} imports ${JSON.stringify(specifier)}: ${imported.error}` });
+          } else {
+            targets.push(target);
+          }
+        }
+        return targets;
+      },
+      seen,
+    );
+    return { problems, tooDeep };
   }
 }
 
-/** One line: `file: #index name: code: message` (warnings say so). */
+/**
+ * Depth-first from `start` as a browser links a module graph: `visit(module, depth)` (the start at
+ * depth 1) returns the modules it links to, in order, or null to stop the walk. Each module is
+ * visited once (`seen` is shared across walks). An explicit stack: no chain overflows the checker's.
+ */
+function walk(start, visit, seen = new Set()) {
+  if (seen.has(start)) return;
+  seen.add(start);
+  const first = visit(start, 1);
+  if (first === null) return;
+  const stack = [{ next: first, at: 0 }];
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    if (top.at === top.next.length) {
+      stack.pop();
+      continue;
+    }
+    const module = top.next[top.at++];
+    if (seen.has(module)) continue;
+    seen.add(module);
+    const next = visit(module, stack.length + 1);
+    if (next === null) return;
+    stack.push({ next, at: 0 });
+  }
+}
+
+/** The diagnostic for a chain of imports from the module `label` deeper than a browser links. */
+function tooDeepProblem(label) {
+  return {
+    level: "error",
+    file: label,
+    code: "check/too-deep",
+    message: `the chain of imports from ${label} is more than ${MAX_IMPORT_DEPTH} modules deep: not followed further (a browser links it recursively and may fail with "Maximum call stack size exceeded")`,
+  };
+}
+
+/** One line: `file: #index name: code: message` (warnings say so), control characters escaped. */
 export function formatDiagnostic(d) {
   const entry = d.index === undefined ? "" : ` #${d.index}${d.name ? ` ${d.name}` : ""}:`;
-  return `${d.file}:${entry} ${d.level === "warning" ? "warning " : ""}${d.code}: ${d.message}`;
+  return printable(`${d.file}:${entry} ${d.level === "warning" ? "warning " : ""}${d.code}: ${d.message}`);
 }

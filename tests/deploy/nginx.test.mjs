@@ -17,8 +17,9 @@ import { ROOT, accessLines, startNginx } from "./nginx.mjs";
 
 const WAIT = 30_000;
 const WASM = join(ROOT, "pkg/chat_runtime_bg.wasm");
-// A bundler's hashed copy of the wasm under /assets/ (Vite names it so).
+// A bundler's hashed copy of the wasm under /assets/ (Vite names it so), and of the glue.
 const HASHED = "assets/chat_runtime_bg-D3adB33f.wasm";
+const HASHED_JS = "assets/index-B1x2y3z4.js";
 
 let temp, app, agent, nginx, browser;
 
@@ -32,6 +33,7 @@ before(async () => {
   for (const file of ["index.html", "app.js", "app.css", "inspector.js", "inspector.css"]) symlinkSync(join(ROOT, "demo", file), join(app, file));
   symlinkSync(join(ROOT, "pkg"), join(app, "pkg"));
   cpSync(WASM, join(app, HASHED));
+  cpSync(join(ROOT, "pkg/chat_runtime.js"), join(app, HASHED_JS));
   // The tools are a copy the test edits, as an operator edits a ConfigMap.
   cpSync(join(ROOT, "demo/tools"), join(app, "tools"), { recursive: true });
   // The demo agent answers the runs only (no static files); nginx serves the rest.
@@ -201,6 +203,44 @@ test("/tools/: revalidated with an ETag (304 when unchanged); a missing tools.js
   assert.match(route.headers["content-type"], /^text\/html/);
   assert.equal(route.headers["cache-control"], "no-cache");
   assert.ok(route.body.equals(index), "an app route is the SPA's index.html");
+});
+
+// Every kind of file the recipe serves, with the Cache-Control of its location (a 404 under
+// /assets/ is only checked for nosniff). Each location that
+// has an add_header of its own loses the server's, so each must say nosniff itself.
+const IMMUTABLE = "public, max-age=31536000, immutable";
+const SERVED = [
+  ["the page (/)", "/", {}, 200, "no-cache"],
+  ["index.html", "/index.html", {}, 200, "no-cache"],
+  ["an app route (index.html)", "/threads/thread-1", {}, 200, "no-cache"],
+  ["the page's script", "/app.js", {}, 200, "no-cache"],
+  ["the page's stylesheet", "/app.css", {}, 200, "no-cache"],
+  ["the package's glue", "/pkg/chat_runtime.js", {}, 200, "no-cache"],
+  ["the unhashed wasm", "/pkg/chat_runtime_bg.wasm", {}, 200, "no-cache"],
+  ["the unhashed wasm, gzip", "/pkg/chat_runtime_bg.wasm", { "accept-encoding": "gzip" }, 200, "no-cache"],
+  ["a hashed script under /assets/", `/${HASHED_JS}`, {}, 200, IMMUTABLE],
+  ["the hashed wasm under /assets/", `/${HASHED}`, { "accept-encoding": "gzip" }, 200, IMMUTABLE],
+  ["a missing asset (404)", "/assets/missing-0000.js", {}, 404, null],
+  ["tools.json", "/tools/tools.json", {}, 200, "no-cache"],
+  ["a tool module", "/tools/clock.js", {}, 200, "no-cache"],
+  ["a missing tool module (404)", "/tools/missing.js", {}, 404, "no-cache"],
+];
+
+for (const [what, path, headers, status, cacheControl] of SERVED) {
+  test(`X-Content-Type-Options: nosniff on ${what}, with its Cache-Control`, async () => {
+    const res = await get(path, headers);
+    assert.equal(res.status, status);
+    assert.equal(res.headers["x-content-type-options"], "nosniff", JSON.stringify(res.headers));
+    if (cacheControl !== null) assert.equal(res.headers["cache-control"], cacheControl);
+  });
+}
+
+test("X-Content-Type-Options: nosniff on a 304 revalidation of tools.json", async () => {
+  const { etag } = (await get("/tools/tools.json")).headers;
+  const res = await get("/tools/tools.json", { "if-none-match": etag });
+  assert.equal(res.status, 304);
+  assert.equal(res.headers["x-content-type-options"], "nosniff");
+  assert.equal(res.headers["cache-control"], "no-cache");
 });
 
 test("/api/ is proxied to the AG-UI server: the event stream arrives as text/event-stream, uncompressed", async () => {
