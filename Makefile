@@ -89,7 +89,8 @@ size:
 
 # A regression guard on what the package ships (.wasm + JS glue, gzip -9), just above today's size.
 # Issue "Half the bytes" targets 150,000; README "Numbers" says what reaching it would take.
-SIZE_BUDGET_GZIP ?= 170000
+# 170,000 + 8,027 for the linear-time `pattern` matcher (src/tools/pattern, README "Dependencies").
+SIZE_BUDGET_GZIP ?= 178027
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 

@@ -726,7 +726,7 @@ fn keep_tool_message(thread: &mut Thread, message: ToolMessage) {
 /// The loop's state for every thread.
 pub struct Session {
     config: SessionConfig,
-    /// Regular expressions for the schemas' `pattern` (the browser's `RegExp`).
+    /// How the schemas' `pattern`s are matched (the runtime's: `tools::pattern::Patterns`).
     patterns: Box<dyn PatternMatcher>,
     threads: SortedMap<ThreadState>,
     actions: VecDeque<Action>,

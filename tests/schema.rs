@@ -10,22 +10,11 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use chat_runtime::tools::pattern::Patterns;
 use chat_runtime::tools::schema::{
     check_schema, validate, NoPatterns, PatternMatcher, Violation, MAX_DEPTH,
 };
 use serde_json::{json, Value};
-
-/// Patterns through the `regex` crate. The test patterns use only syntax on which Rust and
-/// ECMA-262 (`u` flag) agree: classes, anchors, quantifiers, alternation.
-struct Re;
-
-impl PatternMatcher for Re {
-    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
-        regex::Regex::new(pattern)
-            .map(|re| re.is_match(text))
-            .map_err(|e| e.to_string())
-    }
-}
 
 /// `None`: the arguments are valid. `Some((pointer, rule))`: the first violation.
 type Expect = Option<(&'static str, &'static str)>;
@@ -36,9 +25,10 @@ fn bad(pointer: &'static str, rule: &'static str) -> Expect {
     Some((pointer, rule))
 }
 
-/// Runs every row and reports all mismatches at once.
+/// Runs every row and reports all mismatches at once, with the runtime's own matcher
+/// (`tools::pattern`, tested in `tests/pattern.rs`).
 fn table(rows: Vec<(&str, Value, Value, Expect)>) {
-    table_with(&Re, rows);
+    table_with(&Patterns::new(), rows);
 }
 
 fn table_with(patterns: &dyn PatternMatcher, rows: Vec<(&str, Value, Value, Expect)>) {
@@ -57,7 +47,7 @@ fn table_with(patterns: &dyn PatternMatcher, rows: Vec<(&str, Value, Value, Expe
 }
 
 fn violation(schema: Value, args: Value) -> Violation {
-    match validate(&ours(schema.clone()), &ours(args.clone()), &Re) {
+    match validate(&ours(schema.clone()), &ours(args.clone()), &Patterns::new()) {
         Err(v) => v,
         Ok(()) => panic!("expected a violation for {args} against {schema}"),
     }
@@ -1312,7 +1302,7 @@ fn no_input_makes_validate_panic() {
     for schema in schemas.map(ours) {
         let _ = check_schema(&schema);
         for value in values.clone().map(ours) {
-            let _ = validate(&schema, &value, &Re);
+            let _ = validate(&schema, &value, &Patterns::new());
             let _ = validate(&schema, &value, &NoPatterns);
         }
     }

@@ -451,3 +451,377 @@ fn a_subscriber_can_ask_for_only_some_event_types() {
         .unwrap();
     assert_eq!(*seen.borrow(), ["toggles_changed"]);
 }
+
+// ---- JSON Schema `pattern` against the browser's own `RegExp` --------------------------------
+
+#[wasm_bindgen]
+extern "C" {
+    /// The browser's `RegExp`, bound here so that `test` takes the text as a JS value: a string
+    /// holding a lone surrogate cannot cross as a Rust `&str` (js-sys's `RegExp::test` takes one).
+    #[wasm_bindgen(js_name = RegExp)]
+    type BrowserRegExp;
+
+    /// `new RegExp(pattern, flags)`, catching the `SyntaxError`.
+    #[wasm_bindgen(catch, constructor, js_class = RegExp)]
+    fn new(pattern: &str, flags: &str) -> Result<BrowserRegExp, JsValue>;
+
+    /// `regexp.test(text)`.
+    #[wasm_bindgen(method, js_class = RegExp)]
+    fn test(this: &BrowserRegExp, text: &JsValue) -> bool;
+}
+
+fn try_regexp(pattern: &str, flags: &str) -> Result<BrowserRegExp, JsValue> {
+    BrowserRegExp::new(pattern, flags)
+}
+
+/// Ordinary patterns: classes, escapes, quantifiers, anchors, alternation, groups, non-greedy,
+/// `{n,m}`, Unicode, astral chars, line terminators, surrogates.
+const PATTERNS: &[&str] = &[
+    "",
+    "|a",
+    "(?:)",
+    "abc",
+    "^abc$",
+    "a.c",
+    "^.*$",
+    "^.+$",
+    "^.$",
+    "^..$",
+    "^[^]$",
+    "[]",
+    "^[\\s\\S]*$",
+    "^[a-z]+$",
+    "^[A-Za-z0-9_-]{1,64}$",
+    "^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$",
+    "^\\d{4}-\\d{2}-\\d{2}$",
+    "^\\+?[0-9 ()-]{7,}$",
+    "\\bword\\b",
+    "\\Bor",
+    "^\\w+$",
+    "^\\W+$",
+    "\\s",
+    "^\\s$",
+    "^\\S+$",
+    "\\D",
+    "\\d",
+    "colou?r",
+    "^(?:https?|ftp)://[^\\s/$.?#].[^\\s]*$",
+    "^(a|b)*c$",
+    "^(ab|cd){2,3}$",
+    "^(ab)+$",
+    "x*?y",
+    "a+?b",
+    "a??b",
+    "^a{0,2}$",
+    "^a{3,}$",
+    "a{2}",
+    "^a{2,3}?$",
+    "^[\\u0041-\\u005A]+$",
+    "^\\u{1F600}$",
+    "[\\u{1F300}-\\u{1FAFF}]",
+    "^\\uD83D\\uDE00$",
+    "\\u2028",
+    "^[^\\n\\r]*$",
+    "\\r\\n",
+    "\\t",
+    "^\\x41\\x42",
+    "\\cJ",
+    "\\0",
+    "[\\b]",
+    "[\\-a]",
+    "[a-]",
+    "^[--/]+$",
+    "^\\/path$",
+    "^[.*+?^${}()|[\\]\\\\]+$",
+    "(?<y>\\d{4})-(?<m>\\d\\d)",
+    "^(?:\\d{3}-){2}\\d{4}$",
+    "é",
+    "^[à-ÿ]+$",
+    "日本",
+    "\\uD83D",
+    "^[\\uD800-\\uDFFF]$",
+    "[\\uDC00-\\uDFFF]",
+    "^[\\u0000-\\uFFFF]$",
+    "[^a]",
+    "^[^a-z]+$",
+    "^$",
+    "^a|b$",
+    "^(a+)+$",
+    "(a|aa)*b",
+    "^([a-z]+\\s?)+$",
+    "\\w\\b",
+    "^\\u{10FFFF}$",
+    "[\\d\\s]",
+    "^[^\\d\\s]+$",
+    "\\u00a0|\\ufeff",
+    "^\\S$",
+];
+
+/// Texts, as JSON (so that lone surrogates can be written).
+const TEXTS: &[&str] = &[
+    r#""""#,
+    r#""abc""#,
+    r#""ABC""#,
+    r#""xabcx""#,
+    r#""a1_b""#,
+    r#""2024-05-17""#,
+    r#""user@example.com""#,
+    r#""hello world""#,
+    r#""a\nb""#,
+    r#""a\r\nb""#,
+    r#""\u2028""#,
+    r#""\u00a0""#,
+    r#""\ufeff""#,
+    r#""\t""#,
+    r#"" ""#,
+    r#""😀""#,
+    r#""a😀b""#,
+    r#""🙂""#,
+    r#""\ud83d""#,
+    r#""a\ude00""#,
+    r#""\udbff\udfff""#,
+    r#""é""#,
+    r#""àéÿ""#,
+    r#""日本語""#,
+    r#""colour""#,
+    r#""color""#,
+    r#""https://example.com/x""#,
+    r#""word in a sentence""#,
+    r#""sword""#,
+    r#""aaaa""#,
+    r#""aab""#,
+    r#""aaab""#,
+    r#""ababab""#,
+    r#""cdab""#,
+    r#""+1 (555) 123-4567""#,
+    r#""555-123-4567""#,
+    r#""/path""#,
+    r#""\u0000""#,
+    r#""\b""#,
+    r#""-""#,
+    r#""\n""#,
+    r#""٣""#,
+    r#""xxy""#,
+    r#""AB""#,
+    r#""2024-05""#,
+    r#""*+?""#,
+];
+
+#[wasm_bindgen_test]
+fn the_linear_matcher_agrees_with_the_browser_s_regexp_on_ordinary_patterns() {
+    use chat_runtime::json::Value;
+    use chat_runtime::tools::pattern::Pattern;
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for &p in PATTERNS {
+        let ours = match Pattern::new(p) {
+            Ok(ours) => ours,
+            Err(e) => {
+                failures.push(format!("/{p}/ does not compile: {e}"));
+                continue;
+            }
+        };
+        let browser = try_regexp(p, "u").expect("an ordinary pattern");
+        for &text in TEXTS {
+            let js_text = JSON::parse(text).unwrap();
+            let Ok(Value::String(internal)) = Value::parse(text) else {
+                panic!("{text} is a JSON string")
+            };
+            let (want, got) = (browser.test(&js_text), ours.is_match(&internal));
+            if want != got {
+                failures.push(format!("/{p}/u on {text}: RegExp says {want}, ours {got}"));
+            }
+            compared += 1;
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    assert!(compared > 3000, "{compared}");
+}
+
+#[wasm_bindgen_test]
+fn what_the_matcher_calls_invalid_the_browser_s_regexp_refuses_too() {
+    use chat_runtime::tools::pattern::{Pattern, PatternError};
+    let invalid = [
+        "(",
+        ")",
+        "[a",
+        "a**",
+        "*a",
+        "{",
+        "}",
+        "]",
+        "a{1",
+        "a{,5}",
+        "a{2,1}",
+        "x{1}{2}",
+        "a*??",
+        "^*",
+        r"\b+",
+        r"\-",
+        r"\a",
+        r"\c1",
+        r"\00",
+        r"\x4",
+        r"\u{110000}",
+        "[z-a]",
+        r"[\d-z]",
+        r"[\B]",
+        r"[\c_]",
+        r"[\1]",
+        "(?<1a>x)",
+        "(?x)",
+        r"\",
+    ];
+    for p in invalid {
+        assert!(
+            matches!(Pattern::new(p), Err(PatternError::Invalid { .. })),
+            "{p:?}: ours accepts it"
+        );
+        assert!(try_regexp(p, "u").is_err(), "{p:?}: RegExp accepts it");
+    }
+}
+
+#[wasm_bindgen_test]
+fn register_tool_refuses_a_pattern_that_cannot_run_in_linear_time() {
+    let rt = runtime(&[("storage", JsValue::NULL)]);
+    let tool = obj(
+        r#"{"name":"twice","description":"a word twice","parameters":{"type":"object",
+            "properties":{"w":{"type":"string","pattern":"^(\\w+) \\1$"}}}}"#,
+    );
+    set(&tool, "handler", &Function::new_no_args("return 1"));
+    let error = JsValue::from(rt.register_tool(tool.unchecked_into()).unwrap_err());
+    chat_runtime_error_class(&error, "tool/bad-schema");
+    let message = Reflect::get(&error, &"message".into())
+        .unwrap()
+        .as_string()
+        .unwrap();
+    assert!(
+        message.contains(r#""^(\\w+) \\1$" is not supported: backreference"#),
+        "{message}"
+    );
+}
+
+/// A small deterministic generator (an LCG) for the generated tables below.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % n
+    }
+
+    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+        from[self.below(from.len())]
+    }
+
+    /// A valid pattern: alternatives of terms, atoms with quantifiers, groups `depth` deep.
+    fn pattern(&mut self, depth: u32) -> String {
+        const ATOMS: &[&str] = &[
+            "a", "b", "c", ".", "[ab]", "[^a]", "[a-c]", r"\d", r"\w", r"\s", r"\S", r"\W", "é",
+            "😀", "[^]", r"\n", " ",
+        ];
+        const QUANTIFIERS: &[&str] = &[
+            "", "", "", "*", "+", "?", "{2}", "{1,3}", "{0,}", "*?", "+?", "{0,2}?",
+        ];
+        let mut out = String::new();
+        for alternative in 0..=self.below(3) / 2 {
+            if alternative > 0 {
+                out.push('|');
+            }
+            for _ in 0..self.below(5) {
+                match self.below(10) {
+                    0 => out.push_str(self.pick(&["^", "$", r"\b", r"\B"])),
+                    1 | 2 if depth > 0 => {
+                        out.push_str(self.pick(&["(", "(?:", "(?<g>"]));
+                        out.push_str(&self.pattern(depth - 1));
+                        out.push(')');
+                        out.push_str(self.pick(QUANTIFIERS));
+                    }
+                    _ => {
+                        out.push_str(self.pick(ATOMS));
+                        out.push_str(self.pick(QUANTIFIERS));
+                    }
+                }
+            }
+        }
+        out.replace("(?<g>", if depth % 2 == 0 { "(?<g>" } else { "(" })
+    }
+
+    /// A short text over the chars the patterns use.
+    fn text(&mut self) -> String {
+        const CHARS: &[&str] = &["a", "b", "c", " ", "1", "_", "\n", "é", "😀", "-"];
+        (0..self.below(9)).map(|_| self.pick(CHARS)).collect()
+    }
+}
+
+#[wasm_bindgen_test]
+fn generated_patterns_and_texts_get_the_browser_s_verdicts() {
+    use chat_runtime::tools::pattern::Pattern;
+    let mut rng = Lcg(7);
+    let mut failures = Vec::new();
+    for _ in 0..600 {
+        let mut p = rng.pattern(3);
+        if p.matches("(?<g>").count() > 1 {
+            p = p.replace("(?<g>", "(");
+        }
+        let ours = match Pattern::new(&p) {
+            Ok(ours) => ours,
+            Err(e) => {
+                failures.push(format!("/{p}/ does not compile: {e}"));
+                continue;
+            }
+        };
+        let browser = try_regexp(&p, "u").expect("a valid pattern");
+        for _ in 0..25 {
+            let text = rng.text();
+            let want = browser.test(&JsValue::from(text.as_str()));
+            if want != ours.is_match(&text) {
+                failures.push(format!("/{p}/u on {text:?}: RegExp says {want}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+#[wasm_bindgen_test]
+fn generated_strings_of_syntax_chars_are_valid_exactly_when_the_browser_says_so() {
+    use chat_runtime::tools::pattern::{Pattern, PatternError};
+    const CHARS: &[&str] = &[
+        "(", ")", "[", "]", "{", "}", "|", "*", "+", "?", "^", "$", "\\", ".", "-", ",", "0", "1",
+        "2", "a", "b", "c", "d", "u", "x", "s", "B", "/", ":", "=", "!",
+    ];
+    let mut rng = Lcg(11);
+    let mut failures = Vec::new();
+    let mut valid = 0;
+    for _ in 0..20_000 {
+        let p: String = (0..1 + rng.below(6)).map(|_| rng.pick(CHARS)).collect();
+        let browser = try_regexp(&p, "u");
+        match (Pattern::new(&p), browser) {
+            (Ok(ours), Ok(browser)) => {
+                valid += 1;
+                for text in ["", "a", "ab", "-1", "a,b", "ba{1}", "$^", "\n", "\\"] {
+                    let want = browser.test(&JsValue::from(text));
+                    if want != ours.is_match(text) {
+                        failures.push(format!("/{p}/u on {text:?}: RegExp says {want}"));
+                    }
+                }
+            }
+            (Err(PatternError::Invalid { .. }), Err(_)) => {}
+            (Err(PatternError::Unsupported(_)), _) => {}
+            (ours, browser) => failures.push(format!(
+                "/{p}/: ours {:?}, RegExp {}",
+                ours.err(),
+                if browser.is_ok() {
+                    "accepts it"
+                } else {
+                    "throws"
+                }
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    assert!(valid > 2_000, "{valid} valid patterns");
+}

@@ -7,7 +7,7 @@
 
 use wasm_bindgen::prelude::*;
 
-use super::browser::{BrowserUrl, RegExpMatcher};
+use super::browser::BrowserUrl;
 use super::convert::{parse, thread_id};
 use super::error::Error;
 use crate::json::Value;
@@ -16,6 +16,7 @@ use crate::protocol::wire::{Fields, FromJson, ObjWriter, ToJson};
 use crate::session::{Action, HistoryMode, Pending, RunRequest, Session, SessionConfig, ToolSet};
 use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use crate::tools::pattern::Patterns;
 use crate::tools::toggles::{DeferredStore, StoreError, ThreadKey, Toggles};
 use crate::tools::{list_tools, set_tool_enabled, TimeLimit, ToolHandler};
 
@@ -79,7 +80,7 @@ impl Core {
             None => Catalog::new(),
         };
         Ok(Core {
-            session: Session::new(config, random_prefix(), Box::new(RegExpMatcher::default())),
+            session: Session::new(config, random_prefix(), Box::new(Patterns::new())),
             catalog,
             toggles: Toggles::new(DeferredStore::default()),
         })

@@ -1,13 +1,14 @@
 //! Frontend tools: the catalog (`tools.json`, code-registered and backend tools), argument
 //! validation against each tool's JSON Schema, per-thread toggles, and the encoding of tool
-//! outcomes. Sans-IO: storage, URL policy inputs and regular expressions come in through traits
-//! and values; nothing here touches JavaScript.
+//! outcomes. Sans-IO: storage and URL policy inputs come in through traits and values; JSON Schema
+//! `pattern`s are matched here, in linear time (`pattern`); nothing here touches JavaScript.
 
 use crate::json::Value;
 use crate::protocol::wire::{ObjWriter, ToJson};
 
 pub mod catalog;
 pub mod outcome;
+pub mod pattern;
 pub mod schema;
 pub mod toggles;
 pub mod url;

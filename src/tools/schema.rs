@@ -15,7 +15,8 @@
 //! - numbers: `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (the draft-06+ number
 //!   form and the draft-04 / OpenAPI 3.0 boolean form), `multipleOf`;
 //! - strings: `minLength`, `maxLength` (in Unicode code points), `pattern` (through a
-//!   [`PatternMatcher`]: the host's regular expressions, so no engine is bundled);
+//!   [`PatternMatcher`]: the runtime's is [`Patterns`](super::pattern::Patterns), ECMA-262
+//!   patterns matched in linear time);
 //! - arrays: `items` (a schema, or an array of schemas = a tuple, draft-07 style), `additionalItems`,
 //!   `prefixItems`, `minItems`, `maxItems`, `uniqueItems`, `contains`;
 //! - objects: `properties`, `required`, `additionalProperties` (boolean or schema),
@@ -42,6 +43,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
+use super::pattern::{Pattern, PatternError};
 use super::push;
 use crate::json::{push_i64, write_str, Map, Number, Value};
 
@@ -53,12 +55,13 @@ pub const MAX_DEPTH: usize = 64;
 /// one [`validate`] call may spend before it stops with a `budget` violation.
 pub const MAX_STEPS: u32 = 250_000;
 
-/// Regular expressions come from the host: in the browser, JavaScript's own `RegExp` (with the `u`
-/// flag), so no regex engine is bundled.
+/// How `pattern` and `patternProperties` are matched: the runtime's
+/// [`Patterns`](super::pattern::Patterns) (ECMA-262 patterns in linear time, compiled once), or
+/// [`NoPatterns`].
 pub trait PatternMatcher {
-    /// Whether `text` matches `pattern` (ECMA-262 semantics, unanchored like JSON Schema
-    /// `pattern`). `Err(message)` if the pattern is invalid.
-    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String>;
+    /// Whether `text` matches `pattern` (ECMA-262 semantics with the `u` flag, unanchored like
+    /// JSON Schema `pattern`). `Err` if the pattern is invalid, refused or too large.
+    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, PatternError>;
 
     /// Whether this matcher really evaluates patterns. When `false`, `pattern` and
     /// `patternProperties` are skipped, and `additionalProperties` is not enforced on an object
@@ -74,7 +77,7 @@ pub trait PatternMatcher {
 pub struct NoPatterns;
 
 impl PatternMatcher for NoPatterns {
-    fn is_match(&self, _pattern: &str, _text: &str) -> Result<bool, String> {
+    fn is_match(&self, _pattern: &str, _text: &str) -> Result<bool, PatternError> {
         Ok(true)
     }
 
@@ -146,8 +149,10 @@ pub fn validate(
 /// `{"type":"object","properties":{}}` in place of an absent one), its `type`, if present, must be
 /// `"object"` (tool arguments are an object), every keyword this module knows must have a value of
 /// the right JSON type (`required` an array of strings, `properties` an object of schemas,
-/// `minLength` a non-negative integer, `pattern` a string, ...), and every `$ref` must be local,
-/// resolve, and not loop onto itself. Returns a readable reason on failure.
+/// `minLength` a non-negative integer, `pattern` a string, ...), every `pattern` and
+/// `patternProperties` name must compile ([`Pattern::new`]: not invalid, refused or too large), and
+/// every `$ref` must be local, resolve, and not loop onto itself. Returns a readable reason on
+/// failure, naming the pattern.
 pub fn check_schema(schema: &Value) -> Result<(), String> {
     if !schema.is_object() {
         return Err(format!(
@@ -179,7 +184,7 @@ type Checked = Result<(), Fail>;
 struct Validator<'s, 'p> {
     /// The whole schema, for resolving `$ref`.
     root: &'s Value,
-    /// The host's regular expressions.
+    /// How patterns are matched.
     patterns: &'p dyn PatternMatcher,
     /// JSON pointer of the value being checked; segments are pushed and truncated as we descend.
     pointer: String,
@@ -396,7 +401,8 @@ impl Validator<'_, '_> {
                         return self.invalid(
                             "pattern",
                             format!(
-                                "expected a string matching /{p}/, found {}",
+                                "expected a string matching /{}/, found {}",
+                                cut(p),
                                 show(&Value::String(text.to_owned()))
                             ),
                         )
@@ -404,7 +410,7 @@ impl Validator<'_, '_> {
                     Err(e) => {
                         return self.invalid(
                             "pattern",
-                            format!("the schema's pattern /{p}/ is invalid: {e}"),
+                            format!("the schema's pattern /{}/ is {e}", cut(p)),
                         )
                     }
                 }
@@ -581,7 +587,7 @@ impl Validator<'_, '_> {
                 let r = self.invalid_at(
                     name,
                     "patternProperties",
-                    format!("the schema's pattern /{p}/ is invalid: {e}"),
+                    format!("the schema's pattern /{}/ is {e}", cut(p)),
                 );
                 r.map(|()| false)
             }
@@ -782,6 +788,9 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
             }
             "properties" | "patternProperties" | "$defs" | "definitions" => match v {
                 Value::Object(m) => m.iter().try_for_each(|(name, sub)| {
+                    if k == "patternProperties" {
+                        check_pattern(k, &loc, name)?;
+                    }
                     let at = ptr.len();
                     push_key(ptr, name);
                     let r = walk(root, sub, ptr, depth + 1);
@@ -832,7 +841,7 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
                 _ => return bad("a number greater than 0"),
             },
             "pattern" => match v {
-                Value::String(_) => Ok(()),
+                Value::String(p) => check_pattern(k, &loc, p),
                 _ => return bad("a string"),
             },
             "uniqueItems" => match v {
@@ -849,6 +858,18 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
         result?;
     }
     Ok(())
+}
+
+/// A `pattern` (or a `patternProperties` name) `p` of the keyword `k` at `loc` must compile.
+fn check_pattern(k: &str, loc: &str, p: &str) -> Result<(), String> {
+    match Pattern::new(p) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!(
+            "{} at {loc}: the pattern {} is {e}",
+            quote(k),
+            quote(&cut(p))
+        )),
+    }
 }
 
 fn walk_all(root: &Value, schemas: &[Value], ptr: &mut String, depth: usize) -> Result<(), String> {
@@ -1032,6 +1053,14 @@ fn show(v: &Value) -> String {
     match text.char_indices().nth(60) {
         Some((cut, _)) => format!("{}...", crate::text::sub(&text, ..cut)),
         None => text,
+    }
+}
+
+/// A pattern for a message: its first 200 chars, and `...` if there are more.
+fn cut(p: &str) -> std::borrow::Cow<'_, str> {
+    match p.char_indices().nth(200) {
+        Some((at, _)) => format!("{}...", crate::text::sub(p, ..at)).into(),
+        None => p.into(),
     }
 }
 

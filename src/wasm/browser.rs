@@ -1,21 +1,18 @@
 //! The browser services the runtime uses that are not the app's code: the clock, timers and
-//! frames, the page's URL, `URL` and `RegExp` for the core's injected parsers, the console, and
+//! frames, the page's URL, `URL` for the core's injected parser, the console, and
 //! the window's `storage` events. All through `web-sys` / `js-sys`; none of this
 //! can call back into the runtime while it runs.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::rc::Rc;
 
-use js_sys::{Function, Promise, Reflect, RegExp};
+use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
 use super::convert::{js_string, string_from_js};
 use super::script::describe;
-use crate::json::quoted;
-use crate::sorted::SortedMap;
-use crate::tools::schema::PatternMatcher;
 use crate::tools::url::{ParsedUrl, UrlParser};
 
 /// The clock the session's deadlines run on, in milliseconds: `performance.now()`, which never
@@ -116,34 +113,10 @@ impl UrlParser for BrowserUrl {
     }
 }
 
-/// JSON Schema `pattern` with the browser's own `RegExp` (`u` flag), compiled once per pattern.
-#[derive(Default)]
-pub(crate) struct RegExpMatcher {
-    cache: RefCell<SortedMap<Result<RegExp, String>>>,
-}
-
-impl PatternMatcher for RegExpMatcher {
-    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, String> {
-        let mut cache = self.cache.borrow_mut();
-        let compiled = cache.get_or_insert_with(pattern, || {
-            new_regexp(pattern, "u")
-                .map_err(|e| format!("invalid pattern {}: {}", quoted(pattern), describe(&e)))
-        });
-        match compiled {
-            // No `g` or `y` flag: `test` neither reads nor moves `lastIndex`.
-            Ok(regexp) => Ok(regexp.test(text)),
-            Err(message) => Err(message.clone()),
-        }
-    }
-}
-
 #[wasm_bindgen]
 extern "C" {
-    /// `new RegExp(pattern, flags)`, catching the `SyntaxError` of an invalid pattern
-    /// (`js_sys::RegExp::new` does not catch).
-    #[wasm_bindgen(catch, js_name = RegExp)]
-    fn new_regexp(pattern: &str, flags: &str) -> Result<RegExp, JsValue>;
-
+    /// `new URL(input, base)`; `None` passes `undefined`, which the constructor takes as no base
+    /// (one binding for both forms, where `web-sys` has two).
     /// `performance.now()`: one crossing (it throws where there is no `performance`).
     #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
     fn performance_now() -> Result<f64, JsValue>;

@@ -7,7 +7,6 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::browser::RegExpMatcher;
 use super::convert::{
     from_js, headers, host, json_members, member, optional_json, string_from_js,
     thread_id as thread_id_arg, thread_id_for_write, toggles_thread,
@@ -20,6 +19,7 @@ use crate::json::{quoted, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::session::{HistoryMode, Pending, RunRequest, Session, SessionConfig};
 use crate::tools::catalog::Catalog;
+use crate::tools::pattern::Patterns;
 
 #[wasm_bindgen]
 extern "C" {
@@ -221,7 +221,7 @@ impl ChatRuntime {
             storage,
             prepare_request,
         };
-        let session = Session::new(config, random_prefix(), Box::new(RegExpMatcher::default()));
+        let session = Session::new(config, random_prefix(), Box::new(Patterns::new()));
         Ok(ChatRuntime {
             driver: Driver::new(session, catalog, host),
         })
