@@ -517,3 +517,41 @@ fn pending_run_leaves_a_browser_call_an_interrupt_names_to_the_server() {
     );
     assert_eq!(h.body(1)["resume"][0]["interruptId"], "int-c1");
 }
+
+#[test]
+fn two_interrupts_with_one_id_end_the_run_with_a_decode_error_naming_the_id() {
+    // The second one forbids what the first allows: read as one, a payload it forbids went out.
+    let mut strict = approval("c1");
+    strict["responseSchema"] = json!({
+        "type": "object",
+        "properties": {"approved": {"const": false}},
+        "required": ["approved"]
+    });
+    let mut h = Harness::new();
+    h.start(request(vec![user("u1", "delete my notes")], json!([])))
+        .unwrap();
+    h.respond(&calling_run(
+        json!({"type":"interrupt","interrupts":[approval("c1"), strict]}),
+    ));
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    let error = result.error.as_ref().unwrap();
+    assert_eq!(error.code, "decode/field");
+    assert!(
+        error.message.contains("outcome.interrupts[1].id") && error.message.contains("int-c1"),
+        "{}",
+        error.message
+    );
+    assert!(result.interrupts.is_none());
+    assert!(h.session.interrupts("t").is_empty(), "nothing is left open");
+    // So no answer to it can be sent: the next run goes out without `resume`.
+    let approve = json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]);
+    h.start(request(vec![user("u2", "again")], approve.clone()))
+        .unwrap();
+    assert_eq!(h.sent.len(), 2);
+    assert_eq!(
+        h.body(1)["resume"],
+        approve,
+        "an unheld answer is sent as it is"
+    );
+}
