@@ -2036,7 +2036,8 @@ fn answer_interrupts(
             continue;
         }
         let expired = match (now_ms, interrupt.expires_at.as_deref().and_then(epoch_ms)) {
-            (Some(now), Some(at)) => now >= at,
+            // Before 1970 is negative: expired for every clock.
+            (Some(now), Some(at)) => i64::try_from(now).map_or(true, |now| now >= at),
             _ => false,
         };
         if expired {
@@ -2059,9 +2060,10 @@ fn answer_interrupts(
     Ok(answers)
 }
 
-/// An ISO 8601 date-time (`2026-05-01T12:00:00Z`, `2026-05-01T14:00:00.5+02:00`) as ms since the
-/// Unix epoch; `None` for any other text (such an `expiresAt` never expires).
-fn epoch_ms(text: &str) -> Option<u64> {
+/// An ISO 8601 date-time (`2026-05-01T12:00:00Z`, `2026-05-01T14:00:00.5+02:00`, years 0000 to
+/// 9999) as ms since the Unix epoch, negative before 1970; `None` for any other text (such an
+/// `expiresAt` never expires).
+fn epoch_ms(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         let digits = b.get(from..from + len)?;
@@ -2122,7 +2124,8 @@ fn epoch_ms(text: &str) -> Option<u64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
-    u64::try_from(seconds * 1000 + millis).ok()
+    // At most 10,000 years either way: far inside i64 milliseconds.
+    Some(seconds * 1000 + millis)
 }
 
 /// The ids of tool calls that no tool message answers, in the assistant messages whose id is not
@@ -2181,4 +2184,49 @@ fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
             format!("the arguments are not valid JSON: {e}"),
         )
     })
+}
+
+#[cfg(test)]
+mod epoch_tests {
+    use super::epoch_ms;
+
+    #[test]
+    fn dates_on_both_sides_of_1970_and_the_ends_of_the_range() {
+        for (text, ms) in [
+            ("1970-01-01T00:00:00Z", 0),
+            ("1969-12-31T23:59:59Z", -1_000),
+            ("1969-12-31T23:59:59.999Z", -1),
+            ("1970-01-01T01:00:00+01:00", 0),
+            ("2000-01-01T00:00:00Z", 946_684_800_000),
+            ("0001-01-01T00:00:00Z", -62_135_596_800_000),
+            ("0000-03-01T00:00:00Z", -62_162_035_200_000),
+            ("9999-12-31T23:59:59.999Z", 253_402_300_799_999),
+        ] {
+            assert_eq!(epoch_ms(text), Some(ms), "{text}");
+        }
+    }
+
+    #[test]
+    fn any_text_parses_or_is_none_and_never_panics() {
+        let base = "1969-12-31T23:59:59.123456-12:34";
+        assert!(epoch_ms(base).is_some());
+        let bytes = base.as_bytes();
+        for cut in 0..bytes.len() {
+            let _ = epoch_ms(&base[..cut]);
+            for b in [b'0', b'9', b'-', b'+', b':', b'.', b'Z', b'T', b' ', b'x'] {
+                let mut changed = bytes.to_vec();
+                changed[cut] = b;
+                let _ = epoch_ms(std::str::from_utf8(&changed).unwrap());
+            }
+        }
+        for text in [
+            "",
+            "-",
+            "-0001-01-01T00:00:00Z",
+            "99999-01-01T00:00:00Z",
+            "é",
+        ] {
+            assert_eq!(epoch_ms(text), None, "{text}");
+        }
+    }
 }

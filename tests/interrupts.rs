@@ -555,3 +555,46 @@ fn two_interrupts_with_one_id_end_the_run_with_a_decode_error_naming_the_id() {
         "an unheld answer is sent as it is"
     );
 }
+
+#[test]
+fn an_expires_at_before_1970_has_expired() {
+    for at in [
+        "1969-12-31T23:59:59Z",
+        "1969-12-31T23:59:59.999Z",
+        "0001-01-01T00:00:00Z",
+        "1900-02-28T12:00:00-05:00",
+        "0000-01-01T00:00:00Z",
+        "2000-01-01T00:00:00Z",
+    ] {
+        let mut h = Harness::new();
+        h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+        let mut interrupt = approval("c1");
+        interrupt["expiresAt"] = json!(at);
+        h.respond(&calling_run(
+            json!({"type":"interrupt","interrupts":[interrupt]}),
+        ));
+        h.start(request(vec![user("u2", "later")], json!([])))
+            .unwrap_or_else(|e| panic!("{at}: {e}"));
+        assert_eq!(
+            h.body(1)["resume"],
+            json!([{"interruptId":"int-c1","status":"cancelled"}]),
+            "{at}"
+        );
+    }
+    // Any other text is still no date: such an interrupt never expires.
+    for at in [
+        "-0001-01-01T00:00:00Z",
+        "1969-13-01T00:00:00Z",
+        "1969-12-31T23:59:59",
+    ] {
+        let mut h = Harness::new();
+        h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+        let mut interrupt = approval("c1");
+        interrupt["expiresAt"] = json!(at);
+        h.respond(&calling_run(
+            json!({"type":"interrupt","interrupts":[interrupt]}),
+        ));
+        let error = h.start(request(vec![], json!([]))).unwrap_err();
+        assert_eq!(error.code(), "run/unanswered-interrupts", "{at}");
+    }
+}
