@@ -1415,6 +1415,7 @@ impl Session {
         let options = DecodeOptions {
             max_event_bytes: self.config.max_event_bytes,
             output: Output::Both,
+            resumable: true,
             ..DecodeOptions::default()
         };
         let Some(state) = self.threads.get_mut(thread_id) else {

@@ -1441,9 +1441,25 @@ fn resumable_events() -> Vec<Value> {
     events
 }
 
-/// What a resuming server sends for `Last-Event-ID: id`: the events after it.
-fn replay_after(events: &[Value], id: &str) -> String {
-    let from: usize = id.parse::<usize>().unwrap() + 1;
+/// Where a resuming server starts again for `Last-Event-ID: n`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Replay {
+    /// The events after `n` (what the SSE spec asks).
+    After,
+    /// Event `n` again, then the rest.
+    At,
+    /// Every event of the run again.
+    Start,
+}
+
+/// What a resuming server sends for `Last-Event-ID: id`.
+fn replay(events: &[Value], id: &str, mode: Replay) -> String {
+    let n: usize = id.parse().unwrap();
+    let from = match mode {
+        Replay::After => n + 1,
+        Replay::At => n,
+        Replay::Start => 0,
+    };
     let mut body = String::new();
     for (n, event) in events.iter().enumerate().skip(from) {
         body.push_str(&format!("id: {n}\ndata: {event}\n\n"));
@@ -1455,6 +1471,11 @@ fn replay_after(events: &[Value], id: &str) -> String {
 /// connection ends cleanly there, or fails with a network error), answers every reconnect with
 /// the replay, and returns the harness after the clock call answered and the second round.
 fn run_cut(cut: Option<usize>, network_error: bool) -> Harness {
+    run_cut_replaying(cut, network_error, Replay::After)
+}
+
+/// [`run_cut`] against a server that resumes as `mode` says.
+fn run_cut_replaying(cut: Option<usize>, network_error: bool, mode: Replay) -> Harness {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "time?")]), clock());
     let events = resumable_events();
@@ -1480,7 +1501,7 @@ fn run_cut(cut: Option<usize>, network_error: bool) -> Harness {
         h.session
             .handle_response("t", &run, 200, Some("text/event-stream"), None);
         h.session
-            .handle_bytes("t", &run, replay_after(&events, &id).as_bytes());
+            .handle_bytes("t", &run, replay(&events, &id, mode).as_bytes());
         h.pump();
         h.session.handle_body_end("t", &run);
         h.pump();
@@ -1556,6 +1577,82 @@ fn a_stream_cut_anywhere_resumes_from_the_last_complete_event_and_ends_as_the_un
             );
         }
     }
+}
+
+#[test]
+fn a_server_that_replays_at_the_id_or_from_the_start_applies_no_event_twice() {
+    let expected = run_cut(None, false);
+    let expected_events = agui_events(&expected);
+    let body = sse_with_ids(&resumable_events(), Some(50));
+    for mode in [Replay::After, Replay::At, Replay::Start] {
+        for cut in 0..body.len() {
+            for network_error in [false, true] {
+                let h = run_cut_replaying(Some(cut), network_error, mode);
+                let result = h.result();
+                if h.reconnects.is_empty() {
+                    // Nothing to resume from: as in the test above.
+                    assert_eq!(result.status, RunStatus::Error, "{mode:?} cut {cut}");
+                    continue;
+                }
+                let what = format!("{mode:?} cut {cut} network error {network_error}");
+                assert_eq!(h.reconnects.len(), 1, "{what}");
+                assert_eq!(result.status, RunStatus::Completed, "{what}: {result:?}");
+                assert_eq!(
+                    to_serde(&result.messages),
+                    to_serde(&expected.result().messages),
+                    "{what}"
+                );
+                assert_eq!(agui_events(&h), expected_events, "no event twice, {what}");
+                assert_eq!(h.jobs.len(), 1, "the clock ran once, {what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
+    let events = resumable_events();
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    // Events 0..=4 arrive, then the connection is cut.
+    h.session
+        .handle_bytes("t", &run, sse_with_ids(&events[..5], None).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.reconnects.last().unwrap().2, "4");
+    // The server replays from the start and is cut after event 2: nothing new arrived.
+    let again = replay(&events[..3], "0", Replay::Start);
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes("t", &run, again.as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.reconnects.len(), 2);
+    assert_eq!(
+        h.reconnects[1].2, "4",
+        "the last event applied, not the last replayed"
+    );
+    assert!(h.reconnects[1].3 > h.reconnects[0].3, "an attempt in a row");
+    // Then at the id, and the run ends as the uncut one.
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session
+        .handle_bytes("t", &run, replay(&events, "4", Replay::At).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    let job = h.jobs[0].clone();
+    h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
+    h.respond("t", &run_with(vec![text("m2", "It is noon.")]));
+    let expected = run_cut(None, false);
+    assert_eq!(h.result().status, RunStatus::Completed);
+    assert_eq!(
+        to_serde(&h.result().messages),
+        to_serde(&expected.result().messages)
+    );
+    assert_eq!(agui_events(&h), agui_events(&expected));
 }
 
 #[test]
