@@ -155,3 +155,30 @@ test("a stream without ids that ends early is run/truncated, with no reconnect",
   assert.equal(got.error.code, "run/truncated");
   assert.equal((await api(`/test/requests?threadId=${threadId}`)).length, 1);
 });
+
+test("a server that resumes at the Last-Event-ID or from the first event: every event once, the thread as uncut", { timeout: TIMEOUT }, async () => {
+  await api("/test/reset", {});
+  const whole = await askWeather("replay-uncut");
+  assert.equal(whole.status, "completed", JSON.stringify(whole.error));
+  const firstRun = whole.events[0].runId;
+  const frames = whole.events.filter((e) => e.runId === firstRun).length;
+  for (const resume of ["at", "start"]) {
+    // Between events, inside one, with a clean end; and a resumed connection cut again.
+    const cases = [[{ frame: 3, byte: 0 }], [{ frame: frames - 2, byte: 9, clean: true }], [{ frame: 2, byte: 5 }, { frame: frames - 1, byte: 0 }]];
+    for (const [n, cuts] of cases.entries()) {
+      const threadId = `replay-${resume}-${n}`;
+      const what = `${resume} ${JSON.stringify(cuts)}`;
+      await api("/test/cut", { threadId, cuts, resume });
+      const got = await askWeather(threadId, cuts.filter((c) => !c.clean).map((c) => c.frame));
+      assert.equal(got.status, "completed", `${what}: ${JSON.stringify(got.error)}`);
+      assert.deepEqual(canonical(got.messages), canonical(whole.messages), `${what}: the thread`);
+      assert.deepEqual(canonical(got.events), canonical(whole.events), `${what}: every event once, in order`);
+      const requests = await api(`/test/requests?threadId=${threadId}`);
+      assert.equal(requests.length, 2 + cuts.length, `${what}: one re-POST per cut, then the restart`);
+      for (const [k, cut] of cuts.entries()) {
+        assert.equal(requests[k + 1].headers["last-event-id"], String(cut.frame - 1), what);
+        assert.deepEqual(requests[k + 1].body, requests[0].body, `${what}: the same body`);
+      }
+    }
+  }
+});
