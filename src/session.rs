@@ -9,6 +9,9 @@
 //!
 //! Call order for a turn, per thread:
 //! 1. [`start_run`](Session::start_run) → [`Action::Send`] (POST the body; [`Action::Emit`]s too).
+//!    A host that shapes the body first (the app's `prepareRequest`) reports what it sends with
+//!    [`handle_request_prepared`](Session::handle_request_prepared), and sends nothing when that
+//!    says no (the round was stopped meanwhile).
 //! 2. The response: [`handle_response`](Session::handle_response) with status and content type,
 //!    then [`handle_bytes`](Session::handle_bytes) for each chunk of the body, then
 //!    [`handle_body_end`](Session::handle_body_end) (or
@@ -586,15 +589,19 @@ pub enum Action {
         /// The JSON body.
         body: String,
     },
-    /// The round's stream was cut after events with SSE ids: after `delay_ms`, send the round's
-    /// request again, exactly as it went out, with the header `Last-Event-ID: last_event_id`,
-    /// and hand the answer in as before ([`Session::handle_response`], then the bytes). The
-    /// server continues the run after that event.
+    /// The round's stream was cut after events with SSE ids: after `delay_ms`, send `request`
+    /// again (the round's request exactly as it went out: the [`Action::Send`], or the body the
+    /// host reported with [`Session::handle_request_prepared`]) with the header
+    /// `Last-Event-ID: last_event_id`, and hand the answer in as before
+    /// ([`Session::handle_response`], then the bytes). The server continues the run after that
+    /// event.
     Reconnect {
         /// The thread.
         thread_id: String,
         /// The round's run id (unchanged).
         run_id: String,
+        /// The round's request.
+        request: RoundRequest,
         /// The id of the last complete event received.
         last_event_id: String,
         /// How long to wait first, in milliseconds.
@@ -620,6 +627,17 @@ pub enum Action {
     Emit(RuntimeEvent),
     /// The turn is over: resolve its promise.
     Finished(Box<RunResult>),
+}
+
+/// A round's request as it went out: what [`Action::Reconnect`] sends again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundRequest {
+    /// The URL.
+    pub url: String,
+    /// Every header (as [`Action::Send`] has them).
+    pub headers: Vec<(String, String)>,
+    /// The body, after the host shaped it.
+    pub body: String,
 }
 
 /// Why a call into the session was refused (a programmer error, not a run outcome).
@@ -799,6 +817,38 @@ struct Turn {
     resume: Vec<ResumeEntry>,
     /// Whether this round's `RUN_FINISHED` carried an `interrupt` outcome.
     interrupted: bool,
+    /// Where the current round's request is: a reconnect sends it again.
+    outgoing: Outgoing,
+}
+
+/// Where a round's request is, between [`Action::Send`] and the answer.
+enum Outgoing {
+    /// No request yet (a loaded history's calls run first).
+    NotYet,
+    /// [`Action::Send`] is out; the host may still shape its body (the app's `prepareRequest`).
+    Preparing(RoundRequest),
+    /// It went out as this.
+    Sent(RoundRequest),
+}
+
+impl Outgoing {
+    /// The request goes out (with `body` when the host shaped it): `false` unless it was being
+    /// prepared.
+    fn send(&mut self, body: Option<&str>) -> bool {
+        match std::mem::replace(self, Outgoing::NotYet) {
+            Outgoing::Preparing(mut request) => {
+                if let Some(body) = body {
+                    body.clone_into(&mut request.body);
+                }
+                *self = Outgoing::Sent(request);
+                true
+            }
+            other => {
+                *self = other;
+                false
+            }
+        }
+    }
 }
 
 impl Session {
@@ -1138,6 +1188,7 @@ impl Session {
             answers: Vec::new(),
             resume,
             interrupted: false,
+            outgoing: Outgoing::NotYet,
         });
         if to_run.is_empty() {
             self.send_round(&thread_id);
@@ -1157,6 +1208,17 @@ impl Session {
         Ok(())
     }
 
+    /// The host is about to send this round's request with `body`: the [`Action::Send`]'s, or
+    /// what the app's `prepareRequest` made of it (reported before any answer, once per round).
+    /// `false`: the round is over (stopped, the turn ended or moved on) or its request already
+    /// went out, and the host sends nothing. A reconnect ([`Action::Reconnect`]) sends the body
+    /// reported here; a host that reports nothing sends the `Send`'s body, and so does its
+    /// reconnect.
+    pub fn handle_request_prepared(&mut self, thread_id: &str, run_id: &str, body: &str) -> bool {
+        self.current_turn(thread_id, run_id)
+            .is_some_and(|turn| turn.outgoing.send(Some(body)))
+    }
+
     /// The response to the current round arrived: anything but a 2xx `text/event-stream` ends
     /// the turn in error ([`crate::http`]). `error_body` is the body of a non-2xx answer, as far
     /// as the host read it (the error quotes its start, so it can say what the server said).
@@ -1168,9 +1230,11 @@ impl Session {
         content_type: Option<&str>,
         error_body: Option<&str>,
     ) {
-        if self.current_turn(thread_id, run_id).is_none() {
+        let Some(turn) = self.current_turn(thread_id, run_id) else {
             return;
-        }
+        };
+        // Not reported: the `Send` went out as it was.
+        turn.outgoing.send(None);
         if !crate::http::is_success(status) {
             let message = match error_body.and_then(crate::http::error_excerpt) {
                 Some(body) => format!("the agent answered HTTP {status}: {body}"),
@@ -1198,6 +1262,7 @@ impl Session {
         let Some(turn) = self.current_turn(thread_id, run_id) else {
             return;
         };
+        turn.outgoing.send(None);
         let Some(decoder) = turn.decoder.as_mut() else {
             return;
         };
@@ -1382,6 +1447,10 @@ impl Session {
         let Some(id) = decoder.last_event_id().map(str::to_owned) else {
             return false;
         };
+        // The cut stream had events: its request went out.
+        let Outgoing::Sent(request) = &turn.outgoing else {
+            return false;
+        };
         if turn.resumed_from.as_ref() != Some(&id) {
             turn.reconnects = 0;
         }
@@ -1394,9 +1463,11 @@ impl Session {
         turn.reconnects += 1;
         turn.resumed_from = Some(id.clone());
         let run_id = turn.run_id.clone();
+        let request = request.clone();
         self.actions.push_back(Action::Reconnect {
             thread_id: thread_id.to_owned(),
             run_id,
+            request,
             last_event_id: id,
             delay_ms,
         });
@@ -1476,12 +1547,18 @@ impl Session {
         }
         headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
         headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
+        let body = input.to_json();
+        turn.outgoing = Outgoing::Preparing(RoundRequest {
+            url: url.clone(),
+            headers: headers.clone(),
+            body: body.clone(),
+        });
         self.actions.push_back(Action::Send {
             thread_id: thread_id.to_owned(),
             run_id,
             url,
             headers,
-            body: input.to_json(),
+            body,
         });
     }
 

@@ -10,8 +10,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
 use chat_runtime::session::{
-    Action, CallKind, HistoryMode, Pending, RunRequest, RunResult, RunStatus, RuntimeEvent,
-    Session, SessionConfig, ToolCallJob, ToolSet,
+    Action, CallKind, HistoryMode, Pending, RoundRequest, RunRequest, RunResult, RunStatus,
+    RuntimeEvent, Session, SessionConfig, ToolCallJob, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
@@ -144,6 +144,8 @@ struct Harness {
     headers: Vec<Vec<(String, String)>>,
     /// `(thread, run, Last-Event-ID, delay)` of every [`Action::Reconnect`].
     reconnects: Vec<(String, String, String, u64)>,
+    /// The request each [`Action::Reconnect`] sends again.
+    resent: Vec<RoundRequest>,
     /// The host's clock, in ms.
     now: u64,
 }
@@ -161,6 +163,7 @@ impl Harness {
             call_cancels: Vec::new(),
             headers: Vec::new(),
             reconnects: Vec::new(),
+            resent: Vec::new(),
             now: 1_000,
         }
     }
@@ -198,11 +201,14 @@ impl Harness {
                 Action::Reconnect {
                     thread_id,
                     run_id,
+                    request,
                     last_event_id,
                     delay_ms,
-                } => self
-                    .reconnects
-                    .push((thread_id, run_id, last_event_id, delay_ms)),
+                } => {
+                    self.resent.push(request);
+                    self.reconnects
+                        .push((thread_id, run_id, last_event_id, delay_ms))
+                }
                 other => panic!("unexpected action {other:?}"),
             }
         }
@@ -1766,6 +1772,119 @@ fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
     h.session.handle_body_end("t", &run);
     h.pump();
     assert_eq!(h.results.len(), 1);
+}
+
+// ---- the request as it went out (prepareRequest) ---------------------------------------------
+
+/// Streams events 0..3 of [`resumable_events`] with ids into the thread's current round and
+/// cuts the body: the session asks to reconnect.
+fn cut_after_three(h: &mut Harness, thread: &str) {
+    let run = h.last_run(thread);
+    h.session
+        .handle_response(thread, &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes(
+        thread,
+        &run,
+        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
+    );
+    h.session.handle_body_end(thread, &run);
+    h.pump();
+}
+
+#[test]
+fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "first")]), clock());
+    let stopped = h.last_run("t");
+    // The app's prepareRequest is still busy when the user stops the run.
+    h.session.abort("t");
+    h.pump();
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    assert!(
+        !h.session
+            .handle_request_prepared("t", &stopped, r#"{"late":1}"#),
+        "nothing of a stopped round is sent"
+    );
+    // The next run's request goes out shaped; the stopped round's answer comes in late.
+    h.start(request("t", vec![user("u2", "second")]), clock());
+    let next = h.last_run("t");
+    assert!(h
+        .session
+        .handle_request_prepared("t", &next, r#"{"mine":2}"#));
+    assert!(!h
+        .session
+        .handle_request_prepared("t", &stopped, r#"{"late":1}"#));
+    assert!(
+        !h.session
+            .handle_request_prepared("t", &next, r#"{"again":3}"#),
+        "a round's request goes out once"
+    );
+    cut_after_three(&mut h, "t");
+    assert_eq!(h.reconnects.len(), 1);
+    assert_eq!(h.reconnects[0].1, next);
+    assert_eq!(
+        h.resent[0],
+        RoundRequest {
+            url: h.urls[1].clone(),
+            headers: h.headers[1].clone(),
+            body: r#"{"mine":2}"#.to_owned(),
+        },
+        "the reconnect re-sends exactly what went out for this round"
+    );
+}
+
+#[test]
+fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
+    let mut h = Harness::new(SessionConfig {
+        headers: vec![("Authorization".to_owned(), "Bearer k".to_owned())],
+        ..SessionConfig::default()
+    });
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    // Round 1: the host sends the Send's body as it is and does not report it.
+    cut_after_three(&mut h, "t");
+    let round1 = RoundRequest {
+        url: h.urls[0].clone(),
+        headers: h.headers[0].clone(),
+        body: serde_json::to_string(h.body(0)).unwrap(),
+    };
+    assert_eq!(
+        serde_json::from_str::<Value>(&h.resent[0].body).unwrap(),
+        *h.body(0)
+    );
+    assert_eq!(
+        (&h.resent[0].url, &h.resent[0].headers),
+        (&round1.url, &round1.headers)
+    );
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes(
+        "t",
+        &run,
+        replay(&resumable_events(), "2", Replay::After).as_bytes(),
+    );
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    // Round 2 (the restart) is shaped by the host, then cut: its own body goes again.
+    let job = h.jobs[0].clone();
+    h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
+    let restart = h.last_run("t");
+    assert_ne!(restart, run);
+    assert!(h
+        .session
+        .handle_request_prepared("t", &restart, r#"{"round":2}"#));
+    // A late report for round 1 changes nothing.
+    assert!(!h
+        .session
+        .handle_request_prepared("t", &run, r#"{"round":1}"#));
+    cut_after_three(&mut h, "t");
+    assert_eq!(h.reconnects.len(), 2);
+    assert_eq!(h.reconnects[1].1, restart);
+    assert_eq!(h.resent[1].body, r#"{"round":2}"#);
+    assert_eq!(h.resent[1].headers, h.headers[1]);
+    assert!(h.resent[1]
+        .headers
+        .contains(&("Authorization".to_owned(), "Bearer k".to_owned())));
 }
 
 // ---- pending calls of a loaded history ---------------------------------------------------------
