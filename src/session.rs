@@ -796,6 +796,9 @@ struct Turn {
     forwarded_props: Option<Value>,
     /// Ids of the messages that were in the thread before the turn (for `newMessages`).
     before: HashSet<String>,
+    /// The calls open interrupts named when the turn started: the server's, so the end of the
+    /// turn does not settle them even when its run closed those interrupts.
+    held_before: Vec<String>,
     /// Runs sent so far.
     round: u32,
     /// The current round's run id.
@@ -1119,7 +1122,7 @@ impl Session {
         // the last assistant message that are the browser's (`pending: "run"`). A call an open
         // interrupt names is the server's until it is resumed: it is neither settled nor run here.
         let held = held_calls(&state.interrupts);
-        let mut dangling = unanswered_calls(state.thread.messages(), None);
+        let mut dangling = unanswered_calls(state.thread.messages());
         dangling.retain(|id| !held.contains(id));
         let mut to_run = Vec::new();
         let last = state.thread.messages().iter().rev().find_map(|m| match m {
@@ -1177,6 +1180,7 @@ impl Session {
             context: request.context,
             forwarded_props: request.forwarded_props,
             before,
+            held_before: held,
             round: 0,
             run_id: String::new(),
             decoder: None,
@@ -1989,8 +1993,10 @@ impl Session {
                 "the run ended before this call was answered",
             ),
         };
-        // A call an open interrupt names stays the server's: no answer from here.
-        let held = held_calls(&state.interrupts);
+        // A call an open interrupt names, or named when the turn started, stays the server's: no
+        // answer from here.
+        let mut held = held_calls(&state.interrupts);
+        held.append(&mut turn.held_before);
         // Results gathered for a restart that will not happen are real answers: keep them. A
         // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
         let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
@@ -2002,9 +2008,11 @@ impl Session {
                 .unwrap_or_else(|| ToolOutcome::Failed(ToolFailure::interrupted(why, reason)));
             settle.push((call.tool_call_id, outcome));
         }
-        // Every other call of this turn without an answer gets one, so the next turn is valid
-        // for providers that demand a result for every call.
-        for id in unanswered_calls(state.thread.messages(), Some(&turn.before)) {
+        // Every other call without an answer gets one, so the next turn is valid for providers
+        // that demand a result for every call. The turn started with none but the held ones
+        // (`start_run` settled or ran the others), so each is this turn's, whichever message it
+        // joined: a call may name an earlier turn's message as its parent.
+        for id in unanswered_calls(state.thread.messages()) {
             if !held.contains(&id) && !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));
                 settle.push((id, outcome));
@@ -2206,9 +2214,8 @@ fn epoch_ms(text: &str) -> Option<i64> {
     Some(seconds * 1000 + millis)
 }
 
-/// The ids of tool calls that no tool message answers, in the assistant messages whose id is not
-/// in `before` (all of them for `None`); in thread order.
-fn unanswered_calls(messages: &[Message], before: Option<&HashSet<String>>) -> Vec<String> {
+/// The ids of tool calls that no tool message answers, in thread order.
+fn unanswered_calls(messages: &[Message]) -> Vec<String> {
     let mut answered = Vec::new();
     for message in messages {
         if let Message::Tool(t) = message {
@@ -2221,9 +2228,6 @@ fn unanswered_calls(messages: &[Message], before: Option<&HashSet<String>>) -> V
         let Message::Assistant(a) = message else {
             continue;
         };
-        if before.is_some_and(|before| before.contains(&a.id)) {
-            continue;
-        }
         for call in a.tool_calls.iter().flatten() {
             if !answered.contains(call.id.as_str()) {
                 ids.push(call.id.clone());

@@ -1130,6 +1130,40 @@ fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
 }
 
 #[test]
+fn a_call_a_later_turn_adds_to_an_earlier_message_is_settled_when_that_turn_ends() {
+    for stop in [false, true] {
+        let mut h = harness();
+        h.start(request("t", vec![user("u1", "hi")]), clock());
+        h.respond("t", &run_with(vec![text("a1", "Hello.")]));
+        assert_eq!(h.result().status, RunStatus::Completed);
+        // The next run's call names the first run's message as its parent.
+        h.start(request("t", vec![user("u2", "time?")]), clock());
+        let run = h.last_run("t");
+        let mut events = vec![started("r")];
+        events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+        h.session
+            .handle_response("t", &run, 200, Some("text/event-stream"), None);
+        h.session
+            .handle_bytes("t", &run, sse(&events[..2]).as_bytes());
+        if stop {
+            h.session.abort("t");
+        } else {
+            h.session.handle_bytes(
+                "t",
+                &run,
+                sse(&[json!({"type":"RUN_ERROR","message":"down"})]).as_bytes(),
+            );
+        }
+        h.pump();
+        let result = h.result();
+        assert_eq!(result.rounds, 1);
+        let tools = tool_messages(result);
+        assert_eq!(tools.len(), 1, "stop {stop}: {tools:?}");
+        assert_eq!(tools[0]["toolCallId"], "c1");
+    }
+}
+
+#[test]
 fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
     let mut h = Harness::new(SessionConfig {
         max_tool_result_bytes: 16,
