@@ -443,13 +443,15 @@ impl EventDecoder {
             return false;
         };
         if let Some(catch_up) = &mut self.catching_up {
-            let again = match (id.as_deref(), catch_up.at) {
-                (None, _) => None,
-                // The first event: where it is in the stream, if anywhere (searched once).
-                (Some(id), None) => ids.iter().rposition(|seen| seen == id),
-                // Then the same id again, or the next one.
-                (Some(id), Some(at)) => (at..ids.len().min(at + 2)).find(|&n| ids[n] == id),
+            // The first event is looked for anywhere in the stream (the latest first), each
+            // later one at the same place (one id again) or the next.
+            let (from, to) = match catch_up.at {
+                None => (0, ids.len()),
+                Some(at) => (at, ids.len().min(at + 2)),
             };
+            let again = id
+                .as_deref()
+                .and_then(|id| (from..to).rev().find(|&n| ids[n] == id));
             catch_up.at = again;
             if again.is_none() || id.as_deref() == Some(&catch_up.last) {
                 self.catching_up = None;
