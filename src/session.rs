@@ -9,6 +9,9 @@
 //!
 //! Call order for a turn, per thread:
 //! 1. [`start_run`](Session::start_run) → [`Action::Send`] (POST the body; [`Action::Emit`]s too).
+//!    A host that shapes the body first (the app's `prepareRequest`) reports what it sends with
+//!    [`handle_request_prepared`](Session::handle_request_prepared), and sends nothing when that
+//!    says no (the round was stopped meanwhile).
 //! 2. The response: [`handle_response`](Session::handle_response) with status and content type,
 //!    then [`handle_bytes`](Session::handle_bytes) for each chunk of the body, then
 //!    [`handle_body_end`](Session::handle_body_end) (or
@@ -587,15 +590,19 @@ pub enum Action {
         /// The JSON body.
         body: String,
     },
-    /// The round's stream was cut after events with SSE ids: after `delay_ms`, send the round's
-    /// request again, exactly as it went out, with the header `Last-Event-ID: last_event_id`,
-    /// and hand the answer in as before ([`Session::handle_response`], then the bytes). The
-    /// server continues the run after that event.
+    /// The round's stream was cut after events with SSE ids: after `delay_ms`, send `request`
+    /// again (the round's request exactly as it went out: the [`Action::Send`], or the body the
+    /// host reported with [`Session::handle_request_prepared`]) with the header
+    /// `Last-Event-ID: last_event_id`, and hand the answer in as before
+    /// ([`Session::handle_response`], then the bytes). The server continues the run after that
+    /// event.
     Reconnect {
         /// The thread.
         thread_id: String,
         /// The round's run id (unchanged).
         run_id: String,
+        /// The round's request.
+        request: RoundRequest,
         /// The id of the last complete event received.
         last_event_id: String,
         /// How long to wait first, in milliseconds.
@@ -621,6 +628,17 @@ pub enum Action {
     Emit(RuntimeEvent),
     /// The turn is over: resolve its promise.
     Finished(Box<RunResult>),
+}
+
+/// A round's request as it went out: what [`Action::Reconnect`] sends again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundRequest {
+    /// The URL.
+    pub url: String,
+    /// Every header (as [`Action::Send`] has them).
+    pub headers: Vec<(String, String)>,
+    /// The body, after the host shaped it.
+    pub body: String,
 }
 
 /// Why a call into the session was refused (a programmer error, not a run outcome).
@@ -779,6 +797,9 @@ struct Turn {
     forwarded_props: Option<Value>,
     /// Ids of the messages that were in the thread before the turn (for `newMessages`).
     before: HashSet<String>,
+    /// The calls open interrupts named when the turn started: the server's, so the end of the
+    /// turn does not settle them even when its run closed those interrupts.
+    held_before: Vec<String>,
     /// Runs sent so far.
     round: u32,
     /// The current round's run id.
@@ -800,6 +821,38 @@ struct Turn {
     resume: Vec<ResumeEntry>,
     /// Whether this round's `RUN_FINISHED` carried an `interrupt` outcome.
     interrupted: bool,
+    /// Where the current round's request is: a reconnect sends it again.
+    outgoing: Outgoing,
+}
+
+/// Where a round's request is, between [`Action::Send`] and the answer.
+enum Outgoing {
+    /// No request yet (a loaded history's calls run first).
+    NotYet,
+    /// [`Action::Send`] is out; the host may still shape its body (the app's `prepareRequest`).
+    Preparing(RoundRequest),
+    /// It went out as this.
+    Sent(RoundRequest),
+}
+
+impl Outgoing {
+    /// The request goes out (with `body` when the host shaped it): `false` unless it was being
+    /// prepared.
+    fn send(&mut self, body: Option<&str>) -> bool {
+        match std::mem::replace(self, Outgoing::NotYet) {
+            Outgoing::Preparing(mut request) => {
+                if let Some(body) = body {
+                    body.clone_into(&mut request.body);
+                }
+                *self = Outgoing::Sent(request);
+                true
+            }
+            other => {
+                *self = other;
+                false
+            }
+        }
+    }
 }
 
 impl Session {
@@ -1096,7 +1149,7 @@ impl Session {
         // the last assistant message that are the browser's (`pending: "run"`). A call an open
         // interrupt names is the server's until it is resumed: it is neither settled nor run here.
         let held = held_calls(&state.interrupts);
-        let mut dangling = unanswered_calls(state.thread.messages(), None);
+        let mut dangling = unanswered_calls(state.thread.messages());
         dangling.retain(|id| !held.contains(id));
         let mut to_run = Vec::new();
         let last = state.thread.messages().iter().rev().find_map(|m| match m {
@@ -1154,6 +1207,7 @@ impl Session {
             context: request.context,
             forwarded_props: request.forwarded_props,
             before,
+            held_before: held,
             round: 0,
             run_id: String::new(),
             decoder: None,
@@ -1165,6 +1219,7 @@ impl Session {
             answers: Vec::new(),
             resume,
             interrupted: false,
+            outgoing: Outgoing::NotYet,
         });
         if to_run.is_empty() {
             self.send_round(&thread_id);
@@ -1184,6 +1239,17 @@ impl Session {
         Ok(())
     }
 
+    /// The host is about to send this round's request with `body`: the [`Action::Send`]'s, or
+    /// what the app's `prepareRequest` made of it (reported before any answer, once per round).
+    /// `false`: the round is over (stopped, the turn ended or moved on) or its request already
+    /// went out, and the host sends nothing. A reconnect ([`Action::Reconnect`]) sends the body
+    /// reported here; a host that reports nothing sends the `Send`'s body, and so does its
+    /// reconnect.
+    pub fn handle_request_prepared(&mut self, thread_id: &str, run_id: &str, body: &str) -> bool {
+        self.current_turn(thread_id, run_id)
+            .is_some_and(|turn| turn.outgoing.send(Some(body)))
+    }
+
     /// The response to the current round arrived: anything but a 2xx `text/event-stream` ends
     /// the turn in error ([`crate::http`]). `error_body` is the body of a non-2xx answer, as far
     /// as the host read it (the error quotes its start, so it can say what the server said).
@@ -1195,9 +1261,11 @@ impl Session {
         content_type: Option<&str>,
         error_body: Option<&str>,
     ) {
-        if self.current_turn(thread_id, run_id).is_none() {
+        let Some(turn) = self.current_turn(thread_id, run_id) else {
             return;
-        }
+        };
+        // Not reported: the `Send` went out as it was.
+        turn.outgoing.send(None);
         if !crate::http::is_success(status) {
             let message = match error_body.and_then(crate::http::error_excerpt) {
                 Some(body) => format!("the agent answered HTTP {status}: {body}"),
@@ -1225,6 +1293,7 @@ impl Session {
         let Some(turn) = self.current_turn(thread_id, run_id) else {
             return;
         };
+        turn.outgoing.send(None);
         let Some(decoder) = turn.decoder.as_mut() else {
             return;
         };
@@ -1409,6 +1478,10 @@ impl Session {
         let Some(id) = decoder.last_event_id().map(str::to_owned) else {
             return false;
         };
+        // The cut stream had events: its request went out.
+        let Outgoing::Sent(request) = &turn.outgoing else {
+            return false;
+        };
         if turn.resumed_from.as_ref() != Some(&id) {
             turn.reconnects = 0;
         }
@@ -1421,9 +1494,11 @@ impl Session {
         turn.reconnects += 1;
         turn.resumed_from = Some(id.clone());
         let run_id = turn.run_id.clone();
+        let request = request.clone();
         self.actions.push_back(Action::Reconnect {
             thread_id: thread_id.to_owned(),
             run_id,
+            request,
             // SSE text, not JSON: in the internal form, like every string an action carries.
             last_event_id: crate::json::from_js_string(&id).into_owned(),
             delay_ms,
@@ -1443,6 +1518,7 @@ impl Session {
         let options = DecodeOptions {
             max_event_bytes: self.config.max_event_bytes,
             output: Output::Both,
+            resumable: true,
             ..DecodeOptions::default()
         };
         let Some(state) = self.threads.get_mut(thread_id) else {
@@ -1503,12 +1579,18 @@ impl Session {
         }
         headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
         headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
+        let body = input.to_json();
+        turn.outgoing = Outgoing::Preparing(RoundRequest {
+            url: url.clone(),
+            headers: headers.clone(),
+            body: body.clone(),
+        });
         self.actions.push_back(Action::Send {
             thread_id: thread_id.to_owned(),
             run_id,
             url,
             headers,
-            body: input.to_json(),
+            body,
         });
     }
 
@@ -1939,8 +2021,10 @@ impl Session {
                 "the run ended before this call was answered",
             ),
         };
-        // A call an open interrupt names stays the server's: no answer from here.
-        let held = held_calls(&state.interrupts);
+        // A call an open interrupt names, or named when the turn started, stays the server's: no
+        // answer from here.
+        let mut held = held_calls(&state.interrupts);
+        held.append(&mut turn.held_before);
         // Results gathered for a restart that will not happen are real answers: keep them. A
         // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
         let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
@@ -1952,9 +2036,11 @@ impl Session {
                 .unwrap_or_else(|| ToolOutcome::Failed(ToolFailure::interrupted(why, reason)));
             settle.push((call.tool_call_id, outcome));
         }
-        // Every other call of this turn without an answer gets one, so the next turn is valid
-        // for providers that demand a result for every call.
-        for id in unanswered_calls(state.thread.messages(), Some(&turn.before)) {
+        // Every other call without an answer gets one, so the next turn is valid for providers
+        // that demand a result for every call. The turn started with none but the held ones
+        // (`start_run` settled or ran the others), so each is this turn's, whichever message it
+        // joined: a call may name an earlier turn's message as its parent.
+        for id in unanswered_calls(state.thread.messages()) {
             if !held.contains(&id) && !settle.iter().any(|(s, _)| *s == id) {
                 let outcome = ToolOutcome::Failed(ToolFailure::interrupted(why, reason));
                 settle.push((id, outcome));
@@ -2064,7 +2150,8 @@ fn answer_interrupts(
             continue;
         }
         let expired = match (now_ms, interrupt.expires_at.as_deref().and_then(epoch_ms)) {
-            (Some(now), Some(at)) => now >= at,
+            // Before 1970 is negative: expired for every clock.
+            (Some(now), Some(at)) => i64::try_from(now).map_or(true, |now| now >= at),
             _ => false,
         };
         if expired {
@@ -2087,9 +2174,10 @@ fn answer_interrupts(
     Ok(answers)
 }
 
-/// An ISO 8601 date-time (`2026-05-01T12:00:00Z`, `2026-05-01T14:00:00.5+02:00`) as ms since the
-/// Unix epoch; `None` for any other text (such an `expiresAt` never expires).
-fn epoch_ms(text: &str) -> Option<u64> {
+/// An ISO 8601 date-time (`2026-05-01T12:00:00Z`, `2026-05-01T14:00:00.5+02:00`, years 0000 to
+/// 9999) as ms since the Unix epoch, negative before 1970; `None` for any other text (such an
+/// `expiresAt` never expires).
+fn epoch_ms(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         let digits = b.get(from..from + len)?;
@@ -2150,12 +2238,12 @@ fn epoch_ms(text: &str) -> Option<u64> {
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     let days = era * 146_097 + doe - 719_468;
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
-    u64::try_from(seconds * 1000 + millis).ok()
+    // At most 10,000 years either way: far inside i64 milliseconds.
+    Some(seconds * 1000 + millis)
 }
 
-/// The ids of tool calls that no tool message answers, in the assistant messages whose id is not
-/// in `before` (all of them for `None`); in thread order.
-fn unanswered_calls(messages: &[Message], before: Option<&HashSet<String>>) -> Vec<String> {
+/// The ids of tool calls that no tool message answers, in thread order.
+fn unanswered_calls(messages: &[Message]) -> Vec<String> {
     let mut answered = Vec::new();
     for message in messages {
         if let Message::Tool(t) = message {
@@ -2168,9 +2256,6 @@ fn unanswered_calls(messages: &[Message], before: Option<&HashSet<String>>) -> V
         let Message::Assistant(a) = message else {
             continue;
         };
-        if before.is_some_and(|before| before.contains(&a.id)) {
-            continue;
-        }
         for call in a.tool_calls.iter().flatten() {
             if !answered.contains(call.id.as_str()) {
                 ids.push(call.id.clone());
@@ -2209,4 +2294,49 @@ fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
             format!("the arguments are not valid JSON: {e}"),
         )
     })
+}
+
+#[cfg(test)]
+mod epoch_tests {
+    use super::epoch_ms;
+
+    #[test]
+    fn dates_on_both_sides_of_1970_and_the_ends_of_the_range() {
+        for (text, ms) in [
+            ("1970-01-01T00:00:00Z", 0),
+            ("1969-12-31T23:59:59Z", -1_000),
+            ("1969-12-31T23:59:59.999Z", -1),
+            ("1970-01-01T01:00:00+01:00", 0),
+            ("2000-01-01T00:00:00Z", 946_684_800_000),
+            ("0001-01-01T00:00:00Z", -62_135_596_800_000),
+            ("0000-03-01T00:00:00Z", -62_162_035_200_000),
+            ("9999-12-31T23:59:59.999Z", 253_402_300_799_999),
+        ] {
+            assert_eq!(epoch_ms(text), Some(ms), "{text}");
+        }
+    }
+
+    #[test]
+    fn any_text_parses_or_is_none_and_never_panics() {
+        let base = "1969-12-31T23:59:59.123456-12:34";
+        assert!(epoch_ms(base).is_some());
+        let bytes = base.as_bytes();
+        for cut in 0..bytes.len() {
+            let _ = epoch_ms(&base[..cut]);
+            for b in [b'0', b'9', b'-', b'+', b':', b'.', b'Z', b'T', b' ', b'x'] {
+                let mut changed = bytes.to_vec();
+                changed[cut] = b;
+                let _ = epoch_ms(std::str::from_utf8(&changed).unwrap());
+            }
+        }
+        for text in [
+            "",
+            "-",
+            "-0001-01-01T00:00:00Z",
+            "99999-01-01T00:00:00Z",
+            "é",
+        ] {
+            assert_eq!(epoch_ms(text), None, "{text}");
+        }
+    }
 }

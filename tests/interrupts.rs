@@ -517,3 +517,84 @@ fn pending_run_leaves_a_browser_call_an_interrupt_names_to_the_server() {
     );
     assert_eq!(h.body(1)["resume"][0]["interruptId"], "int-c1");
 }
+
+#[test]
+fn two_interrupts_with_one_id_end_the_run_with_a_decode_error_naming_the_id() {
+    // The second one forbids what the first allows: read as one, a payload it forbids went out.
+    let mut strict = approval("c1");
+    strict["responseSchema"] = json!({
+        "type": "object",
+        "properties": {"approved": {"const": false}},
+        "required": ["approved"]
+    });
+    let mut h = Harness::new();
+    h.start(request(vec![user("u1", "delete my notes")], json!([])))
+        .unwrap();
+    h.respond(&calling_run(
+        json!({"type":"interrupt","interrupts":[approval("c1"), strict]}),
+    ));
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    let error = result.error.as_ref().unwrap();
+    assert_eq!(error.code, "decode/field");
+    assert!(
+        error.message.contains("outcome.interrupts[1].id") && error.message.contains("int-c1"),
+        "{}",
+        error.message
+    );
+    assert!(result.interrupts.is_none());
+    assert!(h.session.interrupts("t").is_empty(), "nothing is left open");
+    // So no answer to it can be sent: the next run goes out without `resume`.
+    let approve = json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]);
+    h.start(request(vec![user("u2", "again")], approve.clone()))
+        .unwrap();
+    assert_eq!(h.sent.len(), 2);
+    assert_eq!(
+        h.body(1)["resume"],
+        approve,
+        "an unheld answer is sent as it is"
+    );
+}
+
+#[test]
+fn an_expires_at_before_1970_has_expired() {
+    for at in [
+        "1969-12-31T23:59:59Z",
+        "1969-12-31T23:59:59.999Z",
+        "0001-01-01T00:00:00Z",
+        "1900-02-28T12:00:00-05:00",
+        "0000-01-01T00:00:00Z",
+        "2000-01-01T00:00:00Z",
+    ] {
+        let mut h = Harness::new();
+        h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+        let mut interrupt = approval("c1");
+        interrupt["expiresAt"] = json!(at);
+        h.respond(&calling_run(
+            json!({"type":"interrupt","interrupts":[interrupt]}),
+        ));
+        h.start(request(vec![user("u2", "later")], json!([])))
+            .unwrap_or_else(|e| panic!("{at}: {e}"));
+        assert_eq!(
+            h.body(1)["resume"],
+            json!([{"interruptId":"int-c1","status":"cancelled"}]),
+            "{at}"
+        );
+    }
+    // Any other text is still no date: such an interrupt never expires.
+    for at in [
+        "-0001-01-01T00:00:00Z",
+        "1969-13-01T00:00:00Z",
+        "1969-12-31T23:59:59",
+    ] {
+        let mut h = Harness::new();
+        h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+        let mut interrupt = approval("c1");
+        interrupt["expiresAt"] = json!(at);
+        h.respond(&calling_run(
+            json!({"type":"interrupt","interrupts":[interrupt]}),
+        ));
+        let error = h.start(request(vec![], json!([]))).unwrap_err();
+        assert_eq!(error.code(), "run/unanswered-interrupts", "{at}");
+    }
+}

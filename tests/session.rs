@@ -10,8 +10,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
 use chat_runtime::session::{
-    Action, CallKind, HistoryMode, Pending, RunRequest, RunResult, RunStatus, RuntimeEvent,
-    Session, SessionConfig, ToolCallJob, ToolSet,
+    Action, CallKind, HistoryMode, Pending, RoundRequest, RunRequest, RunResult, RunStatus,
+    RuntimeEvent, Session, SessionConfig, ToolCallJob, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
@@ -144,6 +144,8 @@ struct Harness {
     headers: Vec<Vec<(String, String)>>,
     /// `(thread, run, Last-Event-ID, delay)` of every [`Action::Reconnect`].
     reconnects: Vec<(String, String, String, u64)>,
+    /// The request each [`Action::Reconnect`] sends again.
+    resent: Vec<RoundRequest>,
     /// The host's clock, in ms.
     now: u64,
 }
@@ -161,6 +163,7 @@ impl Harness {
             call_cancels: Vec::new(),
             headers: Vec::new(),
             reconnects: Vec::new(),
+            resent: Vec::new(),
             now: 1_000,
         }
     }
@@ -198,11 +201,14 @@ impl Harness {
                 Action::Reconnect {
                     thread_id,
                     run_id,
+                    request,
                     last_event_id,
                     delay_ms,
-                } => self
-                    .reconnects
-                    .push((thread_id, run_id, last_event_id, delay_ms)),
+                } => {
+                    self.resent.push(request);
+                    self.reconnects
+                        .push((thread_id, run_id, last_event_id, delay_ms))
+                }
                 other => panic!("unexpected action {other:?}"),
             }
         }
@@ -1124,6 +1130,40 @@ fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
 }
 
 #[test]
+fn a_call_a_later_turn_adds_to_an_earlier_message_is_settled_when_that_turn_ends() {
+    for stop in [false, true] {
+        let mut h = harness();
+        h.start(request("t", vec![user("u1", "hi")]), clock());
+        h.respond("t", &run_with(vec![text("a1", "Hello.")]));
+        assert_eq!(h.result().status, RunStatus::Completed);
+        // The next run's call names the first run's message as its parent.
+        h.start(request("t", vec![user("u2", "time?")]), clock());
+        let run = h.last_run("t");
+        let mut events = vec![started("r")];
+        events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+        h.session
+            .handle_response("t", &run, 200, Some("text/event-stream"), None);
+        h.session
+            .handle_bytes("t", &run, sse(&events[..2]).as_bytes());
+        if stop {
+            h.session.abort("t");
+        } else {
+            h.session.handle_bytes(
+                "t",
+                &run,
+                sse(&[json!({"type":"RUN_ERROR","message":"down"})]).as_bytes(),
+            );
+        }
+        h.pump();
+        let result = h.result();
+        assert_eq!(result.rounds, 1);
+        let tools = tool_messages(result);
+        assert_eq!(tools.len(), 1, "stop {stop}: {tools:?}");
+        assert_eq!(tools[0]["toolCallId"], "c1");
+    }
+}
+
+#[test]
 fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
     let mut h = Harness::new(SessionConfig {
         max_tool_result_bytes: 16,
@@ -1441,9 +1481,25 @@ fn resumable_events() -> Vec<Value> {
     events
 }
 
-/// What a resuming server sends for `Last-Event-ID: id`: the events after it.
-fn replay_after(events: &[Value], id: &str) -> String {
-    let from: usize = id.parse::<usize>().unwrap() + 1;
+/// Where a resuming server starts again for `Last-Event-ID: n`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Replay {
+    /// The events after `n` (what the SSE spec asks).
+    After,
+    /// Event `n` again, then the rest.
+    At,
+    /// Every event of the run again.
+    Start,
+}
+
+/// What a resuming server sends for `Last-Event-ID: id`.
+fn replay(events: &[Value], id: &str, mode: Replay) -> String {
+    let n: usize = id.parse().unwrap();
+    let from = match mode {
+        Replay::After => n + 1,
+        Replay::At => n,
+        Replay::Start => 0,
+    };
     let mut body = String::new();
     for (n, event) in events.iter().enumerate().skip(from) {
         body.push_str(&format!("id: {n}\ndata: {event}\n\n"));
@@ -1455,6 +1511,11 @@ fn replay_after(events: &[Value], id: &str) -> String {
 /// connection ends cleanly there, or fails with a network error), answers every reconnect with
 /// the replay, and returns the harness after the clock call answered and the second round.
 fn run_cut(cut: Option<usize>, network_error: bool) -> Harness {
+    run_cut_replaying(cut, network_error, Replay::After)
+}
+
+/// [`run_cut`] against a server that resumes as `mode` says.
+fn run_cut_replaying(cut: Option<usize>, network_error: bool, mode: Replay) -> Harness {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "time?")]), clock());
     let events = resumable_events();
@@ -1480,7 +1541,7 @@ fn run_cut(cut: Option<usize>, network_error: bool) -> Harness {
         h.session
             .handle_response("t", &run, 200, Some("text/event-stream"), None);
         h.session
-            .handle_bytes("t", &run, replay_after(&events, &id).as_bytes());
+            .handle_bytes("t", &run, replay(&events, &id, mode).as_bytes());
         h.pump();
         h.session.handle_body_end("t", &run);
         h.pump();
@@ -1556,6 +1617,82 @@ fn a_stream_cut_anywhere_resumes_from_the_last_complete_event_and_ends_as_the_un
             );
         }
     }
+}
+
+#[test]
+fn a_server_that_replays_at_the_id_or_from_the_start_applies_no_event_twice() {
+    let expected = run_cut(None, false);
+    let expected_events = agui_events(&expected);
+    let body = sse_with_ids(&resumable_events(), Some(50));
+    for mode in [Replay::After, Replay::At, Replay::Start] {
+        for cut in 0..body.len() {
+            for network_error in [false, true] {
+                let h = run_cut_replaying(Some(cut), network_error, mode);
+                let result = h.result();
+                if h.reconnects.is_empty() {
+                    // Nothing to resume from: as in the test above.
+                    assert_eq!(result.status, RunStatus::Error, "{mode:?} cut {cut}");
+                    continue;
+                }
+                let what = format!("{mode:?} cut {cut} network error {network_error}");
+                assert_eq!(h.reconnects.len(), 1, "{what}");
+                assert_eq!(result.status, RunStatus::Completed, "{what}: {result:?}");
+                assert_eq!(
+                    to_serde(&result.messages),
+                    to_serde(&expected.result().messages),
+                    "{what}"
+                );
+                assert_eq!(agui_events(&h), expected_events, "no event twice, {what}");
+                assert_eq!(h.jobs.len(), 1, "the clock ran once, {what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
+    let events = resumable_events();
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    // Events 0..=4 arrive, then the connection is cut.
+    h.session
+        .handle_bytes("t", &run, sse_with_ids(&events[..5], None).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.reconnects.last().unwrap().2, "4");
+    // The server replays from the start and is cut after event 2: nothing new arrived.
+    let again = replay(&events[..3], "0", Replay::Start);
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes("t", &run, again.as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.reconnects.len(), 2);
+    assert_eq!(
+        h.reconnects[1].2, "4",
+        "the last event applied, not the last replayed"
+    );
+    assert!(h.reconnects[1].3 > h.reconnects[0].3, "an attempt in a row");
+    // Then at the id, and the run ends as the uncut one.
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session
+        .handle_bytes("t", &run, replay(&events, "4", Replay::At).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    let job = h.jobs[0].clone();
+    h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
+    h.respond("t", &run_with(vec![text("m2", "It is noon.")]));
+    let expected = run_cut(None, false);
+    assert_eq!(h.result().status, RunStatus::Completed);
+    assert_eq!(
+        to_serde(&h.result().messages),
+        to_serde(&expected.result().messages)
+    );
+    assert_eq!(agui_events(&h), agui_events(&expected));
 }
 
 #[test]
@@ -1669,6 +1806,119 @@ fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
     h.session.handle_body_end("t", &run);
     h.pump();
     assert_eq!(h.results.len(), 1);
+}
+
+// ---- the request as it went out (prepareRequest) ---------------------------------------------
+
+/// Streams events 0..3 of [`resumable_events`] with ids into the thread's current round and
+/// cuts the body: the session asks to reconnect.
+fn cut_after_three(h: &mut Harness, thread: &str) {
+    let run = h.last_run(thread);
+    h.session
+        .handle_response(thread, &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes(
+        thread,
+        &run,
+        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
+    );
+    h.session.handle_body_end(thread, &run);
+    h.pump();
+}
+
+#[test]
+fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "first")]), clock());
+    let stopped = h.last_run("t");
+    // The app's prepareRequest is still busy when the user stops the run.
+    h.session.abort("t");
+    h.pump();
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    assert!(
+        !h.session
+            .handle_request_prepared("t", &stopped, r#"{"late":1}"#),
+        "nothing of a stopped round is sent"
+    );
+    // The next run's request goes out shaped; the stopped round's answer comes in late.
+    h.start(request("t", vec![user("u2", "second")]), clock());
+    let next = h.last_run("t");
+    assert!(h
+        .session
+        .handle_request_prepared("t", &next, r#"{"mine":2}"#));
+    assert!(!h
+        .session
+        .handle_request_prepared("t", &stopped, r#"{"late":1}"#));
+    assert!(
+        !h.session
+            .handle_request_prepared("t", &next, r#"{"again":3}"#),
+        "a round's request goes out once"
+    );
+    cut_after_three(&mut h, "t");
+    assert_eq!(h.reconnects.len(), 1);
+    assert_eq!(h.reconnects[0].1, next);
+    assert_eq!(
+        h.resent[0],
+        RoundRequest {
+            url: h.urls[1].clone(),
+            headers: h.headers[1].clone(),
+            body: r#"{"mine":2}"#.to_owned(),
+        },
+        "the reconnect re-sends exactly what went out for this round"
+    );
+}
+
+#[test]
+fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
+    let mut h = Harness::new(SessionConfig {
+        headers: vec![("Authorization".to_owned(), "Bearer k".to_owned())],
+        ..SessionConfig::default()
+    });
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    // Round 1: the host sends the Send's body as it is and does not report it.
+    cut_after_three(&mut h, "t");
+    let round1 = RoundRequest {
+        url: h.urls[0].clone(),
+        headers: h.headers[0].clone(),
+        body: serde_json::to_string(h.body(0)).unwrap(),
+    };
+    assert_eq!(
+        serde_json::from_str::<Value>(&h.resent[0].body).unwrap(),
+        *h.body(0)
+    );
+    assert_eq!(
+        (&h.resent[0].url, &h.resent[0].headers),
+        (&round1.url, &round1.headers)
+    );
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes(
+        "t",
+        &run,
+        replay(&resumable_events(), "2", Replay::After).as_bytes(),
+    );
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    // Round 2 (the restart) is shaped by the host, then cut: its own body goes again.
+    let job = h.jobs[0].clone();
+    h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
+    let restart = h.last_run("t");
+    assert_ne!(restart, run);
+    assert!(h
+        .session
+        .handle_request_prepared("t", &restart, r#"{"round":2}"#));
+    // A late report for round 1 changes nothing.
+    assert!(!h
+        .session
+        .handle_request_prepared("t", &run, r#"{"round":1}"#));
+    cut_after_three(&mut h, "t");
+    assert_eq!(h.reconnects.len(), 2);
+    assert_eq!(h.reconnects[1].1, restart);
+    assert_eq!(h.resent[1].body, r#"{"round":2}"#);
+    assert_eq!(h.resent[1].headers, h.headers[1]);
+    assert!(h.resent[1]
+        .headers
+        .contains(&("Authorization".to_owned(), "Bearer k".to_owned())));
 }
 
 // ---- pending calls of a loaded history ---------------------------------------------------------

@@ -2,24 +2,31 @@
 //! tool results in any order (late, duplicated, for unknown calls), aborts, new runs on busy
 //! threads, and the host's module loads: a load that finishes (the host then asks `may_call`
 //! before it calls the handler), a deadline that passes during a load (the host answers
-//! `TIMEOUT`), a load that never settles (a job never picked), Stop during a load. Properties:
-//! nothing panics; every `run` ends with exactly one `Finished`; no call is ever executed twice;
-//! when a turn ends, every tool call in the thread has a result; a handler is called only for a
-//! call that has no outcome yet (never after Stop or its deadline), and `may_call` is false for
-//! every call that has one.
+//! `TIMEOUT`), a load that never settles (a job never picked), Stop during a load. Also the
+//! app's `prepareRequest` answering any round at any time (late, after Stop, twice), streams with
+//! SSE ids that are cut, resumed and replayed (canned frames with ids from a small set, so ids
+//! repeat), `RUN_FINISHED` with interrupts (two of one id, an `expiresAt` before 1970), and runs
+//! that answer them. Properties: nothing panics; every `run` ends with exactly one `Finished`
+//! (at the end every thread is stopped, and every turn must have ended); no call is ever
+//! executed twice; when a turn ends, every tool call in the thread has a result; a handler is
+//! called only for a call that has no outcome yet (never after Stop or its deadline), and
+//! `may_call` is false for every call that has one; nothing is sent (no `Send`, no `Reconnect`)
+//! for a round after Stop, and `handle_request_prepared` accepts a round's body exactly while
+//! it is the current round, not yet answered, reported or stopped; a `Reconnect` re-sends
+//! exactly its own round's request as it went out; the open interrupts never hold one id twice.
 #![no_main]
 
 use std::collections::{HashMap, HashSet};
 
-use chat_runtime::protocol::event::{Content, Message, UserMessage};
+use chat_runtime::json::Value;
+use chat_runtime::protocol::event::{Content, Message, ResumeEntry, ResumeStatus, UserMessage};
 use chat_runtime::session::{
-    Action, CallKind, RunRequest, RuntimeEvent, Session, SessionConfig, ToolSet,
+    Action, CallKind, RoundRequest, RunRequest, RuntimeEvent, Session, SessionConfig, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::schema::NoPatterns;
 use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
 use libfuzzer_sys::fuzz_target;
-use chat_runtime::json::Value;
 
 const THREADS: [&str; 2] = ["a", "b"];
 
@@ -42,15 +49,73 @@ fn tools() -> ToolSet {
     set
 }
 
+/// A canned AG-UI event (the JSON of an SSE frame's `data`), by `kind`; `n` picks ids and names.
+fn canned(kind: u8, n: u8) -> String {
+    let call = format!("c{}", n % 4);
+    let name = ["get_time", "set_theme", "off", "search"][usize::from(n / 4 % 4)];
+    // Sometimes naming the call: the server's then, until a run closes the interrupt.
+    let named = if n & 8 == 8 { format!(r#","toolCallId":"{call}""#) } else { String::new() };
+    let interrupt = |id: &str, expires: bool| {
+        let expires = if expires { r#","expiresAt":"1969-12-31T23:59:59Z""# } else { "" };
+        format!(r#"{{"id":"{id}","reason":"confirm","responseSchema":{{"type":"object"}}{expires}{named}}}"#)
+    };
+    match kind % 10 {
+        0 => r#"{"type":"RUN_STARTED","threadId":"a","runId":"r"}"#.into(),
+        1 => r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#.into(),
+        2 => r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi "}"#.into(),
+        3 => r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#.into(),
+        4 => format!(
+            r#"{{"type":"TOOL_CALL_START","toolCallId":"{call}","toolCallName":"{name}","parentMessageId":"m"}}"#
+        ),
+        5 => format!(r#"{{"type":"TOOL_CALL_END","toolCallId":"{call}"}}"#),
+        6 => r#"{"type":"RUN_FINISHED","threadId":"a","runId":"r"}"#.into(),
+        7 => format!(
+            r#"{{"type":"RUN_FINISHED","threadId":"a","runId":"r","outcome":{{"type":"interrupt","interrupts":[{},{}]}}}}"#,
+            interrupt("i1", n & 1 == 1),
+            interrupt(if n & 2 == 2 { "i1" } else { "i2" }, false),
+        ),
+        8 => format!(
+            r#"{{"type":"RUN_FINISHED","threadId":"a","runId":"r","outcome":{{"type":"interrupt","interrupts":[{}]}}}}"#,
+            interrupt(&format!("i{}", n % 3), n & 4 == 4),
+        ),
+        _ => r#"{"type":"RUN_ERROR","message":"x"}"#.into(),
+    }
+}
+
+/// What the host knows of one round (run id) it was asked to send.
+struct Round {
+    thread: &'static str,
+    /// The request as it went out so far: the `Send`'s, then the body reported.
+    request: RoundRequest,
+    /// Whether `handle_request_prepared` accepted a body, or an answer came in: from then on
+    /// the request is what went out, and a report is refused.
+    settled: bool,
+    /// Whether the round was current when its thread was stopped.
+    stopped: bool,
+}
+
+/// An answer to `run` comes in: if it is the thread's current round, its request went out.
+fn answering(session: &Session, rounds: &mut HashMap<String, Round>, thread: &str, run: &str) {
+    if session.current_run_id(thread) == Some(run) {
+        if let Some(round) = rounds.get_mut(run) {
+            round.settled = true;
+        }
+    }
+}
+
 fuzz_target!(|input: &[u8]| {
     let mut session = Session::new(
         SessionConfig { max_rounds: 3, ..SessionConfig::default() },
         "f",
         Box::new(NoPatterns),
     );
+    // The thread's latest round, and every round by run id.
     let mut runs: HashMap<&str, String> = HashMap::new();
+    let mut rounds: HashMap<String, Round> = HashMap::new();
     let mut started = HashSet::new();
     let mut open_turns: HashMap<&str, u32> = HashMap::new();
+    // The calls open interrupts named when the thread's turn started: still the server's.
+    let mut held_at_start: HashMap<&str, HashSet<String>> = HashMap::new();
     let mut jobs: Vec<(String, String)> = Vec::new();
     // The host's clock (ms) and when the timers last ran.
     let mut now: u64 = 0;
@@ -59,10 +124,29 @@ fuzz_target!(|input: &[u8]| {
     let mut settled: HashSet<(String, String)> = HashSet::new();
     let mut bytes = input.iter().copied();
     let mut n = 0u32;
-    while let Some(op) = bytes.next() {
+    let mut ending = false;
+    loop {
+        let op = match bytes.next() {
+            Some(op) => op,
+            None if !ending => {
+                // The end: Stop every thread; every turn must then have ended, once.
+                ending = true;
+                for thread in THREADS {
+                    if let Some(run) = session.current_run_id(thread) {
+                        if let Some(round) = rounds.get_mut(run) {
+                            round.stopped = true;
+                        }
+                    }
+                    session.abort(thread);
+                }
+                0xFF
+            }
+            None => break,
+        };
         let thread = THREADS[usize::from(op & 1)];
-        match op >> 1 & 15 {
-            0 => {
+        match (op >> 1) & 15 {
+            _ if ending => {}
+            0 | 13 => {
                 n += 1;
                 let user = Message::User(UserMessage {
                     id: format!("u{n}"),
@@ -72,13 +156,39 @@ fuzz_target!(|input: &[u8]| {
                     metadata: None,
                     subagent_run_id: None,
                 });
-                let request = RunRequest { thread_id: thread.into(), messages: vec![user], ..Default::default() };
+                // Op 13 answers every open interrupt, or none (then only expired ones are).
+                let how = if op >> 1 & 15 == 13 { bytes.next().unwrap_or(0) } else { 0 };
+                let resume = session
+                    .interrupts(thread)
+                    .iter()
+                    .filter(|_| how & 1 == 1)
+                    .map(|i| ResumeEntry {
+                        interrupt_id: i.id.clone(),
+                        status: ResumeStatus::Cancelled,
+                        payload: None,
+                        metadata: None,
+                    })
+                    .collect();
+                let request = RunRequest {
+                    thread_id: thread.into(),
+                    messages: vec![user],
+                    resume,
+                    now_ms: (how & 2 == 2).then_some(0),
+                    ..Default::default()
+                };
+                let held: HashSet<String> = session
+                    .interrupts(thread)
+                    .iter()
+                    .filter_map(|i| i.tool_call_id.clone())
+                    .collect();
                 if session.start_run(request, tools()).is_ok() {
                     *open_turns.entry(thread).or_default() += 1;
+                    held_at_start.insert(thread, held);
                 }
             }
             1 => {
                 if let Some(run) = runs.get(thread) {
+                    answering(&session, &mut rounds, thread, run);
                     session.handle_response(thread, run, 200, Some("text/event-stream"), None);
                 }
             }
@@ -86,7 +196,18 @@ fuzz_target!(|input: &[u8]| {
                 let len = usize::from(bytes.next().unwrap_or(0) % 64);
                 let chunk: Vec<u8> = bytes.by_ref().take(len).collect();
                 if let Some(run) = runs.get(thread) {
+                    answering(&session, &mut rounds, thread, run);
                     session.handle_bytes(thread, run, &chunk);
+                }
+            }
+            12 => {
+                // A canned frame with an id from a small set: a resumed stream may replay it.
+                let kind = bytes.next().unwrap_or(0);
+                let id = bytes.next().unwrap_or(0);
+                let frame = format!("id: {}\ndata: {}\n\n", id % 8, canned(kind, id));
+                if let Some(run) = runs.get(thread) {
+                    answering(&session, &mut rounds, thread, run);
+                    session.handle_bytes(thread, run, frame.as_bytes());
                 }
             }
             4 => {
@@ -106,7 +227,34 @@ fuzz_target!(|input: &[u8]| {
                     session.handle_tool_result(&t, &call, outcome);
                 }
             }
-            6 => session.abort(thread),
+            6 => {
+                if let Some(run) = session.current_run_id(thread) {
+                    if let Some(round) = rounds.get_mut(run) {
+                        round.stopped = true;
+                    }
+                }
+                session.abort(thread);
+            }
+            7 => {
+                // The app's prepareRequest answers a round, any round: maybe long after Stop,
+                // maybe twice. Accepted exactly while the round is current and unsettled.
+                let pick = usize::from(bytes.next().unwrap_or(0));
+                let mut ids: Vec<&String> = rounds.keys().collect();
+                ids.sort();
+                if let Some(run) = ids.get(pick % ids.len().max(1)).map(|r| (*r).clone()) {
+                    let round = rounds.get_mut(&run).unwrap();
+                    let body = format!("{{\"prepared\":{pick}}}");
+                    let expected = session.current_run_id(round.thread) == Some(run.as_str())
+                        && !round.settled
+                        && !round.stopped;
+                    let accepted = session.handle_request_prepared(round.thread, &run, &body);
+                    assert_eq!(accepted, expected, "handle_request_prepared for {run}");
+                    if accepted {
+                        round.request.body = body;
+                        round.settled = true;
+                    }
+                }
+            }
             8 | 9 => {
                 // A job's module finished loading: the host calls the handler only if the
                 // session still wants it.
@@ -138,9 +286,25 @@ fuzz_target!(|input: &[u8]| {
         }
         while let Some(action) = session.poll_action(now) {
             match action {
-                Action::Send { thread_id, run_id, .. } => {
+                Action::Send { thread_id, run_id, url, headers, body } => {
                     let t = THREADS.iter().find(|t| **t == thread_id).copied().unwrap();
-                    runs.insert(t, run_id);
+                    assert!(!rounds.contains_key(&run_id), "run id {run_id} sent twice");
+                    runs.insert(t, run_id.clone());
+                    rounds.insert(
+                        run_id,
+                        Round {
+                            thread: t,
+                            request: RoundRequest { url, headers, body },
+                            settled: false,
+                            stopped: false,
+                        },
+                    );
+                }
+                Action::Reconnect { run_id, request, .. } => {
+                    let round = rounds.get(&run_id).expect("a reconnect of a round that was sent");
+                    assert!(!round.stopped, "a reconnect after Stop");
+                    assert!(round.settled, "a reconnect before an answer");
+                    assert_eq!(request, round.request, "a reconnect re-sends its own round's request");
                 }
                 Action::Execute(job) => {
                     assert!(started.insert(job.tool_call_id.clone()), "a call ran twice");
@@ -173,12 +337,32 @@ fuzz_target!(|input: &[u8]| {
                             _ => {}
                         }
                     }
+                    // A call an open interrupt names, or named when the turn started, is the
+                    // server's: it may have no result.
+                    let mut held: HashSet<&str> = session
+                        .interrupts(t)
+                        .iter()
+                        .filter_map(|i| i.tool_call_id.as_deref())
+                        .collect();
+                    held.extend(held_at_start.get(t).into_iter().flatten().map(String::as_str));
                     for call in &calls {
-                        assert!(answers.get(call).copied().unwrap_or(0) >= 1, "call {call} left unanswered");
+                        assert!(
+                            held.contains(call.as_str()) || answers.get(call).copied().unwrap_or(0) >= 1,
+                            "call {call} left unanswered"
+                        );
                     }
                 }
                 _ => {}
             }
         }
+        for thread in THREADS {
+            let ids: Vec<&str> = session.interrupts(thread).iter().map(|i| i.id.as_str()).collect();
+            let unique: HashSet<&&str> = ids.iter().collect();
+            assert_eq!(unique.len(), ids.len(), "open interrupts with one id twice: {ids:?}");
+        }
+    }
+    for thread in THREADS {
+        assert_eq!(open_turns.get(thread).copied().unwrap_or(0), 0, "a turn of {thread} never finished");
+        assert!(!session.is_running(thread));
     }
 });

@@ -29,6 +29,10 @@ pub struct DecodeOptions {
     pub max_event_bytes: usize,
     /// What [`EventDecoder`] yields.
     pub output: Output,
+    /// The stream may be resumed on a new connection ([`EventDecoder::reconnect`]): the decoder
+    /// keeps the SSE id of every event, so it can recognise and drop the events a resuming server
+    /// sends again. Costs one id string per event of the stream that has an id.
+    pub resumable: bool,
 }
 
 /// What an [`EventDecoder`] yields.
@@ -61,6 +65,7 @@ impl Default for DecodeOptions {
             verify: true,
             max_event_bytes: DEFAULT_MAX_EVENT_BYTES,
             output: Output::Wire,
+            resumable: false,
         }
     }
 }
@@ -295,6 +300,22 @@ pub struct EventDecoder {
     warnings: Vec<Warning>,
     /// The first error; the decoder stays failed after it.
     failed: Option<DecodeError>,
+    /// With [`DecodeOptions::resumable`]: the SSE ids of the events decoded, in stream order
+    /// (consecutive events with one id: once), by which a resumed connection's events are known
+    /// to be ones the stream has already had. A vector, not a set: a push per event costs less
+    /// than a hash, and a replay comes in stream order.
+    ids: Option<Vec<String>>,
+    /// After a [`reconnect`](Self::reconnect), until the new connection has caught up.
+    catching_up: Option<CatchUp>,
+}
+
+/// A resumed connection that may be sending again events the stream has had.
+#[derive(Debug)]
+struct CatchUp {
+    /// The last event ID the stream had (what the client sent as `Last-Event-ID`).
+    last: String,
+    /// Where in [`EventDecoder::ids`] the replay has got to; `None` before its first event.
+    at: Option<usize>,
 }
 
 impl EventDecoder {
@@ -312,6 +333,8 @@ impl EventDecoder {
             expanded: Vec::new(),
             warnings: Vec::new(),
             failed: None,
+            ids: options.resumable.then(Vec::new),
+            catching_up: None,
         }
     }
 
@@ -378,9 +401,13 @@ impl EventDecoder {
     }
 
     /// The last SSE `id:` of a completed event (the last event ID string), for resuming the
-    /// stream with `Last-Event-ID`.
+    /// stream with `Last-Event-ID`. While a resumed connection is still sending events the
+    /// stream had already, the id the stream had reached before it.
     pub fn last_event_id(&self) -> Option<&str> {
-        self.sse.last_event_id()
+        match &self.catching_up {
+            Some(catch_up) => Some(&catch_up.last),
+            None => self.sse.last_event_id(),
+        }
     }
 
     /// The stream's reconnection time (the latest valid SSE `retry:`), in milliseconds.
@@ -391,8 +418,54 @@ impl EventDecoder {
     /// A new connection continues the stream after the last completed event: the SSE framing
     /// starts over (a cut-off event is dropped; the last event ID is kept), while the ordering
     /// checks, the chunk streams and the event count go on as one stream.
+    ///
+    /// With [`DecodeOptions::resumable`], the new connection may start again at an earlier
+    /// event (at the last event ID, or from the start): its events are dropped, unseen by the
+    /// output and the checks, for as long as their ids repeat, in order, ids the stream has had,
+    /// up to and including the one with the last event ID. The first event that does not, or
+    /// that one, ends it.
     pub fn reconnect(&mut self) {
+        if self.ids.is_some() {
+            // A connection cut while it caught up resumes from the same id again.
+            let last = match self.catching_up.take() {
+                Some(catch_up) => Some(catch_up.last),
+                None => self.sse.last_event_id().map(str::to_owned),
+            };
+            self.catching_up = last.map(|last| CatchUp { last, at: None });
+        }
         self.sse.reconnect();
+    }
+
+    /// Whether an event with SSE id `id` is one a resumed connection sends again (drop it).
+    /// Records the ids of the others.
+    fn replayed(&mut self, id: Option<String>) -> bool {
+        let Some(ids) = &mut self.ids else {
+            return false;
+        };
+        if let Some(catch_up) = &mut self.catching_up {
+            // The first event is looked for anywhere in the stream (the latest first), each
+            // later one at the same place (one id again) or the next.
+            let (from, to) = match catch_up.at {
+                None => (0, ids.len()),
+                Some(at) => (at, ids.len().min(at + 2)),
+            };
+            let again = id
+                .as_deref()
+                .and_then(|id| (from..to).rev().find(|&n| ids[n] == id));
+            catch_up.at = again;
+            if again.is_none() || id.as_deref() == Some(&catch_up.last) {
+                self.catching_up = None;
+            }
+            if again.is_some() {
+                return true;
+            }
+        }
+        if let Some(id) = id {
+            if ids.last() != Some(&id) {
+                ids.push(id);
+            }
+        }
+        false
     }
 
     /// How many SSE events were read.
@@ -416,7 +489,11 @@ impl EventDecoder {
 
     /// Parses every complete SSE event into wire events.
     fn drain(&mut self) -> Result<(), DecodeError> {
-        while let Some(frame) = self.sse.next_event() {
+        while let Some(mut frame) = self.sse.next_event() {
+            if self.replayed(frame.id.take()) {
+                self.sse.recycle(frame.data);
+                continue;
+            }
             let index = self.index;
             self.index += 1;
             let parsed = Event::parse(&frame.data, index);

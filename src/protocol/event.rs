@@ -655,9 +655,23 @@ impl FromJson for RunFinishedOutcome {
             "success" => RunFinishedOutcome::Success {
                 pending_tool_call_ids: f.take("pendingToolCallIds")?,
             },
-            "interrupt" => RunFinishedOutcome::Interrupt {
-                interrupts: f.take("interrupts")?,
-            },
+            "interrupt" => {
+                let interrupts: Vec<Interrupt> = f.take("interrupts")?;
+                // One answer per id (`RunAgentInput.resume`): two interrupts with one id could
+                // not both be answered, nor each answer checked against its own schema.
+                for (at, interrupt) in interrupts.iter().enumerate() {
+                    if interrupts[..at].iter().any(|i| i.id == interrupt.id) {
+                        return Err(FieldError::new(format!(
+                            "duplicate interrupt id {}",
+                            crate::json::quoted(&interrupt.id)
+                        ))
+                        .in_member("id")
+                        .in_item(at)
+                        .in_member("interrupts"));
+                    }
+                }
+                RunFinishedOutcome::Interrupt { interrupts }
+            }
             "cancelled" => RunFinishedOutcome::Cancelled {},
             other => {
                 return Err(unknown_outcome(

@@ -27,8 +27,8 @@ use crate::json::Value;
 use crate::protocol::event::Message;
 use crate::protocol::wire::{ObjWriter, ToJson};
 use crate::session::{
-    write_messages_event, Action, ChangedMessages, RunRequest, RunResult, RuntimeEvent, Session,
-    ToolCallJob, ToolSet,
+    write_messages_event, Action, ChangedMessages, RoundRequest, RunRequest, RunResult,
+    RuntimeEvent, Session, ToolCallJob, ToolSet,
 };
 use crate::sorted::{SortedMap, SortedSet};
 use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
@@ -81,15 +81,6 @@ struct Running {
     rounds: u32,
     /// What the app's `fetch` or `prepareRequest` threw, for `result.error.cause`.
     cause: JsValue,
-    /// The current round's request as it went out (after `prepareRequest`), for a reconnect.
-    request: Option<Rc<Request>>,
-}
-
-/// A round's request: URL, headers, body.
-struct Request {
-    url: String,
-    headers: Vec<(String, String)>,
-    body: String,
 }
 
 /// Per thread: its messages as the JS objects last handed out, by position, so a `messages` event
@@ -586,7 +577,6 @@ impl Driver {
                     signal: None,
                     rounds: 0,
                     cause: JsValue::UNDEFINED,
-                    request: None,
                 },
             );
         }
@@ -725,9 +715,10 @@ impl Driver {
                 Action::Reconnect {
                     thread_id,
                     run_id,
+                    request,
                     last_event_id,
                     delay_ms,
-                } => self.spawn_reconnect(thread_id, run_id, last_event_id, delay_ms),
+                } => self.spawn_reconnect(thread_id, run_id, request, last_event_id, delay_ms),
                 Action::Execute(job) => self.spawn_call(job),
                 Action::Cancel { thread_id } => {
                     let parts = self
@@ -844,6 +835,10 @@ impl Driver {
         };
         let driver = self.clone();
         spawn_local(async move {
+            if !driver.is_current(&thread_id, &run_id) {
+                // Stopped before this task ran: not even `prepareRequest` is called.
+                return;
+            }
             let body = match prepare {
                 Some(prepare) => match prepare_request(&prepare, &body, &thread_id, round) {
                     Ok(promise) => prepared_body(JsFuture::from(promise).await),
@@ -853,11 +848,14 @@ impl Driver {
             };
             match body {
                 Ok(body) => {
-                    let request = Rc::new(Request { url, headers, body });
-                    if let Some(running) = driver.borrow_mut().running.get_mut(&thread_id) {
-                        running.request = Some(request.clone());
+                    // The session keeps the body for a reconnect; `false`: the round was stopped
+                    // (or the turn ended) while `prepareRequest` ran, and nothing is sent.
+                    let sent = (driver.borrow_mut().session)
+                        .handle_request_prepared(&thread_id, &run_id, &body);
+                    if sent {
+                        let request = RoundRequest { url, headers, body };
+                        driver.spawn_request(thread_id, run_id, request, None, controller);
                     }
-                    driver.spawn_request(thread_id, run_id, request, None, controller);
                 }
                 Err(failure) => {
                     driver.request_failed(&thread_id, &run_id, failure, true);
@@ -866,20 +864,25 @@ impl Driver {
         });
     }
 
-    /// Sends the round's request again with `Last-Event-ID` after `delay_ms` (the session's
+    /// Sends the round's `request` again with `Last-Event-ID` after `delay_ms` (the session's
     /// [`Action::Reconnect`]), unless the turn has ended or moved on by then.
-    fn spawn_reconnect(&self, thread_id: String, run_id: String, id: String, delay_ms: u64) {
+    fn spawn_reconnect(
+        &self,
+        thread_id: String,
+        run_id: String,
+        request: RoundRequest,
+        id: String,
+        delay_ms: u64,
+    ) {
         let controller = AbortController::new().ok();
-        let request = {
+        {
             let mut state = self.borrow_mut();
             let Some(running) = state.running.get_mut(&thread_id) else {
                 return;
             };
             // Stop aborts the wait too: the session then has no turn, so nothing is sent.
             running.fetch = controller.clone();
-            running.request.clone()
-        };
-        let Some(request) = request else { return };
+        }
         let weak = self.weak();
         let reconnect: browser::Callback = Box::new(move || {
             let Some(driver) = upgrade(&weak) else { return };
@@ -899,7 +902,7 @@ impl Driver {
         &self,
         thread_id: String,
         run_id: String,
-        request: Rc<Request>,
+        request: RoundRequest,
         last_event_id: Option<String>,
         controller: Option<AbortController>,
     ) {
@@ -1008,6 +1011,10 @@ impl Driver {
         {
             let state = &mut *self.borrow_mut();
             let session = &mut state.session;
+            // A stopped round's failure (a late `prepareRequest` rejection) is no later run's.
+            if session.current_run_id(thread_id) != Some(run_id) {
+                return;
+            }
             if preparing {
                 let code = "run/prepare-request";
                 session.handle_request_error(thread_id, run_id, code, &failure.message, None);

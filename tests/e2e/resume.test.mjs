@@ -155,3 +155,126 @@ test("a stream without ids that ends early is run/truncated, with no reconnect",
   assert.equal(got.error.code, "run/truncated");
   assert.equal((await api(`/test/requests?threadId=${threadId}`)).length, 1);
 });
+
+test("a server that resumes at the Last-Event-ID or from the first event: every event once, the thread as uncut", { timeout: TIMEOUT }, async () => {
+  await api("/test/reset", {});
+  const whole = await askWeather("replay-uncut");
+  assert.equal(whole.status, "completed", JSON.stringify(whole.error));
+  const firstRun = whole.events[0].runId;
+  const frames = whole.events.filter((e) => e.runId === firstRun).length;
+  for (const resume of ["at", "start"]) {
+    // Between events, inside one, with a clean end; and a resumed connection cut again.
+    const cases = [[{ frame: 3, byte: 0 }], [{ frame: frames - 2, byte: 9, clean: true }], [{ frame: 2, byte: 5 }, { frame: frames - 1, byte: 0 }]];
+    for (const [n, cuts] of cases.entries()) {
+      const threadId = `replay-${resume}-${n}`;
+      const what = `${resume} ${JSON.stringify(cuts)}`;
+      await api("/test/cut", { threadId, cuts, resume });
+      const got = await askWeather(threadId, cuts.filter((c) => !c.clean).map((c) => c.frame));
+      assert.equal(got.status, "completed", `${what}: ${JSON.stringify(got.error)}`);
+      assert.deepEqual(canonical(got.messages), canonical(whole.messages), `${what}: the thread`);
+      assert.deepEqual(canonical(got.events), canonical(whole.events), `${what}: every event once, in order`);
+      const requests = await api(`/test/requests?threadId=${threadId}`);
+      assert.equal(requests.length, 2 + cuts.length, `${what}: one re-POST per cut, then the restart`);
+      for (const [k, cut] of cuts.entries()) {
+        assert.equal(requests[k + 1].headers["last-event-id"], String(cut.frame - 1), what);
+        assert.deepEqual(requests[k + 1].body, requests[0].body, `${what}: the same body`);
+      }
+    }
+  }
+});
+
+test("a prepareRequest that settles after Stop sends nothing, and the next run's reconnect re-sends its own body", { timeout: TIMEOUT }, async () => {
+  await api("/test/reset", {});
+  const threadId = "late-prepare";
+  const stopped = await page.evaluate(async (threadId) => {
+    const prepared = [];
+    const called = [];
+    let hold = true;
+    const rt = new ChatRuntime({
+      runUrl: "/api/threads/{threadId}/runs",
+      // Drops the signal, as some wrappers do: whatever it is called with goes out.
+      fetch: (url, { signal, ...init }) => {
+        if (init.method === "POST") called.push({ runId: JSON.parse(init.body).runId, lastEventId: init.headers["Last-Event-ID"] ?? null });
+        return fetch(url, init);
+      },
+      prepareRequest: (body, info) => {
+        prepared.push({ runId: body.runId, round: info.round });
+        if (!hold) return body;
+        hold = false;
+        return new Promise((resolve) => { window.releaseHeld = () => resolve(body); });
+      },
+    });
+    await rt.loadTools();
+    rt.setToolEnabled(threadId, "get_weather", true);
+    const events = [];
+    rt.subscribe((e) => events.push({ runId: e.runId, event: e.event }), { events: ["agui"] });
+    window.late = { rt, prepared, called, events };
+    const first = rt.run({ threadId, messages: [{ id: "u1", role: "user", content: "What time is it?" }] });
+    while (prepared.length === 0) await new Promise((done) => setTimeout(done, 5));
+    rt.abort(threadId);
+    return (await first).status;
+  }, threadId);
+  assert.equal(stopped, "aborted");
+  await api("/test/cut", { threadId, cuts: [{ frame: 3, byte: 0 }] });
+  await page.evaluate((threadId) => {
+    window.late.done = window.late.rt.run({ threadId, messages: [{ id: "u2", role: "user", content: "What's the weather in Paris?" }] });
+  }, threadId);
+  await page.waitForFunction(() => window.late.events.length >= 3, null, { timeout: 60_000 });
+  // The stopped round's prepareRequest settles now, while the next run streams.
+  await page.evaluate(async () => {
+    window.releaseHeld();
+    await new Promise((done) => setTimeout(done, 50));
+  });
+  await api("/test/break", {});
+  const got = await page.evaluate(async () => {
+    const result = await window.late.done;
+    window.late.rt.free();
+    return { status: result.status, error: result.error, answer: result.messages.at(-1).content, prepared: window.late.prepared, called: window.late.called };
+  });
+  assert.equal(got.status, "completed", JSON.stringify(got.error));
+  assert.match(got.answer, /In Paris it is/);
+  const stoppedRun = got.prepared[0].runId;
+  const nextRun = got.prepared[1].runId;
+  assert.deepEqual(got.called.filter((c) => c.runId === stoppedRun), [], "fetch is never called for the stopped round");
+  assert.deepEqual(got.called.slice(0, 2), [{ runId: nextRun, lastEventId: null }, { runId: nextRun, lastEventId: "2" }]);
+  const requests = await api(`/test/requests?threadId=${threadId}`);
+  assert.equal(requests.length, 3, "the run, its re-POST, the restart");
+  assert.ok(requests.every((r) => r.body.runId !== stoppedRun), "nothing of the stopped round reached the server");
+  assert.equal(requests[1].headers["last-event-id"], "2");
+  assert.deepEqual(requests[1].body, requests[0].body, "the re-POST is the next run's own body");
+});
+
+test("a prepareRequest that rejects after Stop is no cause of the next run's error", { timeout: TIMEOUT }, async () => {
+  await api("/test/reset", {});
+  const threadId = "late-reject";
+  await api("/test/script", { threadId, responses: [{ status: 500, contentType: "text/plain", body: "down" }] });
+  const got = await page.evaluate(async (threadId) => {
+    let held = true;
+    let rejectHeld;
+    let openGate;
+    const gate = new Promise((resolve) => { openGate = resolve; });
+    const rt = new ChatRuntime({
+      runUrl: "/api/threads/{threadId}/runs",
+      toolsUrl: null,
+      // The next run's request waits until the stopped round's prepareRequest has rejected.
+      fetch: async (url, init) => { await gate; return fetch(url, init); },
+      prepareRequest: (body) => {
+        if (!held) return body;
+        held = false;
+        return new Promise((_, reject) => { rejectHeld = reject; });
+      },
+    });
+    const first = rt.run({ threadId, messages: [{ id: "u1", role: "user", content: "one" }] });
+    while (!rejectHeld) await new Promise((done) => setTimeout(done, 5));
+    rt.abort(threadId);
+    const stopped = (await first).status;
+    const next = rt.run({ threadId, messages: [{ id: "u2", role: "user", content: "two" }] });
+    rejectHeld(new Error("the stopped round's"));
+    await new Promise((done) => setTimeout(done, 50));
+    openGate();
+    const result = await next;
+    rt.free();
+    return { stopped, status: result.status, code: result.error?.code, httpStatus: result.error?.status, hasCause: result.error && "cause" in result.error };
+  }, threadId);
+  assert.deepEqual(got, { stopped: "aborted", status: "error", code: "run/http", httpStatus: 500, hasCause: false });
+});

@@ -145,6 +145,8 @@ struct Inner {
     backend_tools: Vec<Value>,
     /// Where the next planner responses of a thread stop (`POST /test/cut`).
     cuts: HashMap<String, VecDeque<resume::Cut>>,
+    /// Where a thread's re-POSTs start (`POST /test/cut`'s `resume`; absent: after the id).
+    resume_modes: HashMap<String, resume::ResumeMode>,
 }
 
 struct Shared {
@@ -492,7 +494,13 @@ fn planner_run(
 /// A re-POST with `Last-Event-ID`: the run's events after that id, or 404 when the run is not
 /// kept (or 400 for an id this agent never sent).
 fn resumed_run(state: &AppState, thread_id: &str, run_id: &str, last_event_id: &str) -> Response {
-    let Some(from) = resume::resume_from(last_event_id) else {
+    let mode = state
+        .lock()
+        .resume_modes
+        .get(thread_id)
+        .copied()
+        .unwrap_or_default();
+    let Some(from) = resume::resume_from(last_event_id, mode) else {
         return bad_request(format!(
             "Last-Event-ID {last_event_id:?} is no event id of this agent"
         ));
@@ -531,10 +539,13 @@ fn next_cut(state: &AppState, thread_id: &str) -> Option<resume::Cut> {
 struct CutsRequest {
     thread_id: String,
     cuts: Vec<resume::Cut>,
+    #[serde(default)]
+    resume: Option<resume::ResumeMode>,
 }
 
-/// `POST /test/cut {threadId, cuts: [{frame, byte, clean?}]}`: the thread's next planner
-/// responses stop part-way, one cut per response, in order.
+/// `POST /test/cut {threadId, cuts: [{frame, byte, clean?}], resume?}`: the thread's next planner
+/// responses stop part-way, one cut per response, in order; `resume` (`"after"`, `"at"`,
+/// `"start"`) says where its re-POSTs start from then on.
 async fn set_cuts(State(state): State<AppState>, req: Request) -> Response {
     let value = match read_json(req).await {
         Ok(v) => v,
@@ -545,6 +556,9 @@ async fn set_cuts(State(state): State<AppState>, req: Request) -> Response {
         Err(e) => return bad_request(format!("bad cut request: {e}")),
     };
     let mut inner = state.lock();
+    if let Some(mode) = request.resume {
+        inner.resume_modes.insert(request.thread_id.clone(), mode);
+    }
     let queue = inner.cuts.entry(request.thread_id).or_default();
     queue.extend(request.cuts);
     json_response(StatusCode::OK, json!({ "queued": queue.len() }))

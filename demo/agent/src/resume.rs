@@ -4,7 +4,9 @@
 //! of the recent runs kept in memory. The run goes on producing into its log when the client goes
 //! away, so a client that reconnects misses nothing.
 //!
-//! For the browser tests, `POST /test/cut` makes the next responses of a thread stop part-way
+//! For the browser tests, `POST /test/cut` may also make the thread's re-POSTs start again at
+//! `n` or from the first event ([`ResumeMode`]), as some servers do, and it makes the next
+//! responses of a thread stop part-way
 //! ([`Cut`]): after `byte` bytes of frame `frame`, with a clean end, or with a network error once
 //! `POST /test/break` says so. A client only keeps the bytes it read before the error (a fetch
 //! body stream drops what it had queued), so the test breaks the connection after the page has
@@ -135,9 +137,29 @@ impl Runs {
     }
 }
 
-/// Where a re-POST resumes: the frame after `Last-Event-ID` (`None`: not a number).
-pub fn resume_from(last_event_id: &str) -> Option<usize> {
-    last_event_id.trim().parse::<usize>().ok()?.checked_add(1)
+/// Where a re-POST with `Last-Event-ID: n` starts (`POST /test/cut`'s `resume`): the SSE spec's
+/// way, or one of the ways of servers that send again what the client has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ResumeMode {
+    /// The events after `n`.
+    #[default]
+    After,
+    /// Event `n` again, then the rest.
+    At,
+    /// The run's events from the first.
+    Start,
+}
+
+/// Where a re-POST resumes: the frame after `Last-Event-ID` (`None`: not a number), or as `mode`
+/// says.
+pub fn resume_from(last_event_id: &str, mode: ResumeMode) -> Option<usize> {
+    let n = last_event_id.trim().parse::<usize>().ok()?;
+    match mode {
+        ResumeMode::After => n.checked_add(1),
+        ResumeMode::At => Some(n),
+        ResumeMode::Start => Some(0),
+    }
 }
 
 /// What a response still has to do.

@@ -128,6 +128,38 @@ async fn test_cut_stops_responses_part_way_broken_or_clean() {
     server.stop().await.unwrap();
 }
 
+#[tokio::test]
+async fn test_cut_resume_makes_re_posts_start_at_the_id_or_from_the_first_event() {
+    let server = start().await;
+    for (mode, from) in [("at", 2), ("start", 0), ("after", 3)] {
+        let thread = format!("m-{mode}");
+        let mut c = post_json(
+            server.addr,
+            "/test/cut",
+            json!({ "threadId": thread, "cuts": [], "resume": mode }),
+        )
+        .await;
+        let status = c.status;
+        assert_eq!(status, 200, "{}", c.text().await);
+        let body = input(&thread, "r1");
+        let all = frames(&post_run(&server, &thread, &body, None).await.text().await);
+        let resumed = post_run(&server, &thread, &body, Some("2"))
+            .await
+            .text()
+            .await;
+        assert_eq!(frames(&resumed), all[from..], "{mode}");
+    }
+    let mut bad = post_json(
+        server.addr,
+        "/test/cut",
+        json!({ "threadId": "x", "cuts": [], "resume": "sideways" }),
+    )
+    .await;
+    let status = bad.status;
+    assert_eq!(status, 400, "{}", bad.text().await);
+    server.stop().await.unwrap();
+}
+
 /// The body of a chunked response read to the connection's end, and whether it was complete (the
 /// last, empty chunk came).
 async fn chunked_to_eof(mut conn: Conn) -> (Vec<u8>, bool) {
