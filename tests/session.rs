@@ -2123,3 +2123,37 @@ fn removing_a_tool_answers_its_running_calls_interrupted_and_the_run_goes_on() {
     assert_eq!(h.sent.len(), 2);
     assert!(h.session.remove_tool("get_browser_time").is_empty());
 }
+
+#[test]
+fn a_resumed_connection_whose_events_carry_no_ids_of_their_own_is_applied_whole() {
+    // The first connection had `id:` fields; the server resumes after the last one and sends the
+    // rest without ids. Those events inherit the last id, which says nothing about whether they
+    // were sent before: none is dropped as a replay.
+    let events = resumable_events();
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session
+        .handle_bytes("t", &run, sse_with_ids(&events[..3], Some(1)).as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.reconnects.last().unwrap().2, "2");
+    let mut rest = String::new();
+    for event in &events[3..] {
+        rest.push_str(&format!("data: {event}\n\n"));
+    }
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.session.handle_bytes("t", &run, rest.as_bytes());
+    h.session.handle_body_end("t", &run);
+    h.pump();
+    assert_eq!(h.jobs.len(), 1, "the call of the resumed part ran");
+    let expected = run_cut(None, false);
+    assert_eq!(
+        to_serde(h.session.messages("t")),
+        to_serde(&expected.result().messages[..2]),
+        "the thread as without the cut: the text once, the call"
+    );
+}

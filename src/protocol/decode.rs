@@ -438,7 +438,7 @@ impl EventDecoder {
 
     /// Whether an event with SSE id `id` is one a resumed connection sends again (drop it).
     /// Records the ids of the others.
-    fn replayed(&mut self, id: Option<String>) -> bool {
+    fn replayed(&mut self, id: Option<String>, own: bool) -> bool {
         let Some(ids) = &mut self.ids else {
             return false;
         };
@@ -451,9 +451,10 @@ impl EventDecoder {
             };
             let again = id
                 .as_deref()
+                .filter(|_| own)
                 .and_then(|id| (from..to).rev().find(|&n| ids[n] == id));
             catch_up.at = again;
-            if again.is_none() || id.as_deref() == Some(&catch_up.last) {
+            if again.is_none() || (own && id.as_deref() == Some(&catch_up.last)) {
                 self.catching_up = None;
             }
             if again.is_some() {
@@ -490,7 +491,10 @@ impl EventDecoder {
     /// Parses every complete SSE event into wire events.
     fn drain(&mut self) -> Result<(), DecodeError> {
         while let Some(mut frame) = self.sse.next_event() {
-            if self.replayed(frame.id.take()) {
+            // Only an `id` of the event's own counts: one inherited from an earlier event says
+            // nothing about whether a resumed connection sends this one again.
+            let own = self.sse.had_own_id();
+            if self.replayed(frame.id.take(), own) {
                 self.sse.recycle(frame.data);
                 continue;
             }

@@ -139,6 +139,14 @@ pub struct SseDecoder {
     in_block: bool,
     /// Complete events not yet taken with `next_event`, oldest first.
     queue: VecDeque<SseEvent>,
+    /// An `id` field was read in the block being read. An event's `id` may be inherited from an
+    /// earlier block; a resumed stream's replay check (`EventDecoder`) needs to know whether the
+    /// event carried one of its own.
+    block_has_id: bool,
+    /// For each event of `queue`, whether its block had an `id` field of its own.
+    own_ids: VecDeque<bool>,
+    /// Whether the event [`next_event`](Self::next_event) returned last had one.
+    last_had_own_id: bool,
     /// Emptied data buffers handed back with [`recycle`](Self::recycle), reused for the next
     /// events' data instead of allocating one per event.
     spare: Vec<String>,
@@ -176,6 +184,9 @@ impl SseDecoder {
             reconnection_time: None,
             in_block: false,
             queue: VecDeque::new(),
+            block_has_id: false,
+            own_ids: VecDeque::new(),
+            last_had_own_id: false,
             spare: Vec::new(),
         }
     }
@@ -209,7 +220,14 @@ impl SseDecoder {
     /// Pops the oldest complete event, if any. Keeps working after [`finish`](Self::finish) and
     /// after an error.
     pub fn next_event(&mut self) -> Option<SseEvent> {
+        self.last_had_own_id = self.own_ids.pop_front().unwrap_or(false);
         self.queue.pop_front()
+    }
+
+    /// Whether the event [`next_event`](Self::next_event) returned last had an `id` field in its
+    /// own block (its `id` is not only inherited from an earlier event's).
+    pub fn had_own_id(&self) -> bool {
+        self.last_had_own_id
     }
 
     /// Hands back an event's `data` once it has been read, so its memory carries the data of a
@@ -308,6 +326,7 @@ impl SseDecoder {
         self.last_event_id.clone_from(&self.committed_id);
         self.retry = None;
         self.in_block = false;
+        self.block_has_id = false;
     }
 
     /// Records an error of `result` as the decoder's permanent failure; returns `result`.
@@ -474,6 +493,7 @@ impl SseDecoder {
             // to the field value. Otherwise, ignore the field."
             b"id" if !value.contains(&0) => {
                 self.last_event_id = non_empty(decode(value).into_owned());
+                self.block_has_id = true;
             }
             // "If the field value consists of only ASCII digits, then interpret the field value as
             // an integer in base ten, and set the event stream's reconnection time to that
@@ -501,6 +521,7 @@ impl SseDecoder {
         // Step 2: "If the data buffer is an empty string, set the data buffer and the event type
         // buffer to the empty string and return."
         let retry = self.retry.take();
+        let own_id = std::mem::take(&mut self.block_has_id);
         if !self.has_data {
             self.event_type.clear();
             return;
@@ -517,6 +538,7 @@ impl SseDecoder {
             retry,
         };
         self.queue.push_back(event);
+        self.own_ids.push_back(own_id);
     }
 }
 
