@@ -130,12 +130,21 @@ pub(crate) fn js_string(s: &str) -> JsValue {
 /// U+FFFD) and a literal U+10FFFF is escaped (never misread as the private form). `None` for
 /// anything but a string.
 pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
-    if !value.is_string() {
-        return None;
+    let plain = value.as_string()?;
+    // wasm-bindgen's UTF-8 copy is exact unless the string held a lone surrogate (then it has a
+    // U+FFFD) or U+10FFFF (the private form's marker): only those go through JSON.
+    if !plain.contains(['\u{FFFD}', '\u{10FFFF}']) {
+        return Some(plain);
     }
-    match json_of(value) {
-        Ok(Value::String(text)) => Some(text),
-        _ => None,
+    // Not `json_of`: its error is described, and describing comes back here. A `JSON.stringify`
+    // that throws (a page replaced it) leaves the UTF-8 copy.
+    let exact = JSON::stringify(value)
+        .ok()
+        .and_then(|text| text.as_string())
+        .and_then(|text| Value::parse(&text).ok());
+    match exact {
+        Some(Value::String(text)) => Some(text),
+        _ => Some(plain),
     }
 }
 
