@@ -52,7 +52,7 @@ async function askWeather(threadId, breaks = []) {
     window.asked = { events, done: rt.run({ threadId, messages: [{ id: "u1", role: "user", content: "What's the weather in Paris?" }] })
       .then((result) => {
         rt.free();
-        return { status: result.status, error: result.error, messages: result.messages, events };
+        return { status: result.status, error: plainError(result.error), messages: result.messages, events };
       }) };
   }, threadId);
   for (const count of breaks) {

@@ -137,7 +137,7 @@ async function createRuntime({ threadId, enable = [], enableIn = {}, options = {
     // filter, which must get all but `agui`.
     const every = ["agui", "round_started", "tool_started", "tool_finished", "messages", "state", "run_finished", "toggles_changed", "tools_changed", "diagnostic"];
     rt.subscribe((event) => {
-      window.events.push(event);
+      window.events.push(event.type === "run_finished" && event.error ? { ...event, error: plainError(event.error) } : event);
       log.push(event.type === "agui" ? `agui:${event.event.type}` : event.type);
     }, { events: every });
     window.unfiltered = [];
@@ -163,7 +163,7 @@ async function startRun(threadId, { messages = [user()], withSignal = false } = 
       // The result's messages (the runtime's mirror of what the `messages` events handed out)
       // must be exactly the thread, and `newMessages` must be objects of `messages`.
       (result) => ({
-        result,
+        result: { ...result, error: plainError(result.error) },
         sameAsThread: JSON.stringify(result.messages) === JSON.stringify(rt.messages(threadId)),
         newAreShared: result.newMessages.every((m) => result.messages.includes(m)),
       }),
