@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { api as harnessApi, browserSuite } from "./harness.mjs";
+import { answer, api as harnessApi, browserSuite, finished, started } from "./harness.mjs";
 
 const TIMEOUT = 90_000;
 
@@ -17,8 +17,6 @@ const suite = browserSuite();
 const api = (path, body) => harnessApi(suite.base, path, body);
 const script = (threadId, responses) => api("/test/script", { threadId, responses });
 
-const started = (threadId, runId) => ({ type: "RUN_STARTED", threadId, runId });
-const finished = (threadId, runId) => ({ type: "RUN_FINISHED", threadId, runId });
 const callRun = (threadId) => ({
   events: [
     started(threadId, "s1"),
@@ -29,15 +27,6 @@ const callRun = (threadId) => ({
     { type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: JSON.stringify({ text: "hello", mode: "loud" }) },
     { type: "TOOL_CALL_END", toolCallId: "c1" },
     finished(threadId, "s1"),
-  ],
-});
-const answerRun = (threadId) => ({
-  events: [
-    started(threadId, "s2"),
-    { type: "TEXT_MESSAGE_START", messageId: "a2", role: "assistant" },
-    { type: "TEXT_MESSAGE_CONTENT", messageId: "a2", delta: "Done." },
-    { type: "TEXT_MESSAGE_END", messageId: "a2" },
-    finished(threadId, "s2"),
   ],
 });
 
@@ -145,8 +134,8 @@ for (const [name, patch] of Object.entries(PATCHES)) {
   const when = /^new URL|^new RegExp/.test(name) ? ["create", "run"] : ["run"];
   for (const phase of when) {
     test(`${name} (${phase === "create" ? "while the tools load" : "during a turn"}): the turn settles, then the same runtime completes a turn`, { timeout: TIMEOUT }, async () => {
-      await script("t1", [callRun("t1"), answerRun("t1")]);
-      await script("t2", [callRun("t2"), answerRun("t2")]);
+      await script("t1", [callRun("t1"), answer("t1")]);
+      await script("t2", [callRun("t2"), answer("t2")]);
       const first = await suite.page.evaluate(
         async ({ patch, phase, importThrows }) => {
           const realSetTimeout = window.setTimeout;

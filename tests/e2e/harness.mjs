@@ -94,3 +94,30 @@ export function browserSuite({ start = startScriptAgent, reset = (base) => api(b
   });
   return suite;
 }
+
+// ---- scripted runs: the AG-UI events the suites script for the server ------------------------
+
+export const started = (threadId, runId) => ({ type: "RUN_STARTED", threadId, runId });
+export const finished = (threadId, runId) => ({ type: "RUN_FINISHED", threadId, runId });
+
+/** A run that answers with `reply` as one assistant message (`m-<runId>`). */
+export const answer = (threadId, reply = "Done.", runId = "srv-2") => ({
+  events: [
+    started(threadId, runId),
+    { type: "TEXT_MESSAGE_START", messageId: `m-${runId}`, role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: `m-${runId}`, delta: reply },
+    { type: "TEXT_MESSAGE_END", messageId: `m-${runId}` },
+    finished(threadId, runId),
+  ],
+});
+
+/** A run (`srv-1`) that calls tool `name` as `id` with `args`, on assistant message `a1`. */
+export const callRun = (threadId, id, name, args = {}) => ({
+  events: [
+    started(threadId, "srv-1"),
+    { type: "TOOL_CALL_START", toolCallId: id, toolCallName: name, parentMessageId: "a1" },
+    { type: "TOOL_CALL_ARGS", toolCallId: id, delta: JSON.stringify(args) },
+    { type: "TOOL_CALL_END", toolCallId: id },
+    finished(threadId, "srv-1"),
+  ],
+});

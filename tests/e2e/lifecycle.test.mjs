@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { api as harnessApi, browserSuite } from "./harness.mjs";
+import { answer, api as harnessApi, browserSuite, callRun } from "./harness.mjs";
 
 const TIMEOUT = 90_000;
 const suite = browserSuite();
@@ -15,26 +15,6 @@ const script = (threadId, responses) => api("/test/script", { threadId, response
 const requests = (threadId) => api(`/test/requests?threadId=${encodeURIComponent(threadId)}`);
 const inPage = (fn, arg) => suite.page.evaluate(fn, arg);
 
-const started = (threadId, runId) => ({ type: "RUN_STARTED", threadId, runId });
-const finished = (threadId, runId) => ({ type: "RUN_FINISHED", threadId, runId });
-const answer = (threadId, reply = "Done.", runId = "srv-2") => ({
-  events: [
-    started(threadId, runId),
-    { type: "TEXT_MESSAGE_START", messageId: `m-${runId}`, role: "assistant" },
-    { type: "TEXT_MESSAGE_CONTENT", messageId: `m-${runId}`, delta: reply },
-    { type: "TEXT_MESSAGE_END", messageId: `m-${runId}` },
-    finished(threadId, runId),
-  ],
-});
-const callRun = (threadId, id, name, args = {}) => ({
-  events: [
-    started(threadId, "srv-1"),
-    { type: "TOOL_CALL_START", toolCallId: id, toolCallName: name, parentMessageId: "a1" },
-    { type: "TOOL_CALL_ARGS", toolCallId: id, delta: JSON.stringify(args) },
-    { type: "TOOL_CALL_END", toolCallId: id },
-    finished(threadId, "srv-1"),
-  ],
-});
 
 /** Every public method of a freed runtime, each as `[name, outcome]`: `thrown` with its class and code. */
 const AFTER_FREE = async (rt) => {
