@@ -208,7 +208,7 @@ export class ChatRuntimeError extends Error {
   /**
    * What went wrong, stable across versions: `options/invalid`, `input/invalid`, `run/busy`,
    * `run/bad-request`, `tools/fetch`, `tools/not-json`, `tools/locked`, `tool/bad-name` (from
-   * `registerTool`), `decode/field`, ... (the README lists them all).
+   * `registerTool`), `decode/field`, `runtime/freed`, ... (the README lists them all).
    */
   code: string;
   /** The 0-based position of the event in the stream, for `decode/...` errors. */
