@@ -26,8 +26,12 @@ cpSync("pkg-template/bin", "pkg/bin", { recursive: true });
 // would otherwise read last run's apply-messages.d.ts as an input.
 for (const file of ["react.js", "react.d.ts", "apply-messages.js", "apply-messages.d.ts"]) rmSync(`pkg/${file}`, { force: true });
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "react"], { stdio: "inherit" });
+// A JSON file's module is its value, as for CommonJS' `module.exports =`: so `export =` in a `.d.cts`
+// (an `export default` declaration claims a `.default` a `require` would not find, and
+// arethetypeswrong reports it). `import pkg from ...` still types `pkg` as the object.
+rmSync("pkg/package.json.d.ts", { force: true });
 writeFileSync(
-  "pkg/package.json.d.ts",
+  "pkg/package.json.d.cts",
   `// The package's own package.json (\`import pkg from "chat-runtime/package.json" with { type: "json" }\`).
 declare const pkg: {
   name: ${JSON.stringify(merged.name)};
@@ -35,7 +39,7 @@ declare const pkg: {
   description: string;
   [field: string]: unknown;
 };
-export default pkg;
+export = pkg;
 `,
 );
 

@@ -1,0 +1,93 @@
+// The packed tarball as a registry and its linters see it: publint and @arethetypeswrong/cli (the
+// root package.json's pinned devDependencies, installed by `make node-deps`; nothing is downloaded
+// here) on target/pack/chat-runtime-<version>.tgz, `npm publish --dry-run` of pkg/ against a registry
+// URL that refuses connections, and what the tarball must carry besides the code: no placeholder
+// `repository`, the CHANGELOG, the versioning policy, and the templates the README tells users to copy.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+
+import { ROOT, tarball } from "./helpers.mjs";
+
+const PKG = join(ROOT, "pkg");
+const temp = mkdtempSync(join(tmpdir(), "chat-runtime-publish-"));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+// The tarball unpacked once (`package/...`).
+let unpacked;
+before(() => {
+  const r = spawnSync("tar", ["xzf", tarball(), "-C", temp], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  unpacked = join(temp, "package");
+});
+
+/** Every file under `dir`, as paths relative to it. */
+function filesUnder(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path).map((p) => join(entry.name, p)));
+    else out.push(entry.name);
+  }
+  return out.sort();
+}
+
+test("publint: no error, warning or suggestion on the packed tarball (strict)", async () => {
+  const bytes = readFileSync(tarball());
+  const tgz = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const { messages, pkg } = await publint({ pack: { tarball: tgz }, level: "suggestion", strict: true });
+  assert.equal(pkg.name, "chat-runtime", "publint read the tarball's package.json");
+  assert.deepEqual(messages.map((m) => `${m.type}: ${formatMessage(m, pkg, { color: false })}`), []);
+});
+
+test("arethetypeswrong: every entry point's types resolve and match their JavaScript (ESM-only profile)", () => {
+  // --profile esm-only: the package is ESM only ("type": "module", wasm-pack's web target finds its
+  // .wasm through import.meta.url), so `require` from CommonJS (node10, node16-cjs) is not a goal.
+  const attw = join(ROOT, "node_modules/.bin/attw");
+  const r = spawnSync(attw, [tarball(), "--profile", "esm-only", "--format", "json", "--no-color"], { cwd: temp, encoding: "utf8" });
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.analysis.packageName, "chat-runtime");
+  assert.ok(report.analysis.types, "the package has types");
+  assert.deepEqual(Object.keys(report.analysis.entrypoints).sort(), [".", "./chat_runtime_bg.wasm", "./package.json", "./react"]);
+  const problems = report.analysis.problems.filter((p) => !["node10", "node16-cjs"].includes(p.resolutionKind));
+  assert.deepEqual(problems, []);
+  assert.equal(r.status, 0, r.stderr);
+});
+
+test("npm publish --dry-run of pkg/ is clean: no warning, and nothing leaves the machine", () => {
+  // A registry URL that refuses, and a token for it alone, so the dry run has nothing to warn about
+  // but the package itself (without one npm warns that publishing needs a login). With it npm asks
+  // the registry for the package's published versions: refused at once, no retries.
+  const registry = "http://127.0.0.1:9/";
+  const npmrc = join(temp, "npmrc");
+  writeFileSync(npmrc, `//127.0.0.1:9/:_authToken=dry-run-only\n`);
+  const r = spawnSync("npm", ["publish", "--dry-run", "--ignore-scripts", "--registry", registry, "--userconfig", npmrc, "--fetch-retries", "0"], {
+    cwd: PKG,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_loglevel: "notice" },
+  });
+  const out = r.stdout + r.stderr;
+  assert.equal(r.status, 0, out);
+  assert.match(out, /\(dry-run\)/);
+  assert.match(out, /^\+ chat-runtime@/m);
+  assert.deepEqual(out.split("\n").filter((l) => /^npm (warn|WARN|error|ERR)/.test(l)), [], out);
+});
+
+test("no placeholder repository: neither the tarball's package.json nor Cargo.toml (which wasm-pack copies) names one", () => {
+  const pkg = JSON.parse(readFileSync(join(unpacked, "package.json"), "utf8"));
+  assert.equal(pkg.repository, undefined);
+  for (const [file, text] of [
+    ["package/package.json", readFileSync(join(unpacked, "package.json"), "utf8")],
+    ["Cargo.toml", readFileSync(join(ROOT, "Cargo.toml"), "utf8")],
+    ["pkg-template/package.json", readFileSync(join(ROOT, "pkg-template/package.json"), "utf8")],
+  ]) {
+    assert.doesNotMatch(text, /example\.invalid/, file);
+  }
+  assert.doesNotMatch(readFileSync(join(ROOT, "Cargo.toml"), "utf8"), /^repository\s*=/m);
+});
