@@ -1,10 +1,10 @@
 // Finishes pkg/ after wasm-pack: merges pkg-template/package.json over the package.json wasm-pack
 // wrote (template fields win; wasm-pack's `version`, from Cargo.toml, is kept unless the template
-// sets one), copies the npm README, compiles the React adapter (react/src/*.ts, `tsc -p react`: the
-// ES modules react.js and apply-messages.js with their generated .d.ts), writes the declaration of
-// the `./package.json` export, re-exports the `ChatRuntimeError` class and `applyMessages` from the
-// entry (below), and checks that every `files` entry, `bin` and `exports` target exists, so
-// `npm pack` can never ship a package that points at nothing.
+// sets one), copies the npm README and CHANGELOG.md, compiles the React adapter (react/src/*.ts,
+// `tsc -p react`: the ES modules react.js and apply-messages.js with their generated .d.ts), writes
+// the declaration of the `./package.json` export, re-exports the `ChatRuntimeError` class and
+// `applyMessages` from the entry (below), and checks that every `files` entry, `bin` and `exports`
+// target exists, so `npm pack` can never ship a package that points at nothing.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync, copyFileSync, cpSync, readdirSync, rmSync } from "node:fs";
 
@@ -14,6 +14,7 @@ const merged = { ...generated, ...template, version: template.version ?? generat
 writeFileSync("pkg/package.json", JSON.stringify(merged, null, 2) + "\n");
 
 copyFileSync("pkg-template/README.md", "pkg/README.md");
+copyFileSync("CHANGELOG.md", "pkg/CHANGELOG.md");
 // The crate is MIT OR Apache-2.0: both texts ship, whatever wasm-pack copied.
 for (const file of ["LICENSE-MIT", "LICENSE-APACHE"]) copyFileSync(file, `pkg/${file}`);
 // `npx chat-runtime check-tools <dir>` (bin/chat-runtime.js), run on the package's own wasm.

@@ -91,3 +91,29 @@ test("no placeholder repository: neither the tarball's package.json nor Cargo.to
   }
   assert.doesNotMatch(readFileSync(join(ROOT, "Cargo.toml"), "utf8"), /^repository\s*=/m);
 });
+
+test("CHANGELOG.md ships, as written at the root: Keep a Changelog, an Unreleased section first", () => {
+  const shipped = join(unpacked, "CHANGELOG.md");
+  assert.ok(existsSync(shipped), "package/CHANGELOG.md in the tarball");
+  const text = readFileSync(shipped, "utf8");
+  assert.equal(text, readFileSync(join(ROOT, "CHANGELOG.md"), "utf8"));
+  assert.match(text, /^# Changelog\n/);
+  assert.match(text, /keepachangelog\.com/);
+  assert.match(text, /semver\.org/);
+  const versions = [...text.matchAll(/^## \[([^\]]+)\]/gm)].map((m) => m[1]);
+  assert.equal(versions[0], "Unreleased");
+  assert.match(text.split(/^## /m)[1], /^\[Unreleased\]\n\n### Added\n\n- /);
+});
+
+test("the versioning policy is in both READMEs (the npm one as shipped): semver and what counts as breaking", () => {
+  for (const [file, text] of [
+    ["README.md", readFileSync(join(ROOT, "README.md"), "utf8")],
+    ["package/README.md", readFileSync(join(unpacked, "README.md"), "utf8")],
+  ]) {
+    const section = text.split(/^## /m).find((s) => s.startsWith("Versioning\n"));
+    assert.ok(section, `${file} has a "## Versioning" section`);
+    for (const term of ["semver", "0.x", ".d.ts", "code", "tools.json", "localStorage", "chat:tools:", "wire", "CHANGELOG.md"]) {
+      assert.ok(section.includes(term), `${file}'s Versioning names ${term}`);
+    }
+  }
+});
