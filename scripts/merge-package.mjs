@@ -15,6 +15,18 @@ writeFileSync("pkg/package.json", JSON.stringify(merged, null, 2) + "\n");
 
 copyFileSync("pkg-template/README.md", "pkg/README.md");
 copyFileSync("CHANGELOG.md", "pkg/CHANGELOG.md");
+// templates/: what the README tells an app to copy, at node_modules/chat-runtime/templates/ (README
+// "Deploy"): the tools template without its build output or installs (nor its .gitignore, which npm
+// never packs: the README gives its line), the nginx server block, and deploy/helm/: the chart (its
+// files/nginx.conf link copied as the file it points at), its example values and the snippets for
+// an existing chart.
+rmSync("pkg/templates", { recursive: true, force: true });
+cpSync("deploy/tools-template", "pkg/templates/tools-template", {
+  recursive: true,
+  filter: (src) => !/(^|\/)(node_modules|dist|\.gitignore)$/.test(src) && !/\/public\/tools\/[^/]*\.js$/.test(src),
+});
+copyFileSync("deploy/nginx.conf", "pkg/templates/nginx.conf");
+cpSync("deploy/helm", "pkg/templates/helm", { recursive: true, dereference: true });
 // The crate is MIT OR Apache-2.0: both texts ship, whatever wasm-pack copied.
 for (const file of ["LICENSE-MIT", "LICENSE-APACHE"]) copyFileSync(file, `pkg/${file}`);
 // `npx chat-runtime check-tools <dir>` (bin/chat-runtime.js), run on the package's own wasm.

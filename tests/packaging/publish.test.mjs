@@ -117,3 +117,35 @@ test("the versioning policy is in both READMEs (the npm one as shipped): semver 
     }
   }
 });
+
+test("the tarball carries the templates the README tells users to copy: tools template, nginx server block, Helm", () => {
+  const templates = join(unpacked, "templates");
+  assert.ok(existsSync(templates), "package/templates/ in the tarball");
+  const pkg = JSON.parse(readFileSync(join(unpacked, "package.json"), "utf8"));
+  assert.ok(pkg.files.includes("templates/"), "templates/ listed in files");
+
+  // Each a copy of its source in the repository, byte for byte.
+  const same = (shipped, source) => assert.equal(readFileSync(join(templates, shipped), "utf8"), readFileSync(join(ROOT, source), "utf8"), shipped);
+  same("nginx.conf", "deploy/nginx.conf");
+  // The tools template as committed, less its .gitignore (npm never packs one; the README gives its line).
+  const committed = spawnSync("git", ["ls-files", "-z", "deploy/tools-template"], { cwd: ROOT, encoding: "utf8" });
+  assert.equal(committed.status, 0, committed.stderr);
+  const expected = committed.stdout.split("\0").filter(Boolean).map((f) => relative("deploy/tools-template", f)).filter((f) => f !== ".gitignore");
+  assert.ok(expected.includes("tools-src/weather.ts") && expected.includes("public/tools/tools.json"));
+  const template = filesUnder(join(templates, "tools-template"));
+  assert.deepEqual(template, expected.sort(), "no build output (public/tools/*.js) and nothing installed");
+  for (const file of template) same(join("tools-template", file), join("deploy/tools-template", file));
+  // deploy/helm/ whole: the chart, its example values, the snippets; the chart's files/nginx.conf
+  // (a link in the repository) as a file.
+  const helm = filesUnder(join(templates, "helm"));
+  assert.deepEqual(helm, filesUnder(join(ROOT, "deploy/helm")));
+  assert.ok(helm.includes("snippets/chat-tools.yaml") && helm.includes("chat-frontend/Chart.yaml"));
+  for (const file of helm) same(join("helm", file), join("deploy/helm", file));
+  assert.ok(statSync(join(templates, "helm/chat-frontend/files/nginx.conf")).isFile());
+
+  // Every node_modules/chat-runtime/templates/... path the npm README names is in the tarball.
+  const readme = readFileSync(join(unpacked, "README.md"), "utf8");
+  const named = [...readme.matchAll(/node_modules\/chat-runtime\/(templates\/[^\s`)]*)/g)].map((m) => m[1]);
+  assert.ok(named.length >= 3, `the npm README points at the templates (${named.join(", ")})`);
+  for (const path of named) assert.ok(existsSync(join(unpacked, path)), `${path}, named in the npm README, is in the tarball`);
+});
