@@ -154,7 +154,9 @@ test-servers: node-deps browser servers-venv
 
 # The packed tarball installed into fresh projects (tests/packaging/*/ copied to a temp dir):
 # Vite dev + build, webpack 5, a plain <script type="module">, Node, and the React app demo/react
-# against the demo agent, each checked in headless Chromium (or Node).
+# against the demo agent, each checked in headless Chromium (or Node). And the tarball as published
+# (tests/packaging/publish.test.mjs): publint and @arethetypeswrong/cli from node_modules, and
+# `npm publish --dry-run` of pkg/ against a registry URL that refuses.
 test-packaging: node-deps browser demo-tools demo-agent pack
 	node --test --test-concurrency=1 tests/packaging/
 

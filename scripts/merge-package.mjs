@@ -1,10 +1,10 @@
 // Finishes pkg/ after wasm-pack: merges pkg-template/package.json over the package.json wasm-pack
 // wrote (template fields win; wasm-pack's `version`, from Cargo.toml, is kept unless the template
-// sets one), copies the npm README, compiles the React adapter (react/src/*.ts, `tsc -p react`: the
-// ES modules react.js and apply-messages.js with their generated .d.ts), writes the declaration of
-// the `./package.json` export, re-exports the `ChatRuntimeError` class and `applyMessages` from the
-// entry (below), and checks that every `files` entry, `bin` and `exports` target exists, so
-// `npm pack` can never ship a package that points at nothing.
+// sets one), copies the npm README and CHANGELOG.md, compiles the React adapter (react/src/*.ts,
+// `tsc -p react`: the ES modules react.js and apply-messages.js with their generated .d.ts), writes
+// the declaration of the `./package.json` export, re-exports the `ChatRuntimeError` class and
+// `applyMessages` from the entry (below), and checks that every `files` entry, `bin` and `exports`
+// target exists, so `npm pack` can never ship a package that points at nothing.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync, copyFileSync, cpSync, readdirSync, rmSync } from "node:fs";
 
@@ -14,6 +14,19 @@ const merged = { ...generated, ...template, version: template.version ?? generat
 writeFileSync("pkg/package.json", JSON.stringify(merged, null, 2) + "\n");
 
 copyFileSync("pkg-template/README.md", "pkg/README.md");
+copyFileSync("CHANGELOG.md", "pkg/CHANGELOG.md");
+// templates/: what the README tells an app to copy, at node_modules/chat-runtime/templates/ (README
+// "Deploy"): the tools template without its build output or installs (nor its .gitignore, which npm
+// never packs: the README gives its line), the nginx server block, and deploy/helm/: the chart (its
+// files/nginx.conf link copied as the file it points at), its example values and the snippets for
+// an existing chart.
+rmSync("pkg/templates", { recursive: true, force: true });
+cpSync("deploy/tools-template", "pkg/templates/tools-template", {
+  recursive: true,
+  filter: (src) => !/(^|\/)(node_modules|dist|\.gitignore)$/.test(src) && !/\/public\/tools\/[^/]*\.js$/.test(src),
+});
+copyFileSync("deploy/nginx.conf", "pkg/templates/nginx.conf");
+cpSync("deploy/helm", "pkg/templates/helm", { recursive: true, dereference: true });
 // The crate is MIT OR Apache-2.0: both texts ship, whatever wasm-pack copied.
 for (const file of ["LICENSE-MIT", "LICENSE-APACHE"]) copyFileSync(file, `pkg/${file}`);
 // `npx chat-runtime check-tools <dir>` (bin/chat-runtime.js), run on the package's own wasm.
@@ -26,8 +39,12 @@ cpSync("pkg-template/bin", "pkg/bin", { recursive: true });
 // would otherwise read last run's apply-messages.d.ts as an input.
 for (const file of ["react.js", "react.d.ts", "apply-messages.js", "apply-messages.d.ts"]) rmSync(`pkg/${file}`, { force: true });
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "react"], { stdio: "inherit" });
+// A JSON file's module is its value, as for CommonJS' `module.exports =`: so `export =` in a `.d.cts`
+// (an `export default` declaration claims a `.default` a `require` would not find, and
+// arethetypeswrong reports it). `import pkg from ...` still types `pkg` as the object.
+rmSync("pkg/package.json.d.ts", { force: true });
 writeFileSync(
-  "pkg/package.json.d.ts",
+  "pkg/package.json.d.cts",
   `// The package's own package.json (\`import pkg from "chat-runtime/package.json" with { type: "json" }\`).
 declare const pkg: {
   name: ${JSON.stringify(merged.name)};
@@ -35,7 +52,7 @@ declare const pkg: {
   description: string;
   [field: string]: unknown;
 };
-export default pkg;
+export = pkg;
 `,
 );
 

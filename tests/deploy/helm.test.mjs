@@ -5,7 +5,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -160,3 +160,183 @@ for (const [what, values, message] of BAD) {
     assert.match(helm("render", values).error ?? "", /values don't meet the specifications of the schema/);
   });
 }
+
+// ---- deploy/helm/snippets: the tools folder added to an existing chart -----------------------
+//
+// The chart an app already has (the chat pack's): an nginx Deployment serving the built app, with
+// only config.json mounted from a ConfigMap by subPath, its tools baked into the image. The app
+// copies deploy/helm/snippets/chat-tools.yaml into templates/, merges snippets/values.yaml into its
+// values and adds the two `include` lines to its Deployment (README "Deploy", Helm); its built tools
+// folder goes into files/tools/.
+
+const SNIPPETS = join(ROOT, "deploy/helm/snippets");
+const APP_TOOLS = join(ROOT, "demo/tools"); // an app's built tools: tools.json and its modules (make demo-tools)
+
+const appDeployment = (withTools) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-chat-pack
+spec:
+  replicas: 1
+  selector:
+    matchLabels: { app: chat-pack }
+  template:
+    metadata:
+      labels: { app: chat-pack }
+    spec:
+      containers:
+        - name: nginx
+          image: "{{ .Values.image }}"
+          ports:
+            - containerPort: 8080
+          volumeMounts:
+            - name: config
+              mountPath: /usr/share/nginx/html/config.json
+              subPath: config.json
+              readOnly: true${withTools ? `
+            {{- include "chat-tools.volumeMount" . | nindent 12 }}` : ""}
+      volumes:
+        - name: config
+          configMap:
+            name: {{ .Release.Name }}-chat-pack-config${withTools ? `
+        {{- include "chat-tools.volume" . | nindent 8 }}` : ""}
+`;
+
+const appConfigMap = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-chat-pack-config
+data:
+  config.json: {{ .Values.config | toJson | quote }}
+`;
+
+const appValues = `image: nginxinc/nginx-unprivileged:1.27-alpine
+config:
+  apiUrl: /api
+`;
+
+/**
+ * The existing app's chart in a temp dir; `withTools`: the snippet adopted (`values`: its values
+ * block merged too), `tools`: files/tools/.
+ */
+function appChart({ withTools = false, values: withValues = withTools, tools = withTools } = {}) {
+  const dir = join(temp, `app-${++n}`);
+  mkdirSync(join(dir, "templates"), { recursive: true });
+  writeFileSync(join(dir, "Chart.yaml"), "apiVersion: v2\nname: chat-pack\nversion: 1.0.0\nappVersion: \"1.0.0\"\nicon: https://example.com/icon.png\n");
+  writeFileSync(join(dir, "templates/deployment.yaml"), appDeployment(withTools));
+  writeFileSync(join(dir, "templates/configmap.yaml"), appConfigMap);
+  let values = appValues;
+  if (withTools) {
+    copyFileSync(join(SNIPPETS, "chat-tools.yaml"), join(dir, "templates/chat-tools.yaml"));
+  }
+  if (withValues) values += `\n${readFileSync(join(SNIPPETS, "values.yaml"), "utf8")}`;
+  writeFileSync(join(dir, "values.yaml"), values);
+  if (tools) {
+    mkdirSync(join(dir, "files/tools"), { recursive: true });
+    for (const file of readdirSync(APP_TOOLS)) copyFileSync(join(APP_TOOLS, file), join(dir, "files/tools", file));
+  }
+  return dir;
+}
+
+/** helm.py on a chart of our own (the chat-frontend chart is `helm()`'s). */
+function helmOn(chart, command, values = "-") {
+  let file = values;
+  if (typeof values === "object") {
+    file = join(temp, `values-${++n}.json`);
+    writeFileSync(file, JSON.stringify(values));
+  }
+  const out = execFileSync(PYTHON, [join(ROOT, "tests/deploy/helm.py"), command, chart, file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  return JSON.parse(out);
+}
+
+/** The Deployment without the chat-tools volume and mount: what the app had. */
+function withoutTools(deployment) {
+  const copy = structuredClone(deployment);
+  const pod = copy.spec.template.spec;
+  pod.volumes = pod.volumes.filter((v) => v.name !== "chat-tools");
+  for (const c of pod.containers) c.volumeMounts = c.volumeMounts.filter((m) => m.name !== "chat-tools");
+  return copy;
+}
+
+test("snippets: an existing chart with chat-tools.yaml renders its tools/ folder as a ConfigMap (tools.json and every module a key), projected at the nginx root's tools/, config.json's subPath mount untouched", () => {
+  const before = helmOn(appChart(), "render");
+  assert.equal(before.error, undefined);
+  const { manifests, error } = helmOn(appChart({ withTools: true }), "render");
+  assert.equal(error, undefined);
+
+  const tools = byKind(manifests, "ConfigMap", "chat-chat-tools");
+  assert.ok(tools, "the tools ConfigMap <release>-chat-tools");
+  const files = readdirSync(APP_TOOLS).sort();
+  assert.ok(files.includes("tools.json") && files.length > 1);
+  assert.deepEqual(Object.keys(tools.data).sort(), files);
+  for (const file of files) assert.equal(tools.data[file], readFileSync(join(APP_TOOLS, file), "utf8"), `${file} as it is`);
+
+  const deployment = byKind(manifests, "Deployment");
+  const pod = deployment.spec.template.spec;
+  const volume = pod.volumes.find((v) => v.name === "chat-tools");
+  assert.deepEqual(volume, { name: "chat-tools", projected: { sources: [{ configMap: { name: "chat-chat-tools" } }] } });
+  const mount = pod.containers[0].volumeMounts.find((m) => m.name === "chat-tools");
+  assert.deepEqual(mount, { name: "chat-tools", mountPath: "/usr/share/nginx/html/tools", readOnly: true }, "no subPath: a subPath mount never sees a ConfigMap update");
+
+  // Everything else is what the app had: config.json still mounted by subPath, nothing else moved.
+  const old = byKind(before.manifests, "Deployment");
+  assert.deepEqual(withoutTools(deployment), old);
+  assert.deepEqual(pod.containers[0].volumeMounts.find((m) => m.name === "config"), {
+    name: "config",
+    mountPath: "/usr/share/nginx/html/config.json",
+    subPath: "config.json",
+    readOnly: true,
+  });
+  assert.deepEqual(byKind(manifests, "ConfigMap", "chat-chat-pack-config"), byKind(before.manifests, "ConfigMap", "chat-chat-pack-config"));
+});
+
+test("snippets: the rendered tools ConfigMap, written out as the folder the pod sees, passes chat-runtime check-tools", () => {
+  const bin = join(ROOT, "pkg/bin/chat-runtime.js");
+  assert.ok(existsSync(bin), `${bin} is missing: run \`make build\``);
+  const { manifests } = helmOn(appChart({ withTools: true }), "render");
+  const dir = join(temp, `mounted-${++n}`);
+  mkdirSync(dir);
+  for (const [key, text] of Object.entries(byKind(manifests, "ConfigMap", "chat-chat-tools").data)) writeFileSync(join(dir, key), text);
+  const r = spawnSync(process.execPath, [bin, "check-tools", dir], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /: 5 tools load; 0 errors, 0 warnings\n$/);
+});
+
+test("snippets: chatTools.configMaps project ConfigMaps made elsewhere into the same tools/ folder, after the chart's own", () => {
+  const values = { chatTools: { configMaps: [{ name: "team-tools", items: [{ key: "clock.js", path: "clock.js" }] }, { name: "more-tools", optional: true }] } };
+  const { manifests, error } = helmOn(appChart({ withTools: true }), "render", values);
+  assert.equal(error, undefined);
+  const pod = byKind(manifests, "Deployment").spec.template.spec;
+  assert.deepEqual(pod.volumes.find((v) => v.name === "chat-tools").projected.sources, [
+    { configMap: { name: "chat-chat-tools" } },
+    { configMap: { name: "team-tools", items: [{ key: "clock.js", path: "clock.js" }] } },
+    { configMap: { name: "more-tools", optional: true } },
+  ]);
+  // Only ConfigMaps made elsewhere (no files/tools/ in the chart): no ConfigMap of the chart's own.
+  const external = helmOn(appChart({ withTools: true, tools: false }), "render", values);
+  assert.equal(byKind(external.manifests, "ConfigMap", "chat-chat-tools"), undefined);
+  const sources = byKind(external.manifests, "Deployment").spec.template.spec.volumes.find((v) => v.name === "chat-tools").projected.sources;
+  assert.deepEqual(sources.map((s) => s.configMap.name), ["team-tools", "more-tools"]);
+});
+
+test("snippets: chatTools.mountPath moves the folder; without the values block the defaults apply; with no tools at all the Deployment is the app's own", () => {
+  const mountOf = (rendered) => byKind(rendered.manifests, "Deployment").spec.template.spec.containers[0].volumeMounts.find((m) => m.name === "chat-tools");
+  const moved = helmOn(appChart({ withTools: true }), "render", { chatTools: { mountPath: "/srv/app/tools" } });
+  assert.equal(mountOf(moved).mountPath, "/srv/app/tools");
+  const unmerged = helmOn(appChart({ withTools: true, values: false }), "render");
+  assert.equal(unmerged.error, undefined);
+  assert.equal(mountOf(unmerged).mountPath, "/usr/share/nginx/html/tools");
+  assert.ok(byKind(unmerged.manifests, "ConfigMap", "chat-chat-tools"), "files/tools/* by default");
+
+  const before = helmOn(appChart(), "render");
+  const none = helmOn(appChart({ withTools: true, tools: false }), "render");
+  assert.equal(none.error, undefined);
+  assert.equal(byKind(none.manifests, "ConfigMap", "chat-chat-tools"), undefined);
+  assert.deepEqual(byKind(none.manifests, "Deployment"), byKind(before.manifests, "Deployment"));
+});
+
+test("snippets: the existing chart with chat-tools.yaml passes helm lint --strict", () => {
+  const report = helmOn(appChart({ withTools: true }), "lint");
+  assert.deepEqual(report.errors, []);
+  assert.deepEqual(report.messages.filter((m) => m.severity >= 2), [], JSON.stringify(report.messages));
+});

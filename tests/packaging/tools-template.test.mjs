@@ -36,7 +36,7 @@ test("the tarball ships LICENSE-MIT, LICENSE-APACHE and the bin, with es-module-
   assert.match(readFileSync(join(installed, "LICENSE-APACHE"), "utf8"), /Apache License\s+Version 2\.0, January 2004/);
   const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
   assert.equal(pkg.license, "MIT OR Apache-2.0");
-  assert.deepEqual(pkg.bin, { "chat-runtime": "./bin/chat-runtime.js" });
+  assert.deepEqual(pkg.bin, { "chat-runtime": "bin/chat-runtime.js" });
   assert.deepEqual(Object.keys(pkg.dependencies), ["es-module-lexer"]);
 });
 
