@@ -485,6 +485,8 @@ class Host {
   catalogSettled = false;
   toolsError: ChatRuntimeError | null = null;
   private teardownTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Tools released while the teardown was pending: synced if the provider is mounted again. */
+  private readonly deferredSync = new Set<string>();
   private readonly claims = new Map<string, Claim[]>();
   /** What this host registered in the runtime, by name. */
   private readonly registered = new Map<string, Claim>();
@@ -649,7 +651,13 @@ class Host {
     const at = list.lastIndexOf(claim);
     if (at >= 0) list.splice(at, 1);
     if (list.length === 0) this.claims.delete(name);
-    this.sync(name);
+    // After the commit: when the provider unmounts in the same commit (its teardown pending), the
+    // runtime it made is freed instead, so the tool's running call is stopped with the run, not
+    // answered "removed" with a restart sent first. A tool released alone is unregistered then.
+    queueMicrotask(() => {
+      if (this.teardownTimer !== null) this.deferredSync.add(name);
+      else this.sync(name);
+    });
   }
 
   /** Registers the last claim of `name` in the runtime, or unregisters the name when none is left. */
@@ -680,6 +688,8 @@ class Host {
     if (this.teardownTimer !== null) {
       clearTimeout(this.teardownTimer);
       this.teardownTimer = null;
+      for (const name of this.deferredSync) this.sync(name);
+      this.deferredSync.clear();
     }
   }
 
@@ -694,6 +704,7 @@ class Host {
 
   private teardown(): void {
     this.generation++;
+    this.deferredSync.clear();
     this.unsubscribe?.();
     this.unsubscribe = null;
     const runtime = this.started ? this.snapshot.runtime : null;
