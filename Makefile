@@ -20,11 +20,12 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size servers-venv test-servers demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
+.PHONY: help check tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size servers-venv test-servers demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
 	@echo "make test   - install what is missing, run every test"
+	@echo "make check  - formatting, clippy (host and wasm32, the size rules of clippy.toml), tsc of the React adapter"
 	@echo "make build  - build pkg/ (wasm-pack --target web, wasm-opt -Os) and print its size"
 	@echo "make pack   - npm pack pkg/ into target/pack/chat-runtime-<version>.tgz"
 	@echo "make demo-react - the React demo (demo/react) on the packed tarball, served by the demo agent"
@@ -40,6 +41,8 @@ rust-tools:
 	  || { echo "Makefile WASM_BINDGEN_VERSION does not match the pin in Cargo.toml" >&2; exit 1; }
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
 	  || rustup target add wasm32-unknown-unknown
+	@cargo clippy --version >/dev/null 2>&1 && cargo fmt --version >/dev/null 2>&1 \
+	  || rustup component add clippy rustfmt
 	@[ "$$(wasm-bindgen --version 2>/dev/null)" = "wasm-bindgen $(WASM_BINDGEN_VERSION)" ] \
 	  || cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --force
 	@wasm-pack --version 2>/dev/null | grep -q '$(WASM_PACK_VERSION)' \
@@ -114,6 +117,21 @@ demo-agent:
 	cargo build -q -p chat-runtime-agent
 
 ## ---- tests ----------------------------------------------------------------
+
+# The habits that check themselves (CONTRIBUTING.md), run first by .ci/run: rustfmt; clippy with
+# warnings as errors for the host and for wasm32 (Cargo.toml's lints, `await_holding_refcell_ref`
+# among them); the size rules of clippy.toml (disallowed methods and types) on the library the
+# package ships, tests and the demo agent exempt; the React adapter's strict TypeScript.
+CLIPPY_EXEMPT := -A clippy::disallowed_methods -A clippy::disallowed_types
+check: rust-tools node-deps
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings $(CLIPPY_EXEMPT)
+	cargo clippy --target wasm32-unknown-unknown --all-targets -- -D warnings $(CLIPPY_EXEMPT)
+	cargo clippy --lib -- -D warnings
+	cargo clippy --lib --target wasm32-unknown-unknown -- -D warnings
+	@[ -f pkg/chat_runtime.d.ts ] || $(MAKE) pkg
+	tsc -p react --noEmit
+	@echo "make check: clean"
 
 test: tools test-native test-agent test-wasm build test-size test-types test-js test-e2e test-servers test-packaging test-deploy
 	@echo "make test: all suites passed"
