@@ -318,6 +318,16 @@ pub enum RuntimeEvent {
         /// The changed messages, in thread order.
         messages: Vec<Message>,
     },
+    /// Bytes of the thread's stream arrived since the last one (coalesced by the host, at most once
+    /// per animation frame, see [`Session::take_activity`]): a stream of only `STATE_*` or
+    /// `STEP_*` events, or a server's keep-alive comments, is live. `at` is the host's clock (ms).
+    /// Not emitted by the session itself.
+    Activity {
+        /// The thread.
+        thread_id: String,
+        /// When the host saw it, in the host's clock (ms).
+        at: u64,
+    },
     /// A thread's toggles changed (here or in another tab). Not emitted by the session itself.
     TogglesChanged {
         /// The thread, or `None` for the default toggles of new chats.
@@ -356,6 +366,7 @@ impl RuntimeEvent {
             RuntimeEvent::ToolStarted { .. } => "tool_started",
             RuntimeEvent::ToolFinished { .. } => "tool_finished",
             RuntimeEvent::Messages { .. } => "messages",
+            RuntimeEvent::Activity { .. } => "activity",
             RuntimeEvent::TogglesChanged { .. } => "toggles_changed",
             RuntimeEvent::ToolsChanged {} => "tools_changed",
             RuntimeEvent::Diagnostic { .. } => "diagnostic",
@@ -519,6 +530,10 @@ impl ToJson for RuntimeEvent {
                 thread_id,
                 messages,
             } => write_messages_fields(&mut w, thread_id, messages),
+            RuntimeEvent::Activity { thread_id, at } => {
+                w.field("threadId", thread_id);
+                w.field("at", at);
+            }
             RuntimeEvent::TogglesChanged { thread_id } => w.nullable("threadId", thread_id),
             RuntimeEvent::ToolsChanged {} => {}
             RuntimeEvent::Diagnostic { diagnostic } => w.field("diagnostic", diagnostic),
@@ -769,6 +784,9 @@ struct ThreadState {
     changed_all: bool,
     /// Whether the AG-UI state changed since the host last asked.
     state_changed: bool,
+    /// Whether bytes of the current round's body arrived since the host last asked: a flag per
+    /// chunk, so a long stream costs nothing more (see [`Session::take_activity`]).
+    active: bool,
     /// The open interrupts: those of the last `RUN_FINISHED` whose outcome was `interrupt`,
     /// until a later `RUN_FINISHED` (of a run that answered them).
     interrupts: Vec<Interrupt>,
@@ -1084,6 +1102,15 @@ impl Session {
             .is_some_and(|state| std::mem::take(&mut state.state_changed))
     }
 
+    /// Whether bytes of the thread's current stream arrived since the last call (any bytes: events
+    /// the thread shows nothing for, like `STATE_DELTA` or `STEP_STARTED`, and SSE comments), for a
+    /// coalesced [`RuntimeEvent::Activity`].
+    pub fn take_activity(&mut self, thread_id: &str) -> bool {
+        self.threads
+            .get_mut(thread_id)
+            .is_some_and(|state| std::mem::take(&mut state.active))
+    }
+
     /// [`take_changed`](Self::take_changed) as positions in the thread's messages, for a host
     /// that keeps its own copy of the messages up to date.
     pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<ChangedMessages> {
@@ -1290,9 +1317,13 @@ impl Session {
 
     /// The next bytes of the current round's body.
     pub fn handle_bytes(&mut self, thread_id: &str, run_id: &str, bytes: &[u8]) {
-        let Some(turn) = self.current_turn(thread_id, run_id) else {
+        let Some(state) = self.threads.get_mut(thread_id) else {
             return;
         };
+        let Some(turn) = state.turn.as_mut().filter(|t| t.run_id == run_id) else {
+            return;
+        };
+        state.active |= !bytes.is_empty();
         turn.outgoing.send(None);
         let Some(decoder) = turn.decoder.as_mut() else {
             return;

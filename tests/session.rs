@@ -994,6 +994,39 @@ fn changed_messages_are_coalesced_until_taken() {
 }
 
 #[test]
+fn stream_activity_is_one_flag_per_thread_until_taken() {
+    let mut h = harness();
+    h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
+    assert!(!h.session.take_activity("t"), "no bytes yet");
+    h.session.take_changed("t");
+    let run = h.last_run("t");
+    h.session
+        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    // Events the thread shows nothing for, in many chunks: one flag, taken once.
+    let mut events = vec![started("r")];
+    events.push(json!({"type":"STATE_SNAPSHOT","snapshot":{"n":0}}));
+    for n in 1..=5 {
+        events.push(json!({"type":"STEP_STARTED","stepName":format!("s{n}")}));
+        events.push(json!({"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":n}]}));
+    }
+    for chunk in sse(&events).as_bytes().chunks(7) {
+        h.session.handle_bytes("t", &run, chunk);
+    }
+    assert!(h.session.take_changed("t").is_none(), "no message changed");
+    assert!(h.session.take_activity("t"));
+    assert!(!h.session.take_activity("t"), "taken");
+    // A keep-alive comment is activity too; bytes of another run or thread are not.
+    h.session.handle_bytes("t", &run, b": ping\n\n");
+    h.session.handle_bytes("t", "another-run", b": ping\n\n");
+    h.session.handle_bytes("other", &run, b": ping\n\n");
+    assert!(h.session.take_activity("t"));
+    assert!(!h.session.take_activity("t"));
+    assert!(!h.session.take_activity("other"));
+    h.session.handle_bytes("t", "another-run", b": ping\n\n");
+    assert!(!h.session.take_activity("t"), "not the current round");
+}
+
+#[test]
 fn agui_events_can_be_turned_off_and_the_loop_still_runs() {
     let count = |h: &Harness| {
         h.events

@@ -164,6 +164,9 @@ export async function drivesTheRuntime(): Promise<RunStatus> {
       case "messages":
         console.log(event.messages.length);
         break;
+      case "activity":
+        console.log(event.threadId, Date.now() - event.at);
+        break;
       case "toggles_changed":
         console.log(event.threadId ?? "default");
         break;

@@ -14,8 +14,9 @@
 // - State lives in external stores (one per thread, per toggle key, per thread's agent state) read
 //   with useSyncExternalStore. A store nothing reads any more is dropped a task later (so a
 //   StrictMode remount finds it again); the runtime keeps the data, a new store reads it back.
-// - Effects only subscribe and register: nothing in an effect sends a run or executes a tool, so
-//   double-invoked effects never double-send.
+// - Effects only subscribe and register: nothing in an effect executes a tool, and the one run an
+//   effect may send (`useThread`'s `history` with `pending: "run"`) goes out only while the runtime
+//   has no message of the thread, so double-invoked effects never double-send.
 // - Messages keep their object identity while they do not change (`applyMessages`), so React.memo
 //   message rows render only for the message that streams.
 import {
@@ -37,6 +38,7 @@ import init, {
   type FrontendTool,
   type InitInput,
   type Message,
+  type MessageInput,
   type RunOptions,
   type RunRequest,
   type RunError,
@@ -52,7 +54,7 @@ export { applyMessages, type HasId } from "./apply-messages.js";
 // ---- the events the adapter listens to --------------------------------------------------------------
 
 /** Never `agui` (one JS object per streamed token): the hooks render from these. */
-const EVENTS = ["messages", "round_started", "run_finished", "state", "toggles_changed", "tools_changed"] as const;
+const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "toggles_changed", "tools_changed"] as const;
 type AdapterEvent = RuntimeEventOf<(typeof EVENTS)[number]>;
 
 // ---- wasm initialisation, once per page ---------------------------------------------------------
@@ -207,6 +209,16 @@ export interface ThreadRunOptions extends RunOptions {
   threadId?: string;
 }
 
+/** Whether the last assistant message has tool calls that no later tool message answers. */
+function unansweredCalls(messages: readonly Message[]): boolean {
+  let at = messages.length - 1;
+  while (at >= 0 && messages[at]?.role !== "assistant") at--;
+  const last = messages[at];
+  if (last === undefined || last.role !== "assistant" || !last.toolCalls?.length) return false;
+  const answered = new Set(messages.slice(at + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+  return last.toolCalls.some((call) => !answered.has(call.id));
+}
+
 class ThreadStore extends Store<ThreadSnapshot> {
   protected snapshot: ThreadSnapshot;
   private index: Map<string, number>;
@@ -214,6 +226,15 @@ class ThreadStore extends Store<ThreadSnapshot> {
   private pending = 0;
   /** Runs waiting for the runtime: `abort()` aborts them (the runtime ends them `aborted`). */
   private readonly waiting = new Set<AbortController>();
+  /**
+   * `Date.now()` when the thread's stream last showed life (a run started, a round, an `activity`
+   * event): outside the snapshot, so a stream's activity re-renders nothing by itself.
+   */
+  lastActivityAt = 0;
+  /** Called on each `activity` (and round start): the hooks that wait for a stalled stream. */
+  private readonly pulses = new Set<() => void>();
+  /** Whether this store gave the thread a history (`useThread`'s `history`): at most once. */
+  private seeded = false;
 
   constructor(host: Host, map: Map<string, ThreadStore>, readonly threadId: string) {
     super(host, map as Map<string, Store<ThreadSnapshot>>, threadId);
@@ -274,11 +295,51 @@ class ThreadStore extends Store<ThreadSnapshot> {
     this.set({ ready: true, running, messages: this.resync(this.read(runtime)) });
   }
 
+  /** Calls `listener` on each sign of life of the thread's stream; returns the unsubscribe. */
+  readonly onActivity = (listener: () => void): (() => void) => {
+    this.pulses.add(listener);
+    return () => this.pulses.delete(listener);
+  };
+
+  private pulse(at: number): void {
+    this.lastActivityAt = Math.max(this.lastActivityAt, at);
+    for (const listener of [...this.pulses]) listener();
+  }
+
+  /**
+   * Gives the runtime the thread's history (`useThread`'s `history`) once: only when the runtime
+   * has no message of the thread and no run of it was started here (a run's own messages are not
+   * loaded back from the app's copy). With `pending: "run"`, calls of its last assistant message
+   * that have no result then run (`run({ messages: [], pending: "run" })`); by default the next
+   * run settles them `INTERRUPTED`.
+   */
+  seed(history: readonly MessageInput[], pending: "settle" | "run"): void {
+    const runtime = this.host.runtime;
+    if (runtime === null || this.seeded || this.pending > 0 || history.length === 0) return;
+    try {
+      if (runtime.isRunning(this.threadId) || runtime.messages(this.threadId).length > 0) return;
+      this.seeded = true;
+      runtime.setMessages(this.threadId, history);
+    } catch (error) {
+      this.set({ error: asError(error, "react/history") });
+      return;
+    }
+    this.refresh();
+    if (pending === "run" && unansweredCalls(this.snapshot.messages)) {
+      this.run({ messages: [], pending: "run" }).catch(() => {
+        // Shown through `error`.
+      });
+    }
+  }
+
   handle(event: AdapterEvent): void {
-    if (event.type === "messages") {
+    if (event.type === "activity") {
+      this.pulse(event.at);
+    } else if (event.type === "messages") {
       const messages = mergeMessages(this.snapshot.messages, event.messages, this.index);
       if (messages !== this.snapshot.messages) this.set({ messages });
     } else if (event.type === "round_started") {
+      this.pulse(Date.now());
       if (!this.snapshot.running) this.set({ running: true });
     } else if (event.type === "run_finished") {
       const patch: Partial<ThreadSnapshot> = { running: false };
@@ -306,6 +367,8 @@ class ThreadStore extends Store<ThreadSnapshot> {
     if (options?.signal !== undefined) runOptions.signal = options.signal;
 
     this.pending++;
+    this.seeded = true;
+    this.pulse(Date.now());
     if (!this.snapshot.running) this.set({ running: true, error: null });
     else if (this.snapshot.error !== null) this.set({ error: null });
 
@@ -607,6 +670,7 @@ class Host {
 
   private dispatch(event: AdapterEvent): void {
     switch (event.type) {
+      case "activity":
       case "messages":
       case "round_started":
         this.threads.get(event.threadId)?.handle(event);
@@ -932,6 +996,35 @@ export interface ThreadHandle {
   run(input: ThreadInput, options?: ThreadRunOptions): Promise<RunResult>;
   /** Stops the thread's run (`status: "aborted"`), also one still waiting for the runtime. Stable across renders. */
   abort(): void;
+  /**
+   * Whether the thread runs and its stream showed no life (no byte: no event, not even a
+   * `STATE_DELTA`, `STEP_*` or keep-alive comment) for `stalledAfter` ms (the option); always
+   * `false` without that option. Flips back at the next sign of life.
+   */
+  stalled: boolean;
+}
+
+/** Options of {@link useThread}. */
+export interface UseThreadOptions {
+  /**
+   * After how many ms without a sign of life of a running thread's stream `stalled` becomes true
+   * (the runtime's `activity` events, at most one per frame). Default: never.
+   */
+  stalledAfter?: number;
+  /**
+   * The thread's history as the app has it (its server's GET, e.g. from react-query), given to
+   * the runtime (`setMessages`) once it is there, when the runtime has no message of the thread
+   * and no run of it was started from this page (`undefined` while it loads). A server that keeps
+   * its threads (`history: "new"`) then gets only new messages from the next run.
+   */
+  history?: readonly MessageInput[] | undefined;
+  /**
+   * Tool calls of the history's last assistant message that have no result (a reload while a
+   * browser tool ran): `"settle"` (the default) lets the next run answer them `INTERRUPTED`;
+   * `"run"` runs them as soon as the history is in (a run with `pending: "run"`, whose results go
+   * to the agent).
+   */
+  pending?: "settle" | "run";
 }
 
 const EMPTY_THREAD: ThreadSnapshot = Object.freeze({
@@ -949,7 +1042,8 @@ const emptyThread = (): ThreadSnapshot => EMPTY_THREAD;
  * shows that thread (`threadId` in the result). Pass the id back (router, app state) or keep
  * passing `null`: both show the same thread; a change from an id to `null` is a new chat again.
  */
-export function useThread(threadId: string | null): ThreadHandle {
+export function useThread(threadId: string | null, options: UseThreadOptions = {}): ThreadHandle {
+  const { stalledAfter, history, pending = "settle" } = options;
   const host = useHost();
   // The thread a new chat started (threadId null); forgotten once the app passes an id.
   const [own, setOwn] = useState<string | null>(null);
@@ -971,6 +1065,12 @@ export function useThread(threadId: string | null): ThreadHandle {
   useEffect(() => {
     if (threadId !== null) ownRef.current = null;
   }, [threadId]);
+  // The history goes in once the runtime is there (an effect: StrictMode's second run finds the
+  // thread's messages in the runtime and does nothing).
+  useEffect(() => {
+    if (store !== null && hostReady && history !== undefined) store.seed(history, pending);
+  }, [store, hostReady, history, pending]);
+  const stalled = useStalled(store, snapshot.running, stalledAfter);
 
   const run = useCallback(
     (input: ThreadInput, options?: ThreadRunOptions): Promise<RunResult> => {
@@ -999,7 +1099,42 @@ export function useThread(threadId: string | null): ThreadHandle {
     ready: store ? snapshot.ready : hostReady,
     run,
     abort,
+    stalled,
   };
+}
+
+/**
+ * `true` while `running` and the store saw no sign of life for `after` ms. One timer per silent
+ * period; an `activity` event re-renders nothing unless it ends a stall.
+ */
+function useStalled(store: ThreadStore | null, running: boolean, after: number | undefined): boolean {
+  const [stalled, setStalled] = useState(false);
+  useEffect(() => {
+    if (store === null || !running || after === undefined) {
+      setStalled(false);
+      return undefined;
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = (): void => {
+      const silent = Date.now() - store.lastActivityAt;
+      timer = undefined;
+      if (silent >= after) {
+        setStalled(true);
+      } else {
+        setStalled(false);
+        timer = setTimeout(check, after - silent);
+      }
+    };
+    check();
+    const off = store.onActivity(() => {
+      if (timer === undefined) check();
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }, [store, running, after]);
+  return stalled;
 }
 
 /** What {@link useToolToggles} returns. */

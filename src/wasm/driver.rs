@@ -1255,6 +1255,26 @@ impl Driver {
         let listeners = self.listeners();
         self.flush_messages(thread_id, &listeners);
         self.flush_state(thread_id, &listeners);
+        self.flush_activity(thread_id, &listeners);
+    }
+
+    /// The `activity` event, when bytes of the thread's stream arrived since the last frame, the
+    /// thread still runs (the turn's end flushes its thread outside a frame: no event then) and a
+    /// listener wants it: at most one per thread and frame, however many chunks came.
+    fn flush_activity(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
+        {
+            let session = &mut self.borrow_mut().session;
+            if !session.take_activity(thread_id)
+                || !session.is_running(thread_id)
+                || !listeners.iter().any(|(_, f)| wants(f, "activity"))
+            {
+                return;
+            }
+        }
+        self.emit(&[RuntimeEvent::Activity {
+            thread_id: thread_id.to_owned(),
+            at: browser::wall_clock().unwrap_or_else(browser::now),
+        }]);
     }
 
     /// The `state` event, when the thread's state changed and a listener wants it.

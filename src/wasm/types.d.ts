@@ -441,6 +441,12 @@ export type RuntimeEvent =
   | { type: "tool_finished"; threadId: string; runId: string; toolCallId: string; toolName: string; result?: JsonValue; error?: { code: string; message: string } }
   | { type: "messages"; threadId: string; messages: Message[] }
   | { type: "state"; threadId: string; state: unknown }
+  /**
+   * Bytes of the thread's stream arrived since the last frame (any: `STATE_DELTA`, `STEP_*`, a
+   * keep-alive comment), at most one per thread and animation frame. `at` is `Date.now()` then.
+   * A running thread without one for a while has a silent stream ("the agent seems stuck").
+   */
+  | { type: "activity"; threadId: string; at: number }
   | { type: "toggles_changed"; threadId: string | null }
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }

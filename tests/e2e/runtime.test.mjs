@@ -135,7 +135,7 @@ async function createRuntime({ threadId, enable = [], enableIn = {}, options = {
     }
     // Every type, `agui` included (it is opt-in); and a listener the README's way, with no
     // filter, which must get all but `agui`.
-    const every = ["agui", "round_started", "tool_started", "tool_finished", "messages", "state", "run_finished", "toggles_changed", "tools_changed", "diagnostic"];
+    const every = ["agui", "round_started", "tool_started", "tool_finished", "messages", "state", "activity", "run_finished", "toggles_changed", "tools_changed", "diagnostic"];
     rt.subscribe((event) => {
       window.events.push(event.type === "run_finished" && event.error ? { ...event, error: plainError(event.error) } : event);
       log.push(event.type === "agui" ? `agui:${event.event.type}` : event.type);

@@ -333,6 +333,26 @@ test("history: the thread's messages from the app's own GET (react-query) go to 
   await done(app);
 });
 
+test("reload mid-tool: a history whose last call has no result (useThread's history, pending: \"run\") runs that call once and continues", async () => {
+  const seeded = JSON.parse(readFileSync(join(SOURCE, "public/history/reloaded.json"), "utf8"));
+  const app = await openApp("#/chat/reloaded");
+  const { page } = app;
+  await chatReady(page);
+  // Nothing typed: the call runs as soon as the history is in, and its result goes to the agent.
+  await page.waitForFunction(() => document.querySelector("#message-count").textContent === "4", null, { timeout: WAIT });
+  await page.waitForSelector("#status[data-running=false]", { timeout: WAIT });
+  assert.deepEqual(await roles(page), ["user", "assistant", "tool", "assistant"]);
+  assert.match(await lastAssistantText(page), /^Your browser says it is /);
+  const sent = await requests("reloaded");
+  assert.equal(sent.length, 1, "one request: the call's result");
+  assert.deepEqual(sent[0].body.messages.slice(0, 2), seeded);
+  const result = sent[0].body.messages[2];
+  assert.equal(result.role, "tool");
+  assert.equal(result.toolCallId, "reloaded-call-1");
+  assert.doesNotMatch(result.content, /TOOL ERROR/);
+  await done(app);
+});
+
 test("auth: a missing token and a 401 answer end the run run/http 401 with the app's FetchError as cause", async () => {
   const app = await openApp("#/chat");
   const { page } = app;

@@ -424,6 +424,39 @@ test("useAgentState: the thread's state re-renders on state events while the run
   await done(app);
 });
 
+test("stalled: a stream of only STATE_DELTA / STEP events is live; silence past stalledAfter shows the notice until the next event", async () => {
+  const context = await browser.newContext();
+  const thread = freshThread();
+  const page = await openThread(context, devUrl, thread, "&stalledAfter=1500");
+  const app = { context, page };
+  // Every change of the notice, as the page shows it.
+  await page.evaluate(() => {
+    window.stallLog = [];
+    new MutationObserver(() => {
+      const shown = document.getElementById("stalled") !== null;
+      if (shown !== (window.stallLog.at(-1) ?? false)) window.stallLog.push(shown);
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+  const ev = (type, fields) => ({ type, ...fields });
+  const busy = [ev("RUN_STARTED", { threadId: thread, runId: "s1" }), ev("STATE_SNAPSHOT", { snapshot: { step: 0 } })];
+  for (let n = 1; n <= 20; n++) {
+    busy.push(ev("STEP_STARTED", { stepName: `s${n}` }), ev("STATE_DELTA", { delta: [{ op: "replace", path: "/step", value: n }] }), ev("STEP_FINISHED", { stepName: `s${n}` }));
+  }
+  busy.push(ev("RUN_FINISHED", { threadId: thread, runId: "s1" }));
+  // 62 events 80 ms apart (5 s, no message): live all along, never stalled.
+  await script(thread, [{ delayMs: 80, events: busy }]);
+  assert.equal(await say(page, "Work quietly."), "completed", await page.textContent("#status"));
+  assert.deepEqual(await page.evaluate(() => window.stallLog), [], "no stall notice while state and step events stream");
+
+  // 4 s of silence before each event: the notice shows, goes at the next event, shows again.
+  await script(thread, [{ delayMs: 4000, events: [ev("RUN_STARTED", { threadId: thread, runId: "s2" }), ev("STATE_SNAPSHOT", { snapshot: { step: "slow" } }), ev("RUN_FINISHED", { threadId: thread, runId: "s2" })] }]);
+  assert.equal(await say(page, "Work slowly."), "completed", await page.textContent("#status"));
+  const log = await page.evaluate(() => window.stallLog);
+  assert.deepEqual(log.slice(0, 4), [true, false, true, false], JSON.stringify(log));
+  assert.equal(await page.$("#stalled"), null, "no notice once the run is over");
+  await done(app);
+});
+
 test("a failed run: `error` is a ChatRuntimeError with the run's code and status", async () => {
   const app = await openApp();
   const { page, thread } = app;

@@ -15,6 +15,7 @@ import {
   type ChatRuntimeProviderProps,
   type ThreadHandle,
   type ToolToggles,
+  type UseThreadOptions,
 } from "../../pkg/react.js";
 
 /** true when A and B are the same type. */
@@ -44,6 +45,17 @@ export function Chat({ threadId }: { threadId: string | null }): ReactNode {
   // @ts-expect-error: setEnabled takes a boolean
   toggles.setEnabled("get_weather", "yes");
   return createElement("div", { "data-ready": String(thread.ready && runtime !== null), "data-state": JSON.stringify(state) }, thread.messages.length);
+}
+
+// ---- useThread's options: a stalled stream, a history from the app's own store ----
+export function Seeded({ threadId, saved }: { threadId: string; saved: readonly AgUiMessage[] | undefined }): ReactNode {
+  const thread = useThread(threadId, { stalledAfter: 30_000, history: saved, pending: "run" });
+  same<typeof thread.stalled, boolean>(true);
+  // @ts-expect-error: pending is "settle" or "run"
+  useThread(threadId, { pending: "later" });
+  const options: UseThreadOptions = {};
+  useThread(null, options);
+  return thread.stalled ? "The agent seems stuck." : null;
 }
 
 // ---- useFrontendTool: typed arguments, no deadline, default on ----

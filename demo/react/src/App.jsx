@@ -15,7 +15,9 @@ export function App({ initialThreadId }) {
   const [threadId, setThreadId] = useState(initialThreadId);
   const [theme, setTheme] = useState("light");
   const [themeTool, setThemeTool] = useState(true);
-  const thread = useThread(threadId);
+  // "The agent seems stuck" after 30 s without a sign of life of the stream (any event, even
+  // STATE_DELTA or STEP_*): `thread.stalled`. ?stalledAfter=ms sets it (the test uses 1.5 s).
+  const thread = useThread(threadId, { stalledAfter: Number(new URLSearchParams(location.search).get("stalledAfter") ?? 30_000) });
   const shown = thread.threadId;
   const { tools, ready } = useToolToggles(shown);
 
@@ -150,6 +152,7 @@ function Thread({ thread }) {
           </span>
         )}
       </p>
+      {thread.stalled && <p id="stalled">The agent seems stuck (nothing received for a while).</p>}
       <form onSubmit={send}>
         <input id="input" value={text} onChange={(e) => setText(e.target.value)} placeholder="Ask the demo agent…" />
         <button id="send" type="submit" disabled={running}>

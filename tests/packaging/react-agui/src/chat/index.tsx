@@ -1,7 +1,7 @@
 import type * as agui from "@ag-ui/core";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useChatRuntime, useThread } from "chat-runtime/react";
-import { useEffect, useRef, useState, type FormEvent, type ReactNode } from "react";
+import { useThread } from "chat-runtime/react";
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 
 import { threadMessagesQuery } from "../queries/threads";
 import { navigate, threadPath } from "../router";
@@ -19,19 +19,19 @@ import { ToolTrace } from "./tooltrace";
  * and moves to that thread's URL.
  */
 export function ChatPage(props: ChatPage.Props): ReactNode {
-  const thread = useThread(props.threadId);
+  // A thread opened by its URL: its history (from the server) goes to the runtime before its
+  // first run, so that run continues it.
+  const history = useQuery(threadMessagesQuery(props.threadId));
+  // A call the page was running when it was reloaded (no result in the history) runs again.
+  const thread = useThread(props.threadId, { history: history.data, pending: "run" });
   // The handle's id once a new chat has started its thread.
   const threadId = thread.threadId ?? props.threadId;
-  const runtime = useChatRuntime();
   const client = useQueryClient();
-  const history = useQuery(threadMessagesQuery(threadId));
   const [askFirst, setAskFirst] = useState(true);
   const [prompt, setPrompt] = useState("");
   // How many runs sent from this page have settled (the end-to-end test waits on it).
   const [settled, setSettled] = useState(0);
   const pending = useRequestApprovalTool({ askFirst });
-  // Threads whose messages the runtime has from this page (not to be loaded from the history).
-  const started = useRef(new Set<string>());
   useBackendTools();
 
   // A new chat whose first run started: show the thread at its own URL.
@@ -41,15 +41,6 @@ export function ChatPage(props: ChatPage.Props): ReactNode {
     }
   }, [props.threadId, thread.threadId]);
 
-  // A thread opened by its URL: its history (from the server) goes to the runtime before its
-  // first run, so that run continues it.
-  useEffect(() => {
-    if (runtime === null || threadId === null || history.data === undefined || history.data.length === 0) return;
-    if (started.current.has(threadId) || runtime.messages(threadId).length > 0) return;
-    started.current.add(threadId);
-    runtime.setMessages(threadId, history.data);
-  }, [runtime, threadId, history.data]);
-
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const text = prompt.trim();
@@ -57,7 +48,6 @@ export function ChatPage(props: ChatPage.Props): ReactNode {
     setPrompt("");
     // The new chat's thread id is the app's, so its cache entry exists before the first event.
     const tid = threadId ?? crypto.randomUUID();
-    started.current.add(tid);
     const message: agui.UserMessage = { id: crypto.randomUUID(), role: "user", content: [{ type: "text", text }] };
     client.setQueryData(threadMessagesQuery(tid).queryKey, (prev) => [...(prev ?? []), message]);
     // Waits for the runtime when it is not there yet; failures show through `thread.error`.
