@@ -981,19 +981,33 @@ impl Driver {
                         let _ = body.cancel().await;
                         break 'stream Ok(());
                     }
-                    let Some(bytes) = chunk else {
+                    let Some(mut chunk) = chunk else {
                         driver
                             .borrow_mut()
                             .session
                             .handle_body_end(thread_id, run_id);
                         break 'stream Ok(());
                     };
-                    driver
-                        .borrow_mut()
-                        .session
-                        .handle_bytes(thread_id, run_id, &bytes);
-                    driver.mark_dirty(thread_id);
-                    driver.drive();
+                    // A slice at a time (`http::SLICE`): a whole body in one chunk is never in
+                    // wasm memory at once, nor are all of its events. An empty chunk is fed too.
+                    let mut bytes = Vec::new();
+                    let mut more = chunk.slice(&mut bytes);
+                    loop {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_bytes(thread_id, run_id, &bytes);
+                        driver.mark_dirty(thread_id);
+                        driver.drive();
+                        more = more && chunk.slice(&mut bytes);
+                        if !more {
+                            break;
+                        }
+                        if !driver.is_current(thread_id, run_id) {
+                            let _ = body.cancel().await;
+                            break 'stream Ok(());
+                        }
+                    }
                 }
             };
             match ended {

@@ -1,6 +1,7 @@
 // End-to-end, hostile inputs: thread ids that try to leave their URL segment or alias another
 // thread, tool modules that load slowly or never, handlers that throw values which throw when
-// looked at, a moved tools.json, a server that names calls it never made, and a 20 MiB result.
+// looked at, a moved tools.json, a server that names calls it never made, a 20 MiB result, and a
+// 10 MB stream handed over as one chunk.
 // Each test drives the real ChatRuntime in headless Chromium against the scripted server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -301,4 +302,33 @@ test("maxToolResultBytes sets the bound", { timeout: TIMEOUT }, async () => {
   const [message] = toolMessages(result);
   assert.equal(message.content.length, 2 * 1024 * 1024, "2 MiB under a 4 MiB bound is sent as it is");
   assert.equal(message.error, undefined);
+});
+
+// ---- 13. a whole stream in one chunk is read in bounded slices -------------------------------
+
+test("a 10 MB stream handed over as one chunk grows wasm memory by a bounded amount", { timeout: TIMEOUT }, async () => {
+  // A buffering proxy or a cache hands the whole body over as one chunk: the runtime copies and
+  // decodes it 64 KiB at a time, so its heap holds a slice and the thread, not the chunk's copy
+  // and all of its decoded events at once (which grew wasm memory by 90 MiB for this stream).
+  const grown = await suite.page.evaluate(async () => {
+    const events = [{ type: "RUN_STARTED", threadId: "t-one-chunk", runId: "s1" }, { type: "TEXT_MESSAGE_START", messageId: "a1", role: "assistant" }];
+    let text = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+    for (let i = 0; text.length < 10_000_000; i++) text += `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"tok${i} "}\n\n`;
+    text += 'data: {"type":"TEXT_MESSAGE_END","messageId":"a1"}\n\ndata: {"type":"RUN_FINISHED","threadId":"t-one-chunk","runId":"s1"}\n\n';
+    const body = new TextEncoder().encode(text);
+    const rt = new ChatRuntime({
+      runUrl: "/api/threads/{threadId}/runs",
+      toolsUrl: null,
+      storage: null,
+      fetch: async () => new Response(new ReadableStream({ start(c) { c.enqueue(body); c.close(); } }), { headers: { "content-type": "text/event-stream" } }),
+    });
+    const before = window.wasm.memory.buffer.byteLength;
+    const result = await rt.run({ threadId: "t-one-chunk", messages: [{ id: "u1", role: "user", content: "Go" }] });
+    const after = window.wasm.memory.buffer.byteLength;
+    rt.free();
+    return { status: result.status, chars: result.messages[1].content.length, grown: after - before };
+  });
+  assert.equal(grown.status, "completed");
+  assert.ok(grown.chars > 1_000_000, `the answer holds ${grown.chars} chars`);
+  assert.ok(grown.grown < 24 * 1024 * 1024, `wasm memory grew by ${grown.grown} bytes`);
 });
