@@ -1369,9 +1369,6 @@ impl Driver {
     fn run_result_to_js(&self, result: &RunResult) -> Result<JsValue, Error> {
         let mirror = self.borrow().render.mirrors.get(&result.thread_id).cloned();
         let mirror = mirror.filter(|m| m.length() as usize == result.messages.len());
-        let Some(positions) = result.new_message_positions() else {
-            return to_js(result);
-        };
         let mut text = String::new();
         result.write_json_with(&mut text, mirror.is_none(), false);
         let value = parse(&text)?;
@@ -1398,7 +1395,7 @@ impl Driver {
                 messages
             }
         };
-        set("newMessages", &pick(&messages, &positions))?;
+        set("newMessages", &pick(&messages, &result.new_positions))?;
         Ok(value)
     }
 }

@@ -306,29 +306,46 @@ test("maxToolResultBytes sets the bound", { timeout: TIMEOUT }, async () => {
 
 // ---- 13. a whole stream in one chunk is read in bounded slices -------------------------------
 
-test("a 10 MB stream handed over as one chunk grows wasm memory by a bounded amount", { timeout: TIMEOUT }, async () => {
-  // A buffering proxy or a cache hands the whole body over as one chunk: the runtime copies and
-  // decodes it 64 KiB at a time, so its heap holds a slice and the thread, not the chunk's copy
-  // and all of its decoded events at once (which grew wasm memory by 90 MiB for this stream).
-  const grown = await suite.page.evaluate(async () => {
-    const events = [{ type: "RUN_STARTED", threadId: "t-one-chunk", runId: "s1" }, { type: "TEXT_MESSAGE_START", messageId: "a1", role: "assistant" }];
-    let text = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
-    for (let i = 0; text.length < 10_000_000; i++) text += `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"tok${i} "}\n\n`;
-    text += 'data: {"type":"TEXT_MESSAGE_END","messageId":"a1"}\n\ndata: {"type":"RUN_FINISHED","threadId":"t-one-chunk","runId":"s1"}\n\n';
-    const body = new TextEncoder().encode(text);
-    const rt = new ChatRuntime({
-      runUrl: "/api/threads/{threadId}/runs",
-      toolsUrl: null,
-      storage: null,
-      fetch: async () => new Response(new ReadableStream({ start(c) { c.enqueue(body); c.close(); } }), { headers: { "content-type": "text/event-stream" } }),
-    });
-    const before = window.wasm.memory.buffer.byteLength;
-    const result = await rt.run({ threadId: "t-one-chunk", messages: [{ id: "u1", role: "user", content: "Go" }] });
-    const after = window.wasm.memory.buffer.byteLength;
-    rt.free();
-    return { status: result.status, chars: result.messages[1].content.length, grown: after - before };
+/**
+ * Runs a 10 MB stream of text deltas (about 1.2 million chars of answer) handed over as one chunk,
+ * as a buffering proxy or a cache does, in a runtime with a `messages` subscriber: the status, the
+ * answer's length and how much wasm memory grew (it never shrinks: the growth is the run's peak).
+ */
+const oneChunkRun = () => suite.page.evaluate(async () => {
+  const events = [{ type: "RUN_STARTED", threadId: "t-one-chunk", runId: "s1" }, { type: "TEXT_MESSAGE_START", messageId: "a1", role: "assistant" }];
+  let text = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
+  for (let i = 0; text.length < 10_000_000; i++) text += `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"tok${i} "}\n\n`;
+  text += 'data: {"type":"TEXT_MESSAGE_END","messageId":"a1"}\n\ndata: {"type":"RUN_FINISHED","threadId":"t-one-chunk","runId":"s1"}\n\n';
+  const body = new TextEncoder().encode(text);
+  const rt = new ChatRuntime({
+    runUrl: "/api/threads/{threadId}/runs",
+    toolsUrl: null,
+    storage: null,
+    fetch: async () => new Response(new ReadableStream({ start(c) { c.enqueue(body); c.close(); } }), { headers: { "content-type": "text/event-stream" } }),
   });
-  assert.equal(grown.status, "completed");
-  assert.ok(grown.chars > 1_000_000, `the answer holds ${grown.chars} chars`);
-  assert.ok(grown.grown < 24 * 1024 * 1024, `wasm memory grew by ${grown.grown} bytes`);
+  rt.subscribe(() => {}, { events: ["messages"] });
+  const before = window.wasm.memory.buffer.byteLength;
+  const result = await rt.run({ threadId: "t-one-chunk", messages: [{ id: "u1", role: "user", content: "Go" }] });
+  const after = window.wasm.memory.buffer.byteLength;
+  rt.free();
+  return { status: result.status, chars: result.messages[1].content.length, grown: after - before };
+});
+
+test("a 10 MB stream handed over as one chunk grows wasm memory by a bounded amount", { timeout: TIMEOUT }, async () => {
+  // The runtime copies and decodes the chunk 64 KiB at a time, so its heap holds a slice and the
+  // thread, not the chunk's copy and all of its decoded events at once (which grew wasm memory by
+  // 97 MiB for this stream).
+  const run = await oneChunkRun();
+  assert.equal(run.status, "completed");
+  assert.ok(run.chars > 1_000_000, `the answer holds ${run.chars} chars`);
+  assert.ok(run.grown < 24 * 1024 * 1024, `wasm memory grew by ${run.grown} bytes`);
+});
+
+test("a finished run does not copy its new messages a second time", { timeout: TIMEOUT }, async () => {
+  // The run's result held the thread and, again, the messages the turn added (here the whole
+  // answer): wasm memory grew by 7.96 times the answer's length (in slices); with the new
+  // messages as positions in the thread, by 6.92 times.
+  const run = await oneChunkRun();
+  assert.equal(run.status, "completed");
+  assert.ok(run.grown < 7.5 * run.chars, `wasm memory grew by ${(run.grown / run.chars).toFixed(2)} times the answer`);
 });
