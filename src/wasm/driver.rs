@@ -1305,14 +1305,8 @@ impl Driver {
                 return;
             }
             let full = changed.all || !state.render.mirrors.contains_key(thread_id);
-            let all = state.session.messages(thread_id);
-            let list: Vec<&Message> = if full {
-                all.iter().collect()
-            } else {
-                changed.positions.iter().map(|&at| &all[at]).collect()
-            };
             let mut text = String::new();
-            write_messages_event(&mut text, thread_id, &list);
+            write_messages_event::<&Message>(&mut text, thread_id, &[]);
             (text, changed, full)
         };
         let Ok(event) = parse(&text) else { return };
@@ -1320,6 +1314,38 @@ impl Driver {
             return;
         };
         let list: Array = list.unchecked_into();
+        // The messages cross in batches of about `BATCH` bytes of JSON: the whole thread (the
+        // first event of a stream that gave no frame a chance, one body in one chunk) is never
+        // one JSON text in wasm memory.
+        let count = if full {
+            changed.len
+        } else {
+            changed.positions.len()
+        };
+        let mut next = 0;
+        while next < count {
+            let text = {
+                let state = self.borrow();
+                let all = state.session.messages(thread_id);
+                let mut text = String::from("[");
+                while next < count && text.len() < BATCH {
+                    let at = if full { next } else { changed.positions[next] };
+                    next += 1;
+                    let Some(message) = all.get(at) else { continue };
+                    if text.len() > 1 {
+                        text.push(',');
+                    }
+                    message.write_json(&mut text);
+                }
+                text.push(']');
+                text
+            };
+            let Ok(batch) = parse(&text) else { return };
+            let batch: Array = batch.unchecked_into();
+            for item in batch.iter() {
+                list.push(&item);
+            }
+        }
         if full {
             let copy = list.slice(0, list.length());
             self.borrow_mut()
@@ -1496,6 +1522,10 @@ fn pick(list: &Array, positions: &[usize]) -> Array {
     }
     picked
 }
+
+/// About how many bytes of JSON a `messages` event's list is written in at a time
+/// ([`Driver::flush_messages`]).
+const BATCH: usize = 256 * 1024;
 
 /// Removes a call's controller from a turn's list.
 fn take_call(calls: &mut Vec<(String, AbortController)>, id: &str) -> Option<AbortController> {

@@ -307,15 +307,19 @@ test("maxToolResultBytes sets the bound", { timeout: TIMEOUT }, async () => {
 // ---- 13. a whole stream in one chunk is read in bounded slices -------------------------------
 
 /**
- * Runs a 10 MB stream of text deltas (about 1.2 million chars of answer) handed over as one chunk,
- * as a buffering proxy or a cache does, in a runtime with a `messages` subscriber: the status, the
- * answer's length and how much wasm memory grew (it never shrinks: the growth is the run's peak).
+ * Runs a stream of `mb` MB of text deltas (`tok<i> `, `deltasPerMessage` to a message) handed over
+ * as one chunk, as a buffering proxy or a cache does, in a runtime with a `messages` subscriber:
+ * the status, the answers' length (10 MB: about 1.2 million chars) and how much wasm memory grew
+ * (it never shrinks: the growth is the run's peak).
  */
-const oneChunkRun = () => suite.page.evaluate(async () => {
-  const events = [{ type: "RUN_STARTED", threadId: "t-one-chunk", runId: "s1" }, { type: "TEXT_MESSAGE_START", messageId: "a1", role: "assistant" }];
-  let text = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("");
-  for (let i = 0; text.length < 10_000_000; i++) text += `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":"tok${i} "}\n\n`;
-  text += 'data: {"type":"TEXT_MESSAGE_END","messageId":"a1"}\n\ndata: {"type":"RUN_FINISHED","threadId":"t-one-chunk","runId":"s1"}\n\n';
+const oneChunkRun = ({ mb = 10, deltasPerMessage = Infinity } = {}) => suite.page.evaluate(async ({ mb, deltasPerMessage }) => {
+  let text = 'data: {"type":"RUN_STARTED","threadId":"t-one-chunk","runId":"s1"}\n\n';
+  for (let m = 1; text.length < mb * 1_000_000; m++) {
+    text += `data: {"type":"TEXT_MESSAGE_START","messageId":"a${m}","role":"assistant"}\n\n`;
+    for (let i = 0; i < deltasPerMessage && text.length < mb * 1_000_000; i++) text += `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"a${m}","delta":"tok${i} "}\n\n`;
+    text += `data: {"type":"TEXT_MESSAGE_END","messageId":"a${m}"}\n\n`;
+  }
+  text += 'data: {"type":"RUN_FINISHED","threadId":"t-one-chunk","runId":"s1"}\n\n';
   const body = new TextEncoder().encode(text);
   const rt = new ChatRuntime({
     runUrl: "/api/threads/{threadId}/runs",
@@ -328,8 +332,9 @@ const oneChunkRun = () => suite.page.evaluate(async () => {
   const result = await rt.run({ threadId: "t-one-chunk", messages: [{ id: "u1", role: "user", content: "Go" }] });
   const after = window.wasm.memory.buffer.byteLength;
   rt.free();
-  return { status: result.status, chars: result.messages[1].content.length, grown: after - before };
-});
+  const chars = result.messages.slice(1).reduce((n, m) => n + m.content.length, 0);
+  return { status: result.status, chars, messages: result.messages.length, grown: after - before };
+}, { mb, deltasPerMessage });
 
 test("a 10 MB stream handed over as one chunk grows wasm memory by a bounded amount", { timeout: TIMEOUT }, async () => {
   // The runtime copies and decodes the chunk 64 KiB at a time, so its heap holds a slice and the
@@ -348,4 +353,14 @@ test("a finished run does not copy its new messages a second time", { timeout: T
   const run = await oneChunkRun();
   assert.equal(run.status, "completed");
   assert.ok(run.grown < 7.5 * run.chars, `wasm memory grew by ${(run.grown / run.chars).toFixed(2)} times the answer`);
+});
+
+test("the first messages event of a 20 MB stream in one chunk crosses in batches", { timeout: TIMEOUT }, async () => {
+  // No frame runs while one chunk is read, so the first `messages` event carries the whole
+  // thread. Written as one JSON text (grown by doubling), it grew wasm memory by 5.31 times the
+  // answers' length; in batches of 256 KiB, by 3.01 times.
+  const run = await oneChunkRun({ mb: 20, deltasPerMessage: 50_000 });
+  assert.equal(run.status, "completed");
+  assert.ok(run.messages > 4, `${run.messages} messages`);
+  assert.ok(run.grown < 3.5 * run.chars, `wasm memory grew by ${(run.grown / run.chars).toFixed(2)} times the answers`);
 });
