@@ -991,7 +991,10 @@ impl Driver {
                     // A slice at a time (`http::SLICE`): a whole body in one chunk is never in
                     // wasm memory at once, nor are all of its events. An empty chunk is fed too.
                     let mut bytes = Vec::new();
-                    let mut more = chunk.slice(&mut bytes);
+                    let mut more = match chunk.slice(&mut bytes) {
+                        Ok(more) => more,
+                        Err(message) => break 'stream Err(message.into()),
+                    };
                     loop {
                         driver
                             .borrow_mut()
@@ -999,7 +1002,12 @@ impl Driver {
                             .handle_bytes(thread_id, run_id, &bytes);
                         driver.mark_dirty(thread_id);
                         driver.drive();
-                        more = more && chunk.slice(&mut bytes);
+                        if more {
+                            more = match chunk.slice(&mut bytes) {
+                                Ok(more) => more,
+                                Err(message) => break 'stream Err(message.into()),
+                            };
+                        }
                         if !more {
                             break;
                         }
@@ -1342,8 +1350,8 @@ impl Driver {
             };
             let Ok(batch) = parse(&text) else { return };
             let batch: Array = batch.unchecked_into();
-            for item in batch.iter() {
-                list.push(&item);
+            for at in 0..batch.length() {
+                list.push(&batch.get(at));
             }
         }
         if full {

@@ -258,19 +258,32 @@ pub(crate) struct Chunk {
 
 impl Chunk {
     /// Copies the chunk's next at most [`SLICE`] bytes into `into` (replacing what it held):
-    /// `false` when none are left. A chunk whose buffer was transferred away (detached) reads as
-    /// empty, so nothing is copied from it (copying would throw).
-    pub(crate) fn slice(&mut self, into: &mut Vec<u8>) -> bool {
+    /// `Ok(false)` when none are left. A chunk whose buffer was transferred away (detached) reads
+    /// as empty, so nothing is copied from it (copying would throw). `subarray` goes through a
+    /// binding that catches: it calls the species constructor of an app's `Uint8Array` subclass.
+    pub(crate) fn slice(&mut self, into: &mut Vec<u8>) -> Result<bool, String> {
         let length = self.bytes.length();
         if self.at >= length {
-            return false;
+            return Ok(false);
         }
         let end = length.min(self.at + SLICE);
+        let part = call_method(&self.bytes, "subarray", &[&self.at.into(), &end.into()])
+            .map_err(|e| describe(&e))?;
+        let Ok(part) = part.dyn_into::<Uint8Array>() else {
+            return Err(
+                "the response body gave a chunk whose subarray is not a Uint8Array".to_owned(),
+            );
+        };
+        if part.length() != end - self.at {
+            return Err(
+                "the response body gave a chunk whose subarray has the wrong length".to_owned(),
+            );
+        }
         into.clear();
         into.resize((end - self.at) as usize, 0);
-        self.bytes.subarray(self.at, end).copy_to(into);
+        part.copy_to(into);
         self.at = end;
-        true
+        Ok(true)
     }
 }
 
