@@ -62,7 +62,7 @@ export function prepare(name, mb) {
       chunks.push(bytes.slice(at, at + size));
       at += size;
     }
-    corpora.set(key, { bytes: bytes.length, events, chunks });
+    corpora.set(key, { bytes: bytes.length, events, chunks, whole: bytes });
   }
   return corpora.get(key);
 }
@@ -254,6 +254,79 @@ export async function memoryOf(system, name, mb) {
     wasmBefore,
     wasmAfter: system === "A" ? A.wasm.memory.buffer.byteLength : null,
   };
+}
+
+// ---- wasm memory (bench/memory.mjs): one line per fresh page --------------------------------
+
+const utf8Length = (text) => new TextEncoder().encode(text).length;
+const wasmBytes = () => A.wasm.memory.buffer.byteLength;
+
+/**
+ * The wasm memory of one run of A on the corpus (wasm memory never shrinks: the size after the
+ * run is its peak), delivered as the 1-16 KiB chunks of section 1 (`chunked`) or as one
+ * `Response` body (`whole`: a buffering proxy, a cache), and the thread it leaves as JSON.
+ */
+export async function wasmOfRun(name, mb, delivery) {
+  const corpus = prepare(name, mb);
+  const { mod } = await loadA();
+  gc();
+  const before = wasmBytes();
+  const runtime = new mod.ChatRuntime({
+    runUrl: "/bench/{threadId}/runs",
+    toolsUrl: null,
+    storage: null,
+    fetch: async () => new Response(delivery === "whole" ? corpus.whole : stream(corpus.chunks), { headers: SSE }),
+  });
+  const unsubscribe = runtime.subscribe(() => {}, { events: ["messages"] });
+  const result = await runtime.run({ threadId: THREAD_ID, messages: [USER] });
+  const after = wasmBytes();
+  const thread = utf8Length(JSON.stringify({ messages: result.messages, state: result.state }));
+  unsubscribe();
+  runtime.free();
+  if (result.status !== "completed") throw new Error(`memory: ${result.status} ${JSON.stringify(result.error)}`);
+  return { before, after, thread };
+}
+
+/**
+ * The wasm memory of `threads` threads of `turns` turns each: a user message and an answer of
+ * `chars` chars each, one run per turn (a small body, as one chunk), and the threads as JSON.
+ */
+export async function wasmOfTurns(threads, turns, chars) {
+  const { mod } = await loadA();
+  gc();
+  const before = wasmBytes();
+  const say = (n) => `${"lorem ipsum dolor sit amet ".repeat(Math.ceil(chars / 27))}`.slice(0, chars - String(n).length) + n;
+  let turn = 0;
+  const runtime = new mod.ChatRuntime({
+    runUrl: "/bench/{threadId}/runs",
+    toolsUrl: null,
+    storage: null,
+    fetch: async (url, init) => {
+      const { threadId, runId } = JSON.parse(init.body);
+      const id = `a${turn}`;
+      const events = [
+        { type: "RUN_STARTED", threadId, runId },
+        { type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" },
+        { type: "TEXT_MESSAGE_CONTENT", messageId: id, delta: say(turn) },
+        { type: "TEXT_MESSAGE_END", messageId: id },
+        { type: "RUN_FINISHED", threadId, runId },
+      ];
+      return new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""), { headers: SSE });
+    },
+  });
+  const unsubscribe = runtime.subscribe(() => {}, { events: ["messages"] });
+  for (let t = 0; t < threads; t++) {
+    for (let k = 0; k < turns; k++, turn++) {
+      const result = await runtime.run({ threadId: `t${t}`, messages: [{ id: `u${turn}`, role: "user", content: say(turn) }] });
+      if (result.status !== "completed") throw new Error(`memory: ${result.status} ${JSON.stringify(result.error)}`);
+    }
+  }
+  const after = wasmBytes();
+  let thread = 0;
+  for (let t = 0; t < threads; t++) thread += utf8Length(JSON.stringify(runtime.messages(`t${t}`)));
+  unsubscribe();
+  runtime.free();
+  return { before, after, thread };
 }
 
 // ---- loop overhead: a 10-round tool conversation against the scripted agent -----------------

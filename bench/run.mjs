@@ -8,7 +8,8 @@
 // BENCH_B_BUDGET_S (B's repetitions in one cell stop once they add up to this; default 25),
 // BENCH_SIZES (default "1,5,20"), BENCH_CORPORA (default "token,args,state,mixed"),
 // BENCH_SCALE_ROUNDS (interleaved rounds of the smallest and largest size for the scaling ratio;
-// default 15).
+// default 15), BENCH_MEMORY_MB (section 5's corpora, default 20), BENCH_ONLY=memory (section 5
+// alone: bench/memory.mjs).
 import { spawn, execSync } from "node:child_process";
 import { readFileSync, writeFileSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -16,6 +17,13 @@ import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { CORPORA } from "./corpora.mjs";
+import { main as memoryAlone, measureMemory, memorySection } from "./memory.mjs";
+
+// `BENCH_ONLY=memory`: section 5 alone (bench/memory.mjs), the rest of RESULTS.md kept.
+if (process.env.BENCH_ONLY === "memory") {
+  await memoryAlone();
+  process.exit(0);
+}
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 process.chdir(root);
@@ -251,6 +259,10 @@ for (let r = 0; r < STARTUP_LOADS; r++) {
 }
 log("start-up done");
 
+// ---- 5: the wasm heap against the threads (bench/memory.mjs) --------------------------------
+
+const memoryResults = await measureMemory(freshPage, call, log);
+
 const chromiumVersion = browser.version();
 await browser.close();
 agent.kill("SIGTERM");
@@ -434,7 +446,8 @@ server also sends \`Cache-Control: no-store\`), served from 127.0.0.1:
 | A: \`import("/pkg/chat_runtime.js")\` + \`init()\` + \`new ChatRuntime(...)\` | ${fmt(median(startup.A))} ms |
 | A: \`init()\` start → constructed \`ChatRuntime\` | ${fmt(median(startup.Ainit))} ms |
 | B: \`import("/dist/agui.js")\` + \`new HttpAgent(...)\` | ${fmt(median(startup.B))} ms |
-`;
+
+${memorySection(memoryResults, "make bench")}`;
 writeFileSync("bench/RESULTS.md", md);
 log("wrote bench/RESULTS.md");
 console.log(md);

@@ -241,8 +241,10 @@ pub struct RunResult {
     pub rounds: u32,
     /// The whole thread after the turn.
     pub messages: Vec<Message>,
-    /// The messages this turn added (the user's, the agent's, the tool results).
-    pub new_messages: Vec<Message>,
+    /// Where in `messages` the messages this turn added are (the user's, the agent's, the tool
+    /// results), in order: [`new_messages`](Self::new_messages). Positions, not a second copy of
+    /// each: a turn's answer can be most of the thread, and the copy doubled the heap's peak.
+    pub new_positions: Vec<usize>,
     /// The thread's AG-UI state.
     pub state: Value,
     /// Why it failed, for `error` (and the limit, for `max_rounds`).
@@ -431,32 +433,24 @@ impl RunResult {
         w.field("rounds", &self.rounds);
         let none: &[Message] = &[];
         w.field("messages", if messages { &self.messages[..] } else { none });
-        w.field(
-            "newMessages",
-            if new_messages {
-                &self.new_messages[..]
-            } else {
-                none
-            },
-        );
+        let new = if new_messages {
+            self.new_messages()
+        } else {
+            Vec::new()
+        };
+        w.field("newMessages", &new[..]);
         w.field("state", &self.state);
         w.field("error", &self.error);
         w.field("interrupts", &self.interrupts);
         w.end();
     }
 
-    /// The positions in `messages` of the `new_messages` (which are a subsequence of it, by id),
-    /// or `None` if they are not.
-    pub fn new_message_positions(&self) -> Option<Vec<usize>> {
-        let mut positions = Vec::with_capacity(self.new_messages.len());
-        let mut next = self.new_messages.iter().peekable();
-        for (at, message) in self.messages.iter().enumerate() {
-            if next.peek().is_some_and(|new| new.id() == message.id()) {
-                positions.push(at);
-                next.next();
-            }
-        }
-        next.peek().is_none().then_some(positions)
+    /// The messages this turn added, in order.
+    pub fn new_messages(&self) -> Vec<&Message> {
+        self.new_positions
+            .iter()
+            .filter_map(|&at| self.messages.get(at))
+            .collect()
     }
 }
 
@@ -2083,20 +2077,17 @@ impl Session {
         let Some(state) = self.threads.get(thread_id) else {
             return;
         };
-        let new_messages = state
-            .thread
-            .messages()
-            .iter()
-            .filter(|m| !turn.before.contains(m.id()))
-            .cloned()
+        let messages = state.thread.messages();
+        let new_positions = (0..messages.len())
+            .filter(|&at| !turn.before.contains(messages[at].id()))
             .collect();
         let interrupts = (status == RunStatus::Interrupted).then(|| state.interrupts.clone());
         let result = RunResult {
             thread_id: thread_id.to_owned(),
             status,
             rounds: turn.round,
-            messages: state.thread.messages().to_vec(),
-            new_messages,
+            messages: messages.to_vec(),
+            new_positions,
             state: state.thread.state().clone(),
             error: error.clone(),
             interrupts: interrupts.clone(),

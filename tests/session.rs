@@ -312,7 +312,7 @@ fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 2);
     assert_eq!(
-        result.new_messages.len(),
+        result.new_messages().len(),
         4,
         "user, assistant call, tool, assistant answer"
     );
@@ -2003,7 +2003,7 @@ fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 1);
     assert_eq!(
-        result.new_messages.len(),
+        result.new_messages().len(),
         2,
         "the tool result and the answer"
     );

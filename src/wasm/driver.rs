@@ -981,19 +981,41 @@ impl Driver {
                         let _ = body.cancel().await;
                         break 'stream Ok(());
                     }
-                    let Some(bytes) = chunk else {
+                    let Some(mut chunk) = chunk else {
                         driver
                             .borrow_mut()
                             .session
                             .handle_body_end(thread_id, run_id);
                         break 'stream Ok(());
                     };
-                    driver
-                        .borrow_mut()
-                        .session
-                        .handle_bytes(thread_id, run_id, &bytes);
-                    driver.mark_dirty(thread_id);
-                    driver.drive();
+                    // A slice at a time (`http::SLICE`): a whole body in one chunk is never in
+                    // wasm memory at once, nor are all of its events. An empty chunk is fed too.
+                    let mut bytes = Vec::new();
+                    let mut more = match chunk.slice(&mut bytes) {
+                        Ok(more) => more,
+                        Err(message) => break 'stream Err(message.into()),
+                    };
+                    loop {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_bytes(thread_id, run_id, &bytes);
+                        driver.mark_dirty(thread_id);
+                        driver.drive();
+                        if more {
+                            more = match chunk.slice(&mut bytes) {
+                                Ok(more) => more,
+                                Err(message) => break 'stream Err(message.into()),
+                            };
+                        }
+                        if !more {
+                            break;
+                        }
+                        if !driver.is_current(thread_id, run_id) {
+                            let _ = body.cancel().await;
+                            break 'stream Ok(());
+                        }
+                    }
                 }
             };
             match ended {
@@ -1311,14 +1333,8 @@ impl Driver {
                 return;
             }
             let full = changed.all || !state.render.mirrors.contains_key(thread_id);
-            let all = state.session.messages(thread_id);
-            let list: Vec<&Message> = if full {
-                all.iter().collect()
-            } else {
-                changed.positions.iter().map(|&at| &all[at]).collect()
-            };
             let mut text = String::new();
-            write_messages_event(&mut text, thread_id, &list);
+            write_messages_event::<&Message>(&mut text, thread_id, &[]);
             (text, changed, full)
         };
         let Ok(event) = parse(&text) else { return };
@@ -1326,6 +1342,38 @@ impl Driver {
             return;
         };
         let list: Array = list.unchecked_into();
+        // The messages cross in batches of about `BATCH` bytes of JSON: the whole thread (the
+        // first event of a stream that gave no frame a chance, one body in one chunk) is never
+        // one JSON text in wasm memory.
+        let count = if full {
+            changed.len
+        } else {
+            changed.positions.len()
+        };
+        let mut next = 0;
+        while next < count {
+            let text = {
+                let state = self.borrow();
+                let all = state.session.messages(thread_id);
+                let mut text = String::from("[");
+                while next < count && text.len() < BATCH {
+                    let at = if full { next } else { changed.positions[next] };
+                    next += 1;
+                    let Some(message) = all.get(at) else { continue };
+                    if text.len() > 1 {
+                        text.push(',');
+                    }
+                    message.write_json(&mut text);
+                }
+                text.push(']');
+                text
+            };
+            let Ok(batch) = parse(&text) else { return };
+            let batch: Array = batch.unchecked_into();
+            for at in 0..batch.length() {
+                list.push(&batch.get(at));
+            }
+        }
         if full {
             let copy = list.slice(0, list.length());
             self.borrow_mut()
@@ -1375,9 +1423,6 @@ impl Driver {
     fn run_result_to_js(&self, result: &RunResult) -> Result<JsValue, Error> {
         let mirror = self.borrow().render.mirrors.get(&result.thread_id).cloned();
         let mirror = mirror.filter(|m| m.length() as usize == result.messages.len());
-        let Some(positions) = result.new_message_positions() else {
-            return to_js(result);
-        };
         let mut text = String::new();
         result.write_json_with(&mut text, mirror.is_none(), false);
         let value = parse(&text)?;
@@ -1404,7 +1449,7 @@ impl Driver {
                 messages
             }
         };
-        set("newMessages", &pick(&messages, &positions))?;
+        set("newMessages", &pick(&messages, &result.new_positions))?;
         Ok(value)
     }
 }
@@ -1505,6 +1550,10 @@ fn pick(list: &Array, positions: &[usize]) -> Array {
     }
     picked
 }
+
+/// About how many bytes of JSON a `messages` event's list is written in at a time
+/// ([`Driver::flush_messages`]).
+const BATCH: usize = 256 * 1024;
 
 /// Removes a call's controller from a turn's list.
 fn take_call(calls: &mut Vec<(String, AbortController)>, id: &str) -> Option<AbortController> {

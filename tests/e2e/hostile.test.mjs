@@ -1,6 +1,7 @@
 // End-to-end, hostile inputs: thread ids that try to leave their URL segment or alias another
 // thread, tool modules that load slowly or never, handlers that throw values which throw when
-// looked at, a moved tools.json, a server that names calls it never made, and a 20 MiB result.
+// looked at, a moved tools.json, a server that names calls it never made, a 20 MiB result, and a
+// 10 MB stream handed over as one chunk.
 // Each test drives the real ChatRuntime in headless Chromium against the scripted server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -301,4 +302,65 @@ test("maxToolResultBytes sets the bound", { timeout: TIMEOUT }, async () => {
   const [message] = toolMessages(result);
   assert.equal(message.content.length, 2 * 1024 * 1024, "2 MiB under a 4 MiB bound is sent as it is");
   assert.equal(message.error, undefined);
+});
+
+// ---- 13. a whole stream in one chunk is read in bounded slices -------------------------------
+
+/**
+ * Runs a stream of `mb` MB of text deltas (`tok<i> `, `deltasPerMessage` to a message) handed over
+ * as one chunk, as a buffering proxy or a cache does, in a runtime with a `messages` subscriber:
+ * the status, the answers' length (10 MB: about 1.2 million chars) and how much wasm memory grew
+ * (it never shrinks: the growth is the run's peak).
+ */
+const oneChunkRun = ({ mb = 10, deltasPerMessage = Infinity } = {}) => suite.page.evaluate(async ({ mb, deltasPerMessage }) => {
+  let text = 'data: {"type":"RUN_STARTED","threadId":"t-one-chunk","runId":"s1"}\n\n';
+  for (let m = 1; text.length < mb * 1_000_000; m++) {
+    text += `data: {"type":"TEXT_MESSAGE_START","messageId":"a${m}","role":"assistant"}\n\n`;
+    for (let i = 0; i < deltasPerMessage && text.length < mb * 1_000_000; i++) text += `data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"a${m}","delta":"tok${i} "}\n\n`;
+    text += `data: {"type":"TEXT_MESSAGE_END","messageId":"a${m}"}\n\n`;
+  }
+  text += 'data: {"type":"RUN_FINISHED","threadId":"t-one-chunk","runId":"s1"}\n\n';
+  const body = new TextEncoder().encode(text);
+  const rt = new ChatRuntime({
+    runUrl: "/api/threads/{threadId}/runs",
+    toolsUrl: null,
+    storage: null,
+    fetch: async () => new Response(new ReadableStream({ start(c) { c.enqueue(body); c.close(); } }), { headers: { "content-type": "text/event-stream" } }),
+  });
+  rt.subscribe(() => {}, { events: ["messages"] });
+  const before = window.wasm.memory.buffer.byteLength;
+  const result = await rt.run({ threadId: "t-one-chunk", messages: [{ id: "u1", role: "user", content: "Go" }] });
+  const after = window.wasm.memory.buffer.byteLength;
+  rt.free();
+  const chars = result.messages.slice(1).reduce((n, m) => n + m.content.length, 0);
+  return { status: result.status, chars, messages: result.messages.length, grown: after - before };
+}, { mb, deltasPerMessage });
+
+test("a 10 MB stream handed over as one chunk grows wasm memory by a bounded amount", { timeout: TIMEOUT }, async () => {
+  // The runtime copies and decodes the chunk 64 KiB at a time, so its heap holds a slice and the
+  // thread, not the chunk's copy and all of its decoded events at once (which grew wasm memory by
+  // 97 MiB for this stream).
+  const run = await oneChunkRun();
+  assert.equal(run.status, "completed");
+  assert.ok(run.chars > 1_000_000, `the answer holds ${run.chars} chars`);
+  assert.ok(run.grown < 24 * 1024 * 1024, `wasm memory grew by ${run.grown} bytes`);
+});
+
+test("a finished run does not copy its new messages a second time", { timeout: TIMEOUT }, async () => {
+  // The run's result held the thread and, again, the messages the turn added (here the whole
+  // answer): wasm memory grew by 7.96 times the answer's length (in slices); with the new
+  // messages as positions in the thread, by 6.92 times.
+  const run = await oneChunkRun();
+  assert.equal(run.status, "completed");
+  assert.ok(run.grown < 7.5 * run.chars, `wasm memory grew by ${(run.grown / run.chars).toFixed(2)} times the answer`);
+});
+
+test("the first messages event of a 20 MB stream in one chunk crosses in batches", { timeout: TIMEOUT }, async () => {
+  // No frame runs while one chunk is read, so the first `messages` event carries the whole
+  // thread. Written as one JSON text (grown by doubling), it grew wasm memory by 5.31 times the
+  // answers' length; in batches of 256 KiB, by 3.01 times.
+  const run = await oneChunkRun({ mb: 20, deltasPerMessage: 50_000 });
+  assert.equal(run.status, "completed");
+  assert.ok(run.messages > 4, `${run.messages} messages`);
+  assert.ok(run.grown < 3.5 * run.chars, `wasm memory grew by ${(run.grown / run.chars).toFixed(2)} times the answers`);
 });

@@ -214,8 +214,9 @@ impl Body {
         JsFuture::from(Promise::resolve(&read))
     }
 
-    /// The chunk a [`Body::read`] gave; `Ok(None)` at the end.
-    pub(crate) fn chunk(read: Result<JsValue, JsValue>) -> Result<Option<Vec<u8>>, String> {
+    /// The chunk a [`Body::read`] gave; `Ok(None)` at the end. It stays in JavaScript memory:
+    /// [`Chunk::slice`] copies it into wasm a slice at a time.
+    pub(crate) fn chunk(read: Result<JsValue, JsValue>) -> Result<Option<Chunk>, String> {
         let chunk = read.map_err(|e| describe(&e))?;
         // Anything but `false` ends the stream (`!= FALSE`: no glue of its own for a boolean read).
         let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d != JsValue::FALSE);
@@ -223,15 +224,10 @@ impl Body {
             return Ok(None);
         }
         let value = Reflect::get(&chunk, &"value".into()).unwrap_or(JsValue::UNDEFINED);
-        let Some(bytes) = value.dyn_ref::<Uint8Array>() else {
+        let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
             return Err("the response body gave a chunk that is not a Uint8Array".to_owned());
         };
-        // A chunk whose buffer was transferred away (detached) reads as empty: copying from it
-        // would throw.
-        if bytes.length() == 0 {
-            return Ok(Some(Vec::new()));
-        }
-        Ok(Some(bytes.to_vec()))
+        Ok(Some(Chunk { bytes, at: 0 }))
     }
 
     /// The reader, for [`cancel_reader`] from outside the task that reads.
@@ -245,6 +241,49 @@ impl Body {
         let cancel =
             call_method(&self.reader, "cancel", &[]).unwrap_or_else(|e| Promise::reject(&e).into());
         JsFuture::from(Promise::resolve(&cancel))
+    }
+}
+
+/// The most of a chunk copied into wasm memory and decoded at a time. A buffering proxy or a
+/// cache hands the whole body over as one chunk (20 MB and more): copied at once, it would sit in
+/// wasm memory beside all of its decoded events, and the heap (which never shrinks) would grow by
+/// several times the body. A slice at a time, the heap holds one slice and what it decodes to.
+pub(crate) const SLICE: u32 = 64 * 1024;
+
+/// A chunk of the body, in JavaScript memory until [`Chunk::slice`] copies it.
+pub(crate) struct Chunk {
+    bytes: Uint8Array,
+    at: u32,
+}
+
+impl Chunk {
+    /// Copies the chunk's next at most [`SLICE`] bytes into `into` (replacing what it held):
+    /// `Ok(false)` when none are left. A chunk whose buffer was transferred away (detached) reads
+    /// as empty, so nothing is copied from it (copying would throw). `subarray` goes through a
+    /// binding that catches: it calls the species constructor of an app's `Uint8Array` subclass.
+    pub(crate) fn slice(&mut self, into: &mut Vec<u8>) -> Result<bool, String> {
+        let length = self.bytes.length();
+        if self.at >= length {
+            return Ok(false);
+        }
+        let end = length.min(self.at + SLICE);
+        let part = call_method(&self.bytes, "subarray", &[&self.at.into(), &end.into()])
+            .map_err(|e| describe(&e))?;
+        let Ok(part) = part.dyn_into::<Uint8Array>() else {
+            return Err(
+                "the response body gave a chunk whose subarray is not a Uint8Array".to_owned(),
+            );
+        };
+        if part.length() != end - self.at {
+            return Err(
+                "the response body gave a chunk whose subarray has the wrong length".to_owned(),
+            );
+        }
+        into.clear();
+        into.resize((end - self.at) as usize, 0);
+        part.copy_to(into);
+        self.at = end;
+        Ok(true)
     }
 }
 

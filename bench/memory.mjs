@@ -1,0 +1,123 @@
+// The wasm heap against what the threads hold: section 5 of bench/RESULTS.md. `make bench` runs it
+// (bench/run.mjs imports it); `node bench/memory.mjs` or `BENCH_ONLY=memory node bench/run.mjs`
+// runs it alone (after `make build`) and rewrites only that section. A report, not a test: nothing here fails on a size.
+//
+// One fresh page per line, since wasm memory never shrinks: its size after the run is the run's
+// peak. Environment: BENCH_MEMORY_MB (the corpora's size, default 20), BENCH_CORPORA (default
+// "token,args,state,mixed").
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const env = (name, fallback) => process.env[name] ?? fallback;
+const MiB = (x) => (x / 2 ** 20).toFixed(1);
+const MB = (x) => (x / 1e6).toFixed(2);
+
+/** The lines of the table: `[label, page function, ...arguments]`. */
+export function memoryLines() {
+  const mb = Number(env("BENCH_MEMORY_MB", 20));
+  const names = env("BENCH_CORPORA", "token,args,state,mixed").split(",");
+  const lines = [];
+  for (const name of names) {
+    lines.push({ what: `${name} ${mb} MB, delivered in 1-16 KiB chunks`, name, delivery: "chunked", fn: "wasmOfRun", args: [name, mb, "chunked"] });
+    lines.push({ what: `${name} ${mb} MB, the same bytes as one \`Response\` body`, name, delivery: "whole", fn: "wasmOfRun", args: [name, mb, "whole"] });
+  }
+  lines.push({ what: "2,000 turns in one thread (200-char messages)", fn: "wasmOfTurns", args: [1, 2000, 200] });
+  lines.push({ what: "500 threads × 20 turns (200-char messages)", fn: "wasmOfTurns", args: [500, 20, 200] });
+  return lines;
+}
+
+/** Measures every line, each on a page of `freshPage()`, through `call(page, fn, ...args)`. */
+export async function measureMemory(freshPage, call, log = console.log) {
+  const results = [];
+  for (const line of memoryLines()) {
+    const page = await freshPage();
+    const res = await call(page, line.fn, ...line.args);
+    await page.close();
+    results.push({ ...line, ...res });
+    log(`memory: ${line.what}: wasm ${MiB(res.after)} MiB, thread ${MB(res.thread)} MB, ${(res.after / res.thread).toFixed(1)}×`);
+  }
+  return results;
+}
+
+/** Section 5 of bench/RESULTS.md. */
+export function memorySection(results, command) {
+  const rows = results.map((r) =>
+    `| ${r.what} | ${MiB(r.before)} | **${MiB(r.after)}** | ${MB(r.thread)} | **${(r.after / r.thread).toFixed(1)}×** |`);
+  const ratio = (name, delivery) => results.find((r) => r.name === name && r.delivery === delivery);
+  const whole = results.filter((r) => r.delivery === "whole").map((r) => {
+    const chunked = ratio(r.name, "chunked");
+    return `${r.name} ${(r.after / chunked.after).toFixed(2)}×`;
+  });
+  return `## 5. Memory
+
+Command: \`${command}\`. The wasm memory (\`memory.buffer.byteLength\` of the module's exports) of
+one run of A (\`subscribe(fn, { events: ["messages"] })\`), each line on a fresh page: wasm memory
+never shrinks, so its size after the run is the run's peak (and a long session keeps it). "Thread
+as JSON" is the UTF-8 length of \`JSON.stringify({ messages, state })\` of the run's result (of
+\`messages(threadId)\` of every thread for the turn lines). The corpora are section 1's; "one
+\`Response\` body" hands the same bytes over as \`new Response(bytes)\`, one chunk, as a buffering
+proxy or a cache does. The turn lines run one small run per turn (a user message and a 200-char
+answer). docs/architecture.md ("Memory") says how the heap is bounded.
+
+| what | wasm memory at start (MiB) | peak wasm memory (MiB) | the thread(s) as JSON (MB) | peak / thread |
+|---|---|---|---|---|
+${rows.join("\n")}
+
+One body against the chunks (peak / peak): ${whole.join(", ")}.
+`;
+}
+
+// ---- alone: `node bench/memory.mjs` (or `BENCH_ONLY=memory node bench/run.mjs`) -----------------
+
+/** Measures with an agent and a browser of its own, and rewrites section 5 of bench/RESULTS.md. */
+export async function main() {
+  const root = fileURLToPath(new URL("../", import.meta.url));
+  process.chdir(root);
+  const { chromium } = await import("playwright-core");
+  // It serves files only: the debug build does as well as the release one.
+  const binary = ["target/release/chat-runtime-agent", "target/debug/chat-runtime-agent"].find((p) => existsSync(p));
+  if (!binary) throw new Error("no target/*/chat-runtime-agent: cargo build -p chat-runtime-agent");
+  const agent = spawn(binary, ["--mode", "script", "--port", "0", "--static", "/=bench", "--static", "/pkg=pkg"], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((resolve, reject) => {
+    let out = "";
+    agent.once("exit", (code) => reject(new Error(`the agent exited (${code}): ${out}`)));
+    agent.stdout.on("data", (chunk) => {
+      out += chunk;
+      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      if (found) resolve(found);
+    });
+  });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--js-flags=--expose-gc"],
+  });
+  const context = await browser.newContext();
+  const freshPage = async () => {
+    const page = await context.newPage();
+    page.on("pageerror", (e) => console.log("page error:", e.message));
+    await page.goto(`${url}/index.html`);
+    await page.waitForFunction(() => window.benchReady === true);
+    return page;
+  };
+  const call = (page, fn, ...args) => page.evaluate(([fn, args]) => window.bench[fn](...args), [fn, args]);
+  try {
+    const results = await measureMemory(freshPage, call);
+    const vars = ["BENCH_MEMORY_MB", "BENCH_CORPORA"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]} `).join("");
+    const section = memorySection(results, `${vars}node bench/memory.mjs`);
+    console.log(section);
+    if (!process.env.BENCH_MEMORY_NO_WRITE) {
+      const file = "bench/RESULTS.md";
+      const old = existsSync(file) ? readFileSync(file, "utf8") : "";
+      const at = old.indexOf("## 5. Memory");
+      writeFileSync(file, `${at < 0 ? `${old.trimEnd()}\n\n` : old.slice(0, at)}${section}`);
+      console.log(`wrote section 5 of ${file}`);
+    }
+  } finally {
+    await browser.close();
+    agent.kill("SIGTERM");
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();
