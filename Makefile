@@ -94,8 +94,9 @@ size:
 # Issue "Half the bytes" targets 150,000; README "Numbers" says what reaching it would take.
 # 170,000 + 13,972 for issue "Nothing ... can freeze, poison or outlive the runtime" (README "Numbers"):
 # the linear-time `pattern` matcher (+8,027), the catch bindings and free (+3,436), the resume and
-# interrupt fixes (+1,124), the exact strings at every exit and the merge (about +1,400).
-SIZE_BUDGET_GZIP ?= 183972
+# interrupt fixes (+1,124), the exact strings at every exit and the merge (about +1,400); then +472
+# for the activity event (+218) and the memory bounds (+254).
+SIZE_BUDGET_GZIP ?= 184444
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 
