@@ -556,6 +556,18 @@ fn two_interrupts_with_one_id_end_the_run_with_a_decode_error_naming_the_id() {
     );
 }
 
+/// A thread whose run ended with one approval interrupt (`int-c1`) that expires at `at`.
+fn interrupted_with_expiry(at: &str) -> Harness {
+    let mut h = Harness::new();
+    h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+    let mut interrupt = approval("c1");
+    interrupt["expiresAt"] = json!(at);
+    h.respond(&calling_run(
+        json!({"type":"interrupt","interrupts":[interrupt]}),
+    ));
+    h
+}
+
 #[test]
 fn an_expires_at_before_1970_has_expired() {
     for at in [
@@ -566,13 +578,7 @@ fn an_expires_at_before_1970_has_expired() {
         "0000-01-01T00:00:00Z",
         "2000-01-01T00:00:00Z",
     ] {
-        let mut h = Harness::new();
-        h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
-        let mut interrupt = approval("c1");
-        interrupt["expiresAt"] = json!(at);
-        h.respond(&calling_run(
-            json!({"type":"interrupt","interrupts":[interrupt]}),
-        ));
+        let mut h = interrupted_with_expiry(at);
         h.start(request(vec![user("u2", "later")], json!([])))
             .unwrap_or_else(|e| panic!("{at}: {e}"));
         assert_eq!(
@@ -587,13 +593,7 @@ fn an_expires_at_before_1970_has_expired() {
         "1969-13-01T00:00:00Z",
         "1969-12-31T23:59:59",
     ] {
-        let mut h = Harness::new();
-        h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
-        let mut interrupt = approval("c1");
-        interrupt["expiresAt"] = json!(at);
-        h.respond(&calling_run(
-            json!({"type":"interrupt","interrupts":[interrupt]}),
-        ));
+        let mut h = interrupted_with_expiry(at);
         let error = h.start(request(vec![], json!([]))).unwrap_err();
         assert_eq!(error.code(), "run/unanswered-interrupts", "{at}");
     }

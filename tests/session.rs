@@ -1687,22 +1687,12 @@ fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
     let events = resumable_events();
     let mut h = harness();
     h.start(request("t", vec![user("u1", "time?")]), clock());
-    let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
     // Events 0..=4 arrive, then the connection is cut.
-    h.session
-        .handle_bytes("t", &run, sse_with_ids(&events[..5], None).as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.respond("t", &sse_with_ids(&events[..5], None));
     assert_eq!(h.reconnects.last().unwrap().2, "4");
     // The server replays from the start and is cut after event 2: nothing new arrived.
     let again = replay(&events[..3], "0", Replay::Start);
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes("t", &run, again.as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.respond("t", &again);
     assert_eq!(h.reconnects.len(), 2);
     assert_eq!(
         h.reconnects[1].2, "4",
@@ -1710,12 +1700,7 @@ fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
     );
     assert!(h.reconnects[1].3 > h.reconnects[0].3, "an attempt in a row");
     // Then at the id, and the run ends as the uncut one.
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session
-        .handle_bytes("t", &run, replay(&events, "4", Replay::At).as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.respond("t", &replay(&events, "4", Replay::At));
     let job = h.jobs[0].clone();
     h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
     h.respond("t", &run_with(vec![text("m2", "It is noon.")]));
@@ -1777,12 +1762,7 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
     h.start(request("t", vec![user("u1", "x")]), clock());
     let run = h.last_run("t");
     let events = resumable_events();
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session
-        .handle_bytes("t", &run, sse_with_ids(&events[..1], None).as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.respond("t", &sse_with_ids(&events[..1], None));
     for (n, event) in events.iter().enumerate().take(events.len() - 1).skip(1) {
         h.session.handle_transport_error("t", &run, "offline", None);
         h.pump();
@@ -2165,23 +2145,13 @@ fn a_resumed_connection_whose_events_carry_no_ids_of_their_own_is_applied_whole(
     let events = resumable_events();
     let mut h = harness();
     h.start(request("t", vec![user("u1", "time?")]), clock());
-    let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session
-        .handle_bytes("t", &run, sse_with_ids(&events[..3], Some(1)).as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.respond("t", &sse_with_ids(&events[..3], Some(1)));
     assert_eq!(h.reconnects.last().unwrap().2, "2");
     let mut rest = String::new();
     for event in &events[3..] {
         rest.push_str(&format!("data: {event}\n\n"));
     }
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes("t", &run, rest.as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.respond("t", &rest);
     assert_eq!(h.jobs.len(), 1, "the call of the resumed part ran");
     let expected = run_cut(None, false);
     assert_eq!(
