@@ -373,8 +373,9 @@ impl Driver {
         }
         if removed {
             self.emit(&[RuntimeEvent::ToolsChanged {}]);
+            // The answered calls may complete a round: its restart goes out now.
+            self.drive();
         }
-        self.drive();
         removed
     }
 
@@ -675,8 +676,7 @@ impl Driver {
             let value = values.get(n as u32);
             if let RuntimeEvent::RunFinished { error: Some(_), .. } = event {
                 // `run_finished`'s `error` is the same shape as `RunResult.error`.
-                let error = Reflect::get(&value, &"error".into()).unwrap_or_default();
-                let _ = Reflect::set(&value, &"error".into(), &super::error::promote(&error));
+                super::error::promote_member(&value, &JsValue::UNDEFINED);
             }
             deliver(&listeners, event.kind(), &value);
         }
@@ -791,13 +791,9 @@ impl Driver {
         let running = self.borrow_mut().running.remove(&result.thread_id);
         let Some(running) = running else { return };
         if let (Ok(value), true) = (&value, result.error.is_some()) {
-            let error = Reflect::get(value, &"error".into()).unwrap_or_default();
-            if !running.cause.is_undefined() {
-                // The error of this ending came from what the app threw: keep it as `cause`.
-                let _ = Reflect::set(&error, &"cause".into(), &running.cause);
-            }
-            // One error shape: `result.error` is a `ChatRuntimeError`, like every rejection.
-            let _ = Reflect::set(value, &"error".into(), &super::error::promote(&error));
+            // One error shape: `result.error` is a `ChatRuntimeError`, like every rejection, with
+            // what the app threw (its `fetch`, `prepareRequest`) as `cause`.
+            super::error::promote_member(value, &running.cause);
         }
         cancel_all(running.fetch, running.body, running.calls);
         if let Some((signal, listener)) = running.signal {

@@ -31,12 +31,23 @@ extern "C" {
 /// A plain error object the core wrote (`{ code, message, status?, ... }`: `RunResult.error`, a
 /// `run_finished` event's `error`) as a `ChatRuntimeError` with the same fields: the one error
 /// shape apps classify with `instanceof`. Anything else is returned as it is.
-pub(crate) fn promote(plain: &JsValue) -> JsValue {
+fn promote(plain: &JsValue) -> JsValue {
     if !plain.is_object() {
         return plain.clone();
     }
     let get = |key: &str| Reflect::get(plain, &key.into()).unwrap_or_default();
     ChatRuntimeError::from_values(&get("code"), &get("message"), plain).into()
+}
+
+/// `value.error` made a `ChatRuntimeError` ([`promote`]) in place, with `cause` set first when
+/// there is one (what the app's code threw): `RunResult.error` and a `run_finished` event's.
+pub(crate) fn promote_member(value: &JsValue, cause: &JsValue) {
+    let key = JsValue::from_str("error");
+    let error = Reflect::get(value, &key).unwrap_or_default();
+    if !cause.is_undefined() {
+        let _ = Reflect::set(&error, &"cause".into(), cause);
+    }
+    let _ = Reflect::set(value, &key, &promote(&error));
 }
 
 /// An error thrown to JS (or a rejected promise): becomes a `ChatRuntimeError`. Rust code that
