@@ -13,12 +13,12 @@ pub fn is_success(status: u16) -> bool {
 /// The start of an error answer's body, trimmed, at most [`ERROR_BODY_CHARS`] characters;
 /// `None` when there is nothing to quote.
 pub fn error_excerpt(body: &str) -> Option<&str> {
-    let body = crate::text::trim(body);
+    let body = crate::lean::text::trim(body);
     let end = body
         .char_indices()
         .nth(ERROR_BODY_CHARS)
         .map_or(body.len(), |(at, _)| at);
-    Some(crate::text::trim(crate::text::sub(body, ..end))).filter(|b| !b.is_empty())
+    Some(crate::lean::text::trim(crate::lean::text::sub(body, ..end))).filter(|b| !b.is_empty())
 }
 
 #[cfg(test)]

@@ -3,21 +3,30 @@
 //! Frontend tools for AG-UI chat apps. The crate has a sans-IO core that builds and tests natively,
 //! and a thin WebAssembly adapter (`wasm/`, only on `wasm32`) that exposes it to JavaScript.
 //!
+//! The core (everything but `wasm`):
 //! - [`protocol`]: the AG-UI 1.0 wire protocol: the `text/event-stream` decoder, the event types,
 //!   chunk expansion, ordering rules, the thread reducer and the `RunAgentInput` builder.
+//! - [`session`]: the execute-and-restart loop as a state machine over every thread of a runtime.
+//! - [`tools`]: the tool catalog, argument validation, JSON Schema patterns, per-thread toggles.
+//! - [`json`]: the crate's one JSON value, parser, writer and patch.
+//! - [`http`]: what a run's or `tools.json`'s status, headers and body mean.
+//! - [`thread_id`]: which thread ids are accepted and how one becomes a URL segment.
+//! - `lean` (private): smaller replacements for parts of `std`, each with its measured reason.
+//!
+//! The boundary (`wasm`, only on `wasm32`) converts between JavaScript and the core, does the I/O
+//! and drives the session; it holds no policy.
 //!
 //! The core never does I/O and never reads a clock: bytes and values go in, events and messages come out.
 
-pub mod hash;
 pub mod http;
 pub mod json;
+mod lean;
 pub mod protocol;
 pub mod session;
-pub(crate) mod sort;
-pub mod sorted;
-pub(crate) mod text;
 pub mod thread_id;
 pub mod tools;
+
+pub use lean::sorted::{SortedMap, SortedSet};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

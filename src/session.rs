@@ -30,8 +30,8 @@
 
 use std::collections::VecDeque;
 
-use crate::hash::HashSet;
-use crate::sorted::{SortedMap, StrSet};
+use crate::lean::hash::HashSet;
+use crate::lean::sorted::{SortedMap, StrSet};
 
 use crate::json::{quoted, Value};
 
@@ -1122,7 +1122,7 @@ impl Session {
                 .iter()
                 .filter_map(|id| state.thread.position(id))
                 .collect();
-            crate::sort::sort(&mut positions);
+            crate::lean::sort::sort(&mut positions);
             positions.dedup();
             positions
         };
@@ -1297,7 +1297,7 @@ impl Session {
         }
         let is_sse = content_type.is_some_and(|ct| {
             ct.split(';').next().is_some_and(|mime| {
-                crate::text::trim(mime).eq_ignore_ascii_case("text/event-stream")
+                crate::lean::text::trim(mime).eq_ignore_ascii_case("text/event-stream")
             })
         });
         if !is_sse {
@@ -2306,7 +2306,7 @@ fn bounded(outcome: ToolOutcome, tool_name: &str, limit: usize) -> ToolOutcome {
 
 /// Parses a call's JSON arguments: `""` is `{}`.
 fn parse_arguments(text: &str) -> Result<Value, ToolFailure> {
-    if crate::text::trim(text).is_empty() {
+    if crate::lean::text::trim(text).is_empty() {
         return Ok(Value::Object(Default::default()));
     }
     // The arguments text was assembled from parsed deltas: it is in the internal string form.

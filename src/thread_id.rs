@@ -73,7 +73,7 @@ pub fn check(id: &str) -> Result<(), ThreadIdError> {
     match id {
         "" => Err(ThreadIdError::Empty),
         "." | ".." => Err(ThreadIdError::DotSegment),
-        _ if crate::text::has_char(id, RESERVED) => Err(ThreadIdError::Reserved),
+        _ if crate::lean::text::has_char(id, RESERVED) => Err(ThreadIdError::Reserved),
         _ => Ok(()),
     }
 }
@@ -112,7 +112,7 @@ pub fn run_url(template: &str, id: &str) -> Result<String, ThreadIdError> {
 
 /// [`run_url`] for an id that already passed [`check`].
 pub fn fill(template: &str, id: &str) -> String {
-    crate::text::replace(template, PLACEHOLDER, &path_segment(id))
+    crate::lean::text::replace(template, PLACEHOLDER, &path_segment(id))
 }
 
 #[cfg(test)]

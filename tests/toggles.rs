@@ -8,12 +8,12 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use chat_runtime::sorted::SortedMap;
 use chat_runtime::tools::toggles::{
     storage_key, DeferredStore, KeyValueStore, MemoryStore, StoreError, ThreadKey, Toggles,
     KEY_PREFIX,
 };
 use chat_runtime::tools::Diagnostic;
+use chat_runtime::SortedMap;
 
 /// A store over a [`MemoryStore`] that throws when told to, and counts reads.
 #[derive(Default)]

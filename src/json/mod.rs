@@ -749,12 +749,12 @@ pub fn write_str(out: &mut String, s: &str) {
                 match escaped_at(&bytes[i + 4..]) {
                     Some(Escaped::Escape) => {
                         // `E E`: one literal U+10FFFF.
-                        out.push_str(crate::text::sub(s, start..i + 4));
+                        out.push_str(crate::lean::text::sub(s, start..i + 4));
                         i += 8;
                         start = i;
                     }
                     Some(Escaped::Surrogate(unit)) => {
-                        out.push_str(crate::text::sub(s, start..i));
+                        out.push_str(crate::lean::text::sub(s, start..i));
                         out.push_str("\\u");
                         for shift in [12, 8, 4, 0] {
                             out.push(HEX[usize::from((unit >> shift) & 15)] as char);
@@ -772,7 +772,7 @@ pub fn write_str(out: &mut String, s: &str) {
                 continue;
             }
         };
-        out.push_str(crate::text::sub(s, start..i));
+        out.push_str(crate::lean::text::sub(s, start..i));
         if escape.is_empty() {
             out.push_str("\\u00");
             out.push(HEX[usize::from(b >> 4)] as char);
@@ -783,7 +783,7 @@ pub fn write_str(out: &mut String, s: &str) {
         i += 1;
         start = i;
     }
-    out.push_str(crate::text::sub(s, start..));
+    out.push_str(crate::lean::text::sub(s, start..));
     out.push('"');
 }
 
@@ -918,7 +918,7 @@ fn join_halves(dst: &mut String, src: &str) -> bool {
     };
     dst.truncate(dst.len() - 8);
     push_pair(dst, high, low);
-    dst.push_str(crate::text::sub(src, 8..));
+    dst.push_str(crate::lean::text::sub(src, 8..));
     true
 }
 
@@ -934,15 +934,15 @@ pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
         return Some(Cow::Borrowed(s));
     };
     let mut out = String::with_capacity(s.len());
-    out.push_str(crate::text::sub(s, ..first));
-    let mut rest = crate::text::sub(s, first..);
+    out.push_str(crate::lean::text::sub(s, ..first));
+    let mut rest = crate::lean::text::sub(s, first..);
     while let Some(at) = rest.find(ESCAPE) {
-        out.push_str(crate::text::sub(rest, ..at));
+        out.push_str(crate::lean::text::sub(rest, ..at));
         out.push(ESCAPE);
         match escaped_at(&rest.as_bytes()[at + 4..]) {
-            Some(Escaped::Escape) => rest = crate::text::sub(rest, at + 8..),
+            Some(Escaped::Escape) => rest = crate::lean::text::sub(rest, at + 8..),
             Some(Escaped::Surrogate(_)) => return None,
-            None => rest = crate::text::sub(rest, at + 4..),
+            None => rest = crate::lean::text::sub(rest, at + 4..),
         }
     }
     out.push_str(rest);
@@ -955,7 +955,7 @@ pub fn to_js_string(s: &str) -> Option<Cow<'_, str>> {
 /// refuses the value with this; elsewhere it restores the code unit.
 pub fn find_lone_surrogate(s: &str) -> Option<(usize, u16)> {
     let mut at = 0;
-    while let Some(found) = crate::text::sub(s, at..).find(ESCAPE) {
+    while let Some(found) = crate::lean::text::sub(s, at..).find(ESCAPE) {
         let e = at + found;
         match escaped_at(&s.as_bytes()[e + 4..]) {
             Some(Escaped::Escape) => at = e + 8,
@@ -997,7 +997,7 @@ pub fn to_utf16(s: &str) -> Vec<u16> {
 /// surrogates), or any other text that was not read by [`parse`], in the internal form: each
 /// U+10FFFF becomes `E E`. Borrowed when there is none (the usual case, one scan).
 pub fn from_js_string(s: &str) -> Cow<'_, str> {
-    if crate::text::has_char(s, ESCAPE) {
+    if crate::lean::text::has_char(s, ESCAPE) {
         Cow::Owned(s.replace(ESCAPE, "\u{10FFFF}\u{10FFFF}"))
     } else {
         Cow::Borrowed(s)

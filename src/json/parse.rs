@@ -315,10 +315,9 @@ impl<'a> Parser<'a> {
                 return self.fail("expected a digit in the exponent");
             }
         }
-        Ok(Value::Number(Number::from_valid_text(crate::text::sub(
-            self.text,
-            start..self.pos,
-        ))))
+        Ok(Value::Number(Number::from_valid_text(
+            crate::lean::text::sub(self.text, start..self.pos),
+        )))
     }
 
     /// Whether a raw [`ESCAPE`](super::ESCAPE) char starts at the current position.
@@ -359,12 +358,12 @@ impl<'a> Parser<'a> {
         // Plain runs (most of a text delta) are skipped 8 bytes at a time.
         self.skip_plain();
         if self.peek() == Some(b'"') {
-            let s = crate::text::sub(self.text, start..self.pos);
+            let s = crate::lean::text::sub(self.text, start..self.pos);
             self.pos += 1;
             return Ok(Cow::Borrowed(s));
         }
         let mut out = String::with_capacity(self.pos - start + 16);
-        out.push_str(crate::text::sub(self.text, start..self.pos));
+        out.push_str(crate::lean::text::sub(self.text, start..self.pos));
         loop {
             match self.peek() {
                 Some(b'"') => {
@@ -378,7 +377,7 @@ impl<'a> Parser<'a> {
             }
             let run = self.pos;
             self.skip_plain();
-            out.push_str(crate::text::sub(self.text, run..self.pos));
+            out.push_str(crate::lean::text::sub(self.text, run..self.pos));
         }
     }
 
@@ -478,7 +477,7 @@ fn dedupe(entries: &mut Vec<(String, Value)>) {
         }
     } else {
         let mut order: Vec<u32> = (0..n as u32).collect();
-        crate::sort::sort_by(&mut order, &mut |&a, &b| {
+        crate::lean::sort::sort_by(&mut order, &mut |&a, &b| {
             (&entries[a as usize].0, a) < (&entries[b as usize].0, b)
         });
         let mut first = order[0] as usize;

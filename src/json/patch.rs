@@ -266,7 +266,7 @@ pub(crate) fn pointer(path: &str) -> Result<Vec<String>, String> {
         .split('/')
         .map(|t| {
             if t.contains('~') {
-                crate::text::replace(&crate::text::replace(t, "~1", "/"), "~0", "~")
+                crate::lean::text::replace(&crate::lean::text::replace(t, "~1", "/"), "~0", "~")
             } else {
                 t.to_owned()
             }

@@ -16,8 +16,8 @@
 //! returns a [`ReduceError`] instead and leaves the thread unchanged (one documented exception:
 //! [`ReduceError::ActivityPatch`]); the caller reports it and keeps going, like the TS client.
 
-use crate::hash::{HashMap, HashSet};
-use crate::sorted::StrSet;
+use crate::lean::hash::{HashMap, HashSet};
+use crate::lean::sorted::StrSet;
 
 use crate::json::patch::PatchError;
 use crate::json::{self, Map, Value};

@@ -20,7 +20,7 @@
 //! and other optional `null`s (the parser reads `null` as absent), a `SUBAGENT_*` without its
 //! required fields, and an unknown `SUBAGENT_FINISHED.outcome.type` (both are parse errors).
 
-use crate::hash::{HashMap, HashSet};
+use crate::lean::hash::{HashMap, HashSet};
 
 use super::event::{EncryptedValueSubtype, Event, Message};
 
@@ -1127,7 +1127,7 @@ impl Verifier {
     /// tool calls, sub-agents.
     fn check_nothing_open(&self, index: usize) -> Result<(), OrderError> {
         let fail = |what, mut ids: Vec<String>| {
-            crate::sort::sort(&mut ids);
+            crate::lean::sort::sort(&mut ids);
             Err(OrderError::RunFinishedWithOpen {
                 index,
                 event_type: "RUN_FINISHED",

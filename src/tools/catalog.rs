@@ -59,7 +59,7 @@
 //! [`Catalog::resolve_call`]) is re-evaluated after every change to either side, because backend
 //! tools usually arrive after the manifest, and they can go away again.
 
-use crate::hash::HashSet;
+use crate::lean::hash::HashSet;
 
 use crate::json::{Map, Value};
 use thiserror::Error;
@@ -476,7 +476,7 @@ fn check_name(name: Option<&Value>) -> Result<String, Broken> {
 
 fn check_description(description: Option<&Value>) -> Result<String, Broken> {
     match description {
-        Some(Value::String(d)) if !crate::text::trim(d).is_empty() => Ok(d.clone()),
+        Some(Value::String(d)) if !crate::lean::text::trim(d).is_empty() => Ok(d.clone()),
         Some(Value::String(_)) => Err((
             code::NO_DESCRIPTION,
             "the description is blank; the model needs it to know when to call the tool".into(),
@@ -559,7 +559,7 @@ fn is_js_identifier(value: &str) -> bool {
 
 fn is_html_type(content_type: &str) -> bool {
     let essence = content_type.split(';').next().unwrap_or("");
-    let essence = crate::text::trim(essence);
+    let essence = crate::lean::text::trim(essence);
     essence.eq_ignore_ascii_case("text/html")
         || essence.eq_ignore_ascii_case("application/xhtml+xml")
 }
@@ -567,7 +567,7 @@ fn is_html_type(content_type: &str) -> bool {
 /// A user-supplied string for a message, shortened to [`MAX_NAME_LEN`] characters.
 fn clip(value: &str) -> String {
     match value.char_indices().nth(MAX_NAME_LEN) {
-        Some((end, _)) => format!("{}…", crate::text::sub(value, ..end)),
+        Some((end, _)) => format!("{}…", crate::lean::text::sub(value, ..end)),
         None => value.to_string(),
     }
 }

@@ -693,7 +693,7 @@ impl Validator<'_, '_> {
                 if let Some((e, f)) = v
                     .message
                     .strip_prefix("expected ")
-                    .and_then(|m| crate::text::split_once(m, ", found "))
+                    .and_then(|m| crate::lean::text::split_once(m, ", found "))
                 {
                     if !expected.contains(&e) {
                         expected.push(e);
@@ -1051,7 +1051,7 @@ fn describe(v: &Value) -> String {
 fn show(v: &Value) -> String {
     let text = v.to_json();
     match text.char_indices().nth(60) {
-        Some((cut, _)) => format!("{}...", crate::text::sub(&text, ..cut)),
+        Some((cut, _)) => format!("{}...", crate::lean::text::sub(&text, ..cut)),
         None => text,
     }
 }
@@ -1059,7 +1059,7 @@ fn show(v: &Value) -> String {
 /// A pattern for a message: its first 200 chars, and `...` if there are more.
 fn cut(p: &str) -> std::borrow::Cow<'_, str> {
     match p.char_indices().nth(200) {
-        Some((at, _)) => format!("{}...", crate::text::sub(p, ..at)).into(),
+        Some((at, _)) => format!("{}...", crate::lean::text::sub(p, ..at)).into(),
         None => p.into(),
     }
 }

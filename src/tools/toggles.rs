@@ -50,7 +50,7 @@
 use std::collections::VecDeque;
 
 use crate::json::{quoted, write_str, Value};
-use crate::sorted::{SortedMap, SortedSet};
+use crate::lean::sorted::{SortedMap, SortedSet};
 
 use super::{push, Diagnostic};
 

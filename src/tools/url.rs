@@ -233,7 +233,7 @@ pub fn check_origin(
 /// A user-supplied string for an error message, shortened to [`QUOTE_LIMIT`] characters.
 fn quote(value: &str) -> String {
     match value.char_indices().nth(QUOTE_LIMIT) {
-        Some((end, _)) => format!("{}…", crate::text::sub(value, ..end)),
+        Some((end, _)) => format!("{}…", crate::lean::text::sub(value, ..end)),
         None => value.to_string(),
     }
 }

@@ -24,13 +24,13 @@ use super::io::http::{self, Body, Failure, Fetch};
 use super::io::storage::Store;
 use super::io::tools;
 use crate::json::Value;
+use crate::lean::sorted::{SortedMap, SortedSet};
 use crate::protocol::event::Message;
 use crate::protocol::wire::{ObjWriter, ToJson};
 use crate::session::{
     write_messages_event, Action, ChangedMessages, RoundRequest, RunRequest, RunResult,
     RuntimeEvent, Session, ToolCallJob, ToolSet,
 };
-use crate::sorted::{SortedMap, SortedSet};
 use crate::tools::catalog::{check_manifest_status, parse_manifest, Catalog, ManifestContext};
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::toggles::{DeferredStore, ThreadKey, Toggles};

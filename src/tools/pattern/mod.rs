@@ -52,7 +52,7 @@ use std::cell::RefCell;
 
 use super::schema::PatternMatcher;
 use crate::json::ESCAPE;
-use crate::sorted::SortedMap;
+use crate::lean::sorted::SortedMap;
 
 /// The longest pattern compiled, in bytes of UTF-8 (the browser's `RegExp` refuses a pattern of
 /// 1 MB as "too large"; tool schemas are at most 64 KiB).

@@ -549,7 +549,7 @@ fn class_escape(ch: char) -> Set {
 
 /// Sorts and merges overlapping and adjacent ranges.
 fn normalize(set: &mut Set) {
-    crate::sort::sort(set);
+    crate::lean::sort::sort(set);
     let mut merged: Set = Vec::with_capacity(set.len());
     for &(lo, hi) in set.iter() {
         match merged.last_mut() {

@@ -3,7 +3,7 @@
 //! `slice::sort*` instantiates a full driftsort or ipnsort (2 to 5 KB of wasm each) per element
 //! type and comparator; the crate sorts in four places (duplicate keys of JSON objects over 16
 //! members, twice; changed message positions; open ids in an error), which cost 13,118
-//! bytes of the package's gzip size (README, "Numbers"). This is one heapsort of positions, through
+//! bytes of the package's gzip size (the table in `lean`). This is one heapsort of positions, through
 //! a trait object that compares or swaps two elements, so each element type gets only those two
 //! methods: O(n log n) worst case, in place, not stable (callers that need an order for equal
 //! keys compare a tie-breaker too).

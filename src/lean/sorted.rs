@@ -4,7 +4,7 @@
 //!
 //! These hold a few to a few hundred names. `BTreeMap` and `HashMap` did the same job with their
 //! code instantiated for each key/value layout: 11,808 bytes of the package's gzip size for these
-//! twelve layouts (README, "Numbers"); a binary search over a vector is a few hundred bytes per
+//! twelve layouts (the table in `lean`); a binary search over a vector is a few hundred bytes per
 //! layout and as fast at these sizes. The maps looked up per event (the reducer's and the
 //! verifier's indexes) stay hash maps.
 
@@ -231,7 +231,7 @@ pub struct StrSet<'a>(Vec<&'a str>);
 impl<'a> StrSet<'a> {
     /// The set of `names` (repeats allowed).
     pub fn new(mut names: Vec<&'a str>) -> Self {
-        crate::sort::sort(&mut names);
+        crate::lean::sort::sort(&mut names);
         StrSet(names)
     }
 
