@@ -6,6 +6,7 @@
 //! The core (everything but `wasm`):
 //! - [`protocol`]: the AG-UI 1.0 wire protocol: the `text/event-stream` decoder, the event types,
 //!   chunk expansion, ordering rules, the thread reducer and the `RunAgentInput` builder.
+//! - [`options`]: the app's options (constructor and run), their defaults and limits.
 //! - [`session`]: the execute-and-restart loop as a state machine over every thread of a runtime.
 //! - [`tools`]: the tool catalog, argument validation, JSON Schema patterns, per-thread toggles.
 //! - [`json`]: the crate's one JSON value, parser, writer and patch.
@@ -21,6 +22,7 @@
 pub mod http;
 pub mod json;
 mod lean;
+pub mod options;
 pub mod protocol;
 pub mod session;
 pub mod thread_id;

@@ -8,17 +8,17 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::convert::{
-    from_js, headers, host, json_members, member, optional_json, string_from_js,
-    thread_id as thread_id_arg, thread_id_for_write, toggles_thread,
+    from_js, host, json_members, member, string_from_js, thread_id as thread_id_arg,
+    thread_id_for_write, toggles_thread,
 };
 use super::driver::{Driver, HostConfig, ThreadRead};
 use super::error::Error;
 use super::io::http::Fetch;
 use super::io::storage::Store;
-use crate::json::{quoted, Value};
-use crate::protocol::event::{Context, Message, ResumeEntry};
-use crate::session::{HistoryMode, Pending, RunRequest, Session, SessionConfig};
-use crate::tools::catalog::Catalog;
+use crate::json::Value;
+use crate::options::{RunInput, RuntimeOptions, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS};
+use crate::protocol::event::Message;
+use crate::session::{RunRequest, Session};
 use crate::tools::pattern::Patterns;
 
 #[wasm_bindgen]
@@ -91,20 +91,6 @@ fn invalid(field: &str, message: impl Into<Cow<'static, str>>) -> Error {
     field_error("options/invalid", field, message.into())
 }
 
-/// A positive integer option up to `max`.
-fn bounded(object: &JsValue, key: &str, max: u32) -> Result<Option<u32>, Error> {
-    let out_of_range = || {
-        invalid(
-            key,
-            format!("`{key}` must be a positive integer up to {max}"),
-        )
-    };
-    match member::<u64>(object, key, "options/invalid").map_err(|_| out_of_range())? {
-        Some(n) if n == 0 || n > u64::from(max) => Err(out_of_range()),
-        other => Ok(other.map(|n| n as u32)),
-    }
-}
-
 /// An option `key`: a string, or absent.
 fn string(object: &JsValue, key: &str) -> Result<Option<String>, Error> {
     member(object, key, "options/invalid")
@@ -119,28 +105,6 @@ fn function(value: JsValue, key: &str) -> Result<Option<Function>, Error> {
         .dyn_into::<Function>()
         .map(Some)
         .map_err(|_| invalid(key, format!("`{key}` must be a function")))
-}
-
-/// A request field that is `undefined` / `null` (empty) or JSON of shape `T`; a wrong shape is
-/// `run/bad-request` naming the field.
-fn request_field<T: crate::protocol::wire::FromJson + Default>(
-    value: &JsValue,
-    field: &str,
-) -> Result<T, Error> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(T::default());
-    }
-    from_js(value).map_err(|e| malformed(field, e))
-}
-
-/// A request field of the wrong shape (one copy for every field type).
-#[inline(never)]
-fn malformed(field: &str, error: Error) -> Error {
-    field_error(
-        "run/bad-request",
-        field,
-        format!("`{field}` is malformed: {}", error.message()).into(),
-    )
 }
 
 /// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
@@ -162,57 +126,19 @@ impl ChatRuntime {
         if !options.is_object() {
             return Err(options_error("options must be an object with a `runUrl`"));
         }
-        let run_url =
-            string(&options, "runUrl")?.ok_or_else(|| invalid("runUrl", "`runUrl` is required"))?;
-        let tools_url = match host(&options, "toolsUrl") {
-            v if v.is_undefined() => Some("/tools/tools.json".to_owned()),
-            v if v.is_null() => None,
-            v => Some(
-                string_from_js(&v)
-                    .ok_or_else(|| invalid("toolsUrl", "`toolsUrl` must be a string or null"))?,
-            ),
-        };
-        let history = match string(&options, "history")?.as_deref() {
-            None | Some("full") => HistoryMode::Full,
-            Some("new") => HistoryMode::New,
-            Some(other) => {
-                return Err(invalid(
-                    "history",
-                    format!(
-                        "`history` must be \"full\" or \"new\", not {}",
-                        quoted(other)
-                    ),
-                ))
-            }
-        };
-        let headers = headers(&options)?;
-        // Every option is read (and refused) before the config and host are put together.
-        let max_tool_result_bytes = bounded(&options, "maxToolResultBytes", 1 << 28)?;
-        let max_rounds = bounded(&options, "maxRounds", 1000)?;
-        let tool_timeout_ms = bounded(&options, "toolTimeoutMs", 3_600_000)?;
-        let catalog = match string(&options, "toolNamePrefix")? {
-            Some(prefix) => Catalog::with_prefix(&prefix)?,
-            None => Catalog::new(),
-        };
+        // The data members are read and checked in the core (`crate::options`); functions and
+        // host objects are taken here as they are.
+        let json = json_members(&options, RUNTIME_OPTION_KEYS, "options/invalid")?;
+        let RuntimeOptions {
+            config,
+            catalog,
+            tools_url,
+            allowed_import_origins,
+        } = RuntimeOptions::from_json(json)?;
         let fetch = function(host(&options, "fetch"), "fetch")?;
         let import_module = function(host(&options, "importModule"), "importModule")?;
-        let allowed_import_origins =
-            member(&options, "allowedImportOrigins", "options/invalid")?.unwrap_or_default();
         let storage = Store::from_option(&host(&options, "storage"));
         let prepare_request = function(host(&options, "prepareRequest"), "prepareRequest")?;
-        let defaults = SessionConfig::default();
-        let config = SessionConfig {
-            run_url,
-            max_tool_result_bytes: max_tool_result_bytes
-                .map_or(defaults.max_tool_result_bytes, |n| n as usize),
-            history,
-            max_rounds: max_rounds.unwrap_or(defaults.max_rounds),
-            tool_timeout_ms: tool_timeout_ms.unwrap_or(defaults.tool_timeout_ms),
-            max_event_bytes: defaults.max_event_bytes,
-            headers,
-            max_reconnects: defaults.max_reconnects,
-            reconnect_delay_ms: defaults.reconnect_delay_ms,
-        };
         let host = HostConfig {
             tools_url,
             fetch: Fetch::new(fetch),
@@ -463,28 +389,23 @@ impl ChatRuntime {
                 format!("`threadId`: {m}").into(),
             )
         })?;
-        let messages: Vec<Message> = request_field(&host(&request, "messages"), "messages")?;
-        let context: Vec<Context> = request_field(&host(&request, "context"), "context")?;
-        let resume: Vec<ResumeEntry> = request_field(&host(&request, "resume"), "resume")?;
+        let RunInput {
+            messages,
+            context,
+            resume,
+            state,
+            forwarded_props,
+            pending,
+        } = RunInput::from_json(json_members(&request, RUN_REQUEST_KEYS, "run/bad-request")?)?;
         let request = RunRequest {
             thread_id,
             messages,
             context,
-            state: optional_json(&host(&request, "state"))?,
-            forwarded_props: optional_json(&host(&request, "forwardedProps"))?,
+            state,
+            forwarded_props,
             resume,
             now_ms: super::browser::wall_clock(),
-            pending: match member::<String>(&request, "pending", "run/bad-request")?.as_deref() {
-                None | Some("settle") => Pending::Settle,
-                Some("run") => Pending::Run,
-                Some(_) => {
-                    return Err(field_error(
-                        "run/bad-request",
-                        "pending",
-                        "`pending` must be \"settle\" or \"run\"".into(),
-                    ))
-                }
-            },
+            pending,
         };
         let signal = if options.is_object() {
             host(&options, "signal")

@@ -19,7 +19,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::Error;
 use super::script::{describe, is_well_formed};
-use crate::json::{quoted, Map, Value};
+use crate::json::{quoted, Value};
 use crate::protocol::wire::{FieldError, FromJson, ToJson};
 use crate::thread_id::ThreadIdError;
 
@@ -148,29 +148,6 @@ pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
     }
 }
 
-/// The `headers` option, `{ name: value }`, every value a string. A name or value holding a lone
-/// surrogate is refused (`options/invalid`, `field: "headers"`): `fetch` reads header names and
-/// values as byte strings, where no code unit above U+00FF (a lone surrogate least of all) can
-/// stand, so it could only fail every request.
-pub(crate) fn headers(options: &JsValue) -> Result<Vec<(String, String)>, Error> {
-    let refused = |message: String| Error::new("options/invalid", message).with("field", "headers");
-    let mut headers = Vec::new();
-    for (name, value) in member::<Map>(options, "headers", "options/invalid")?.unwrap_or_default() {
-        let Some(value) = value.as_str() else {
-            return Err(refused(format!("header `{name}` must be a string")));
-        };
-        if crate::json::find_lone_surrogate(&name).is_some()
-            || crate::json::find_lone_surrogate(value).is_some()
-        {
-            return Err(refused(format!(
-                "header `{name}` holds a lone UTF-16 surrogate, which no HTTP header can carry"
-            )));
-        }
-        headers.push((name, value.to_owned()));
-    }
-    Ok(headers)
-}
-
 /// The bytes of a `string | Uint8Array` argument.
 pub(crate) fn stream_input_bytes(input: &JsValue) -> Result<Vec<u8>, Error> {
     if let Some(text) = input.as_string() {
@@ -219,14 +196,6 @@ fn shape_error(e: FieldError) -> Error {
         format!("{}: {}", e.path, e.message)
     };
     Error::new("input/invalid", message)
-}
-
-/// A JSON value argument that may be absent: `undefined` is `None`.
-pub(crate) fn optional_json(value: &JsValue) -> Result<Option<Value>, Error> {
-    if value.is_undefined() {
-        return Ok(None);
-    }
-    from_js(value).map(Some)
 }
 
 /// A thread id argument that keeps the rule of [`crate::thread_id`]; `Err` says why not. A string

@@ -8,6 +8,7 @@ use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::convert::js_string;
+use crate::options::OptionsError;
 use crate::protocol::decode::DecodeError;
 use crate::session::SessionError;
 use crate::tools::catalog::CatalogError;
@@ -189,6 +190,20 @@ impl From<CatalogError> for Error {
         match error.status() {
             Some(status) => out.with("status", status),
             None => out,
+        }
+    }
+}
+
+/// A refused option: its code, message and `field`; a bad `toolNamePrefix` as the catalog says.
+impl From<OptionsError> for Error {
+    fn from(error: OptionsError) -> Self {
+        match error {
+            OptionsError::Field {
+                code,
+                field,
+                message,
+            } => Error::new(code, message).with("field", &*field),
+            OptionsError::Prefix(error) => error.into(),
         }
     }
 }

@@ -1,0 +1,304 @@
+//! The app's options, read and checked here: the constructor's (`ChatRuntimeOptions`) and a run's
+//! (`RunRequest`), as JSON through the same [`FromJson`] as the wire.
+//!
+//! The boundary hands over the members that are data as one JSON object (functions and host
+//! objects, such as `fetch`, `storage` or a signal, stay there) and converts the error. Every
+//! default and limit lives here, so a native test checks it.
+
+use std::borrow::Cow;
+
+use crate::json::{quoted, Map, Value};
+use crate::protocol::event::{Context, Message, ResumeEntry};
+use crate::protocol::wire::{FieldError, FromJson};
+use crate::session::{HistoryMode, Pending, SessionConfig};
+use crate::tools::catalog::{Catalog, CatalogError};
+
+/// Where `tools.json` is fetched from when the app says nothing.
+pub const DEFAULT_TOOLS_URL: &str = "/tools/tools.json";
+/// The largest `maxToolResultBytes`: 256 MiB.
+pub const MAX_TOOL_RESULT_BYTES: u32 = 1 << 28;
+/// The largest `maxRounds`.
+pub const MAX_ROUNDS: u32 = 1000;
+/// The largest `toolTimeoutMs`: an hour.
+pub const MAX_TOOL_TIMEOUT_MS: u32 = 3_600_000;
+
+/// An option the runtime refuses: `options/invalid` (constructor) or `run/bad-request` (a run),
+/// naming the field; or a bad `toolNamePrefix`, as the catalog says.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OptionsError {
+    /// A field of the wrong shape or out of range.
+    Field {
+        /// `options/invalid` or `run/bad-request`.
+        code: &'static str,
+        /// The option's name, as the app wrote it.
+        field: Cow<'static, str>,
+        /// What is wrong, for a person.
+        message: Cow<'static, str>,
+    },
+    /// `toolNamePrefix` is not a valid prefix.
+    Prefix(CatalogError),
+}
+
+impl OptionsError {
+    /// `options/invalid` about `field`. Out of line: one copy for every field.
+    #[inline(never)]
+    fn invalid(field: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        OptionsError::Field {
+            code: "options/invalid",
+            field: Cow::Borrowed(field),
+            message: message.into(),
+        }
+    }
+
+    /// `run/bad-request` about `field`.
+    #[inline(never)]
+    fn bad_request(field: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        OptionsError::Field {
+            code: "run/bad-request",
+            field: Cow::Borrowed(field),
+            message: message.into(),
+        }
+    }
+}
+
+/// The constructor's options that are data. The members the boundary reads as JSON.
+pub const RUNTIME_OPTION_KEYS: &[&str] = &[
+    "runUrl",
+    "toolsUrl",
+    "history",
+    "headers",
+    "maxToolResultBytes",
+    "maxRounds",
+    "toolTimeoutMs",
+    "toolNamePrefix",
+    "allowedImportOrigins",
+];
+
+/// What the constructor's data options make.
+#[derive(Debug)]
+pub struct RuntimeOptions {
+    /// The loop's configuration.
+    pub config: SessionConfig,
+    /// The catalog, empty, with the `toolNamePrefix`.
+    pub catalog: Catalog,
+    /// `toolsUrl`: `None` when the app set `null` (no `tools.json`).
+    pub tools_url: Option<String>,
+    /// `allowedImportOrigins`.
+    pub allowed_import_origins: Vec<String>,
+}
+
+impl RuntimeOptions {
+    /// Reads the members of [`RUNTIME_OPTION_KEYS`] (an absent member is left out of `options`; a
+    /// `null` one is `Value::Null`). The first bad member is the error, in the order of the keys.
+    pub fn from_json(mut options: Map) -> Result<Self, OptionsError> {
+        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
+        let run_url = string(take("runUrl"), "runUrl", "options/invalid")?
+            .ok_or_else(|| OptionsError::invalid("runUrl", "`runUrl` is required"))?;
+        let tools_url = match options.remove("toolsUrl") {
+            None => Some(DEFAULT_TOOLS_URL.to_owned()),
+            Some(Value::Null) => None,
+            Some(Value::String(url)) => Some(url),
+            Some(_) => {
+                return Err(OptionsError::invalid(
+                    "toolsUrl",
+                    "`toolsUrl` must be a string or null",
+                ))
+            }
+        };
+        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
+        let history = match string(take("history"), "history", "options/invalid")?.as_deref() {
+            None | Some("full") => HistoryMode::Full,
+            Some("new") => HistoryMode::New,
+            Some(other) => {
+                return Err(OptionsError::invalid(
+                    "history",
+                    format!(
+                        "`history` must be \"full\" or \"new\", not {}",
+                        quoted(other)
+                    ),
+                ))
+            }
+        };
+        let headers = headers(take("headers"))?;
+        let max_tool_result_bytes = bounded(
+            take("maxToolResultBytes"),
+            "maxToolResultBytes",
+            MAX_TOOL_RESULT_BYTES,
+        )?;
+        let max_rounds = bounded(take("maxRounds"), "maxRounds", MAX_ROUNDS)?;
+        let tool_timeout_ms = bounded(take("toolTimeoutMs"), "toolTimeoutMs", MAX_TOOL_TIMEOUT_MS)?;
+        let catalog = match string(take("toolNamePrefix"), "toolNamePrefix", "options/invalid")? {
+            Some(prefix) => Catalog::with_prefix(&prefix).map_err(OptionsError::Prefix)?,
+            None => Catalog::new(),
+        };
+        let allowed_import_origins = typed(
+            take("allowedImportOrigins"),
+            "allowedImportOrigins",
+            "options/invalid",
+        )?
+        .unwrap_or_default();
+        let defaults = SessionConfig::default();
+        let config = SessionConfig {
+            run_url,
+            max_tool_result_bytes: max_tool_result_bytes
+                .map_or(defaults.max_tool_result_bytes, |n| n as usize),
+            history,
+            max_rounds: max_rounds.unwrap_or(defaults.max_rounds),
+            tool_timeout_ms: tool_timeout_ms.unwrap_or(defaults.tool_timeout_ms),
+            headers,
+            ..defaults
+        };
+        Ok(Self {
+            config,
+            catalog,
+            tools_url,
+            allowed_import_origins,
+        })
+    }
+}
+
+/// A run's members that are data (the thread id and the signal stay at the boundary).
+pub const RUN_REQUEST_KEYS: &[&str] = &[
+    "messages",
+    "context",
+    "resume",
+    "state",
+    "forwardedProps",
+    "pending",
+];
+
+/// What a run's data members make.
+#[derive(Debug, Default)]
+pub struct RunInput {
+    /// `messages` (absent or `null`: none).
+    pub messages: Vec<Message>,
+    /// `context`.
+    pub context: Vec<Context>,
+    /// `resume`.
+    pub resume: Vec<ResumeEntry>,
+    /// `state`: `None` when absent; `null` is kept (it replaces the state).
+    pub state: Option<Value>,
+    /// `forwardedProps`, as `state`.
+    pub forwarded_props: Option<Value>,
+    /// `pending` (default `"settle"`).
+    pub pending: Pending,
+}
+
+impl RunInput {
+    /// Reads the members of [`RUN_REQUEST_KEYS`]; a malformed one is `run/bad-request` naming it.
+    pub fn from_json(mut request: Map) -> Result<Self, OptionsError> {
+        let messages = list(request.remove("messages"), "messages")?;
+        let context = list(request.remove("context"), "context")?;
+        let resume = list(request.remove("resume"), "resume")?;
+        let state = request.remove("state");
+        let forwarded_props = request.remove("forwardedProps");
+        let pending = match string(
+            request.remove("pending").filter(|v| !v.is_null()),
+            "pending",
+            "run/bad-request",
+        )?
+        .as_deref()
+        {
+            None | Some("settle") => Pending::Settle,
+            Some("run") => Pending::Run,
+            Some(_) => {
+                return Err(OptionsError::bad_request(
+                    "pending",
+                    "`pending` must be \"settle\" or \"run\"",
+                ))
+            }
+        };
+        Ok(Self {
+            messages,
+            context,
+            resume,
+            state,
+            forwarded_props,
+            pending,
+        })
+    }
+}
+
+/// A member as a `T` (`None` when absent); a wrong one is `code` with `` `key`: message ``.
+fn typed<T: FromJson>(
+    value: Option<Value>,
+    key: &'static str,
+    code: &'static str,
+) -> Result<Option<T>, OptionsError> {
+    value
+        .map(T::from_json)
+        .transpose()
+        .map_err(|e| wrong_member(code, key, e))
+}
+
+/// [`typed`]'s error, out of line (one copy for every `T`).
+#[inline(never)]
+fn wrong_member(code: &'static str, key: &'static str, error: FieldError) -> OptionsError {
+    OptionsError::Field {
+        code,
+        field: Cow::Borrowed(key),
+        message: format!("`{key}`: {}", error.message).into(),
+    }
+}
+
+/// A string member.
+fn string(
+    value: Option<Value>,
+    key: &'static str,
+    code: &'static str,
+) -> Result<Option<String>, OptionsError> {
+    typed(value, key, code)
+}
+
+/// A positive integer member up to `max`.
+fn bounded(value: Option<Value>, key: &'static str, max: u32) -> Result<Option<u32>, OptionsError> {
+    let out_of_range = || {
+        OptionsError::invalid(
+            key,
+            format!("`{key}` must be a positive integer up to {max}"),
+        )
+    };
+    match typed::<u64>(value, key, "options/invalid").map_err(|_| out_of_range())? {
+        Some(n) if n == 0 || n > u64::from(max) => Err(out_of_range()),
+        other => Ok(other.map(|n| n as u32)),
+    }
+}
+
+/// `headers`: an object of strings. A lone surrogate is refused: no HTTP header can carry one.
+fn headers(value: Option<Value>) -> Result<Vec<(String, String)>, OptionsError> {
+    let refused = |message: String| OptionsError::invalid("headers", message);
+    let mut headers = Vec::new();
+    for (name, value) in typed::<Map>(value, "headers", "options/invalid")?.unwrap_or_default() {
+        let Some(value) = value.as_str() else {
+            return Err(refused(format!("header `{name}` must be a string")));
+        };
+        if crate::json::find_lone_surrogate(&name).is_some()
+            || crate::json::find_lone_surrogate(value).is_some()
+        {
+            return Err(refused(format!(
+                "header `{name}` holds a lone UTF-16 surrogate, which no HTTP header can carry"
+            )));
+        }
+        headers.push((name, value.to_owned()));
+    }
+    Ok(headers)
+}
+
+/// A list member of a run (`null` or absent: empty); a malformed one names the field.
+fn list<T: FromJson>(value: Option<Value>, field: &'static str) -> Result<Vec<T>, OptionsError> {
+    match value {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(value) => Vec::<T>::from_json(value).map_err(|e| malformed(field, e)),
+    }
+}
+
+/// A malformed run member: `` `field` is malformed: [0].id: missing field ``.
+#[inline(never)]
+fn malformed(field: &'static str, e: FieldError) -> OptionsError {
+    let inner = if e.path.is_empty() {
+        e.message
+    } else {
+        format!("{}: {}", e.path, e.message)
+    };
+    OptionsError::bad_request(field, format!("`{field}` is malformed: {inner}"))
+}

@@ -1,0 +1,244 @@
+//! The app's options (`crate::options`): defaults, limits and the error each bad member gets.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use chat_runtime::json::{Map, Value};
+use chat_runtime::options::{
+    OptionsError, RunInput, RuntimeOptions, DEFAULT_TOOLS_URL, MAX_ROUNDS, MAX_TOOL_RESULT_BYTES,
+    MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
+};
+use chat_runtime::session::{HistoryMode, Pending, SessionConfig};
+
+fn map(json: &str) -> Map {
+    match Value::parse(json).unwrap() {
+        Value::Object(map) => map,
+        other => panic!("not an object: {other:?}"),
+    }
+}
+
+fn runtime(json: &str) -> Result<RuntimeOptions, OptionsError> {
+    RuntimeOptions::from_json(map(json))
+}
+
+/// The error's code, field and message.
+fn refused(result: Result<RuntimeOptions, OptionsError>) -> (&'static str, String, String) {
+    match result {
+        Err(OptionsError::Field {
+            code,
+            field,
+            message,
+        }) => (code, field.into_owned(), message.into_owned()),
+        Err(other) => panic!("not a field error: {other:?}"),
+        Ok(_) => panic!("accepted"),
+    }
+}
+
+#[test]
+fn only_run_url_gives_every_default() {
+    let options = runtime(r#"{"runUrl":"/agent"}"#).unwrap();
+    let defaults = SessionConfig::default();
+    assert_eq!(options.config.run_url, "/agent");
+    assert_eq!(options.config.history, HistoryMode::Full);
+    assert_eq!(options.config.max_rounds, defaults.max_rounds);
+    assert_eq!(options.config.tool_timeout_ms, defaults.tool_timeout_ms);
+    assert_eq!(
+        options.config.max_tool_result_bytes,
+        defaults.max_tool_result_bytes
+    );
+    assert!(options.config.headers.is_empty());
+    assert_eq!(options.tools_url.as_deref(), Some(DEFAULT_TOOLS_URL));
+    assert_eq!(DEFAULT_TOOLS_URL, "/tools/tools.json");
+    assert_eq!(options.catalog.prefix(), None);
+    assert!(options.allowed_import_origins.is_empty());
+}
+
+#[test]
+fn every_data_option_is_read() {
+    let options = runtime(
+        r#"{"runUrl":"/a/{threadId}","toolsUrl":"/t.json","history":"new",
+            "headers":{"x-tenant":"7"},"maxToolResultBytes":5,"maxRounds":2,
+            "toolTimeoutMs":9,"toolNamePrefix":"web_","allowedImportOrigins":["https://cdn.example"]}"#,
+    )
+    .unwrap();
+    assert_eq!(options.config.history, HistoryMode::New);
+    assert_eq!(options.config.max_tool_result_bytes, 5);
+    assert_eq!(options.config.max_rounds, 2);
+    assert_eq!(options.config.tool_timeout_ms, 9);
+    assert_eq!(
+        options.config.headers,
+        vec![("x-tenant".to_owned(), "7".to_owned())]
+    );
+    assert_eq!(options.tools_url.as_deref(), Some("/t.json"));
+    assert_eq!(options.catalog.prefix(), Some("web_"));
+    assert_eq!(options.allowed_import_origins, ["https://cdn.example"]);
+    // The keys the boundary hands over are exactly those read.
+    assert_eq!(RUNTIME_OPTION_KEYS.len(), 9);
+}
+
+#[test]
+fn null_tools_url_means_no_tools_json_and_null_elsewhere_means_absent() {
+    let options = runtime(
+        r#"{"runUrl":"/a","toolsUrl":null,"history":null,"maxRounds":null,"headers":null}"#,
+    )
+    .unwrap();
+    assert_eq!(options.tools_url, None);
+    assert_eq!(options.config.history, HistoryMode::Full);
+    assert_eq!(
+        options.config.max_rounds,
+        SessionConfig::default().max_rounds
+    );
+}
+
+#[test]
+fn run_url_is_required() {
+    assert_eq!(
+        refused(runtime("{}")),
+        (
+            "options/invalid",
+            "runUrl".to_owned(),
+            "`runUrl` is required".to_owned()
+        )
+    );
+    let (code, field, _) = refused(runtime(r#"{"runUrl":5}"#));
+    assert_eq!((code, field.as_str()), ("options/invalid", "runUrl"));
+}
+
+#[test]
+fn limits_are_positive_and_bounded() {
+    for (key, max) in [
+        ("maxToolResultBytes", MAX_TOOL_RESULT_BYTES),
+        ("maxRounds", MAX_ROUNDS),
+        ("toolTimeoutMs", MAX_TOOL_TIMEOUT_MS),
+    ] {
+        let message = format!("`{key}` must be a positive integer up to {max}");
+        for bad in [
+            "0".to_owned(),
+            (u64::from(max) + 1).to_string(),
+            "1.5".into(),
+            "\"3\"".into(),
+            "-1".into(),
+        ] {
+            let json = format!(r#"{{"runUrl":"/a","{key}":{bad}}}"#);
+            assert_eq!(
+                refused(runtime(&json)),
+                ("options/invalid", key.to_owned(), message.clone()),
+                "{json}"
+            );
+        }
+        let json = format!(r#"{{"runUrl":"/a","{key}":{max}}}"#);
+        assert!(runtime(&json).is_ok(), "{json}");
+    }
+    assert_eq!(MAX_TOOL_RESULT_BYTES, 1 << 28);
+    assert_eq!(MAX_ROUNDS, 1000);
+    assert_eq!(MAX_TOOL_TIMEOUT_MS, 3_600_000);
+}
+
+#[test]
+fn history_is_full_or_new() {
+    assert_eq!(
+        refused(runtime(r#"{"runUrl":"/a","history":"all"}"#)),
+        (
+            "options/invalid",
+            "history".to_owned(),
+            r#"`history` must be "full" or "new", not "all""#.to_owned()
+        )
+    );
+}
+
+#[test]
+fn tools_url_must_be_a_string_or_null() {
+    assert_eq!(
+        refused(runtime(r#"{"runUrl":"/a","toolsUrl":false}"#)).2,
+        "`toolsUrl` must be a string or null"
+    );
+}
+
+#[test]
+fn headers_must_be_strings_without_lone_surrogates() {
+    assert_eq!(
+        refused(runtime(r#"{"runUrl":"/a","headers":{"x":1}}"#)).2,
+        "header `x` must be a string"
+    );
+    let (_, field, message) = refused(runtime(r#"{"runUrl":"/a","headers":{"x":"\ud800"}}"#));
+    assert_eq!(field, "headers");
+    assert!(message.contains("lone UTF-16 surrogate"), "{message}");
+    assert_eq!(
+        refused(runtime(r#"{"runUrl":"/a","headers":[]}"#)).1,
+        "headers"
+    );
+}
+
+#[test]
+fn a_bad_prefix_is_the_catalogs_error() {
+    match runtime(r#"{"runUrl":"/a","toolNamePrefix":"no spaces"}"#) {
+        Err(OptionsError::Prefix(e)) => assert_eq!(e.code(), "tools/bad-prefix"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_first_bad_member_is_reported() {
+    // `maxRounds` comes before `toolTimeoutMs` in the reading order.
+    let (_, field, _) = refused(runtime(
+        r#"{"runUrl":"/a","toolTimeoutMs":0,"maxRounds":0}"#,
+    ));
+    assert_eq!(field, "maxRounds");
+}
+
+fn run(json: &str) -> Result<RunInput, OptionsError> {
+    RunInput::from_json(map(json))
+}
+
+#[test]
+fn an_empty_run_request_is_a_turn_with_nothing_new() {
+    let input = run("{}").unwrap();
+    assert!(input.messages.is_empty() && input.context.is_empty() && input.resume.is_empty());
+    assert_eq!(input.state, None);
+    assert_eq!(input.forwarded_props, None);
+    assert_eq!(input.pending, Pending::Settle);
+    assert_eq!(RUN_REQUEST_KEYS.len(), 6);
+}
+
+#[test]
+fn run_members_are_read_and_null_state_is_kept() {
+    let input = run(
+        r#"{"messages":[{"id":"u1","role":"user","content":"hi"}],"context":null,
+            "state":null,"forwardedProps":{"a":1},"pending":"run"}"#,
+    )
+    .unwrap();
+    assert_eq!(input.messages.len(), 1);
+    assert_eq!(input.state, Some(Value::Null));
+    assert_eq!(
+        input.forwarded_props.map(|v| v.to_string()),
+        Some(r#"{"a":1}"#.to_owned())
+    );
+    assert_eq!(input.pending, Pending::Run);
+}
+
+#[test]
+fn a_malformed_run_member_names_the_field_and_the_place() {
+    match run(r#"{"messages":[{"role":"user","content":"hi"}]}"#) {
+        Err(OptionsError::Field {
+            code,
+            field,
+            message,
+        }) => {
+            assert_eq!((code, &*field), ("run/bad-request", "messages"));
+            assert!(
+                message.starts_with("`messages` is malformed: [0]"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    match run(r#"{"pending":"later"}"#) {
+        Err(OptionsError::Field { field, message, .. }) => {
+            assert_eq!(field, "pending");
+            assert_eq!(message, r#"`pending` must be "settle" or "run""#);
+        }
+        other => panic!("{other:?}"),
+    }
+}
