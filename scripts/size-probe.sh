@@ -29,7 +29,7 @@ measure() { # label
 }
 measure package
 cp "$root/scripts/size-probe/probe.rs" "$scratch/src/wasm/probe.rs"
-rm -r "$scratch/src/wasm/class.rs" "$scratch/src/wasm/driver.rs" "$scratch/src/wasm/io"
+rm -r "$scratch/src/wasm/class.rs" "$scratch/src/wasm/driver" "$scratch/src/wasm/io"
 sed -i -e '/^mod class;$/d' -e '/^mod driver;$/d' -e 's/^mod io;$/mod probe;/' \
   -e '/^pub use class::ChatRuntime;$/d' "$scratch/src/wasm/mod.rs"
 sed -i 's/^pub use wasm::{ChatRuntime, Error as ChatRuntimeError};$/pub use wasm::Error as ChatRuntimeError;/' \

@@ -1,5 +1,5 @@
 //! A size probe, not part of the package (`scripts/size-probe.sh` copies it into a scratch copy of
-//! the crate as `src/wasm/probe.rs`, in place of `class.rs`, `driver.rs` and `io/`): the core behind
+//! the crate as `src/wasm/probe.rs`, in place of `class.rs`, `driver/` and `io/`): the core behind
 //! a thin JSON-in / JSON-out export, as it would be if the I/O driver (fetch, streams, timers,
 //! signals, listeners, module import, storage) were JavaScript. Every core entry point the driver
 //! uses is reachable from here, so what the build keeps is the core and a minimal boundary.

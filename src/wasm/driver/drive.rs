@@ -1,0 +1,131 @@
+//! The loop: takes the session's actions one by one and hands each to its job (sends, tool calls,
+//! cancels, listeners, the end of a turn), keeps one timer for the session's next deadline and
+//! asks for the next frame's `messages` events.
+
+use wasm_bindgen::prelude::*;
+
+use super::{cancel_all, take_call, upgrade, Driver};
+use crate::session::{Action, RunResult};
+use crate::wasm::browser;
+use crate::wasm::error;
+
+impl Driver {
+    /// Runs every action the session has queued, then sets the deadline timer and schedules the
+    /// next frame's `messages` events.
+    pub(super) fn drive(&self) {
+        // Events go to listeners in batches: one look at the listener list per batch, not per
+        // streamed token. A batch is flushed before any other action, so the order holds.
+        let mut events = Vec::new();
+        loop {
+            let action = self.borrow_mut().session.poll_action(browser::now());
+            let Some(action) = action else { break };
+            if let Action::Emit(event) = action {
+                events.push(event);
+                continue;
+            }
+            if !events.is_empty() {
+                self.emit(&std::mem::take(&mut events));
+            }
+            match action {
+                Action::Send {
+                    thread_id,
+                    run_id,
+                    url,
+                    headers,
+                    body,
+                } => self.spawn_send(thread_id, run_id, url, headers, body),
+                Action::Reconnect {
+                    thread_id,
+                    run_id,
+                    request,
+                    last_event_id,
+                    delay_ms,
+                } => self.spawn_reconnect(thread_id, run_id, request, last_event_id, delay_ms),
+                Action::Execute(job) => self.spawn_call(job),
+                Action::Cancel { thread_id } => {
+                    let parts = self
+                        .borrow_mut()
+                        .running
+                        .get_mut(&thread_id)
+                        .map(|r| (r.fetch.take(), r.body.take(), std::mem::take(&mut r.calls)));
+                    if let Some((fetch, body, calls)) = parts {
+                        cancel_all(fetch, body, calls);
+                    }
+                }
+                Action::CancelCall {
+                    thread_id,
+                    tool_call_id,
+                } => {
+                    let controller = self
+                        .borrow_mut()
+                        .running
+                        .get_mut(&thread_id)
+                        .and_then(|r| take_call(&mut r.calls, &tool_call_id));
+                    if let Some(controller) = controller {
+                        browser::abort(&controller, &browser::timeout_reason());
+                    }
+                }
+                Action::Finished(result) => self.finish(&result),
+                _ => {}
+            }
+        }
+        if !events.is_empty() {
+            self.emit(&events);
+        }
+        self.arm_timer();
+        self.schedule_flush();
+    }
+
+    /// Keeps one timer, for the session's earliest deadline.
+    fn arm_timer(&self) {
+        let replaced = {
+            let mut state = self.borrow_mut();
+            let deadline = state.session.poll_timeout();
+            if state.timer.as_ref().map(|(at, _)| *at) == deadline {
+                return;
+            }
+            // A `setTimeout` that threw leaves no timer: the next `drive` tries again.
+            let timer = deadline.and_then(|at| {
+                let weak = self.weak();
+                let timer = browser::timer(
+                    at.saturating_sub(browser::now()),
+                    Box::new(move || {
+                        if let Some(driver) = upgrade(&weak) {
+                            let timer = driver.borrow_mut().timer.take();
+                            drop(timer);
+                            driver.borrow_mut().session.handle_timeout(browser::now());
+                            driver.drive();
+                        }
+                    }),
+                )?;
+                Some((at, timer))
+            });
+            std::mem::replace(&mut state.timer, timer)
+        };
+        drop(replaced);
+    }
+
+    /// The turn is over: the final messages go out before the promise settles (the result's
+    /// messages are then the objects the listeners already have).
+    fn finish(&self, result: &RunResult) {
+        self.flush_thread(&result.thread_id);
+        let value = self.run_result_to_js(result);
+        let running = self.borrow_mut().running.remove(&result.thread_id);
+        let Some(running) = running else { return };
+        if let (Ok(value), true) = (&value, result.error.is_some()) {
+            // One error shape: `result.error` is a `ChatRuntimeError`, like every rejection, with
+            // what the app threw (its `fetch`, `prepareRequest`) as `cause`.
+            error::promote_member(value, &running.cause);
+        }
+        cancel_all(running.fetch, running.body, running.calls);
+        if let Some((signal, listener)) = running.signal {
+            let _ = signal.remove_event_listener_with_callback("abort", &listener);
+        }
+        let _ = match value {
+            Ok(value) => running.resolve.call1(&JsValue::UNDEFINED, &value),
+            Err(error) => running
+                .reject
+                .call1(&JsValue::UNDEFINED, &JsValue::from(error)),
+        };
+    }
+}

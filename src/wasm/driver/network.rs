@@ -1,0 +1,311 @@
+//! The network: each round's request (the app's `prepareRequest`, then its `fetch`), the answer
+//! read a slice at a time into the session, a failure reported as the round's, and the resumed
+//! request of a reconnect (`Last-Event-ID`, after the session's delay).
+
+use js_sys::{Function, Object, Promise, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::AbortController;
+
+use super::{upgrade, Driver};
+use crate::session::RoundRequest;
+use crate::wasm::browser;
+use crate::wasm::convert;
+use crate::wasm::io::http::{self, Body, Failure};
+
+impl Driver {
+    /// Sends one round's request and streams the answer into the session.
+    pub(super) fn spawn_send(
+        &self,
+        thread_id: String,
+        run_id: String,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: String,
+    ) {
+        let controller = AbortController::new().ok();
+        let (prepare, round) = {
+            let state = &mut *self.borrow_mut();
+            let round = match state.running.get_mut(&thread_id) {
+                Some(running) => {
+                    running.fetch = controller.clone();
+                    running.rounds += 1;
+                    running.rounds
+                }
+                None => 1,
+            };
+            (state.host.prepare_request.clone(), round)
+        };
+        let driver = self.clone();
+        spawn_local(async move {
+            if !driver.is_current(&thread_id, &run_id) {
+                // Stopped before this task ran: not even `prepareRequest` is called.
+                return;
+            }
+            let body = match prepare {
+                Some(prepare) => match prepare_request(&prepare, &body, &thread_id, round) {
+                    Ok(promise) => prepared_body(JsFuture::from(promise).await),
+                    Err(failure) => Err(failure),
+                },
+                None => Ok(body),
+            };
+            match body {
+                Ok(body) => {
+                    // The session keeps the body for a reconnect; `false`: the round was stopped
+                    // (or the turn ended) while `prepareRequest` ran, and nothing is sent.
+                    let sent = (driver.borrow_mut().session)
+                        .handle_request_prepared(&thread_id, &run_id, &body);
+                    if sent {
+                        let request = RoundRequest { url, headers, body };
+                        driver.spawn_request(thread_id, run_id, request, None, controller);
+                    }
+                }
+                Err(failure) => {
+                    driver.request_failed(&thread_id, &run_id, failure, true);
+                }
+            }
+        });
+    }
+
+    /// Sends the round's `request` again with `Last-Event-ID` after `delay_ms` (the session's
+    /// [`Action::Reconnect`]), unless the turn has ended or moved on by then.
+    pub(super) fn spawn_reconnect(
+        &self,
+        thread_id: String,
+        run_id: String,
+        request: RoundRequest,
+        id: String,
+        delay_ms: u64,
+    ) {
+        let controller = AbortController::new().ok();
+        {
+            let mut state = self.borrow_mut();
+            let Some(running) = state.running.get_mut(&thread_id) else {
+                return;
+            };
+            // Stop aborts the wait too: the session then has no turn, so nothing is sent.
+            running.fetch = controller.clone();
+        }
+        let weak = self.weak();
+        let reconnect: browser::Callback = Box::new(move || {
+            let Some(driver) = upgrade(&weak) else { return };
+            if driver.is_current(&thread_id, &run_id) {
+                driver.spawn_request(thread_id, run_id, request, Some(id), controller);
+            }
+        });
+        // A `setTimeout` that throws must not strand the turn: reconnect without the wait.
+        if let Err(reconnect) = browser::timer_detached(delay_ms, reconnect) {
+            reconnect();
+        }
+    }
+
+    /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
+    /// session, in a task of its own (one kind of future for first sends and reconnects alike).
+    fn spawn_request(
+        &self,
+        thread_id: String,
+        run_id: String,
+        request: RoundRequest,
+        last_event_id: Option<String>,
+        controller: Option<AbortController>,
+    ) {
+        let driver = self.clone();
+        // One async block, not one more `async fn` inside it (each is a state machine).
+        spawn_local(async move {
+            let mut headers = request.headers.clone();
+            headers.extend(last_event_id.map(|id| ("Last-Event-ID".to_owned(), id)));
+            let signal = controller.as_ref().and_then(browser::signal);
+            let host = driver.host();
+            let (thread_id, run_id, url) = (&thread_id[..], &run_id[..], &request.url[..]);
+            // The whole exchange in this one block (not an `async fn` awaited here: each is a
+            // state machine); `Ok` when it ended or the turn moved on, `Err` when it failed.
+            let ended: Result<(), Failure> = 'stream: {
+                let body = Some(&request.body[..]);
+                let sent = match host
+                    .fetch
+                    .send("POST", url, &headers, body, signal.as_ref())
+                {
+                    Ok(sent) => sent,
+                    Err(failure) => break 'stream Err(failure),
+                };
+                let answer = match http::answer(sent.await) {
+                    Ok(answer) => answer,
+                    Err(failure) => break 'stream Err(failure),
+                };
+                if !driver.is_current(thread_id, run_id) {
+                    break 'stream Ok(());
+                }
+                let head = http::head(&answer, url);
+                let error_body = if crate::http::is_success(head.status) {
+                    None
+                } else {
+                    let text = match http::text(&answer) {
+                        Ok(read) => http::text_of(read.await),
+                        Err(message) => Err(message),
+                    };
+                    // The page's text, quoted in the error: brought into the internal form.
+                    let text = text.unwrap_or_default();
+                    Some(crate::json::from_js_string(&text).into_owned())
+                };
+                driver.borrow_mut().session.handle_response(
+                    thread_id,
+                    run_id,
+                    head.status,
+                    head.content_type.as_deref(),
+                    error_body.as_deref(),
+                );
+                driver.drive();
+                if !driver.is_current(thread_id, run_id) {
+                    break 'stream Ok(());
+                }
+                let body = match Body::open(&answer) {
+                    Ok(Some(body)) => {
+                        if let Some(running) = driver.borrow_mut().running.get_mut(thread_id) {
+                            running.body = Some(body.reader());
+                        }
+                        body
+                    }
+                    Ok(None) => {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_body_end(thread_id, run_id);
+                        break 'stream Ok(());
+                    }
+                    Err(message) => break 'stream Err(message.into()),
+                };
+                loop {
+                    let chunk = match Body::chunk(body.read().await) {
+                        Ok(chunk) => chunk,
+                        Err(message) => break 'stream Err(message.into()),
+                    };
+                    if !driver.is_current(thread_id, run_id) {
+                        // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
+                        let _ = body.cancel().await;
+                        break 'stream Ok(());
+                    }
+                    let Some(mut chunk) = chunk else {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_body_end(thread_id, run_id);
+                        break 'stream Ok(());
+                    };
+                    // A slice at a time (`http::SLICE`): a whole body in one chunk is never in
+                    // wasm memory at once, nor are all of its events. An empty chunk is fed too.
+                    let mut bytes = Vec::new();
+                    let mut more = match chunk.slice(&mut bytes) {
+                        Ok(more) => more,
+                        Err(message) => break 'stream Err(message.into()),
+                    };
+                    loop {
+                        driver
+                            .borrow_mut()
+                            .session
+                            .handle_bytes(thread_id, run_id, &bytes);
+                        driver.mark_dirty(thread_id);
+                        driver.drive();
+                        if more {
+                            more = match chunk.slice(&mut bytes) {
+                                Ok(more) => more,
+                                Err(message) => break 'stream Err(message.into()),
+                            };
+                        }
+                        if !more {
+                            break;
+                        }
+                        if !driver.is_current(thread_id, run_id) {
+                            let _ = body.cancel().await;
+                            break 'stream Ok(());
+                        }
+                    }
+                }
+            };
+            match ended {
+                Ok(()) => {
+                    driver.mark_dirty(thread_id);
+                    driver.drive();
+                }
+                Err(failure) => driver.request_failed(thread_id, run_id, failure, false),
+            }
+        });
+    }
+
+    /// The request could not be prepared (`prepareRequest` threw) or sent.
+    fn request_failed(&self, thread_id: &str, run_id: &str, failure: Failure, preparing: bool) {
+        {
+            let state = &mut *self.borrow_mut();
+            let session = &mut state.session;
+            // A stopped round's failure (a late `prepareRequest` rejection) is no later run's.
+            if session.current_run_id(thread_id) != Some(run_id) {
+                return;
+            }
+            if preparing {
+                let code = "run/prepare-request";
+                session.handle_request_error(thread_id, run_id, code, &failure.message, None);
+            } else {
+                let status = failure.status();
+                session.handle_transport_error(thread_id, run_id, &failure.message, status);
+            }
+            // A resumed stream goes on: what was thrown is no cause of a later ending.
+            let resumed = session.current_run_id(thread_id) == Some(run_id);
+            if let (Some(running), false) = (state.running.get_mut(thread_id), resumed) {
+                running.cause = failure.cause;
+            }
+        }
+        self.mark_dirty(thread_id);
+        self.drive();
+    }
+
+    fn is_current(&self, thread_id: &str, run_id: &str) -> bool {
+        self.borrow().session.current_run_id(thread_id) == Some(run_id)
+    }
+}
+
+/// Calls the app's `prepareRequest(body, { threadId, round })` over a round's JSON body: what it
+/// returned, as a promise for [`prepared_body`]. Two plain functions around the one await, not an
+/// `async fn` (one more state machine).
+fn prepare_request(
+    prepare: &Function,
+    body: &str,
+    thread_id: &str,
+    round: u32,
+) -> Result<Promise, Failure> {
+    let value = js_sys::JSON::parse(body).map_err(Failure::thrown)?;
+    let info = Object::new();
+    let _ = Reflect::set(&info, &"threadId".into(), &convert::js_string(thread_id));
+    let _ = Reflect::set(&info, &"round".into(), &round.into());
+    let prepared = prepare
+        .call2(&JsValue::UNDEFINED, &value, &info)
+        .map_err(Failure::thrown)?;
+    Ok(Promise::resolve(&prepared))
+}
+
+/// The JSON text of what `prepareRequest` returned (or of what its promise resolved to).
+fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, Failure> {
+    let prepared = settled.map_err(Failure::thrown)?;
+    let is_array = browser::is_array(&prepared).map_err(Failure::thrown)?;
+    if !prepared.is_object() || is_array {
+        return Err(Failure {
+            message: format!(
+                "prepareRequest must return the request body, an object, not {}",
+                if is_array {
+                    "an array".to_owned()
+                } else if prepared.is_null() {
+                    "null".to_owned()
+                } else {
+                    prepared.js_typeof().as_string().unwrap_or_default()
+                }
+            ),
+            cause: prepared,
+        });
+    }
+    js_sys::JSON::stringify(&prepared)
+        .map_err(Failure::thrown)?
+        .as_string()
+        .ok_or_else(|| {
+            "prepareRequest returned a value JSON cannot encode"
+                .to_owned()
+                .into()
+        })
+}

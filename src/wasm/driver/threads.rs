@@ -1,0 +1,117 @@
+//! The thread methods: a thread's messages, state and interrupts, and starting and stopping its
+//! turn (`run`, `abort`, the caller's `signal`).
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+use web_sys::AbortSignal;
+
+use super::{upgrade, Driver, Running, ThreadRead};
+use crate::protocol::event::Message;
+use crate::protocol::wire::ToJson;
+use crate::session::{RunRequest, ToolSet};
+use crate::wasm::browser;
+use crate::wasm::convert::parse;
+use crate::wasm::error::Error;
+
+impl Driver {
+    /// `setMessages`.
+    pub(crate) fn set_messages(
+        &self,
+        thread_id: &str,
+        messages: Vec<Message>,
+    ) -> Result<(), Error> {
+        self.borrow_mut()
+            .session
+            .set_messages(thread_id, messages)?;
+        self.mark_dirty(thread_id);
+        Ok(())
+    }
+
+    /// `messages`, `state` or `interrupts` of a thread; `None`: an id no thread can have, read
+    /// as an unknown thread (no messages, no interrupts, `undefined` state).
+    pub(crate) fn read(&self, thread_id: Option<&str>, what: ThreadRead) -> Result<JsValue, Error> {
+        let text = {
+            let state = self.borrow();
+            let session = &state.session;
+            match (what, thread_id) {
+                (ThreadRead::Messages, Some(id)) => Some(session.messages(id).to_json_string()),
+                (ThreadRead::Interrupts, Some(id)) => Some(session.interrupts(id).to_json_string()),
+                (ThreadRead::State, Some(id)) => session.state(id).map(|s| s.to_json_string()),
+                (ThreadRead::State, None) => None,
+                (_, None) => Some("[]".to_owned()),
+            }
+        };
+        text.map_or(Ok(JsValue::UNDEFINED), |t| parse(&t))
+    }
+
+    /// `isRunning`.
+    pub(crate) fn is_running(&self, thread_id: &str) -> bool {
+        self.borrow().session.is_running(thread_id)
+    }
+
+    /// `run`: starts the turn; the promise settles when it ends.
+    pub(crate) fn run(
+        &self,
+        request: RunRequest,
+        signal: Option<AbortSignal>,
+    ) -> Result<Promise, Error> {
+        let thread_id = request.thread_id.clone();
+        self.load_toggles(Some(&thread_id));
+        let (promise, resolve, reject) = browser::new_promise();
+        {
+            let state = &mut *self.borrow_mut();
+            // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
+            // `begin_run` changes nothing for it.
+            state.toggles.begin_run(&thread_id);
+            let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, Some(&thread_id));
+            state.session.start_run(request, tools)?;
+            state.running.insert(
+                thread_id.clone(),
+                Running {
+                    resolve,
+                    reject,
+                    fetch: None,
+                    body: None,
+                    calls: Vec::new(),
+                    signal: None,
+                    rounds: 0,
+                    cause: JsValue::UNDEFINED,
+                },
+            );
+        }
+        self.save_toggles();
+        if let Some(signal) = signal {
+            self.follow_signal(&thread_id, signal);
+        }
+        self.emit_toggle_diagnostics();
+        self.mark_dirty(&thread_id);
+        self.drive();
+        Ok(promise)
+    }
+
+    /// `abort`.
+    pub(crate) fn abort(&self, thread_id: &str) {
+        self.borrow_mut().session.abort(thread_id);
+        self.mark_dirty(thread_id);
+        self.drive();
+    }
+
+    /// Aborts the thread's turn when the caller's `signal` fires.
+    fn follow_signal(&self, thread_id: &str, signal: AbortSignal) {
+        if browser::is_aborted(&signal) {
+            self.abort(thread_id);
+            return;
+        }
+        let weak = self.weak();
+        let thread = thread_id.to_owned();
+        let listener = browser::once_function(Box::new(move || {
+            if let Some(driver) = upgrade(&weak) {
+                driver.abort(&thread);
+            }
+        }));
+        let _ = signal.add_event_listener_with_callback("abort", &listener);
+        if let Some(running) = self.borrow_mut().running.get_mut(thread_id) {
+            running.signal = Some((signal, listener));
+        }
+    }
+}
