@@ -101,9 +101,11 @@ test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 
 # The npm tarball, exactly what `npm publish` would upload: target/pack/chat-runtime-<version>.tgz.
-# Packs the pkg/ that is there (`make build` first; built here only when missing).
+# Packs the pkg/ that is there (`make build` first; built here only when missing), with its README
+# made again from the docs of this tree (scripts/npm-readme.mjs).
 pack: node-deps
 	@[ -f pkg/chat_runtime.js ] || $(MAKE) pkg
+	node scripts/npm-readme.mjs
 	@mkdir -p target/pack && rm -f target/pack/chat-runtime-*.tgz
 	cd pkg && npm pack --pack-destination ../target/pack --loglevel=error >/dev/null
 	@ls -l target/pack/chat-runtime-*.tgz
