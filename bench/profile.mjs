@@ -1,7 +1,8 @@
 // Where chat-runtime's stream-to-messages time goes (not part of `make bench`; run by hand):
 //   node bench/profile.mjs [corpus,corpus] [MB]
 // 1. A with and without a subscriber, and the floor (alternating, medians of 5): with no listener
-//    the runtime skips the per-event JSON round trip of `agui` events (src/wasm/runtime.rs `emit`).
+//    the runtime skips the per-event JSON round trip of `agui` events (the driver's `emit`,
+//    src/wasm/driver; src/wasm/runtime.rs when this was written).
 // 2. A CPU profile (CDP Profiler) of A with a subscriber: self time by function, top 20.
 // PKG_DIR=dir serves another build as /pkg (e.g. `wasm-pack build --profiling` for wasm names).
 import { spawn } from "node:child_process";

@@ -1,6 +1,7 @@
 // Finishes pkg/ after wasm-pack: merges pkg-template/package.json over the package.json wasm-pack
 // wrote (template fields win; wasm-pack's `version`, from Cargo.toml, is kept unless the template
-// sets one), copies the npm README and CHANGELOG.md, compiles the React adapter (react/src/*.ts,
+// sets one), writes the npm README (scripts/npm-readme.mjs: made from README.md and docs/), copies
+// CHANGELOG.md, compiles the React adapter (react/src/*.ts,
 // `tsc -p react`: the ES modules react.js and apply-messages.js with their generated .d.ts), writes
 // the declaration of the `./package.json` export, re-exports the `ChatRuntimeError` class and
 // `applyMessages` from the entry (below), and checks that every `files` entry, `bin` and `exports`
@@ -8,15 +9,17 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync, existsSync, copyFileSync, cpSync, readdirSync, rmSync } from "node:fs";
 
+import { npmReadme } from "./npm-readme.mjs";
+
 const generated = JSON.parse(readFileSync("pkg/package.json", "utf8"));
 const template = JSON.parse(readFileSync("pkg-template/package.json", "utf8"));
 const merged = { ...generated, ...template, version: template.version ?? generated.version };
 writeFileSync("pkg/package.json", JSON.stringify(merged, null, 2) + "\n");
 
-copyFileSync("pkg-template/README.md", "pkg/README.md");
+writeFileSync("pkg/README.md", npmReadme("."));
 copyFileSync("CHANGELOG.md", "pkg/CHANGELOG.md");
-// templates/: what the README tells an app to copy, at node_modules/chat-runtime/templates/ (README
-// "Deploy"): the tools template without its build output or installs (nor its .gitignore, which npm
+// templates/: what the README tells an app to copy, at node_modules/chat-runtime/templates/
+// (deploy/README.md): the tools template without its build output or installs (nor its .gitignore, which npm
 // never packs: the README gives its line), the nginx server block, and deploy/helm/: the chart (its
 // files/nginx.conf link copied as the file it points at), its example values and the snippets for
 // an existing chart.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# How many of the package's bytes are the I/O layer (README, "Numbers": "Why 150,000 ..."): builds
+# How many of the package's bytes are the I/O layer (docs/numbers.md, "Why 150,000 is out
+# of reach"): builds
 # this commit twice in a scratch copy, as it is and with scripts/size-probe/probe.rs in place of the
 # exported class, the driver and src/wasm/io/, and prints gzip -9 of .wasm + glue for both
 # (wasm-bindgen + the Makefile's wasm-opt -Os, snippets left out). Needs what `make build` installs

@@ -89,8 +89,9 @@ fn catastrophic_patterns_settle_on_long_texts_with_the_right_verdict() {
 }
 
 #[test]
-fn the_issue_s_interrupt_answer_of_41_characters_is_a_pattern_violation() {
-    // The responseSchema of the issue: `^(a+)+$` froze the page on a 41-character answer.
+fn an_interrupt_answer_of_41_characters_against_a_nested_quantifier_is_a_pattern_violation() {
+    // An interrupt's responseSchema with `^(a+)+$` froze the page on a 41-character answer when
+    // patterns ran on the browser's backtracking `RegExp`.
     let schema = value!({
         "type": "object",
         "properties": {"answer": {"type": "string", "pattern": "^(a+)+$"}}

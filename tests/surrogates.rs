@@ -1,4 +1,4 @@
-//! Lone UTF-16 surrogates (issue "Hostile inputs", point 6): an AG-UI server in JS may cut a
+//! Lone UTF-16 surrogates (docs/guarantees.md): an AG-UI server in JS may cut a
 //! `TEXT_MESSAGE_CONTENT` or `TOOL_CALL_ARGS` delta between the two halves of an emoji, and JSON
 //! then carries each half as a lone escape. The decoder must give back for every event exactly
 //! what `JSON.parse` gives (lone surrogates included), and the thread must join the halves as
@@ -255,10 +255,10 @@ fn a_lone_surrogate_in_tool_call_args_is_read_as_internal_text() {
 }
 
 // ---- Exits: nothing of the internal form leaves the core --------------------------------------
-// Issue "Nothing a server, a tool or the page sends can freeze, poison or outlive the runtime",
-// item 10. The core hands the host strings in the internal form (a lone surrogate as two private
-// chars); each exit must be, read as a JS string (`json::to_utf16`), exactly the JS string that
-// came in. The strings are made of these pieces at random (a fixed seed): lone halves, pairs,
+// docs/guarantees.md (nothing of the private form reaches a URL, a header, a storage key...) and
+// docs/architecture.md, "Strings at the boundary". The core hands the host strings in the internal
+// form (a lone surrogate as two private chars); each exit must be, read as a JS string
+// (`json::to_utf16`), exactly the JS string that came in. The strings are made of these pieces at random (a fixed seed): lone halves, pairs,
 // U+10FFFF and the plane-16 chars the internal form uses, and plain text.
 
 const PLAIN: &[&str] = &[

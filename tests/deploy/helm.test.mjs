@@ -166,7 +166,7 @@ for (const [what, values, message] of BAD) {
 // The chart an app already has (the chat pack's): an nginx Deployment serving the built app, with
 // only config.json mounted from a ConfigMap by subPath, its tools baked into the image. The app
 // copies deploy/helm/snippets/chat-tools.yaml into templates/, merges snippets/values.yaml into its
-// values and adds the two `include` lines to its Deployment (README "Deploy", Helm); its built tools
+// values and adds the two `include` lines to its Deployment (deploy/README.md, Helm); its built tools
 // folder goes into files/tools/.
 
 const SNIPPETS = join(ROOT, "deploy/helm/snippets");

@@ -1,4 +1,4 @@
-// End-to-end: what an existing app brings to ChatRuntime (issue "React and TypeScript"): its own
+// End-to-end: what an existing app brings to ChatRuntime (docs/react.md): its own
 // fetch that throws, `prepareRequest`, tools without a deadline, tools on by default, the `state`
 // event, AG-UI's optional `capabilities.tools`. Headless Chromium against the scripted agent.
 import { test } from "node:test";

@@ -1,4 +1,4 @@
-// End-to-end: a browser call left without a result by a reload (README, "Pending calls after a
+// End-to-end: a browser call left without a result by a reload (docs/api.md, "Pending calls after a
 // reload"), in the demo page (demo/, which keeps each thread's messages in localStorage and seeds
 // them back with setMessages) against the REAL demo agent. The call's tool module is held back so
 // the call is still pending when the page reloads; after the reload the app continues the turn

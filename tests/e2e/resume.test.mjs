@@ -1,4 +1,4 @@
-// End-to-end: stream resume with Last-Event-ID (README, "Stream resume"), in headless Chromium
+// End-to-end: stream resume with Last-Event-ID (docs/api.md, "Stream resume"), in headless Chromium
 // against the REAL demo agent (demo mode, --pace-ms 0). The agent sends an SSE id with every event
 // and answers a re-POST of the same run with `Last-Event-ID` from its log; `POST /test/cut` makes
 // its next responses stop part-way (after some bytes of a chosen frame, by dropping the connection

@@ -1,4 +1,4 @@
-// Lone UTF-16 surrogates (issue "Hostile inputs", point 6). An AG-UI server in JS slices strings
+// Lone UTF-16 surrogates (docs/guarantees.md). An AG-UI server in JS slices strings
 // by code unit, so a TEXT_MESSAGE_CONTENT or TOOL_CALL_ARGS delta may end between the two halves
 // of an emoji; JSON.stringify then writes each half as a lone escape ("\ud83d", then "\ude00...").
 // `@ag-ui/client` joins them back when it appends the deltas. Here the streams are written by the
