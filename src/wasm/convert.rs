@@ -18,6 +18,7 @@ use js_sys::{JsString, Uint8Array, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::error::Error;
+use super::io::IoError;
 use super::script::{describe, is_well_formed};
 use crate::json::{quoted, Value};
 use crate::protocol::wire::{FieldError, FromJson, ToJson};
@@ -227,4 +228,34 @@ pub(crate) fn toggles_thread(value: Option<JsValue>) -> Result<Option<String>, E
         }
         _ => Ok(None),
     }
+}
+
+/// An [`IoError`] in words: what was thrown, described, or what the answer lacked. The one place
+/// an I/O failure becomes text (for the session's error, a tool's failure, a `ChatRuntimeError`).
+pub(crate) fn io_message(error: &IoError) -> String {
+    let text = match error {
+        IoError::Thrown(value) | IoError::Failed(value) => return describe(value),
+        IoError::NoFetch => "there is no fetch in this environment; pass the `fetch` option",
+        IoError::NotAResponse => "fetch did not return a Response",
+        IoError::BodyUsed => "the response body was already read (by the app's fetch?)",
+        IoError::ChunkNotBytes => "the response body gave a chunk that is not a Uint8Array",
+        IoError::SubarrayNotBytes => {
+            "the response body gave a chunk whose subarray is not a Uint8Array"
+        }
+        IoError::SubarrayLength => {
+            "the response body gave a chunk whose subarray has the wrong length"
+        }
+        IoError::NotABody(value) => {
+            let what = if super::browser::is_array(value).unwrap_or(false) {
+                "an array".to_owned()
+            } else if value.is_null() {
+                "null".to_owned()
+            } else {
+                value.js_typeof().as_string().unwrap_or_default()
+            };
+            return format!("prepareRequest must return the request body, an object, not {what}");
+        }
+        IoError::NotJson => "prepareRequest returned a value JSON cannot encode",
+    };
+    text.to_owned()
 }

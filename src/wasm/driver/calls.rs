@@ -13,9 +13,9 @@ use crate::protocol::wire::ObjWriter;
 use crate::session::ToolCallJob;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::tools::ToolHandler;
-use crate::wasm::browser;
 use crate::wasm::io::tools;
 use crate::wasm::script;
+use crate::wasm::{browser, convert};
 
 impl Driver {
     /// Starts a tool call; its outcome goes back into the session when it settles. The session's
@@ -95,8 +95,9 @@ impl Driver {
             }
             let promise = match tools::call(&handler, &job.args.to_string(), &ctx, signal) {
                 Ok(promise) => promise,
-                Err(message) => {
-                    break 'outcome Some(failure(FailureCode::ToolExecutionFailed, message))
+                Err(error) => {
+                    let message = convert::io_message(&error);
+                    break 'outcome Some(failure(FailureCode::ToolExecutionFailed, message));
                 }
             };
             let limit = self.borrow().session.config().max_tool_result_bytes;
@@ -143,8 +144,8 @@ impl Driver {
             return Ok(promise);
         }
         let custom = self.host().import_module.clone();
-        let promise =
-            tools::import(custom.as_ref(), url).map_err(|e| Err(import_failed(url, &e)))?;
+        let promise = tools::import(custom.as_ref(), url)
+            .map_err(|e| Err(import_failed(url, &convert::io_message(&e))))?;
         self.borrow_mut()
             .modules
             .insert(url.clone(), promise.clone());

@@ -11,7 +11,8 @@ use super::{upgrade, Driver};
 use crate::session::RoundRequest;
 use crate::wasm::browser;
 use crate::wasm::convert;
-use crate::wasm::io::http::{self, Body, Failure};
+use crate::wasm::io::http::{self, Body};
+use crate::wasm::io::IoError;
 
 impl Driver {
     /// Sends one round's request and streams the answer into the session.
@@ -119,7 +120,7 @@ impl Driver {
             let (thread_id, run_id, url) = (&thread_id[..], &run_id[..], &request.url[..]);
             // The whole exchange in this one block (not an `async fn` awaited here: each is a
             // state machine); `Ok` when it ended or the turn moved on, `Err` when it failed.
-            let ended: Result<(), Failure> = 'stream: {
+            let ended: Result<(), IoError> = 'stream: {
                 let body = Some(&request.body[..]);
                 let sent = match host
                     .fetch
@@ -141,7 +142,7 @@ impl Driver {
                 } else {
                     let text = match http::text(&answer) {
                         Ok(read) => http::text_of(read.await),
-                        Err(message) => Err(message),
+                        Err(error) => Err(error),
                     };
                     // The page's text, quoted in the error: brought into the internal form.
                     let text = text.unwrap_or_default();
@@ -172,12 +173,12 @@ impl Driver {
                             .handle_body_end(thread_id, run_id);
                         break 'stream Ok(());
                     }
-                    Err(message) => break 'stream Err(message.into()),
+                    Err(error) => break 'stream Err(error),
                 };
                 loop {
                     let chunk = match Body::chunk(body.read().await) {
                         Ok(chunk) => chunk,
-                        Err(message) => break 'stream Err(message.into()),
+                        Err(error) => break 'stream Err(error),
                     };
                     if !driver.is_current(thread_id, run_id) {
                         // Stopped, or the turn ended (RUN_ERROR, a decode error): stop reading.
@@ -196,7 +197,7 @@ impl Driver {
                     let mut bytes = Vec::new();
                     let mut more = match chunk.slice(&mut bytes) {
                         Ok(more) => more,
-                        Err(message) => break 'stream Err(message.into()),
+                        Err(error) => break 'stream Err(error),
                     };
                     loop {
                         driver
@@ -208,7 +209,7 @@ impl Driver {
                         if more {
                             more = match chunk.slice(&mut bytes) {
                                 Ok(more) => more,
-                                Err(message) => break 'stream Err(message.into()),
+                                Err(error) => break 'stream Err(error),
                             };
                         }
                         if !more {
@@ -232,7 +233,7 @@ impl Driver {
     }
 
     /// The request could not be prepared (`prepareRequest` threw) or sent.
-    fn request_failed(&self, thread_id: &str, run_id: &str, failure: Failure, preparing: bool) {
+    fn request_failed(&self, thread_id: &str, run_id: &str, failure: IoError, preparing: bool) {
         {
             let state = &mut *self.borrow_mut();
             let session = &mut state.session;
@@ -240,17 +241,18 @@ impl Driver {
             if session.current_run_id(thread_id) != Some(run_id) {
                 return;
             }
+            let message = convert::io_message(&failure);
             if preparing {
                 let code = "run/prepare-request";
-                session.handle_request_error(thread_id, run_id, code, &failure.message, None);
+                session.handle_request_error(thread_id, run_id, code, &message, None);
             } else {
-                let status = failure.status();
-                session.handle_transport_error(thread_id, run_id, &failure.message, status);
+                let status = http::thrown_status(&failure);
+                session.handle_transport_error(thread_id, run_id, &message, status);
             }
             // A resumed stream goes on: what was thrown is no cause of a later ending.
             let resumed = session.current_run_id(thread_id) == Some(run_id);
             if let (Some(running), false) = (state.running.get_mut(thread_id), resumed) {
-                running.cause = failure.cause;
+                running.cause = failure.cause();
             }
         }
         self.mark_dirty(thread_id);
@@ -270,42 +272,26 @@ fn prepare_request(
     body: &str,
     thread_id: &str,
     round: u32,
-) -> Result<Promise, Failure> {
-    let value = js_sys::JSON::parse(body).map_err(Failure::thrown)?;
+) -> Result<Promise, IoError> {
+    let value = js_sys::JSON::parse(body).map_err(IoError::Thrown)?;
     let info = Object::new();
     let _ = Reflect::set(&info, &"threadId".into(), &convert::js_string(thread_id));
     let _ = Reflect::set(&info, &"round".into(), &round.into());
     let prepared = prepare
         .call2(&JsValue::UNDEFINED, &value, &info)
-        .map_err(Failure::thrown)?;
+        .map_err(IoError::Thrown)?;
     Ok(Promise::resolve(&prepared))
 }
 
 /// The JSON text of what `prepareRequest` returned (or of what its promise resolved to).
-fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, Failure> {
-    let prepared = settled.map_err(Failure::thrown)?;
-    let is_array = browser::is_array(&prepared).map_err(Failure::thrown)?;
+fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, IoError> {
+    let prepared = settled.map_err(IoError::Thrown)?;
+    let is_array = browser::is_array(&prepared).map_err(IoError::Thrown)?;
     if !prepared.is_object() || is_array {
-        return Err(Failure {
-            message: format!(
-                "prepareRequest must return the request body, an object, not {}",
-                if is_array {
-                    "an array".to_owned()
-                } else if prepared.is_null() {
-                    "null".to_owned()
-                } else {
-                    prepared.js_typeof().as_string().unwrap_or_default()
-                }
-            ),
-            cause: prepared,
-        });
+        return Err(IoError::NotABody(prepared));
     }
     js_sys::JSON::stringify(&prepared)
-        .map_err(Failure::thrown)?
+        .map_err(IoError::Thrown)?
         .as_string()
-        .ok_or_else(|| {
-            "prepareRequest returned a value JSON cannot encode"
-                .to_owned()
-                .into()
-        })
+        .ok_or(IoError::NotJson)
 }

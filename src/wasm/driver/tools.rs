@@ -15,7 +15,8 @@ use crate::tools::{list_tools, set_tool_enabled, Diagnostic};
 use crate::wasm::browser;
 use crate::wasm::convert::{parse, to_js};
 use crate::wasm::error::Error;
-use crate::wasm::io::http::{self, Failure};
+use crate::wasm::io::http;
+use crate::wasm::io::IoError;
 
 impl Driver {
     /// `loadTools()`: fetches and checks `tools.json`, then reports.
@@ -35,15 +36,16 @@ impl Driver {
                 format!("`{url}` is not a URL (relative URLs need a page)"),
             )
         })?;
-        let fetch_failed = |failure: Failure| {
+        let fetch_failed = |failure: IoError| {
             let error = Error::from(crate::tools::catalog::CatalogError::Fetch {
-                status: failure.status(),
-                message: failure.message,
+                status: http::thrown_status(&failure),
+                message: crate::wasm::convert::io_message(&failure),
             });
-            if failure.cause.is_undefined() {
+            let cause = failure.cause();
+            if cause.is_undefined() {
                 error
             } else {
-                error.with("cause", failure.cause)
+                error.with("cause", cause)
             }
         };
         let answer = match host.fetch.send("GET", &url, &[], None, None) {
@@ -57,9 +59,9 @@ impl Driver {
         check_manifest_status(head.status, &head.url)?;
         let body = match http::text(&answer) {
             Ok(read) => http::text_of(read.await),
-            Err(message) => Err(message),
+            Err(error) => Err(error),
         }
-        .map_err(|message| fetch_failed(message.into()))?;
+        .map_err(fetch_failed)?;
         self.check_live()?;
         let page_origin = browser::page_href()
             .and_then(|href| browser::parse_url(&href, None).ok())

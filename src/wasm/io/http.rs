@@ -13,43 +13,20 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
+use super::IoError;
 use crate::wasm::convert::{call_method, host, js_string};
-use crate::wasm::script::describe;
 
-/// Why a request got no answer: a readable message, and what the app's code threw (`undefined`
-/// when nothing was thrown), kept for the app as `error.cause`.
-pub(crate) struct Failure {
-    pub message: String,
-    pub cause: JsValue,
-}
-
-impl From<String> for Failure {
-    fn from(message: String) -> Self {
-        Failure {
-            message,
-            cause: JsValue::UNDEFINED,
-        }
+/// The HTTP status an [`IoError::Thrown`] value carries (`status`, an integer 100-599, own or
+/// inherited), as an auth wrapper's `FetchError(401)` does.
+pub(crate) fn thrown_status(error: &IoError) -> Option<u16> {
+    let IoError::Thrown(cause) = error else {
+        return None;
+    };
+    if !cause.is_object() {
+        return None;
     }
-}
-
-impl Failure {
-    /// What `value` threw, described, and kept.
-    pub(crate) fn thrown(value: JsValue) -> Self {
-        Failure {
-            message: describe(&value),
-            cause: value,
-        }
-    }
-
-    /// The HTTP status the thrown value carries (`status`, an integer 100-599, own or
-    /// inherited), as an auth wrapper's `FetchError(401)` does.
-    pub(crate) fn status(&self) -> Option<u16> {
-        if !self.cause.is_object() {
-            return None;
-        }
-        let status = Reflect::get(&self.cause, &"status".into()).ok()?.as_f64()?;
-        (status.fract() == 0.0 && (100.0..=599.0).contains(&status)).then_some(status as u16)
-    }
+    let status = Reflect::get(cause, &"status".into()).ok()?.as_f64()?;
+    (status.fract() == 0.0 && (100.0..=599.0).contains(&status)).then_some(status as u16)
 }
 
 /// The `fetch` to call, and how.
@@ -65,16 +42,14 @@ impl Fetch {
         Self { function: custom }
     }
 
-    fn function(&self) -> Result<Function, String> {
+    fn function(&self) -> Result<Function, IoError> {
         if let Some(f) = &self.function {
             return Ok(f.clone());
         }
         Reflect::get(&js_sys::global(), &"fetch".into())
             .ok()
             .and_then(|f| f.dyn_into::<Function>().ok())
-            .ok_or_else(|| {
-                "there is no fetch in this environment; pass the `fetch` option".to_owned()
-            })
+            .ok_or(IoError::NoFetch)
     }
 
     /// Sends a request: the future of the response head, for [`answer`] (two plain functions
@@ -91,7 +66,7 @@ impl Fetch {
         headers: &[(String, String)],
         body: Option<&str>,
         signal: Option<&AbortSignal>,
-    ) -> Result<JsFuture, Failure> {
+    ) -> Result<JsFuture, IoError> {
         let fetch = self.function()?;
         // A plain object set with `Reflect.set`, which the headers need anyway (`RequestInit`'s
         // setters would each be a binding of their own).
@@ -116,19 +91,19 @@ impl Fetch {
         // `globalThis` as the receiver: an unbound `window.fetch` throws "Illegal invocation".
         let promise = fetch
             .call2(&js_sys::global(), &js_string(url), &init)
-            .map_err(Failure::thrown)?;
+            .map_err(IoError::Thrown)?;
         Ok(JsFuture::from(Promise::resolve(&promise)))
     }
 }
 
 /// The response a [`Fetch::send`] future settled to. `Err`: the network failed (what was thrown
 /// is the failure's `cause`), or `fetch` gave something that is not a `Response`.
-pub(crate) fn answer(settled: Result<JsValue, JsValue>) -> Result<Answer, Failure> {
-    let response = settled.map_err(Failure::thrown)?;
+pub(crate) fn answer(settled: Result<JsValue, JsValue>) -> Result<Answer, IoError> {
+    let response = settled.map_err(IoError::Thrown)?;
     // A look-alike object would make every getter a guess: only a real `Response` is read.
     let raw = response
         .dyn_into::<web_sys::Response>()
-        .map_err(|_| "fetch did not return a Response".to_owned())?;
+        .map_err(|_| IoError::NotAResponse)?;
     Ok(Answer(raw))
 }
 
@@ -169,17 +144,13 @@ pub(crate) fn head(answer: &Answer, requested: &str) -> Head {
 
 /// Reads the whole body: the future of `text()`, for [`text_of`] (`Err`: `text()` threw). Two
 /// plain functions around the caller's await, not an `async fn` (one more state machine).
-pub(crate) fn text(answer: &Answer) -> Result<JsFuture, String> {
-    answer
-        .0
-        .text()
-        .map(JsFuture::from)
-        .map_err(|e| describe(&e))
+pub(crate) fn text(answer: &Answer) -> Result<JsFuture, IoError> {
+    answer.0.text().map(JsFuture::from).map_err(IoError::Failed)
 }
 
 /// The body as text, from what [`text`]'s future settled to (`Err`: it could not be read).
-pub(crate) fn text_of(settled: Result<JsValue, JsValue>) -> Result<String, String> {
-    let text = settled.map_err(|e| describe(&e))?;
+pub(crate) fn text_of(settled: Result<JsValue, JsValue>) -> Result<String, IoError> {
+    let text = settled.map_err(IoError::Failed)?;
     Ok(text.as_string().unwrap_or_default())
 }
 
@@ -192,16 +163,16 @@ pub(crate) struct Body {
 
 impl Body {
     /// The body's reader; `Ok(None)` for a response without a body.
-    pub(crate) fn open(answer: &Answer) -> Result<Option<Self>, String> {
-        let stream = js_sys::Reflect::get(&answer.0, &"body".into()).map_err(|e| describe(&e))?;
+    pub(crate) fn open(answer: &Answer) -> Result<Option<Self>, IoError> {
+        let stream = js_sys::Reflect::get(&answer.0, &"body".into()).map_err(IoError::Failed)?;
         if stream.is_null() || stream.is_undefined() {
             return Ok(None);
         }
         // `getReader()` throws on a locked stream (the app's wrapper read the body).
         if host(&stream, "locked") == JsValue::TRUE {
-            return Err("the response body was already read (by the app's fetch?)".to_owned());
+            return Err(IoError::BodyUsed);
         }
-        let reader = call_method(&stream, "getReader", &[]).map_err(|e| describe(&e))?;
+        let reader = call_method(&stream, "getReader", &[]).map_err(IoError::Failed)?;
         Ok(Some(Self { reader }))
     }
 
@@ -216,8 +187,8 @@ impl Body {
 
     /// The chunk a [`Body::read`] gave; `Ok(None)` at the end. It stays in JavaScript memory:
     /// [`Chunk::slice`] copies it into wasm a slice at a time.
-    pub(crate) fn chunk(read: Result<JsValue, JsValue>) -> Result<Option<Chunk>, String> {
-        let chunk = read.map_err(|e| describe(&e))?;
+    pub(crate) fn chunk(read: Result<JsValue, JsValue>) -> Result<Option<Chunk>, IoError> {
+        let chunk = read.map_err(IoError::Failed)?;
         // Anything but `false` ends the stream (`!= FALSE`: no glue of its own for a boolean read).
         let done = Reflect::get(&chunk, &"done".into()).map_or(true, |d| d != JsValue::FALSE);
         if done {
@@ -225,7 +196,7 @@ impl Body {
         }
         let value = Reflect::get(&chunk, &"value".into()).unwrap_or(JsValue::UNDEFINED);
         let Ok(bytes) = value.dyn_into::<Uint8Array>() else {
-            return Err("the response body gave a chunk that is not a Uint8Array".to_owned());
+            return Err(IoError::ChunkNotBytes);
         };
         Ok(Some(Chunk { bytes, at: 0 }))
     }
@@ -261,23 +232,19 @@ impl Chunk {
     /// `Ok(false)` when none are left. A chunk whose buffer was transferred away (detached) reads
     /// as empty, so nothing is copied from it (copying would throw). `subarray` goes through a
     /// binding that catches: it calls the species constructor of an app's `Uint8Array` subclass.
-    pub(crate) fn slice(&mut self, into: &mut Vec<u8>) -> Result<bool, String> {
+    pub(crate) fn slice(&mut self, into: &mut Vec<u8>) -> Result<bool, IoError> {
         let length = self.bytes.length();
         if self.at >= length {
             return Ok(false);
         }
         let end = length.min(self.at + SLICE);
         let part = call_method(&self.bytes, "subarray", &[&self.at.into(), &end.into()])
-            .map_err(|e| describe(&e))?;
-        let Ok(part) = part.dyn_into::<Uint8Array>() else {
-            return Err(
-                "the response body gave a chunk whose subarray is not a Uint8Array".to_owned(),
-            );
-        };
+            .map_err(IoError::Failed)?;
+        let part = part
+            .dyn_into::<Uint8Array>()
+            .map_err(|_| IoError::SubarrayNotBytes)?;
         if part.length() != end - self.at {
-            return Err(
-                "the response body gave a chunk whose subarray has the wrong length".to_owned(),
-            );
+            return Err(IoError::SubarrayLength);
         }
         into.clear();
         into.resize((end - self.at) as usize, 0);

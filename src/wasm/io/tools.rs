@@ -8,6 +8,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
+use super::IoError;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use crate::wasm::convert::js_string;
 use crate::wasm::script::{describe, dynamic_import};
@@ -15,13 +16,13 @@ use crate::wasm::script::{describe, dynamic_import};
 /// Starts importing a module: the app's `importModule(url)`, or `import(url)`. `url` is the `href`
 /// the browser's `URL` made of the `importPath` (ASCII, percent-encoded), handed over through
 /// [`js_string`] all the same.
-pub(crate) fn import(custom: Option<&Function>, url: &str) -> Result<Promise, String> {
+pub(crate) fn import(custom: Option<&Function>, url: &str) -> Result<Promise, IoError> {
     let url = js_string(url);
     match custom {
         Some(import) => import
             .call1(&JsValue::UNDEFINED, &url)
             .map(|p| Promise::resolve(&p))
-            .map_err(|e| describe(&e)),
+            .map_err(IoError::Thrown),
         None => Ok(dynamic_import(&url)),
     }
 }
@@ -70,16 +71,16 @@ pub(crate) fn call(
     args: &str,
     ctx: &str,
     signal: &AbortSignal,
-) -> Result<Promise, String> {
+) -> Result<Promise, IoError> {
     // A `JSON.parse` that throws (a page replaced it) fails the call: the handler never gets
     // arguments other than the ones validated.
-    let args = JSON::parse(args).map_err(|e| describe(&e))?;
-    let ctx = JSON::parse(ctx).map_err(|e| describe(&e))?;
+    let args = JSON::parse(args).map_err(IoError::Failed)?;
+    let ctx = JSON::parse(ctx).map_err(IoError::Failed)?;
     let _ = Reflect::set(&ctx, &"signal".into(), signal);
     handler
         .call2(&JsValue::UNDEFINED, &args, &ctx)
         .map(|value| Promise::resolve(&value))
-        .map_err(|e| describe(&e))
+        .map_err(IoError::Thrown)
 }
 
 fn failure(code: FailureCode, message: String) -> ToolOutcome {
