@@ -105,8 +105,9 @@ impl Session {
         let outcome = bounded(outcome, &tool_name, limit);
         if follow_up {
             if let Some(slot) = turn
-                .answers
-                .iter_mut()
+                .answers_mut()
+                .into_iter()
+                .flatten()
                 .find(|(call, _)| call.tool_call_id == tool_call_id)
             {
                 slot.1 = Some(outcome.clone());
@@ -269,8 +270,9 @@ impl Session {
             Ok((tool, _)) => tool.name.clone(),
             Err(_) => call.tool_name.clone(),
         };
-        if follow_up {
-            turn.answers.push((call.clone(), None));
+        // Follow-up calls are dispatched once the round's stream has ended (`Answering`).
+        if let Some(answers) = turn.answers_mut().filter(|_| follow_up) {
+            answers.push((call.clone(), None));
         }
         match prepared {
             Ok((tool, args)) => {
@@ -309,7 +311,7 @@ impl Session {
             Err(failure) => {
                 let outcome = ToolOutcome::Failed(failure);
                 if follow_up {
-                    if let Some(slot) = turn.answers.last_mut() {
+                    if let Some(slot) = turn.answers_mut().and_then(|a| a.last_mut()) {
                         slot.1 = Some(outcome.clone());
                     }
                 } else {

@@ -125,25 +125,70 @@ struct Turn {
     round: u32,
     /// The current round's run id.
     run_id: String,
-    /// The current round's response decoder; `None` before the response or after its end.
-    decoder: Option<EventDecoder>,
-    /// Whether the current round's body has ended cleanly.
-    stream_done: bool,
-    /// Whether `RUN_FINISHED` arrived in this round.
-    run_finished: bool,
+    /// Where the current round is: streaming its response, or answering its calls.
+    phase: RoundPhase,
     /// Reconnects of this round in a row without a new event, and the id resumed from last.
     reconnects: u32,
     resumed_from: Option<String>,
     /// Calls the host is running, by id.
     running: SortedMap<RunningCall>,
-    /// Follow-up calls of this round in call order, and their outcomes once known.
-    answers: Vec<(PendingCall, Option<ToolOutcome>)>,
     /// The answers to the open interrupts, sent with the first round (taken then).
     resume: Vec<ResumeEntry>,
-    /// Whether this round's `RUN_FINISHED` carried an `interrupt` outcome.
-    interrupted: bool,
     /// Where the current round's request is: a reconnect sends it again.
     outgoing: Outgoing,
+}
+
+impl Turn {
+    /// The current round's response decoder, while its body streams in.
+    fn decoder(&mut self) -> Option<&mut EventDecoder> {
+        match &mut self.phase {
+            RoundPhase::Streaming { decoder, .. } => Some(decoder.as_mut()),
+            RoundPhase::Answering { .. } => None,
+        }
+    }
+
+    /// The current round's follow-up calls and their outcomes, once its stream has ended.
+    fn answers_mut(&mut self) -> Option<&mut Vec<(PendingCall, Option<ToolOutcome>)>> {
+        match &mut self.phase {
+            RoundPhase::Streaming { .. } => None,
+            RoundPhase::Answering { answers, .. } => Some(answers),
+        }
+    }
+}
+
+/// The phase of a turn's current round: one value, where four flags (the stream's end,
+/// `RUN_FINISHED`, its `interrupt` outcome, the calls' answers) were read together. Each
+/// variant holds what its phase needs, so a round cannot have answers while it streams, nor a
+/// decoder after its body ended.
+enum RoundPhase {
+    /// The response is awaited or streaming in ([`Action::Send`] or [`Action::Reconnect`] went
+    /// out): events fold into the thread as they arrive.
+    Streaming {
+        /// The response's decoder (kept across reconnects: it knows the last event id); boxed,
+        /// as the other phase is small.
+        decoder: Box<EventDecoder>,
+        /// How the round's `RUN_FINISHED` ended the run, once one arrived (`None`: the stream
+        /// may still be resumed, and a body that ends now is truncated).
+        finished: Option<RunEnd>,
+    },
+    /// The body ended after `RUN_FINISHED`, or no request went out yet (a loaded history's
+    /// calls run first): the round waits for the host's running calls, then restarts with the
+    /// answers ([`Session::maybe_advance`]) or, without any, ends the turn.
+    Answering {
+        /// How the run ended: the turn's status if nothing restarts.
+        end: RunEnd,
+        /// Follow-up calls of this round in call order, and their outcomes once known.
+        answers: Vec<(PendingCall, Option<ToolOutcome>)>,
+    },
+}
+
+/// How a round's run ended, by its `RUN_FINISHED`.
+#[derive(Clone, Copy)]
+enum RunEnd {
+    /// Without an `interrupt` outcome (or there was no run yet: a loaded history's calls).
+    Completed,
+    /// With an `interrupt` outcome: the turn ends `interrupted` unless it restarts.
+    Interrupted,
 }
 
 /// Where a round's request is, between [`Action::Send`] and the answer.

@@ -5,7 +5,7 @@ use super::action::Action;
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus};
 use super::tool_set::CallKind;
-use super::{Outgoing, Session};
+use super::{Outgoing, RoundPhase, RunEnd, Session, Turn};
 
 use crate::protocol::decode::DecodeError;
 use crate::protocol::event::{Event, Message, RunFinishedOutcome, ToolMessage};
@@ -71,7 +71,7 @@ impl Session {
         };
         state.active |= !bytes.is_empty();
         turn.outgoing.send(None);
-        let Some(decoder) = turn.decoder.as_mut() else {
+        let Some(decoder) = turn.decoder() else {
             return;
         };
         // At an error the turn ends and the decoder goes with it: it need not keep the error.
@@ -88,7 +88,7 @@ impl Session {
         if self.current_turn(thread_id, run_id).is_none() || self.try_reconnect(thread_id) {
             return;
         }
-        let Some(decoder) = self.turn_mut(thread_id).and_then(|t| t.decoder.as_mut()) else {
+        let Some(decoder) = self.turn_mut(thread_id).and_then(Turn::decoder) else {
             return;
         };
         if let Err(error) = decoder.finish_once() {
@@ -99,8 +99,10 @@ impl Session {
         let Some(turn) = self.turn_mut(thread_id) else {
             return;
         };
-        turn.decoder = None;
-        if !turn.run_finished {
+        let RoundPhase::Streaming { finished, .. } = &turn.phase else {
+            return;
+        };
+        let Some(end) = *finished else {
             self.fail(
                 thread_id,
                 "run/truncated",
@@ -108,8 +110,11 @@ impl Session {
                 None,
             );
             return;
-        }
-        turn.stream_done = true;
+        };
+        turn.phase = RoundPhase::Answering {
+            end,
+            answers: Vec::new(),
+        };
         self.collect_pending(thread_id);
         self.maybe_advance(thread_id);
     }
@@ -164,10 +169,15 @@ impl Session {
     pub(super) fn try_reconnect(&mut self, thread_id: &str) -> bool {
         let max = self.config.max_reconnects;
         let base = self.config.reconnect_delay_ms;
-        let Some(turn) = self.turn_mut(thread_id).filter(|t| !t.run_finished) else {
+        let Some(turn) = self.turn_mut(thread_id) else {
             return false;
         };
-        let Some(decoder) = turn.decoder.as_mut() else {
+        // A stream past `RUN_FINISHED`, or over, is not resumed.
+        let RoundPhase::Streaming {
+            decoder,
+            finished: None,
+        } = &mut turn.phase
+        else {
             return false;
         };
         let Some(id) = decoder.last_event_id().map(str::to_owned) else {
@@ -209,7 +219,7 @@ impl Session {
         let Some(turn) = state.turn.as_mut() else {
             return;
         };
-        let Some(decoder) = turn.decoder.as_mut() else {
+        let RoundPhase::Streaming { decoder, finished } = &mut turn.phase else {
             return;
         };
         let mut fire_and_forget = Vec::new();
@@ -250,16 +260,17 @@ impl Session {
                 }
                 match &item.event {
                     Event::RunFinished(e) => {
-                        turn.run_finished = true;
                         // A run on a thread with open interrupts answered them all: they close
-                        // here, and an `interrupt` outcome opens the new ones.
-                        state.interrupts = match &e.outcome {
+                        // here, and an `interrupt` outcome opens the new ones. A later run of the
+                        // same stream that finishes without one leaves the round interrupted.
+                        let (end, interrupts) = match &e.outcome {
                             Some(RunFinishedOutcome::Interrupt { interrupts }) => {
-                                turn.interrupted = true;
-                                interrupts.clone()
+                                (RunEnd::Interrupted, interrupts.clone())
                             }
-                            _ => Vec::new(),
+                            _ => (finished.unwrap_or(RunEnd::Completed), Vec::new()),
                         };
+                        *finished = Some(end);
+                        state.interrupts = interrupts;
                     }
                     Event::RunError(e) => {
                         run_error = Some(RunError {

@@ -8,7 +8,7 @@ use super::events::RuntimeEvent;
 use super::interrupts::{answer_interrupts, held_calls};
 use super::result::{RunError, RunResult, RunStatus};
 use super::tool_set::{CallKind, ToolSet};
-use super::{Outgoing, Session, ThreadState, Turn};
+use super::{Outgoing, RoundPhase, RunEnd, Session, ThreadState, Turn};
 
 use crate::lean::hash::HashSet;
 use crate::lean::sorted::{SortedMap, StrSet};
@@ -109,15 +109,16 @@ impl Session {
             held_before: held,
             round: 0,
             run_id: String::new(),
-            decoder: None,
-            stream_done: false,
-            run_finished: false,
+            // No request yet: `send_round` starts the stream, or a loaded history's calls are
+            // answered first.
+            phase: RoundPhase::Answering {
+                end: RunEnd::Completed,
+                answers: Vec::new(),
+            },
             reconnects: 0,
             resumed_from: None,
             running: SortedMap::new(),
-            answers: Vec::new(),
             resume,
-            interrupted: false,
             outgoing: Outgoing::NotYet,
         });
         if to_run.is_empty() {
@@ -129,7 +130,6 @@ impl Session {
         let run_id = self.next_id("run");
         if let Some(turn) = self.turn_mut(&thread_id) {
             turn.run_id = run_id;
-            turn.stream_done = true;
         }
         for call in to_run {
             self.dispatch(&thread_id, call, true);
@@ -147,7 +147,6 @@ impl Session {
         let Some(turn) = state.turn.as_mut() else {
             return;
         };
-        turn.decoder = None;
         let run_id = turn.run_id.clone();
         let running: Vec<(String, String)> = turn
             .running
@@ -190,13 +189,12 @@ impl Session {
         };
         turn.round += 1;
         turn.run_id = run_id.clone();
-        turn.decoder = Some(EventDecoder::new(&options));
-        turn.stream_done = false;
-        turn.run_finished = false;
-        turn.interrupted = false;
+        turn.phase = RoundPhase::Streaming {
+            decoder: Box::new(EventDecoder::new(&options)),
+            finished: None,
+        };
         turn.reconnects = 0;
         turn.resumed_from = None;
-        turn.answers.clear();
         let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
             .tools(turn.tools.wire.clone())
             .context(turn.context.clone())
@@ -260,19 +258,21 @@ impl Session {
         let Some(turn) = self.turn_mut(thread_id) else {
             return;
         };
-        if !turn.stream_done || !turn.running.is_empty() {
+        if !turn.running.is_empty() {
             return;
         }
-        if turn.answers.is_empty() {
-            let status = if turn.interrupted {
-                RunStatus::Interrupted
-            } else {
-                RunStatus::Completed
-            };
-            self.finish(thread_id, status, None);
-            return;
-        }
-        let answers = std::mem::take(&mut turn.answers);
+        let answers = match &mut turn.phase {
+            RoundPhase::Streaming { .. } => return,
+            RoundPhase::Answering { end, answers } if answers.is_empty() => {
+                let status = match end {
+                    RunEnd::Completed => RunStatus::Completed,
+                    RunEnd::Interrupted => RunStatus::Interrupted,
+                };
+                self.finish(thread_id, status, None);
+                return;
+            }
+            RoundPhase::Answering { answers, .. } => std::mem::take(answers),
+        };
         for (call, outcome) in answers {
             let outcome = outcome.unwrap_or_else(|| {
                 ToolOutcome::Failed(ToolFailure::new(
@@ -325,7 +325,11 @@ impl Session {
         // Results gathered for a restart that will not happen are real answers: keep them. A
         // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
         let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
-        for (call, outcome) in turn.answers.drain(..) {
+        let answers = match turn.phase {
+            RoundPhase::Streaming { .. } => Vec::new(),
+            RoundPhase::Answering { answers, .. } => answers,
+        };
+        for (call, outcome) in answers {
             if outcome.is_none() && held.contains(&call.tool_call_id) {
                 continue;
             }
