@@ -1,0 +1,68 @@
+//! Why a call into the session was refused: [`SessionError`].
+
+use crate::json::quoted;
+
+use crate::tools::schema::Violation;
+
+/// Why a call into the session was refused (a programmer error, not a run outcome).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// A run is already going on this thread.
+    #[error("a run is already in progress on thread {thread_id}")]
+    Busy {
+        /// The thread.
+        thread_id: String,
+    },
+    /// The thread id breaks the rule of [`crate::thread_id`]; nothing was sent.
+    #[error("{0}")]
+    BadThreadId(crate::thread_id::ThreadIdError),
+    /// A `resume` entry is wrong: its payload breaks the interrupt's `responseSchema` (then
+    /// `violation` says where), or it answers an interrupt twice. Nothing was sent.
+    #[error("resume entry for interrupt {}: {message}", quoted(interrupt_id))]
+    BadResume {
+        /// The interrupt answered.
+        interrupt_id: String,
+        /// What is wrong.
+        message: String,
+        /// The first way the payload breaks the schema (its `pointer` is in the payload).
+        violation: Option<Violation>,
+    },
+    /// The thread has open interrupts the request does not answer (and that have not expired).
+    /// Nothing was sent.
+    #[error(
+        "thread {} has open interrupts the run does not answer in `resume`: {}",
+        quoted(thread_id),
+        quoted_list(ids)
+    )]
+    UnansweredInterrupts {
+        /// The thread.
+        thread_id: String,
+        /// The interrupts not answered.
+        ids: Vec<String>,
+    },
+}
+
+impl SessionError {
+    /// A stable code: `run/busy`, `run/bad-request`, `input/invalid`, `run/unanswered-interrupts`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            SessionError::Busy { .. } => "run/busy",
+            SessionError::BadThreadId(_) => "run/bad-request",
+            SessionError::BadResume { .. } => "input/invalid",
+            SessionError::UnansweredInterrupts { .. } => "run/unanswered-interrupts",
+        }
+    }
+}
+
+/// `"a", "b"`: ids as JSON strings, comma-separated.
+pub(super) fn quoted_list(ids: &[String]) -> String {
+    let mut out = String::new();
+    for (n, id) in ids.iter().enumerate() {
+        if n > 0 {
+            out.push_str(", ");
+        }
+        crate::json::write_str(&mut out, id);
+    }
+    out
+}

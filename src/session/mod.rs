@@ -1,0 +1,451 @@
+//! The execute-and-restart loop as a sans-IO state machine (docs/architecture.md, "The loop as a state machine").
+//!
+//! One [`Session`] holds every thread of a runtime. Inputs come in through `handle_*` methods and
+//! [`Session::start_run`] / [`Session::abort`]; the work the host must do comes out of
+//! [`Session::poll_action`]. The session never does I/O, never reads a clock and makes no random
+//! ids (a prefix comes in at construction); time comes in as `now` (milliseconds of the host's
+//! clock) with [`Session::poll_action`] and [`Session::handle_timeout`]. Per thread, one *turn* is a `run` call: the user's
+//! messages plus every restart they cause.
+//!
+//! Call order for a turn, per thread:
+//! 1. [`start_run`](Session::start_run) → [`Action::Send`] (POST the body; [`Action::Emit`]s too).
+//!    A host that shapes the body first (the app's `prepareRequest`) reports what it sends with
+//!    [`handle_request_prepared`](Session::handle_request_prepared), and sends nothing when that
+//!    says no (the round was stopped meanwhile).
+//! 2. The response: [`handle_response`](Session::handle_response) with status and content type,
+//!    then [`handle_bytes`](Session::handle_bytes) for each chunk of the body, then
+//!    [`handle_body_end`](Session::handle_body_end) (or
+//!    [`handle_transport_error`](Session::handle_transport_error)).
+//! 3. Each [`Action::Execute`] is answered by [`handle_tool_result`](Session::handle_tool_result)
+//!    (the host imports the module, asks [`may_call`](Session::may_call), calls it, converts the
+//!    value), or by the session itself when its deadline passes: the host keeps one timer for
+//!    [`poll_timeout`](Session::poll_timeout) and calls [`handle_timeout`](Session::handle_timeout)
+//!    when it fires ([`Action::CancelCall`] then fires that call's signal).
+//! 4. When the round's calls are answered, the session restarts (another [`Action::Send`]) or
+//!    ends the turn with [`Action::Finished`].
+//!
+//! [`abort`](Session::abort) may come at any time: [`Action::Cancel`] (abort the fetch, fire the
+//! handlers' signal), unanswered calls settled with `INTERRUPTED` results, [`Action::Finished`].
+//! Inputs for a round or a call that is over (a late chunk, a late tool result) are ignored.
+
+mod action;
+mod calls;
+mod config;
+mod error;
+mod events;
+mod interrupts;
+mod result;
+mod stream;
+mod tool_set;
+mod turn;
+
+pub use action::{Action, RoundRequest, ToolCallJob};
+pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
+pub use error::SessionError;
+pub use events::{write_messages_event, ChangedMessages, RuntimeEvent};
+pub use result::{RunError, RunResult, RunStatus, ToolErrorInfo};
+pub use tool_set::{CallKind, ToolSet};
+
+use std::collections::VecDeque;
+
+use crate::lean::hash::HashSet;
+use crate::lean::sorted::SortedMap;
+
+use crate::json::Value;
+
+use crate::protocol::decode::EventDecoder;
+use crate::protocol::event::{Context, Interrupt, Message, ResumeEntry};
+use crate::protocol::thread::{PendingCall, Thread};
+use crate::tools::outcome::ToolOutcome;
+use crate::tools::schema::PatternMatcher;
+
+/// The loop's state for every thread.
+pub struct Session {
+    config: SessionConfig,
+    /// How the schemas' `pattern`s are matched (the runtime's: `tools::pattern::Patterns`).
+    patterns: Box<dyn PatternMatcher>,
+    threads: SortedMap<ThreadState>,
+    actions: VecDeque<Action>,
+    /// Whether each wire event becomes a [`RuntimeEvent::Agui`] (see [`Session::set_agui_events`]).
+    agui_events: bool,
+    /// Makes run and message ids: `{prefix}-{n}`; the host gives a random prefix.
+    id_prefix: String,
+    next_id: u64,
+}
+
+/// One thread's lasting state.
+#[derive(Default)]
+struct ThreadState {
+    thread: Thread,
+    /// Every tool call this thread ever executed or answered locally: exactly once per id.
+    handled: HashSet<String>,
+    /// Message ids the server has not seen yet (for [`HistoryMode::New`]).
+    unsent: Vec<String>,
+    /// Ids of messages changed since the host last took them (for coalesced rendering).
+    changed: Vec<String>,
+    /// Whether the whole list changed since the host last took the changes.
+    changed_all: bool,
+    /// Whether the AG-UI state changed since the host last asked.
+    state_changed: bool,
+    /// Whether bytes of the current round's body arrived since the host last asked: a flag per
+    /// chunk, so a long stream costs nothing more (see [`Session::take_activity`]).
+    active: bool,
+    /// The open interrupts: those of the last `RUN_FINISHED` whose outcome was `interrupt`,
+    /// until a later `RUN_FINISHED` (of a run that answered them).
+    interrupts: Vec<Interrupt>,
+    /// The turn in progress.
+    turn: Option<Turn>,
+}
+
+/// A browser call handed to the host and not answered yet.
+struct RunningCall {
+    tool_name: String,
+    /// Whether its result is sent back in a restart (else it is recorded and nothing restarts).
+    follow_up: bool,
+    /// Its time limit (`None`: none).
+    timeout_ms: Option<u32>,
+    /// When its time is up (the host's clock, in ms); `None` until the host took the job.
+    deadline: Option<u64>,
+    /// Whether the host called the handler ([`Session::begin_call`]): its module had loaded.
+    called: bool,
+}
+
+/// A `run` call in progress.
+struct Turn {
+    /// What the agent may call, resolved when the turn started.
+    tools: ToolSet,
+    context: Vec<Context>,
+    forwarded_props: Option<Value>,
+    /// Ids of the messages that were in the thread before the turn (for `newMessages`).
+    before: HashSet<String>,
+    /// The calls open interrupts named when the turn started: the server's, so the end of the
+    /// turn does not settle them even when its run closed those interrupts.
+    held_before: Vec<String>,
+    /// Runs sent so far.
+    round: u32,
+    /// The current round's run id.
+    run_id: String,
+    /// Where the current round is: streaming its response, or answering its calls.
+    phase: RoundPhase,
+    /// Reconnects of this round in a row without a new event, and the id resumed from last.
+    reconnects: u32,
+    resumed_from: Option<String>,
+    /// Calls the host is running, by id.
+    running: SortedMap<RunningCall>,
+    /// The answers to the open interrupts, sent with the first round (taken then).
+    resume: Vec<ResumeEntry>,
+    /// Where the current round's request is: a reconnect sends it again.
+    outgoing: Outgoing,
+}
+
+impl Turn {
+    /// The current round's response decoder, while its body streams in.
+    fn decoder(&mut self) -> Option<&mut EventDecoder> {
+        match &mut self.phase {
+            RoundPhase::Streaming { decoder, .. } => Some(decoder.as_mut()),
+            RoundPhase::Answering { .. } => None,
+        }
+    }
+
+    /// The current round's follow-up calls and their outcomes, once its stream has ended.
+    fn answers_mut(&mut self) -> Option<&mut Vec<(PendingCall, Option<ToolOutcome>)>> {
+        match &mut self.phase {
+            RoundPhase::Streaming { .. } => None,
+            RoundPhase::Answering { answers, .. } => Some(answers),
+        }
+    }
+}
+
+/// The phase of a turn's current round: one value, where four flags (the stream's end,
+/// `RUN_FINISHED`, its `interrupt` outcome, the calls' answers) were read together. Each
+/// variant holds what its phase needs, so a round cannot have answers while it streams, nor a
+/// decoder after its body ended.
+enum RoundPhase {
+    /// The response is awaited or streaming in ([`Action::Send`] or [`Action::Reconnect`] went
+    /// out): events fold into the thread as they arrive.
+    Streaming {
+        /// The response's decoder (kept across reconnects: it knows the last event id); boxed,
+        /// as the other phase is small.
+        decoder: Box<EventDecoder>,
+        /// How the round's `RUN_FINISHED` ended the run, once one arrived (`None`: the stream
+        /// may still be resumed, and a body that ends now is truncated).
+        finished: Option<RunEnd>,
+    },
+    /// The body ended after `RUN_FINISHED`, or no request went out yet (a loaded history's
+    /// calls run first): the round waits for the host's running calls, then restarts with the
+    /// answers ([`Session::maybe_advance`]) or, without any, ends the turn.
+    Answering {
+        /// How the run ended: the turn's status if nothing restarts.
+        end: RunEnd,
+        /// Follow-up calls of this round in call order, and their outcomes once known.
+        answers: Vec<(PendingCall, Option<ToolOutcome>)>,
+    },
+}
+
+/// How a round's run ended, by its `RUN_FINISHED`.
+#[derive(Clone, Copy)]
+enum RunEnd {
+    /// Without an `interrupt` outcome (or there was no run yet: a loaded history's calls).
+    Completed,
+    /// With an `interrupt` outcome: the turn ends `interrupted` unless it restarts.
+    Interrupted,
+}
+
+/// Where a round's request is, between [`Action::Send`] and the answer.
+enum Outgoing {
+    /// No request yet (a loaded history's calls run first).
+    NotYet,
+    /// [`Action::Send`] is out; the host may still shape its body (the app's `prepareRequest`).
+    Preparing(RoundRequest),
+    /// It went out as this.
+    Sent(RoundRequest),
+}
+
+impl Outgoing {
+    /// The request goes out (with `body` when the host shaped it): `false` unless it was being
+    /// prepared.
+    fn send(&mut self, body: Option<&str>) -> bool {
+        match std::mem::replace(self, Outgoing::NotYet) {
+            Outgoing::Preparing(mut request) => {
+                if let Some(body) = body {
+                    body.clone_into(&mut request.body);
+                }
+                *self = Outgoing::Sent(request);
+                true
+            }
+            other => {
+                *self = other;
+                false
+            }
+        }
+    }
+}
+
+impl Session {
+    /// A session. `id_prefix` makes run and tool-message ids unique (the host passes a random
+    /// one); `patterns` evaluates JSON Schema `pattern`s.
+    pub fn new(
+        config: SessionConfig,
+        id_prefix: impl Into<String>,
+        patterns: Box<dyn PatternMatcher>,
+    ) -> Self {
+        Self {
+            config,
+            patterns,
+            threads: SortedMap::new(),
+            actions: VecDeque::new(),
+            agui_events: true,
+            id_prefix: id_prefix.into(),
+            next_id: 0,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SessionConfig {
+        &self.config
+    }
+
+    /// The next piece of work for the host. `now` is the host's clock in milliseconds (any
+    /// origin, never going back): an [`Action::Execute`] taken now must be answered by
+    /// `now + timeout_ms`, or [`handle_timeout`](Self::handle_timeout) answers it with `TIMEOUT`.
+    /// The deadline covers loading the tool's module and the call.
+    pub fn poll_action(&mut self, now: u64) -> Option<Action> {
+        let action = self.actions.pop_front()?;
+        if let Action::Execute(job) = &action {
+            let call = self
+                .threads
+                .get_mut(&job.thread_id)
+                .and_then(|t| t.turn.as_mut())
+                .and_then(|turn| turn.running.get_mut(&job.tool_call_id));
+            if let Some(call) = call {
+                call.deadline = call.timeout_ms.map(|ms| now.saturating_add(u64::from(ms)));
+            }
+        }
+        Some(action)
+    }
+
+    /// The earliest deadline of a running call, if any: the host calls
+    /// [`handle_timeout`](Self::handle_timeout) once its clock reaches it.
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.threads
+            .values()
+            .filter_map(|t| t.turn.as_ref())
+            .flat_map(|turn| turn.running.values())
+            .filter_map(|call| call.deadline)
+            .min()
+    }
+
+    /// A thread's messages (empty for an unknown thread).
+    pub fn messages(&self, thread_id: &str) -> &[Message] {
+        self.threads
+            .get(thread_id)
+            .map(|t| t.thread.messages())
+            .unwrap_or(&[])
+    }
+
+    /// A thread's AG-UI state (`None` for an unknown thread).
+    pub fn state(&self, thread_id: &str) -> Option<&Value> {
+        self.threads.get(thread_id).map(|t| t.thread.state())
+    }
+
+    /// The run id of the thread's current round, while a turn is going on.
+    pub fn current_run_id(&self, thread_id: &str) -> Option<&str> {
+        let turn = self.threads.get(thread_id)?.turn.as_ref()?;
+        Some(turn.run_id.as_str())
+    }
+
+    /// Whether the host may still call this call's handler: the call was handed out with
+    /// [`Action::Execute`] and has no outcome yet. `false` once the turn was aborted, the call
+    /// was answered, or the turn ended. The host asks right before it calls the handler (a module
+    /// may finish loading long after Stop): a stopped or timed-out call never runs.
+    pub fn may_call(&self, thread_id: &str, tool_call_id: &str) -> bool {
+        self.threads
+            .get(thread_id)
+            .and_then(|t| t.turn.as_ref())
+            .is_some_and(|turn| turn.running.contains_key(tool_call_id))
+    }
+
+    /// [`may_call`](Self::may_call), and when it is `true` the host calls the handler right
+    /// away: from then on a timeout says the handler took too long to answer, before it that the
+    /// module took too long to load.
+    pub fn begin_call(&mut self, thread_id: &str, tool_call_id: &str) -> bool {
+        let call = self
+            .threads
+            .get_mut(thread_id)
+            .and_then(|t| t.turn.as_mut())
+            .and_then(|turn| turn.running.get_mut(tool_call_id));
+        match call {
+            Some(call) => {
+                call.called = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The thread's open interrupts, as the server sent them (none for an unknown thread): the
+    /// next run must answer each of them in [`RunRequest::resume`].
+    pub fn interrupts(&self, thread_id: &str) -> &[Interrupt] {
+        self.threads
+            .get(thread_id)
+            .map_or(&[], |t| t.interrupts.as_slice())
+    }
+
+    /// Whether a turn is going on in the thread.
+    pub fn is_running(&self, thread_id: &str) -> bool {
+        self.threads
+            .get(thread_id)
+            .is_some_and(|t| t.turn.is_some())
+    }
+
+    /// Seeds a loaded thread's history. The server is taken to know these messages, and calls
+    /// they already answer are never executed again.
+    pub fn set_messages(
+        &mut self,
+        thread_id: &str,
+        messages: Vec<Message>,
+    ) -> Result<(), SessionError> {
+        let state = self
+            .threads
+            .get_or_insert_with(thread_id, ThreadState::default);
+        if state.turn.is_some() {
+            return Err(SessionError::Busy {
+                thread_id: thread_id.to_owned(),
+            });
+        }
+        for message in &messages {
+            if let Message::Tool(tool) = message {
+                state.handled.insert(tool.tool_call_id.clone());
+            }
+        }
+        state.thread.set_messages(messages);
+        state.unsent.clear();
+        state.changed_all = true;
+        Ok(())
+    }
+
+    /// The messages changed since the last call, for coalesced rendering: `None` when nothing
+    /// changed, all of them when the list changed wholesale.
+    pub fn take_changed(&mut self, thread_id: &str) -> Option<Vec<Message>> {
+        let changed = self.take_changed_positions(thread_id)?;
+        let messages = self.threads.get(thread_id)?.thread.messages();
+        Some(
+            changed
+                .positions
+                .into_iter()
+                .map(|at| messages[at].clone())
+                .collect(),
+        )
+    }
+
+    /// Whether the thread's AG-UI state changed since the last call (`STATE_SNAPSHOT`,
+    /// `STATE_DELTA`, a run request's `state`), for a coalesced `state` event.
+    pub fn take_state_changed(&mut self, thread_id: &str) -> bool {
+        self.threads
+            .get_mut(thread_id)
+            .is_some_and(|state| std::mem::take(&mut state.state_changed))
+    }
+
+    /// Whether bytes of the thread's current stream arrived since the last call (any bytes: events
+    /// the thread shows nothing for, like `STATE_DELTA` or `STEP_STARTED`, and SSE comments), for a
+    /// coalesced [`RuntimeEvent::Activity`].
+    pub fn take_activity(&mut self, thread_id: &str) -> bool {
+        self.threads
+            .get_mut(thread_id)
+            .is_some_and(|state| std::mem::take(&mut state.active))
+    }
+
+    /// [`take_changed`](Self::take_changed) as positions in the thread's messages, for a host
+    /// that keeps its own copy of the messages up to date.
+    pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<ChangedMessages> {
+        let state = self.threads.get_mut(thread_id)?;
+        if !state.changed_all && state.changed.is_empty() {
+            return None;
+        }
+        let len = state.thread.messages().len();
+        let positions = if state.changed_all {
+            (0..len).collect()
+        } else {
+            // O(changed), not O(thread): each frame of a long thread looks up only what changed.
+            let mut positions: Vec<usize> = state
+                .changed
+                .iter()
+                .filter_map(|id| state.thread.position(id))
+                .collect();
+            crate::lean::sort::sort(&mut positions);
+            positions.dedup();
+            positions
+        };
+        let all = state.changed_all;
+        state.changed.clear();
+        state.changed_all = false;
+        Some(ChangedMessages {
+            positions,
+            all,
+            len,
+        })
+    }
+
+    /// Whether each AG-UI event as it arrived is emitted as [`RuntimeEvent::Agui`] (on by
+    /// default). A host whose listeners do not want them turns this off, and the stream then costs
+    /// no per-event action.
+    pub fn set_agui_events(&mut self, on: bool) {
+        self.agui_events = on;
+    }
+
+    // ---- internals ----------------------------------------------------------------------
+
+    fn next_id(&mut self, kind: &str) -> String {
+        self.next_id += 1;
+        format!("{kind}-{}-{}", self.id_prefix, self.next_id)
+    }
+
+    fn turn_mut(&mut self, thread_id: &str) -> Option<&mut Turn> {
+        self.threads.get_mut(thread_id)?.turn.as_mut()
+    }
+
+    /// The thread's turn, if `run_id` is its current round.
+    fn current_turn(&mut self, thread_id: &str, run_id: &str) -> Option<&mut Turn> {
+        self.turn_mut(thread_id).filter(|t| t.run_id == run_id)
+    }
+}

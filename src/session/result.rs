@@ -1,0 +1,144 @@
+//! How a turn ended, as `run()` resolves: [`RunResult`], [`RunStatus`], [`RunError`], and
+//! [`ToolErrorInfo`], with their JSON writers.
+
+use crate::json::Value;
+
+use crate::protocol::event::{Interrupt, Message};
+use crate::protocol::wire::{ObjWriter, ToJson};
+
+/// How a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// The agent answered with nothing left for the browser.
+    Completed,
+    /// The run was aborted.
+    Aborted,
+    /// The turn reached `maxRounds` restarts.
+    MaxRounds,
+    /// The server, the network or the stream failed.
+    Error,
+    /// The run ended with `RUN_FINISHED.outcome.type` `"interrupt"`: the agent waits for answers
+    /// (the next run's `resume`).
+    Interrupted,
+}
+
+/// Why a turn ended in error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunError {
+    /// A stable code: `run/http`, `run/network`, `run/prepare-request`, `run/content-type`,
+    /// `run/truncated`, `run/error` (the agent's `RUN_ERROR`, or its own `code`), `decode/...`.
+    pub code: String,
+    /// What happened.
+    pub message: String,
+    /// The HTTP status, for `run/http`.
+    pub status: Option<u16>,
+}
+
+/// What a turn produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunResult {
+    /// The thread.
+    pub thread_id: String,
+    /// How it ended.
+    pub status: RunStatus,
+    /// How many runs were sent (1 + restarts).
+    pub rounds: u32,
+    /// The whole thread after the turn.
+    pub messages: Vec<Message>,
+    /// Where in `messages` the messages this turn added are (the user's, the agent's, the tool
+    /// results), in order: [`new_messages`](Self::new_messages). Positions, not a second copy of
+    /// each: a turn's answer can be most of the thread, and the copy doubled the heap's peak.
+    pub new_positions: Vec<usize>,
+    /// The thread's AG-UI state.
+    pub state: Value,
+    /// Why it failed, for `error` (and the limit, for `max_rounds`).
+    pub error: Option<RunError>,
+    /// The open interrupts as the server sent them, for `interrupted`.
+    pub interrupts: Option<Vec<Interrupt>>,
+}
+
+/// The error of a tool, as listeners see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolErrorInfo {
+    /// `INVALID_TOOL_ARGUMENTS`, `TOOL_NOT_AVAILABLE`, ...
+    pub code: &'static str,
+    /// What happened.
+    pub message: String,
+}
+
+impl RunStatus {
+    /// The status as listeners see it (`"completed"`, `"max_rounds"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Aborted => "aborted",
+            RunStatus::MaxRounds => "max_rounds",
+            RunStatus::Error => "error",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl ToJson for RunStatus {
+    fn write_json(&self, out: &mut String) {
+        self.as_str().write_json(out);
+    }
+}
+
+/// `{"code","message","status"?}`.
+impl ToJson for RunError {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("code", &self.code);
+        w.field("message", &self.message);
+        w.field("status", &self.status);
+        w.end();
+    }
+}
+
+impl ToJson for ToolErrorInfo {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("code", self.code);
+        w.field("message", &self.message);
+        w.end();
+    }
+}
+
+/// The object `run()` resolves with (camelCase fields).
+impl ToJson for RunResult {
+    fn write_json(&self, out: &mut String) {
+        self.write_json_with(out, true, true);
+    }
+}
+
+impl RunResult {
+    /// The JSON of [`ToJson`], with `messages` / `newMessages` written as `[]` unless asked for
+    /// (for a host that fills them in from messages it already holds).
+    pub fn write_json_with(&self, out: &mut String, messages: bool, new_messages: bool) {
+        let mut w = ObjWriter::new(out);
+        w.field("threadId", &self.thread_id);
+        w.field("status", &self.status);
+        w.field("rounds", &self.rounds);
+        let none: &[Message] = &[];
+        w.field("messages", if messages { &self.messages[..] } else { none });
+        let new = if new_messages {
+            self.new_messages()
+        } else {
+            Vec::new()
+        };
+        w.field("newMessages", &new[..]);
+        w.field("state", &self.state);
+        w.field("error", &self.error);
+        w.field("interrupts", &self.interrupts);
+        w.end();
+    }
+
+    /// The messages this turn added, in order.
+    pub fn new_messages(&self) -> Vec<&Message> {
+        self.new_positions
+            .iter()
+            .filter_map(|&at| self.messages.get(at))
+            .collect()
+    }
+}

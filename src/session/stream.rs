@@ -1,0 +1,347 @@
+//! A round's response: its status, its body folded into the thread as it streams, its end,
+//! and resuming a cut stream ([`Action::Reconnect`]).
+
+use super::action::Action;
+use super::events::RuntimeEvent;
+use super::result::{RunError, RunStatus};
+use super::tool_set::CallKind;
+use super::{Outgoing, RoundPhase, RunEnd, Session, Turn};
+
+use crate::protocol::decode::DecodeError;
+use crate::protocol::event::{Event, Message, RunFinishedOutcome, ToolMessage};
+use crate::protocol::thread::{Applied, Thread};
+
+impl Session {
+    /// The host is about to send this round's request with `body`: the [`Action::Send`]'s, or
+    /// what the app's `prepareRequest` made of it (reported before any answer, once per round).
+    /// `false`: the round is over (stopped, the turn ended or moved on) or its request already
+    /// went out, and the host sends nothing. A reconnect ([`Action::Reconnect`]) sends the body
+    /// reported here; a host that reports nothing sends the `Send`'s body, and so does its
+    /// reconnect.
+    pub fn handle_request_prepared(&mut self, thread_id: &str, run_id: &str, body: &str) -> bool {
+        self.current_turn(thread_id, run_id)
+            .is_some_and(|turn| turn.outgoing.send(Some(body)))
+    }
+
+    /// The response to the current round arrived: anything but a 2xx `text/event-stream` ends
+    /// the turn in error ([`crate::http`]). `error_body` is the body of a non-2xx answer, as far
+    /// as the host read it (the error quotes its start, so it can say what the server said).
+    pub fn handle_response(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        status: u16,
+        content_type: Option<&str>,
+        error_body: Option<&str>,
+    ) {
+        let Some(turn) = self.current_turn(thread_id, run_id) else {
+            return;
+        };
+        // Not reported: the `Send` went out as it was.
+        turn.outgoing.send(None);
+        if !crate::http::is_success(status) {
+            let message = match error_body.and_then(crate::http::error_excerpt) {
+                Some(body) => format!("the agent answered HTTP {status}: {body}"),
+                None => format!("the agent answered HTTP {status}"),
+            };
+            self.fail(thread_id, "run/http", message, Some(status));
+            return;
+        }
+        let is_sse = content_type.is_some_and(|ct| {
+            ct.split(';').next().is_some_and(|mime| {
+                crate::lean::text::trim(mime).eq_ignore_ascii_case("text/event-stream")
+            })
+        });
+        if !is_sse {
+            let message = format!(
+                "expected a text/event-stream answer, got {}",
+                content_type.unwrap_or("no content type")
+            );
+            self.fail(thread_id, "run/content-type", message, Some(status));
+        }
+    }
+
+    /// The next bytes of the current round's body.
+    pub fn handle_bytes(&mut self, thread_id: &str, run_id: &str, bytes: &[u8]) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_mut().filter(|t| t.run_id == run_id) else {
+            return;
+        };
+        state.active |= !bytes.is_empty();
+        turn.outgoing.send(None);
+        let Some(decoder) = turn.decoder() else {
+            return;
+        };
+        // At an error the turn ends and the decoder goes with it: it need not keep the error.
+        if let Err(error) = decoder.feed_once(bytes) {
+            self.decode_failed(thread_id, error);
+            return;
+        }
+        self.drain_decoder(thread_id);
+    }
+
+    /// The current round's body ended. Without `RUN_FINISHED` after events with SSE ids, the
+    /// stream is resumed ([`Action::Reconnect`]) while attempts are left.
+    pub fn handle_body_end(&mut self, thread_id: &str, run_id: &str) {
+        if self.current_turn(thread_id, run_id).is_none() || self.try_reconnect(thread_id) {
+            return;
+        }
+        let Some(decoder) = self.turn_mut(thread_id).and_then(Turn::decoder) else {
+            return;
+        };
+        if let Err(error) = decoder.finish_once() {
+            self.decode_failed(thread_id, error);
+            return;
+        }
+        self.drain_decoder(thread_id);
+        let Some(turn) = self.turn_mut(thread_id) else {
+            return;
+        };
+        let RoundPhase::Streaming { finished, .. } = &turn.phase else {
+            return;
+        };
+        let Some(end) = *finished else {
+            self.fail(
+                thread_id,
+                "run/truncated",
+                "the stream ended without RUN_FINISHED or RUN_ERROR".to_owned(),
+                None,
+            );
+            return;
+        };
+        turn.phase = RoundPhase::Answering {
+            end,
+            answers: Vec::new(),
+        };
+        self.collect_pending(thread_id);
+        self.maybe_advance(thread_id);
+    }
+
+    /// The fetch failed (network error, or the body could not be read): the stream is resumed as
+    /// at [`handle_body_end`](Self::handle_body_end) if it can be, else `run/network`. With a
+    /// `status` (the app's `fetch` threw a value carrying one, an auth wrapper's 401), `run/http`
+    /// with that status.
+    pub fn handle_transport_error(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        message: &str,
+        status: Option<u16>,
+    ) {
+        match status {
+            Some(status) => self.handle_request_error(
+                thread_id,
+                run_id,
+                "run/http",
+                &format!("HTTP {status}, thrown by fetch: {message}"),
+                Some(status),
+            ),
+            None => {
+                if self.current_turn(thread_id, run_id).is_some() && self.try_reconnect(thread_id) {
+                    return;
+                }
+                self.handle_request_error(thread_id, run_id, "run/network", message, None)
+            }
+        }
+    }
+
+    /// The host could not send this round's request (`code`: `run/network`, `run/http`, or
+    /// `run/prepare-request` when the app's `prepareRequest` threw): the turn ends in error.
+    pub fn handle_request_error(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        code: &str,
+        message: &str,
+        status: Option<u16>,
+    ) {
+        if self.current_turn(thread_id, run_id).is_some() {
+            self.fail(thread_id, code, message.to_owned(), status);
+        }
+    }
+
+    /// The round's stream was cut (it ended without `RUN_FINISHED`, or the network failed): if
+    /// it had events with SSE ids and attempts are left, starts a new connection of the same
+    /// stream ([`Action::Reconnect`]) and returns `true`. The delay is the stream's `retry:`
+    /// (else [`SessionConfig::reconnect_delay_ms`]), doubled for each attempt in a row.
+    pub(super) fn try_reconnect(&mut self, thread_id: &str) -> bool {
+        let max = self.config.max_reconnects;
+        let base = self.config.reconnect_delay_ms;
+        let Some(turn) = self.turn_mut(thread_id) else {
+            return false;
+        };
+        // A stream past `RUN_FINISHED`, or over, is not resumed.
+        let RoundPhase::Streaming {
+            decoder,
+            finished: None,
+        } = &mut turn.phase
+        else {
+            return false;
+        };
+        let Some(id) = decoder.last_event_id().map(str::to_owned) else {
+            return false;
+        };
+        // The cut stream had events: its request went out.
+        let Outgoing::Sent(request) = &turn.outgoing else {
+            return false;
+        };
+        if turn.resumed_from.as_ref() != Some(&id) {
+            turn.reconnects = 0;
+        }
+        if turn.reconnects >= max {
+            return false;
+        }
+        let base = decoder.reconnection_time().unwrap_or(base);
+        let delay_ms = base.saturating_mul(1 << turn.reconnects.min(16));
+        decoder.reconnect();
+        turn.reconnects += 1;
+        turn.resumed_from = Some(id.clone());
+        let run_id = turn.run_id.clone();
+        let request = request.clone();
+        self.actions.push_back(Action::Reconnect {
+            thread_id: thread_id.to_owned(),
+            run_id,
+            request,
+            // SSE text, not JSON: in the internal form, like every string an action carries.
+            last_event_id: crate::json::from_js_string(&id).into_owned(),
+            delay_ms,
+        });
+        true
+    }
+
+    /// Folds everything the decoder has ready into the thread and tells the listeners.
+    pub(super) fn drain_decoder(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(turn) = state.turn.as_mut() else {
+            return;
+        };
+        let RoundPhase::Streaming { decoder, finished } = &mut turn.phase else {
+            return;
+        };
+        let mut fire_and_forget = Vec::new();
+        let mut run_error = None;
+        while let Some(item) = decoder.next_item() {
+            if item.expanded {
+                // A snapshot holds the server's messages only: the results this turn recorded
+                // and has not sent yet (fire-and-forget calls) are put back after it.
+                let recorded = match &item.event {
+                    Event::MessagesSnapshot(_) => {
+                        unsent_tool_messages(&state.thread, &state.unsent)
+                    }
+                    _ => Vec::new(),
+                };
+                let applied = state.thread.fold(&item.event);
+                for message in recorded {
+                    keep_tool_message(&mut state.thread, message);
+                }
+                match applied {
+                    Ok(Applied::Added(at)) if at + 1 != state.thread.messages().len() => {
+                        // Inserted before other messages: every later position moved.
+                        state.changed_all = true;
+                    }
+                    Ok(Applied::Message(at)) | Ok(Applied::Added(at)) => {
+                        // A token stream changes the same message thousands of times between
+                        // two frames: record it once.
+                        if let Some(message) = state.thread.messages().get(at) {
+                            if state.changed.last().map(String::as_str) != Some(message.id()) {
+                                state.changed.push(message.id().to_owned());
+                            }
+                        }
+                    }
+                    Ok(Applied::Messages) => state.changed_all = true,
+                    Ok(Applied::State) => state.state_changed = true,
+                    // A patch that does not apply leaves the state as it was; the TS client
+                    // logs and continues, and so does the loop.
+                    Ok(_) | Err(_) => {}
+                }
+                match &item.event {
+                    Event::RunFinished(e) => {
+                        // A run on a thread with open interrupts answered them all: they close
+                        // here, and an `interrupt` outcome opens the new ones. A later run of the
+                        // same stream that finishes without one leaves the round interrupted.
+                        let (end, interrupts) = match &e.outcome {
+                            Some(RunFinishedOutcome::Interrupt { interrupts }) => {
+                                (RunEnd::Interrupted, interrupts.clone())
+                            }
+                            _ => (finished.unwrap_or(RunEnd::Completed), Vec::new()),
+                        };
+                        *finished = Some(end);
+                        state.interrupts = interrupts;
+                    }
+                    Event::RunError(e) => {
+                        run_error = Some(RunError {
+                            code: e.code.clone().unwrap_or_else(|| "run/error".to_owned()),
+                            message: e.message.clone(),
+                            status: None,
+                        })
+                    }
+                    Event::ToolCallEnd(e) => {
+                        if let Some(CallKind::Enabled(tool)) = state
+                            .thread
+                            .tool_call(&e.tool_call_id)
+                            .and_then(|call| turn.tools.calls.get(&call.function.name))
+                        {
+                            if !tool.follow_up && !state.handled.contains(&e.tool_call_id) {
+                                fire_and_forget.push(e.tool_call_id.clone());
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            if item.wire && self.agui_events {
+                self.actions.push_back(Action::Emit(RuntimeEvent::Agui {
+                    thread_id: thread_id.to_owned(),
+                    run_id: turn.run_id.clone(),
+                    event: item.event,
+                }));
+            }
+        }
+        for tool_call_id in fire_and_forget {
+            if let Some(call) = self.threads[thread_id].thread.pending_call(&tool_call_id) {
+                self.dispatch(thread_id, call, false);
+            }
+        }
+        if let Some(error) = run_error {
+            self.actions.push_back(Action::Cancel {
+                thread_id: thread_id.to_owned(),
+            });
+            self.finish(thread_id, RunStatus::Error, Some(error));
+        }
+    }
+
+    pub(super) fn decode_failed(&mut self, thread_id: &str, error: DecodeError) {
+        self.actions.push_back(Action::Cancel {
+            thread_id: thread_id.to_owned(),
+        });
+        self.fail(thread_id, error.code(), error.to_string(), None);
+    }
+}
+
+/// The tool messages the runtime put into a thread that the server has not been sent yet.
+pub(super) fn unsent_tool_messages(thread: &Thread, unsent: &[String]) -> Vec<ToolMessage> {
+    let messages = thread.messages();
+    unsent
+        .iter()
+        .filter_map(|id| match thread.position(id).map(|at| &messages[at]) {
+            Some(Message::Tool(tool)) => Some(tool.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Puts a recorded tool message back after a snapshot dropped it, unless the thread has it, or
+/// a result for its call, already.
+pub(super) fn keep_tool_message(thread: &mut Thread, message: ToolMessage) {
+    let answered = thread.messages().iter().any(|m| match m {
+        Message::Tool(t) => t.id == message.id || t.tool_call_id == message.tool_call_id,
+        _ => false,
+    });
+    if !answered {
+        thread.insert_tool_result(message);
+    }
+}
