@@ -40,6 +40,17 @@ export async function measureMemory(freshPage, call, log = console.log) {
   return results;
 }
 
+/**
+ * `text` with its section that starts with `heading` (up to the next `## ` heading) replaced by
+ * `section`, or `section` appended when there is none.
+ */
+export function replaceSection(text, heading, section) {
+  const at = text.indexOf(heading);
+  if (at < 0) return `${text.trimEnd()}\n\n${section}`;
+  const next = text.indexOf("\n## ", at + heading.length);
+  return `${text.slice(0, at)}${section}${next < 0 ? "" : `\n${text.slice(next + 1)}`}`;
+}
+
 /** Section 5 of bench/RESULTS.md. */
 export function memorySection(results, command) {
   const rows = results.map((r) =>
@@ -110,8 +121,7 @@ export async function main() {
     if (!process.env.BENCH_MEMORY_NO_WRITE) {
       const file = "bench/RESULTS.md";
       const old = existsSync(file) ? readFileSync(file, "utf8") : "";
-      const at = old.indexOf("## 5. Memory");
-      writeFileSync(file, `${at < 0 ? `${old.trimEnd()}\n\n` : old.slice(0, at)}${section}`);
+      writeFileSync(file, replaceSection(old, "## 5. Memory", section));
       console.log(`wrote section 5 of ${file}`);
     }
   } finally {

@@ -9,7 +9,8 @@
 // BENCH_SIZES (default "1,5,20"), BENCH_CORPORA (default "token,args,state,mixed"),
 // BENCH_SCALE_ROUNDS (interleaved rounds of the smallest and largest size for the scaling ratio;
 // default 15), BENCH_MEMORY_MB (section 5's corpora, default 20), BENCH_ONLY=memory (section 5
-// alone: bench/memory.mjs).
+// alone: bench/memory.mjs), BENCH_COLD_LOADS (section 6's loads per system, default 15),
+// BENCH_ONLY=coldstart (section 6 alone: bench/coldstart.mjs).
 import { spawn, execSync } from "node:child_process";
 import { readFileSync, writeFileSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -18,10 +19,16 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { CORPORA } from "./corpora.mjs";
 import { main as memoryAlone, measureMemory, memorySection } from "./memory.mjs";
+import { main as coldAlone, measureColdStart, coldSection } from "./coldstart.mjs";
 
 // `BENCH_ONLY=memory`: section 5 alone (bench/memory.mjs), the rest of RESULTS.md kept.
 if (process.env.BENCH_ONLY === "memory") {
   await memoryAlone();
+  process.exit(0);
+}
+// `BENCH_ONLY=coldstart`: section 6 alone (bench/coldstart.mjs), the rest of RESULTS.md kept.
+if (process.env.BENCH_ONLY === "coldstart") {
+  await coldAlone();
   process.exit(0);
 }
 
@@ -263,6 +270,10 @@ log("start-up done");
 
 const memoryResults = await measureMemory(freshPage, call, log);
 
+// ---- 6: cold start to the first tool result (bench/coldstart.mjs) ---------------------------
+
+const coldResults = await measureColdStart(browser, url, log);
+
 const chromiumVersion = browser.version();
 await browser.close();
 agent.kill("SIGTERM");
@@ -447,7 +458,8 @@ server also sends \`Cache-Control: no-store\`), served from 127.0.0.1:
 | A: \`init()\` start → constructed \`ChatRuntime\` | ${fmt(median(startup.Ainit))} ms |
 | B: \`import("/dist/agui.js")\` + \`new HttpAgent(...)\` | ${fmt(median(startup.B))} ms |
 
-${memorySection(memoryResults, "make bench")}`;
+${memorySection(memoryResults, "make bench")}
+${coldSection(coldResults, "make bench")}`;
 writeFileSync("bench/RESULTS.md", md);
 log("wrote bench/RESULTS.md");
 console.log(md);

@@ -40,7 +40,8 @@ cpSync("pkg-template/bin", "pkg/bin", { recursive: true });
 // resolves `./chat_runtime.js` to pkg/chat_runtime.d.ts). The TypeScript of node_modules.
 // Its outputs go first: a second run of this script (the entry already re-exports apply-messages.js)
 // would otherwise read last run's apply-messages.d.ts as an input.
-for (const file of ["react.js", "react.d.ts", "apply-messages.js", "apply-messages.d.ts"]) rmSync(`pkg/${file}`, { force: true });
+const adapterModules = ["react", "apply-messages", "agui-v0", "sync-messages"];
+for (const file of adapterModules.flatMap((m) => [`${m}.js`, `${m}.d.ts`])) rmSync(`pkg/${file}`, { force: true });
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "react"], { stdio: "inherit" });
 // A JSON file's module is its value, as for CommonJS' `module.exports =`: so `export =` in a `.d.cts`
 // (an `export default` declaration claims a `.default` a `require` would not find, and
@@ -82,7 +83,10 @@ export = pkg;
   const line = `export { ChatRuntimeError } from "${snippet}";`;
   // `applyMessages` (react/src/apply-messages.ts, compiled above): the merge-by-id of the React
   // adapter, for apps that keep their own message store. The very module chat-runtime/react uses.
+  // `toAguiV0Message` and `syncMessages` (react/src/agui-v0.ts, sync-messages.ts): the 0.0.x mapping
+  // and the feed of an app's own store, pure JS like applyMessages.
   const applyLine = `export { applyMessages } from "./apply-messages.js";`;
+  const glueLines = [`export { toAguiV0Message } from "./agui-v0.js";`, `export { syncMessages } from "./sync-messages.js";`];
   // `free()` stops the runtime and keeps the object (`__free`, src/wasm/class.rs): every method then
   // throws a `ChatRuntimeError` (`runtime/freed`) instead of wasm-bindgen's "null pointer passed to
   // rust"; the memory is released when the object is collected (the glue's FinalizationRegistry).
@@ -100,14 +104,20 @@ export = pkg;
   }
   if (!/^    __free\(\) \{$/m.test(patched)) fail("pkg/chat_runtime.js has no `__free()` method (src/wasm/class.rs)");
   let entry = patched.trimEnd();
-  for (const l of [line, applyLine]) if (!entry.includes(l)) entry += `\n${l}`;
+  for (const l of [line, applyLine, ...glueLines]) if (!entry.includes(l)) entry += `\n${l}`;
   writeFileSync("pkg/chat_runtime.js", `${entry}\n`);
   const types = readFileSync("pkg/chat_runtime.d.ts", "utf8");
   if (!/^export class ChatRuntimeError extends Error \{/m.test(types)) {
     fail("pkg/chat_runtime.d.ts does not declare `export class ChatRuntimeError extends Error` (src/wasm/types.d.ts)");
   }
-  const applyTypes = `export { applyMessages, type HasId } from "./apply-messages.js";`;
-  if (!types.includes(applyTypes)) writeFileSync("pkg/chat_runtime.d.ts", `${types.trimEnd()}\n${applyTypes}\n`);
+  const typeLines = [
+    `export { applyMessages, type HasId } from "./apply-messages.js";`,
+    `export { toAguiV0Message, type AguiV0ContentPart, type AguiV0Message } from "./agui-v0.js";`,
+    `export { syncMessages, type MessagesUpdate, type SyncMessages } from "./sync-messages.js";`,
+  ];
+  let declared = types.trimEnd();
+  for (const l of typeLines) if (!declared.includes(l)) declared += `\n${l}`;
+  if (declared !== types.trimEnd()) writeFileSync("pkg/chat_runtime.d.ts", `${declared}\n`);
 }
 
 const missing = [];

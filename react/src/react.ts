@@ -47,9 +47,12 @@ import init, {
   type ToolEntry,
   type ToolHandler,
 } from "./chat_runtime.js";
-import { indexMessages, mergeMessages, reconcileMessages, sameValue } from "./apply-messages.js";
+import { indexMessages, mergeMessages, reconcileMessages, sameValue, type HasId } from "./apply-messages.js";
+import { writeMessages, type SyncMessages } from "./sync-messages.js";
 
 export { applyMessages, type HasId } from "./apply-messages.js";
+export { toAguiV0Message, type AguiV0ContentPart, type AguiV0Message } from "./agui-v0.js";
+export { syncMessages, type MessagesUpdate, type SyncMessages } from "./sync-messages.js";
 
 // ---- the events the adapter listens to --------------------------------------------------------------
 
@@ -548,6 +551,8 @@ class Host {
   catalogSettled = false;
   toolsError: ChatRuntimeError | null = null;
   private teardownTimer: ReturnType<typeof setTimeout> | null = null;
+  /** The provider's `syncMessages` of the latest commit: each `messages` event is written there. */
+  syncMessages: SyncMessages<HasId> | undefined = undefined;
   /** Tools released while the teardown was pending: synced if the provider is mounted again. */
   private readonly deferredSync = new Set<string>();
   private readonly claims = new Map<string, Claim[]>();
@@ -670,8 +675,11 @@ class Host {
 
   private dispatch(event: AdapterEvent): void {
     switch (event.type) {
-      case "activity":
       case "messages":
+        this.threads.get(event.threadId)?.handle(event);
+        if (this.syncMessages) writeMessages(this.syncMessages, event.threadId, event.messages);
+        break;
+      case "activity":
       case "round_started":
         this.threads.get(event.threadId)?.handle(event);
         break;
@@ -808,7 +816,7 @@ class Host {
 const HostContext = createContext<Host | null>(null);
 HostContext.displayName = "ChatRuntimeContext";
 
-interface ProviderCommonProps {
+interface ProviderCommonProps<M extends HasId> {
   /**
    * Tools defined in code, registered once the runtime exists; a tool removed from the array (or
    * all of them, when the provider unmounts) is unregistered. The handler called is always the
@@ -825,11 +833,18 @@ interface ProviderCommonProps {
    * the provider mounts (there is no lazy start for children that are not rendered yet).
    */
   fallback?: ReactNode;
+  /**
+   * The app's own message store, fed from every `messages` event (the latest value given is used):
+   * `write(threadId, update)` gets the updater of the thread's list, `map` maps each message first.
+   * react-query: `{ write: (threadId, update) => client.setQueryData(key(threadId), update) }`,
+   * with `map: toAguiV0Message` for a cache typed by `@ag-ui/core` 0.0.x.
+   */
+  syncMessages?: SyncMessages<M> | undefined;
   children?: ReactNode;
 }
 
 /** Props of {@link ChatRuntimeProvider}: `options` (it creates the runtime) or `runtime` (yours). */
-export type ChatRuntimeProviderProps = ProviderCommonProps &
+export type ChatRuntimeProviderProps<M extends HasId = Message> = ProviderCommonProps<M> &
   (
     | {
         /** Read once, when the runtime is created (remount with a new `key` to change them). */
@@ -859,7 +874,7 @@ export type ChatRuntimeProviderProps = ProviderCommonProps &
  * Bad options, a wasm that cannot load or a tool that cannot be registered are thrown from the
  * provider's render, for an error boundary.
  */
-export function ChatRuntimeProvider(props: ChatRuntimeProviderProps): ReactNode {
+export function ChatRuntimeProvider<M extends HasId = Message>(props: ChatRuntimeProviderProps<M>): ReactNode {
   const ref = useRef<Host | null>(null);
   const config: HostConfig = {
     options: props.options,
@@ -881,6 +896,10 @@ export function ChatRuntimeProvider(props: ChatRuntimeProviderProps): ReactNode 
     if (eager) host.start();
   }, [host, eager]);
   useProviderTools(host, props.tools);
+  const { syncMessages } = props;
+  useIsomorphicLayoutEffect(() => {
+    host.syncMessages = syncMessages;
+  }, [host, syncMessages]);
 
   if (snapshot.failure) throw snapshot.failure;
   if (snapshot.runtime === null && props.fallback !== undefined) return props.fallback;

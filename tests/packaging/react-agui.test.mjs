@@ -4,11 +4,15 @@
 // `fetch` that throws `FetchError(401)`, an approval tool defined in code with `useFrontendTool` and
 // `timeoutMs: null`, a tool on by default, `prepareRequest` sending no `runId`/`state`), on the
 // packed tarball. It must type-check with no cast of chat-runtime's types, build, and work in
-// Chromium against the demo agent, which serves the build (`--static`).
+// Chromium against the demo agent, which serves the build (`--static`). Its glue (the code that wires
+// chat-runtime in: src/chat/runtime.tsx) is at most 30 lines of code, and the same glue type-checks,
+// builds and runs against @ag-ui/core 1.0.0 (a second install, with agui-1/schemas.ts for the one
+// file of the app's API layer that imports 0.0.x's zod schemas).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 import { startAgent, stopAgent } from "../e2e/agent.mjs";
 import { launch } from "../e2e/browser.mjs";
@@ -19,17 +23,39 @@ const SOURCE = join(ROOT, "tests/packaging/react-agui");
 // one would run out while the approval card waits.
 const TOOL_TIMEOUT_MS = 1000;
 
-let fixture, browser, agent, agentUrl;
+const GLUE = join(SOURCE, "src/chat/runtime.tsx");
+const GLUE_MAX_LINES = 30;
+
+let fixture, fixtureV1, browser, agent, agentUrl, agentV1, agentV1Url;
+
+/** The fixture on @ag-ui/core 1.0.0: the same app, with agui-1/schemas.ts as src/api/schemas.ts. */
+async function installV1() {
+  const installed = await installFixture(SOURCE);
+  cpSync(join(SOURCE, "agui-1/schemas.ts"), join(installed.dir, "src/api/schemas.ts"));
+  await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--save-exact", "@ag-ui/core@1.0.0"], { cwd: installed.dir });
+  return installed;
+}
 
 before(async () => {
-  [fixture, browser] = await Promise.all([installFixture(SOURCE), launch()]);
+  [fixture, fixtureV1, browser] = await Promise.all([installFixture(SOURCE), installV1(), launch()]);
 });
 
 after(async () => {
   await browser?.close();
   await stopAgent(agent);
+  await stopAgent(agentV1);
   fixture?.cleanup();
+  fixtureV1?.cleanup();
 });
+
+/** The lines of code of a TypeScript file: neither blank nor comment. */
+function linesOfCode(text) {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("//"));
+}
 
 function files(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -132,6 +158,73 @@ test("the app's source casts none of chat-runtime's types and its tsconfig is st
   assert.equal(versions["@ag-ui/core"], "0.0.57");
 });
 
+test(`the glue: chat-runtime is wired in by src/chat/runtime.tsx alone, in at most ${GLUE_MAX_LINES} lines of code`, () => {
+  const lines = linesOfCode(readFileSync(GLUE, "utf8"));
+  assert.ok(lines.length <= GLUE_MAX_LINES, `${lines.length} lines of code in the glue:\n${lines.join("\n")}`);
+  // What wires the runtime in (the provider and its options, the store feed and the 0.0.x mapping,
+  // the thread with its history, the agent's tools, the preload) is in the glue and nowhere else.
+  const wiring = /\b(ChatRuntimeProvider|initChatRuntime|useThread|syncMessages|toAguiV0Message|applyMessages|setMessages|setBackendTools)\b|events:\s*\[[^\]]*"messages"/;
+  const elsewhere = [];
+  for (const file of files(join(SOURCE, "src")).filter((f) => /\.tsx?$/.test(f) && f !== GLUE)) {
+    for (const line of linesOfCode(readFileSync(file, "utf8"))) if (wiring.test(line)) elsewhere.push(`${file}: ${line}`);
+  }
+  assert.deepEqual(elsewhere, [], "the runtime is wired in the glue only (its lines of code)");
+  for (const name of ["ChatRuntimeProvider", "syncMessages", "toAguiV0Message", "useThread", "initChatRuntime", "setBackendTools"]) {
+    assert.ok(lines.some((line) => line.includes(name)), `the glue uses ${name}`);
+  }
+});
+
+test("toAguiV0Message and syncMessages of the installed package: 0.0.x shapes, identity kept, the store fed by id", async () => {
+  const { applyMessages, syncMessages, toAguiV0Message } = await import(pathToFileURL(join(fixture.dir, "node_modules/chat-runtime/chat_runtime.js")).href);
+  const react = await import(pathToFileURL(join(fixture.dir, "node_modules/chat-runtime/react.js")).href);
+  assert.equal(react.toAguiV0Message, toAguiV0Message, "chat-runtime/react re-exports the same function");
+  assert.equal(react.syncMessages, syncMessages);
+
+  // Messages 0.0.x has as they are: the same objects.
+  const same = [
+    { id: "d", role: "developer", content: "be brief" },
+    { id: "u1", role: "user", content: "hi" },
+    { id: "u2", role: "user", content: [{ type: "text", text: "look" }, { type: "image", source: { type: "url", value: "https://x/cat.png" }, metadata: { alt: "cat" } }] },
+    { id: "a", role: "assistant", content: "ok", toolCalls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] },
+    { id: "t1", role: "tool", toolCallId: "c", content: "18 degrees", error: "x" },
+    { id: "act", role: "activity", activityType: "plan", content: { steps: [] } },
+    { id: "r", role: "reasoning", content: "hmm" },
+  ];
+  for (const message of same) assert.equal(toAguiV0Message(message), message, message.id);
+
+  // The two 1.0 shapes: a file source becomes a text part naming it; a tool's parts become one string.
+  const user = { id: "u3", role: "user", content: [{ type: "text", text: "see" }, { type: "document", source: { type: "file", value: "file-1", mimeType: "application/pdf" } }], metadata: { k: 1 } };
+  assert.deepEqual(toAguiV0Message(user), { ...user, content: [user.content[0], { type: "text", text: "[document: file-1]" }] });
+  assert.equal(toAguiV0Message(user).content[0], user.content[0], "unchanged parts keep their objects");
+  const tool = {
+    id: "t2",
+    role: "tool",
+    toolCallId: "c2",
+    content: [{ type: "text", text: "a chart: " }, { type: "image", source: { type: "url", value: "https://x/c.png" } }, { type: "image", source: { type: "data", value: "AAAA", mimeType: "image/png" } }],
+  };
+  assert.deepEqual(toAguiV0Message(tool), { ...tool, content: "a chart: [image: https://x/c.png][image]" });
+
+  // syncMessages: one write per `messages` event, with an updater that maps and merges by id.
+  let listener = null;
+  let options = null;
+  const runtime = { subscribe: (l, o) => ((listener = l), (options = o), () => (listener = null)) };
+  const store = new Map();
+  const stop = syncMessages(runtime, { map: toAguiV0Message, write: (threadId, update) => store.set(threadId, update(store.get(threadId))) });
+  assert.deepEqual(options, { events: ["messages"] });
+  listener({ type: "messages", threadId: "t", messages: [same[1], tool] });
+  const first = store.get("t");
+  assert.deepEqual(first, [same[1], { ...tool, content: "a chart: [image: https://x/c.png][image]" }]);
+  assert.equal(first[0], same[1]);
+  listener({ type: "messages", threadId: "t", messages: [{ ...same[1] }] });
+  assert.equal(store.get("t"), first, "nothing changed: the store's own array back");
+  listener({ type: "messages", threadId: "t", messages: [{ ...same[1], content: "hi!" }] });
+  assert.deepEqual(store.get("t").map((m) => m.content), ["hi!", "a chart: [image: https://x/c.png][image]"]);
+  assert.equal(store.get("t")[1], first[1], "the message that did not change keeps its object");
+  assert.deepEqual(applyMessages(first, []), first);
+  stop();
+  assert.equal(listener, null, "the unsubscribe is the runtime's");
+});
+
 test("tsc --noEmit passes on the installed tarball (TypeScript 6, strict, skipLibCheck false)", async () => {
   const installed = JSON.parse(readFileSync(join(fixture.dir, "node_modules/@ag-ui/core/package.json"), "utf8"));
   assert.equal(installed.version, "0.0.57");
@@ -147,9 +240,25 @@ test("vite build passes; the agent serves the build", async () => {
   ({ child: agent, url: agentUrl } = await startAgent({ paceMs: 5, statics: [`/=${dist}`, "/tools=demo/tools"], timeoutMs: WAIT }));
 });
 
+test("@ag-ui/core 1.0.0: the same glue type-checks (tsc --noEmit) and builds (vite build)", async () => {
+  const installed = JSON.parse(readFileSync(join(fixtureV1.dir, "node_modules/@ag-ui/core/package.json"), "utf8"));
+  assert.equal(installed.version, "1.0.0");
+  assert.equal(readFileSync(join(fixtureV1.dir, "src/chat/runtime.tsx"), "utf8"), readFileSync(GLUE, "utf8"));
+  await run(process.execPath, [join(fixtureV1.dir, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."], { cwd: fixtureV1.dir });
+  await run(process.execPath, [join(fixtureV1.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: fixtureV1.dir });
+  ({ child: agentV1, url: agentV1Url } = await startAgent({ paceMs: 5, statics: [`/=${join(fixtureV1.dir, "dist")}`, "/tools=demo/tools"], timeoutMs: WAIT }));
+});
+
 // ---- in the browser -------------------------------------------------------------------------------
 
-test("lazy start: a page without a chat loads no wasm; hovering New chat preloads it (initChatRuntime)", async () => {
+/** The scenarios, run against the 0.0.57 build here and against the 1.0.0 build at the end. */
+const scenarios = [];
+function scenario(name, fn) {
+  scenarios.push([name, fn]);
+  test(name, fn);
+}
+
+scenario("lazy start: a page without a chat loads no wasm; hovering New chat preloads it (initChatRuntime)", async () => {
   const app = await openApp("#/", {
     beforeGoto: (page) => {
       page.requested = [];
@@ -174,7 +283,7 @@ test("lazy start: a page without a chat loads no wasm; hovering New chat preload
   await done(app);
 });
 
-test("new chat: the first message creates the thread, the default-on tool runs, the approval card has no deadline, approve -> answer", async () => {
+scenario("new chat: the first message creates the thread, the default-on tool runs, the approval card has no deadline, approve -> answer", async () => {
   const app = await openApp("#/chat");
   const { page } = app;
   await chatReady(page);
@@ -228,7 +337,7 @@ test("new chat: the first message creates the thread, the default-on tool runs, 
   await done(app);
 });
 
-test("toggles: new-chat choices are carried to the thread, an explicit off beats defaultEnabled, a thread's toggles work after the catalog loaded", async () => {
+scenario("toggles: new-chat choices are carried to the thread, an explicit off beats defaultEnabled, a thread's toggles work after the catalog loaded", async () => {
   const app = await openApp("#/chat");
   const { page, context } = app;
   await chatReady(page);
@@ -279,7 +388,7 @@ test("toggles: new-chat choices are carried to the thread, an explicit off beats
   await done(app);
 });
 
-test("useFrontendTool: the handler sees the latest state; reject; Stop cancels a tool without deadline", async () => {
+scenario("useFrontendTool: the handler sees the latest state; reject; Stop cancels a tool without deadline", async () => {
   const app = await openApp("#/chat");
   const { page } = app;
   await chatReady(page);
@@ -312,7 +421,7 @@ test("useFrontendTool: the handler sees the latest state; reject; Stop cancels a
   await done(app);
 });
 
-test("history: the thread's messages from the app's own GET (react-query) go to the runtime with setMessages; the next run continues them", async () => {
+scenario("history: the thread's messages from the app's own GET (react-query) go to the runtime with setMessages; the next run continues them", async () => {
   const seeded = JSON.parse(readFileSync(join(SOURCE, "public/history/seeded.json"), "utf8"));
   const app = await openApp("#/chat/seeded");
   const { page } = app;
@@ -333,7 +442,7 @@ test("history: the thread's messages from the app's own GET (react-query) go to 
   await done(app);
 });
 
-test("reload mid-tool: a history whose last call has no result (useThread's history, pending: \"run\") runs that call once and continues", async () => {
+scenario("reload mid-tool: a history whose last call has no result (useThread's history, pending: \"run\") runs that call once and continues", async () => {
   const seeded = JSON.parse(readFileSync(join(SOURCE, "public/history/reloaded.json"), "utf8"));
   const app = await openApp("#/chat/reloaded");
   const { page } = app;
@@ -353,7 +462,7 @@ test("reload mid-tool: a history whose last call has no result (useThread's hist
   await done(app);
 });
 
-test("auth: a missing token and a 401 answer end the run run/http 401 with the app's FetchError as cause", async () => {
+scenario("auth: a missing token and a 401 answer end the run run/http 401 with the app's FetchError as cause", async () => {
   const app = await openApp("#/chat");
   const { page } = app;
   await chatReady(page);
@@ -400,7 +509,7 @@ test("auth: a missing token and a 401 answer end the run run/http 401 with the a
   await done(app);
 });
 
-test("auth: signed out before the chat starts, loadTools rejects tools/fetch 401 with the app's FetchError as cause", async () => {
+scenario("auth: signed out before the chat starts, loadTools rejects tools/fetch 401 with the app's FetchError as cause", async () => {
   const app = await openApp("#/");
   const { page } = app;
   await page.waitForSelector("#home", { timeout: WAIT });
@@ -417,7 +526,7 @@ test("auth: signed out before the chat starts, loadTools rejects tools/fetch 401
   await done(app);
 });
 
-test("a message sent before the wasm module is loaded waits for the runtime and its catalog", async () => {
+scenario("a message sent before the wasm module is loaded waits for the runtime and its catalog", async () => {
   let release;
   const gate = new Promise((resolve) => (release = resolve));
   const app = await openApp("#/chat", {
@@ -445,3 +554,18 @@ test("a message sent before the wasm module is loaded waits for the runtime and 
   assert.ok(toolNames(sent[0]).includes("get_browser_time"), "the first request waited for tools.json (the default-on tool was offered)");
   await done(app);
 });
+
+// ---- the same scenarios on @ag-ui/core 1.0.0 ------------------------------------------------------
+
+for (const [name, fn] of scenarios) {
+  test(`@ag-ui/core 1.0.0: ${name}`, async () => {
+    assert.ok(agentV1Url, "the 1.0.0 build is served (its build test passed)");
+    const served = agentUrl;
+    agentUrl = agentV1Url;
+    try {
+      await fn();
+    } finally {
+      agentUrl = served;
+    }
+  });
+}

@@ -11,6 +11,9 @@ import type {
 } from "@ag-ui/core";
 import {
   ChatRuntime,
+  syncMessages,
+  toAguiV0Message,
+  type AguiV0Message,
   type ContentPart,
   type Context,
   type Message,
@@ -70,4 +73,16 @@ export async function app(
   const back: Message[] = all;
   rt.setMessages("t2", back);
   return added;
+}
+
+// ---- the 0.0.x mapping fits a 1.0 app too (it can upgrade @ag-ui/core before dropping the map) ----
+export type V0IsV1 = Assert<[AguiV0Message] extends [AgMessage] ? true : false>;
+declare const client: {
+  setQueryData(key: readonly unknown[], updater: AgMessage[] | ((old: AgMessage[] | undefined) => AgMessage[] | undefined)): AgMessage[] | undefined;
+};
+export function feeds(rt: ChatRuntime): (() => void)[] {
+  return [
+    syncMessages(rt, { map: toAguiV0Message, write: (threadId, update) => client.setQueryData(["thread", threadId], update) }),
+    syncMessages(rt, { write: (threadId, update) => client.setQueryData(["thread", threadId], update) }),
+  ];
 }

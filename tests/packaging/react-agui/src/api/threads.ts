@@ -1,15 +1,12 @@
-import * as agui from "@ag-ui/core";
+import type * as agui from "@ag-ui/core";
 import type { ChatRuntimeOptions } from "chat-runtime";
-import * as z from "zod";
 
 import * as auth from "../auth";
 import { trace } from "../lib/trace";
-
-/** A thread's messages as the server stores them: AG-UI messages (the app's model). */
-export const ThreadMessagesSchema = z.array(agui.MessageSchema);
+import { parseMessages } from "./schemas";
 
 /** The app's message list. */
-export type ThreadMessages = z.infer<typeof ThreadMessagesSchema>;
+export type ThreadMessages = agui.Message[];
 
 /**
  * A thread's history (`GET /history/{threadId}.json` here; a real server has
@@ -18,7 +15,7 @@ export type ThreadMessages = z.infer<typeof ThreadMessagesSchema>;
 export async function getThreadMessages(threadId: string): Promise<ThreadMessages> {
   try {
     const resp = await auth.fetch(`/history/${encodeURIComponent(threadId)}.json`);
-    return ThreadMessagesSchema.parse(await resp.json());
+    return parseMessages(await resp.json());
   } catch (error) {
     if (error instanceof auth.FetchError && error.status === 404) {
       return [];

@@ -1,15 +1,14 @@
 import type * as agui from "@ag-ui/core";
-import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useThread } from "chat-runtime/react";
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 
 import { threadMessagesQuery } from "../queries/threads";
 import { navigate, threadPath } from "../router";
 import { ApprovalPrompts } from "./approvalprompts";
-import { useBackendTools } from "./backendtools";
 import { ChatOutput } from "./chatoutput";
 import { ErrorNotice } from "./errornotice";
 import { ChatHeader } from "./header";
+import { useChat } from "./runtime";
 import { useRequestApprovalTool } from "./tools/requestapproval";
 import { ToolsPanel } from "./toolspanel";
 import { ToolTrace } from "./tooltrace";
@@ -19,11 +18,8 @@ import { ToolTrace } from "./tooltrace";
  * and moves to that thread's URL.
  */
 export function ChatPage(props: ChatPage.Props): ReactNode {
-  // A thread opened by its URL: its history (from the server) goes to the runtime before its
-  // first run, so that run continues it.
-  const history = useQuery(threadMessagesQuery(props.threadId));
-  // A call the page was running when it was reloaded (no result in the history) runs again.
-  const thread = useThread(props.threadId, { history: history.data, pending: "run" });
+  // A thread opened by its URL continues its history (a call cut by a reload runs again).
+  const thread = useChat(props.threadId);
   // The handle's id once a new chat has started its thread.
   const threadId = thread.threadId ?? props.threadId;
   const client = useQueryClient();
@@ -32,7 +28,6 @@ export function ChatPage(props: ChatPage.Props): ReactNode {
   // How many runs sent from this page have settled (the end-to-end test waits on it).
   const [settled, setSettled] = useState(0);
   const pending = useRequestApprovalTool({ askFirst });
-  useBackendTools();
 
   // A new chat whose first run started: show the thread at its own URL.
   useEffect(() => {
@@ -80,10 +75,11 @@ export function ChatPage(props: ChatPage.Props): ReactNode {
         >
           {thread.running ? "Working…" : thread.result ? `Last run: ${thread.result.status} (${thread.result.rounds} rounds)` : "Ready"}
         </p>
+        {thread.stalled && <p id="stalled">The agent seems stuck.</p>}
         {thread.error && <ErrorNotice error={thread.error} />}
         <form onSubmit={onSubmit}>
           <input id="input" value={prompt} onChange={(e) => setPrompt(e.target.value)} placeholder="Ask the agent…" />
-          <button id="send" type="submit" disabled={thread.running || history.data === undefined}>
+          <button id="send" type="submit" disabled={thread.running || !thread.loaded}>
             Send
           </button>
           <button id="stop" type="button" onClick={thread.abort} disabled={!thread.running}>

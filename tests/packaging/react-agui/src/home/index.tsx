@@ -1,12 +1,7 @@
-import { initChatRuntime } from "chat-runtime/react";
 import { useSyncExternalStore, type ReactNode } from "react";
 
 import * as auth from "../auth";
-
-/** Loads the wasm module ahead of the first chat (once per page; later calls share it). */
-function preload(): void {
-  initChatRuntime().catch(() => {});
-}
+import { preloadChat } from "../chat/runtime";
 
 /** The home page: no chat on it, so nothing of chat-runtime is loaded until the user heads to one. */
 export function HomePage(): ReactNode {
@@ -14,7 +9,7 @@ export function HomePage(): ReactNode {
     <div id="home">
       <h2>Welcome</h2>
       <p>
-        <a id="new-chat" href="#/chat" onPointerEnter={preload} onFocus={preload}>
+        <a id="new-chat" href="#/chat" onPointerEnter={preloadChat} onFocus={preloadChat}>
           New chat
         </a>
       </p>
