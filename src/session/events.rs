@@ -1,5 +1,11 @@
-//! The events for the app's listeners: [`RuntimeEvent`] and its JSON writer,
-//! [`write_messages_event`], [`ChangedMessages`].
+//! The events for the app's listeners, declared once in the [`runtime_events!`] table:
+//! [`RuntimeEvent`], its `type` names, its JSON writer, and the writers of the two events a host
+//! sends from borrowed values ([`write_messages_event`], [`write_state_event`]); also
+//! [`ChangedMessages`].
+//!
+//! `tests/runtime_events.rs` holds the table to `src/wasm/types.d.ts`'s `RuntimeEvent` union and to
+//! the React adapter's list of the events it subscribes to, so adding an event is one row here
+//! (then its declaration, which that test names when it is missing).
 
 use super::result::{RunError, RunStatus, ToolErrorInfo};
 
@@ -8,214 +14,183 @@ use crate::json::Value;
 use crate::protocol::event::{Event, Interrupt, Message};
 use crate::protocol::wire::{ObjWriter, ToJson};
 
-/// An event for the app's listeners.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum RuntimeEvent {
-    /// An AG-UI event as it arrived.
-    Agui {
-        /// The thread.
-        thread_id: String,
-        /// The run (the `runId` this client sent).
-        run_id: String,
-        /// The event, wire-shaped.
-        event: Event,
-    },
-    /// A run request is going out.
-    RoundStarted {
-        /// The thread.
-        thread_id: String,
-        /// The run.
-        run_id: String,
-        /// 1 for the user's run, 2 for the first restart, ...
-        round: u32,
-    },
-    /// A browser tool is starting.
-    ToolStarted {
-        /// The thread.
-        thread_id: String,
-        /// The run whose call this is.
-        run_id: String,
-        /// The call.
-        tool_call_id: String,
-        /// The tool (without any prefix).
-        tool_name: String,
-        /// The parsed arguments.
-        args: Value,
-    },
-    /// A browser tool finished, or a call was answered with an error without running.
-    ToolFinished {
-        /// The thread.
-        thread_id: String,
-        /// The run whose call this is.
-        run_id: String,
-        /// The call.
-        tool_call_id: String,
-        /// The tool called.
-        tool_name: String,
-        /// The value, when it succeeded.
-        result: Option<Value>,
-        /// The failure, when it failed.
-        error: Option<ToolErrorInfo>,
-    },
-    /// Messages changed (coalesced by the host, at most once per animation frame): only the
-    /// messages that changed, or all of them after a snapshot. Not emitted by the session itself.
-    Messages {
-        /// The thread.
-        thread_id: String,
-        /// The changed messages, in thread order.
-        messages: Vec<Message>,
-    },
-    /// Bytes of the thread's stream arrived since the last one (coalesced by the host, at most once
-    /// per animation frame, see [`Session::take_activity`](super::Session::take_activity)): a stream of only `STATE_*` or
-    /// `STEP_*` events, or a server's keep-alive comments, is live. `at` is the host's clock (ms).
-    /// Not emitted by the session itself.
-    Activity {
-        /// The thread.
-        thread_id: String,
-        /// When the host saw it, in the host's clock (ms).
-        at: u64,
-    },
-    /// A thread's toggles changed (here or in another tab). Not emitted by the session itself.
-    TogglesChanged {
-        /// The thread, or `None` for the default toggles of new chats.
-        thread_id: Option<String>,
-    },
-    /// The tool list changed (manifest loaded, tool registered, backend tools set). Not emitted
-    /// by the session itself.
-    ToolsChanged {},
-    /// Something was skipped or fell back, and the app may want to show it. Not emitted by the
-    /// session itself.
-    Diagnostic {
-        /// What happened.
-        diagnostic: crate::tools::Diagnostic,
-    },
-    /// A turn ended (the same moment [`Action::Finished`](super::Action::Finished) is emitted).
-    RunFinished {
-        /// The thread.
-        thread_id: String,
-        /// How it ended.
-        status: RunStatus,
-        /// How many runs were sent.
-        rounds: u32,
-        /// Why it failed.
-        error: Option<RunError>,
-        /// The open interrupts, for `interrupted`.
-        interrupts: Option<Vec<Interrupt>>,
-    },
+/// The runtime's events: the enum, [`RuntimeEvent::KINDS`], [`RuntimeEvent::FIELDS`],
+/// [`RuntimeEvent::kind`] and the writer come from one table. A row: the variant's docs, the
+/// variant, its `type`, then each field with its wire name; a field marked `nullable` is written
+/// as `null` when it is `None` (any other `None` is left out).
+macro_rules! runtime_events {
+    (
+        $(
+            $(#[$doc:meta])* $variant:ident $kind:literal {
+                $( $(#[$fdoc:meta])* $field:ident $wire:literal $($nullable:ident)? : $ty:ty ),* $(,)?
+            }
+        )*
+    ) => {
+        /// An event for the app's listeners.
+        #[derive(Debug, Clone, PartialEq)]
+        #[non_exhaustive]
+        pub enum RuntimeEvent {
+            $( $(#[$doc])* $variant { $( $(#[$fdoc])* $field: $ty, )* }, )*
+        }
+
+        impl RuntimeEvent {
+            /// Every event `type`, in the table's order.
+            pub const KINDS: &'static [&'static str] = &[$($kind),*];
+
+            /// Each event `type` with the wire names of its fields, in the table's order.
+            pub const FIELDS: &'static [(&'static str, &'static [&'static str])] =
+                &[$( ($kind, &[$($wire),*]) ),*];
+
+            /// The event's `type` as listeners see it (`"agui"`, `"messages"`, ...).
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $( RuntimeEvent::$variant { .. } => $kind, )*
+                }
+            }
+        }
+
+        /// `{"type":"tool_finished","threadId":...}`: `type` first, then the fields in the
+        /// table's order.
+        impl ToJson for RuntimeEvent {
+            fn write_json(&self, out: &mut String) {
+                let mut w = ObjWriter::new(out);
+                w.field("type", self.kind());
+                match self {
+                    $(
+                        RuntimeEvent::$variant { $($field),* } => {
+                            $( runtime_events!(@write w $wire $field $($nullable)?); )*
+                        }
+                    )*
+                }
+                w.end();
+            }
+        }
+    };
+    (@write $w:ident $wire:literal $field:ident) => { $w.field($wire, $field) };
+    (@write $w:ident $wire:literal $field:ident nullable) => { $w.nullable($wire, $field) };
 }
 
-impl RuntimeEvent {
-    /// The event's `type` as listeners see it (`"agui"`, `"messages"`, ...).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            RuntimeEvent::Agui { .. } => "agui",
-            RuntimeEvent::RoundStarted { .. } => "round_started",
-            RuntimeEvent::ToolStarted { .. } => "tool_started",
-            RuntimeEvent::ToolFinished { .. } => "tool_finished",
-            RuntimeEvent::Messages { .. } => "messages",
-            RuntimeEvent::Activity { .. } => "activity",
-            RuntimeEvent::TogglesChanged { .. } => "toggles_changed",
-            RuntimeEvent::ToolsChanged {} => "tools_changed",
-            RuntimeEvent::Diagnostic { .. } => "diagnostic",
-            RuntimeEvent::RunFinished { .. } => "run_finished",
-        }
+runtime_events! {
+    /// An AG-UI event as it arrived.
+    Agui "agui" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// The run (the `runId` this client sent).
+        run_id "runId": String,
+        /// The event, wire-shaped.
+        event "event": Event,
+    }
+    /// A run request is going out.
+    RoundStarted "round_started" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// The run.
+        run_id "runId": String,
+        /// 1 for the user's run, 2 for the first restart, ...
+        round "round": u32,
+    }
+    /// A browser tool is starting.
+    ToolStarted "tool_started" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// The run whose call this is.
+        run_id "runId": String,
+        /// The call.
+        tool_call_id "toolCallId": String,
+        /// The tool (without any prefix).
+        tool_name "toolName": String,
+        /// The parsed arguments.
+        args "args": Value,
+    }
+    /// A browser tool finished, or a call was answered with an error without running.
+    ToolFinished "tool_finished" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// The run whose call this is.
+        run_id "runId": String,
+        /// The call.
+        tool_call_id "toolCallId": String,
+        /// The tool called.
+        tool_name "toolName": String,
+        /// The value, when it succeeded.
+        result "result": Option<Value>,
+        /// The failure, when it failed.
+        error "error": Option<ToolErrorInfo>,
+    }
+    /// Messages changed (coalesced by the host, at most once per animation frame): only the
+    /// messages that changed, or all of them after a snapshot. Not emitted by the session itself;
+    /// a host sends it from borrowed messages with [`write_messages_event`].
+    Messages "messages" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// The changed messages, in thread order.
+        messages "messages": Vec<Message>,
+    }
+    /// The thread's AG-UI state changed (coalesced by the host, at most once per animation
+    /// frame). Not emitted by the session itself; a host sends it from the borrowed state with
+    /// [`write_state_event`].
+    State "state" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// The state now.
+        state "state": Value,
+    }
+    /// Bytes of the thread's stream arrived since the last one (coalesced by the host, at most
+    /// once per animation frame, see [`Session::take_activity`](super::Session::take_activity)):
+    /// a stream of only `STATE_*` or `STEP_*` events, or a server's keep-alive comments, is live.
+    /// Not emitted by the session itself.
+    Activity "activity" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// When the host saw it, in the host's clock (ms).
+        at "at": u64,
+    }
+    /// A thread's toggles changed (here or in another tab). Not emitted by the session itself.
+    TogglesChanged "toggles_changed" {
+        /// The thread, or `None` (written `null`) for the default toggles of new chats.
+        thread_id "threadId" nullable: Option<String>,
+    }
+    /// The tool list changed (manifest loaded, tool registered, backend tools set). Not emitted
+    /// by the session itself.
+    ToolsChanged "tools_changed" {}
+    /// Something was skipped or fell back, and the app may want to show it. Not emitted by the
+    /// session itself.
+    Diagnostic "diagnostic" {
+        /// What happened.
+        diagnostic "diagnostic": crate::tools::Diagnostic,
+    }
+    /// A turn ended (the same moment [`Action::Finished`](super::Action::Finished) is emitted).
+    RunFinished "run_finished" {
+        /// The thread.
+        thread_id "threadId": String,
+        /// How it ended.
+        status "status": RunStatus,
+        /// How many runs were sent.
+        rounds "rounds": u32,
+        /// Why it failed.
+        error "error": Option<RunError>,
+        /// The open interrupts, for `interrupted`.
+        interrupts "interrupts": Option<Vec<Interrupt>>,
     }
 }
 
 /// The JSON of a [`RuntimeEvent::Messages`] from borrowed messages (a host that sends the event
-/// without building it writes it here, in the same shape).
+/// without building it writes it here, in the same shape; `tests/runtime_events.rs` compares).
 pub fn write_messages_event<M: ToJson>(out: &mut String, thread_id: &str, messages: &[M]) {
     let mut w = ObjWriter::new(out);
     w.field("type", "messages");
-    write_messages_fields(&mut w, thread_id, messages);
+    w.field("threadId", thread_id);
+    w.field("messages", messages);
     w.end();
 }
 
-fn write_messages_fields<M: ToJson>(w: &mut ObjWriter<'_>, thread_id: &str, messages: &[M]) {
+/// The JSON of a [`RuntimeEvent::State`] from the borrowed state (in the same shape).
+pub fn write_state_event(out: &mut String, thread_id: &str, state: &Value) {
+    let mut w = ObjWriter::new(out);
+    w.field("type", "state");
     w.field("threadId", thread_id);
-    w.field("messages", messages);
-}
-
-/// `{"type":"tool_finished","threadId":...}`: `type` first, camelCase fields.
-impl ToJson for RuntimeEvent {
-    fn write_json(&self, out: &mut String) {
-        let mut w = ObjWriter::new(out);
-        w.field("type", self.kind());
-        match self {
-            RuntimeEvent::Agui {
-                thread_id,
-                run_id,
-                event,
-            } => {
-                w.field("threadId", thread_id);
-                w.field("runId", run_id);
-                w.field("event", event);
-            }
-            RuntimeEvent::RoundStarted {
-                thread_id,
-                run_id,
-                round,
-            } => {
-                w.field("threadId", thread_id);
-                w.field("runId", run_id);
-                w.field("round", round);
-            }
-            RuntimeEvent::ToolStarted {
-                thread_id,
-                run_id,
-                tool_call_id,
-                tool_name,
-                args,
-            } => {
-                w.field("threadId", thread_id);
-                w.field("runId", run_id);
-                w.field("toolCallId", tool_call_id);
-                w.field("toolName", tool_name);
-                w.field("args", args);
-            }
-            RuntimeEvent::ToolFinished {
-                thread_id,
-                run_id,
-                tool_call_id,
-                tool_name,
-                result,
-                error,
-            } => {
-                w.field("threadId", thread_id);
-                w.field("runId", run_id);
-                w.field("toolCallId", tool_call_id);
-                w.field("toolName", tool_name);
-                w.field("result", result);
-                w.field("error", error);
-            }
-            RuntimeEvent::Messages {
-                thread_id,
-                messages,
-            } => write_messages_fields(&mut w, thread_id, messages),
-            RuntimeEvent::Activity { thread_id, at } => {
-                w.field("threadId", thread_id);
-                w.field("at", at);
-            }
-            RuntimeEvent::TogglesChanged { thread_id } => w.nullable("threadId", thread_id),
-            RuntimeEvent::ToolsChanged {} => {}
-            RuntimeEvent::Diagnostic { diagnostic } => w.field("diagnostic", diagnostic),
-            RuntimeEvent::RunFinished {
-                thread_id,
-                status,
-                rounds,
-                error,
-                interrupts,
-            } => {
-                w.field("threadId", thread_id);
-                w.field("status", status);
-                w.field("rounds", rounds);
-                w.field("error", error);
-                w.field("interrupts", interrupts);
-            }
-        }
-        w.end();
-    }
+    w.field("state", state);
+    w.end();
 }
 
 /// The messages of a thread that changed since the last [`Session::take_changed_positions`](super::Session::take_changed_positions).

@@ -42,7 +42,7 @@ mod turn;
 pub use action::{Action, RoundRequest, ToolCallJob};
 pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
 pub use error::SessionError;
-pub use events::{write_messages_event, ChangedMessages, RuntimeEvent};
+pub use events::{write_messages_event, write_state_event, ChangedMessages, RuntimeEvent};
 pub use result::{RunError, RunResult, RunStatus, ToolErrorInfo};
 pub use tool_set::{CallKind, ToolSet};
 

@@ -8,9 +8,12 @@ use wasm_bindgen::prelude::*;
 
 use super::listeners::{deliver, wants};
 use super::{upgrade, Driver, EventFilter};
+use crate::json::Value;
 use crate::protocol::event::Message;
-use crate::protocol::wire::{ObjWriter, ToJson};
-use crate::session::{write_messages_event, ChangedMessages, RunResult, RuntimeEvent};
+use crate::protocol::wire::ToJson;
+use crate::session::{
+    write_messages_event, write_state_event, ChangedMessages, RunResult, RuntimeEvent,
+};
 use crate::wasm::browser;
 use crate::wasm::convert::parse;
 use crate::wasm::error::Error;
@@ -90,11 +93,9 @@ impl Driver {
                 return;
             }
             let mut text = String::new();
-            let mut w = ObjWriter::new(&mut text);
-            w.field("type", "state");
-            w.field("threadId", thread_id);
-            w.field("state", &state.session.state(thread_id));
-            w.end();
+            // `take_state_changed` said the thread exists: its state is there.
+            let value = state.session.state(thread_id).unwrap_or(&Value::Null);
+            write_state_event(&mut text, thread_id, value);
             text
         };
         if let Ok(event) = parse(&text) {
