@@ -826,7 +826,11 @@ async fn the_snapshot_honours_after_id_and_resends_action_required_on_reconnect(
     assert_eq!(record(a, &id).await["streams"]["opened"], 2);
     assert_eq!(
         call(a, "GET", &format!("{P}/{id}/stream?after_id=x"), None).await,
-        (400, json!({ "message": "Invalid after_id parameter." }))
+        (
+            400,
+            json!({ "message": "Invalid after_id parameter.",
+                "detail": "strconv.ParseInt: parsing \"x\": invalid syntax" })
+        )
     );
 }
 

@@ -260,29 +260,33 @@ async fn read_object(req: Request, limit: usize) -> Result<(Map<String, Value>, 
 const SIGNED_OUT: &str =
     "You are signed out or your session has expired. Please sign in again to continue.";
 
-/// The session token of a request: the `Coder-Session-Token` header, the
-/// `coder_session_token` query parameter, or the cookie of that name.
+/// The session token of a request, where coderd's `APITokenFromRequest` looks, in its order: the
+/// `coder_session_token` cookie, the query parameter of that name, the `Coder-Session-Token`
+/// header.
 fn session_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
-    if let Some(v) = headers.get("coder-session-token") {
-        return v.to_str().ok().map(str::to_string);
-    }
-    if let Some(q) = query {
-        for pair in q.split('&') {
-            if let Some(v) = pair.strip_prefix("coder_session_token=") {
-                return Some(v.to_string());
-            }
-        }
-    }
-    headers
+    let cookie = headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .find_map(|c| {
-            c.trim()
+            c.trim_start()
                 .strip_prefix("coder_session_token=")
                 .map(str::to_string)
-        })
+        });
+    let query = query.and_then(|q| {
+        q.split('&')
+            .find_map(|pair| pair.strip_prefix("coder_session_token="))
+            .map(str::to_string)
+    });
+    let header = headers
+        .get("coder-session-token")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    [cookie, query, header]
+        .into_iter()
+        .flatten()
+        .find(|t| !t.is_empty())
 }
 
 async fn auth(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> Response {

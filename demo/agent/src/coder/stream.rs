@@ -88,7 +88,14 @@ pub(super) async fn stream(
         None | Some("") => 0,
         Some(s) => match s.parse::<i64>() {
             Ok(n) => n,
-            Err(_) => return sdk(StatusCode::BAD_REQUEST, "Invalid after_id parameter.", None),
+            Err(_) => {
+                let detail = format!("strconv.ParseInt: parsing {s:?}: invalid syntax");
+                return sdk(
+                    StatusCode::BAD_REQUEST,
+                    "Invalid after_id parameter.",
+                    Some(detail),
+                );
+            }
         },
     };
     if let Err(reason) = origin_allowed(&headers) {
