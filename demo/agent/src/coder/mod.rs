@@ -3,15 +3,21 @@
 //! machine with `requires_action` and its deadline, and a scripted model. The `/test/coder/*`
 //! control routes choose a chat's script, framing, deadline and stream drops, and read back what
 //! the mock received. README.md beside this crate ("Coder mock") is the contract it serves.
+//!
+//! Rooms: this file holds the shared state, the REST handlers and auth; `turn` the worker and
+//! the deadline; [`chat`] one chat and its events; [`model`] the scripted model; `stream` the
+//! WebSocket; `control` the test API.
 
 pub mod chat;
+mod control;
 pub mod model;
 mod stream;
 pub mod time;
+mod turn;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, Request, State};
@@ -24,8 +30,9 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use chat::{Chat, Era, Framing, Setup, Status, REASON_INTERRUPT, REASON_TIMEOUT};
-use model::Step;
+use chat::{Chat, Era, Framing, Setup, Status, REASON_INTERRUPT};
+use control::SetupPatch;
+use turn::{close_pending, commit_partial, content_of, start_turn};
 
 /// The prefix current builds serve the chat routes under.
 pub const DEFAULT_PREFIX: &str = "/api/v2/chats";
@@ -187,12 +194,12 @@ pub fn router(coder: Arc<Coder>) -> Router {
     }
     let api = api.route_layer(middleware::from_fn_with_state(coder.clone(), auth));
     let control = Router::new()
-        .route("/test/coder/setup", post(setup))
-        .route("/test/coder/drop", post(drop_streams))
-        .route("/test/coder/inject", post(inject))
-        .route("/test/coder/auth", post(set_auth))
-        .route("/test/coder/chats", get(list_chats))
-        .route("/test/coder/chats/{chat}", get(chat_record));
+        .route("/test/coder/setup", post(control::setup))
+        .route("/test/coder/drop", post(control::drop_streams))
+        .route("/test/coder/inject", post(control::inject))
+        .route("/test/coder/auth", post(control::set_auth))
+        .route("/test/coder/chats", get(control::list_chats))
+        .route("/test/coder/chats/{chat}", get(control::chat_record));
     api.merge(control).with_state(coder)
 }
 
@@ -314,203 +321,6 @@ async fn auth(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> Resp
         }
     }
     next.run(req).await
-}
-
-// ---- the worker ---------------------------------------------------------------------------------
-
-/// Moves the chat to `running` (the pending era's `pending` after a submit) under a new epoch
-/// and starts the worker that continues the turn; returns the `status` event.
-fn start_turn(coder: &Arc<Coder>, chat: &mut Chat, after_submit: bool) -> Value {
-    chat.epoch += 1;
-    chat.partial.clear();
-    let status = if after_submit && chat.setup.era == Era::Pending {
-        Status::Pending
-    } else {
-        Status::Running
-    };
-    let e = chat.set_status(status);
-    tokio::spawn(run_turn(coder.clone(), chat.id.clone(), chat.epoch));
-    e
-}
-
-/// Closes every pending dynamic call with a synthetic error result; returns the `message`
-/// events.
-fn close_pending(chat: &mut Chat, ids: &mut Counters, reason: &str) -> Vec<Value> {
-    chat.pending_calls()
-        .into_iter()
-        .map(|(id, name, _)| chat.commit_synthetic(ids.message(), &id, &name, reason))
-        .collect()
-}
-
-/// The chat, if the task holding `epoch` still owns it.
-fn owned<'a>(hub: &'a mut Hub, id: &str, epoch: u64) -> Option<(&'a mut Chat, &'a mut Counters)> {
-    let Hub { chats, ids, .. } = hub;
-    let chat = chats.get_mut(id)?;
-    (chat.epoch == epoch && matches!(chat.status, Status::Running | Status::Pending))
-        .then_some((chat, ids))
-}
-
-async fn pause(ms: u64) {
-    if ms > 0 {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-    } else {
-        tokio::task::yield_now().await;
-    }
-}
-
-/// One turn: model steps until the chat waits for the client, ends, fails or is taken over.
-async fn run_turn(coder: Arc<Coder>, id: String, epoch: u64) {
-    loop {
-        let (step, pace, hv) = {
-            let mut hub = coder.lock();
-            let Some((chat, ids)) = owned(&mut hub, &id, epoch) else {
-                return;
-            };
-            if chat.status == Status::Pending {
-                let e = chat.set_status(Status::Running);
-                chat.publish(vec![e]);
-            }
-            let mut step: Step = model::next_step(chat);
-            if step.quote {
-                step.text.extend(crate::demo::tokenize(&model::quote(chat)));
-            }
-            for call in &mut step.calls {
-                if call.id.is_none() {
-                    call.id = Some(ids.call());
-                }
-            }
-            (step, chat.setup.pace_ms, chat.history_version)
-        };
-        pause(step.delay_ms).await;
-        if let Some(err) = &step.error {
-            let mut hub = coder.lock();
-            let Some((chat, _)) = owned(&mut hub, &id, epoch) else {
-                return;
-            };
-            let s = chat.set_status(Status::Error);
-            chat.last_error = Some(err.clone());
-            let e = chat.event("error", err.clone());
-            chat.publish(vec![s, e]);
-            return;
-        }
-        // Stream the step's parts.
-        let mut seq = 0u64;
-        let mut parts: Vec<Value> = step
-            .text
-            .iter()
-            .map(|t| json!({ "type": "text", "text": t }))
-            .collect();
-        for call in &step.calls {
-            let call_id = call.id.clone().unwrap_or_default();
-            for piece in crate::demo::split_args(&call.args.to_string()) {
-                parts.push(json!({ "type": "tool-call", "tool_call_id": call_id,
-                    "tool_name": call.name, "args_delta": piece }));
-            }
-            parts.push(json!({ "type": "tool-call", "tool_call_id": call_id,
-                "tool_name": call.name, "args": call.args, "created_at": time::now_rfc3339() }));
-        }
-        for part in parts {
-            pause(pace).await;
-            let mut hub = coder.lock();
-            let Some((chat, _)) = owned(&mut hub, &id, epoch) else {
-                return;
-            };
-            if let Some(t) = part["text"].as_str() {
-                chat.partial.push_str(t);
-            }
-            let e = chat.event(
-                "message_part",
-                json!({ "role": "assistant", "part": part, "history_version": hv,
-                    "generation_attempt": 1, "seq": seq }),
-            );
-            seq += 1;
-            chat.publish(vec![e]);
-        }
-        // Commit, run the built-ins, pause on the dynamic calls or go on.
-        let mut hub = coder.lock();
-        let Some((chat, ids)) = owned(&mut hub, &id, epoch) else {
-            return;
-        };
-        let text: String = step.text.concat();
-        let mut content = Vec::new();
-        if !text.is_empty() {
-            content.push(json!({ "type": "text", "text": text }));
-        }
-        for call in &step.calls {
-            content.push(json!({ "type": "tool-call", "tool_call_id": call.id,
-                "tool_name": call.name, "args": call.args }));
-        }
-        chat.partial.clear();
-        if !content.is_empty() {
-            let m = chat.commit(ids.message(), "assistant", content);
-            chat.publish(vec![m]);
-        }
-        let (builtins, dynamic): (Vec<_>, Vec<_>) = step
-            .calls
-            .iter()
-            .partition(|c| c.builtin || !chat.dynamic.contains(&c.name));
-        let results: Vec<Value> = builtins
-            .iter()
-            .map(|c| {
-                let part = json!({ "type": "tool-result", "tool_call_id": c.id,
-                    "tool_name": c.name, "result": model::builtin_result(c), "is_error": c.is_error });
-                chat.commit(ids.message(), "tool", vec![part])
-            })
-            .collect();
-        chat.publish(results);
-        if !dynamic.is_empty() {
-            let s = chat.set_status(Status::RequiresAction);
-            let a = chat.action_required();
-            chat.publish(vec![s, a]);
-            arm_deadline(&coder, chat);
-            return;
-        }
-        if !step.calls.is_empty() {
-            continue;
-        }
-        if let Some(next) = chat.queue.pop_front() {
-            let m = chat.commit(ids.message(), "user", content_of(&next));
-            let q = chat.event("queue_update", chat.queued_json());
-            chat.publish(vec![m, q]);
-            continue;
-        }
-        let s = chat.set_status(Status::Waiting);
-        chat.publish(vec![s]);
-        return;
-    }
-}
-
-fn content_of(queued: &Value) -> Vec<Value> {
-    queued["content"].as_array().cloned().unwrap_or_default()
-}
-
-/// Closes the pending calls with "Tool execution timed out" when the chat is still waiting for
-/// the same batch after its deadline, and continues the turn.
-fn arm_deadline(coder: &Arc<Coder>, chat: &Chat) {
-    let (coder, id, epoch, hv) = (
-        coder.clone(),
-        chat.id.clone(),
-        chat.epoch,
-        chat.history_version,
-    );
-    let ms = chat.setup.deadline_ms;
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(ms)).await;
-        let mut hub = coder.lock();
-        let Hub { chats, ids, .. } = &mut *hub;
-        let Some(chat) = chats.get_mut(&id) else {
-            return;
-        };
-        if chat.epoch != epoch
-            || chat.history_version != hv
-            || chat.status != Status::RequiresAction
-        {
-            return;
-        }
-        let mut batch = close_pending(chat, ids, REASON_TIMEOUT);
-        batch.push(start_turn(&coder, chat, false));
-        chat.publish(batch);
-    });
 }
 
 // ---- REST handlers ------------------------------------------------------------------------------
@@ -827,19 +637,6 @@ async fn post_message_inner(
     )
 }
 
-/// Commits the text streamed so far by an interrupted step as an assistant message.
-fn commit_partial(chat: &mut Chat, ids: &mut Counters) -> Option<Value> {
-    if chat.partial.is_empty() {
-        return None;
-    }
-    let text = std::mem::take(&mut chat.partial);
-    Some(chat.commit(
-        ids.message(),
-        "assistant",
-        vec![json!({ "type": "text", "text": text })],
-    ))
-}
-
 /// `POST /{chat}/interrupt`: 200 `Chat`. Running: `interrupting`, then `waiting` with the
 /// partial output committed. requires_action: synthetic "interrupted by user" results and the
 /// turn goes on (`running`; the pending era: `waiting`). Idle: 409.
@@ -1100,282 +897,4 @@ fn parse_results(bytes: &[u8]) -> Result<Vec<ToolResult>, String> {
             })
         })
         .collect()
-}
-
-// ---- test control -------------------------------------------------------------------------------
-
-/// The fields of `POST /test/coder/setup` (each optional: only those given change).
-#[derive(Default, Clone)]
-struct SetupPatch {
-    framing: Option<Framing>,
-    deadline_ms: Option<u64>,
-    pace_ms: Option<u64>,
-    ping_ms: Option<u64>,
-    turns: Option<Vec<Step>>,
-    drop_after: Option<Vec<String>>,
-    era: Option<Era>,
-    archived: Option<bool>,
-}
-
-impl SetupPatch {
-    fn parse(o: &Map<String, Value>) -> Result<SetupPatch, String> {
-        let ms = |k: &str| -> Result<Option<u64>, String> {
-            match o.get(k) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => v
-                    .as_u64()
-                    .map(Some)
-                    .ok_or(format!("{k} is a non-negative integer")),
-            }
-        };
-        let framing = match o.get("framing").and_then(Value::as_str) {
-            Some(f) => Some(Framing::parse(f)?),
-            None => None,
-        };
-        let era = match o.get("era").and_then(Value::as_str) {
-            Some("current") => Some(Era::Current),
-            Some("pending") => Some(Era::Pending),
-            Some(e) => return Err(format!("era {e:?}: expected current or pending")),
-            None => None,
-        };
-        let turns = match o.get("turns") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(
-                a.iter()
-                    .enumerate()
-                    .map(|(i, s)| Step::parse(s).map_err(|e| format!("turns[{i}]: {e}")))
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-            Some(_) => return Err("turns is an array of steps".into()),
-        };
-        const TRIGGERS: [&str; 9] = [
-            "requires_action",
-            "action_required",
-            "running",
-            "waiting",
-            "error",
-            "interrupting",
-            "message",
-            "tool_result",
-            "message_part",
-        ];
-        let drop_after = match o.get("dropAfter") {
-            None | Some(Value::Null) => None,
-            Some(Value::Array(a)) => Some(
-                a.iter()
-                    .map(|t| match t.as_str() {
-                        Some(t) if TRIGGERS.contains(&t) => Ok(t.to_string()),
-                        _ => Err(format!("dropAfter: {t} is not one of {TRIGGERS:?}")),
-                    })
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
-            Some(_) => return Err("dropAfter is an array of trigger names".into()),
-        };
-        Ok(SetupPatch {
-            framing,
-            deadline_ms: ms("deadlineMs")?,
-            pace_ms: ms("paceMs")?,
-            ping_ms: ms("pingMs")?,
-            turns,
-            drop_after,
-            era,
-            archived: o.get("archived").and_then(Value::as_bool),
-        })
-    }
-
-    fn apply(self, s: &mut Setup) {
-        if let Some(f) = self.framing {
-            s.framing = f;
-        }
-        if let Some(d) = self.deadline_ms {
-            s.deadline_ms = d;
-        }
-        if let Some(p) = self.pace_ms {
-            s.pace_ms = p;
-        }
-        if let Some(p) = self.ping_ms {
-            s.ping_ms = p.max(10);
-        }
-        if let Some(t) = self.turns {
-            s.turns.get_or_insert_with(VecDeque::new).extend(t);
-        }
-        if let Some(d) = self.drop_after {
-            s.drop_after.extend(d);
-        }
-        if let Some(e) = self.era {
-            s.era = e;
-        }
-    }
-}
-
-/// `POST /test/coder/setup {chatId? | match?, framing?, deadlineMs?, paceMs?, pingMs?, turns?,
-/// dropAfter?, era?, archived?}`: with `chatId`, changes that chat now; else applies to the next
-/// chat created whose first message text contains `match` (any chat without it), FIFO.
-async fn setup(State(coder): State<Arc<Coder>>, req: Request) -> Response {
-    let (body, _) = match read_object(req, 16 * 1024 * 1024).await {
-        Ok(b) => b,
-        Err(_) => return test_error("body must be a JSON object"),
-    };
-    let patch = match SetupPatch::parse(&body) {
-        Ok(p) => p,
-        Err(e) => return test_error(e),
-    };
-    let mut hub = coder.lock();
-    if let Some(id) = body.get("chatId").and_then(Value::as_str) {
-        let Some(chat) = hub.chats.get_mut(id) else {
-            return test_error(format!("no chat {id}"));
-        };
-        if let Some(a) = patch.archived {
-            chat.archived = a;
-        }
-        patch.apply(&mut chat.setup);
-        return json_response(StatusCode::OK, json!({ "ok": true, "chatId": id }));
-    }
-    hub.pending_setups.push_back(PendingSetup {
-        matches: body
-            .get("match")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        patch,
-    });
-    let n = hub.pending_setups.len();
-    json_response(StatusCode::OK, json!({ "ok": true, "pending": n }))
-}
-
-/// `POST /test/coder/drop {chatId?}`: drops the chat's open streams (every chat's without
-/// `chatId`) at once, without a close frame → `{"dropped": n}`.
-async fn drop_streams(State(coder): State<Arc<Coder>>, req: Request) -> Response {
-    let body = read_object(req, 1024 * 1024)
-        .await
-        .map(|(b, _)| b)
-        .unwrap_or_default();
-    let mut hub = coder.lock();
-    let n: usize = match body.get("chatId").and_then(Value::as_str) {
-        Some(id) => match hub.chats.get_mut(id) {
-            Some(chat) => chat.drop_streams(),
-            None => return test_error(format!("no chat {id}")),
-        },
-        None => hub.chats.values_mut().map(|c| c.drop_streams()).sum(),
-    };
-    json_response(StatusCode::OK, json!({ "dropped": n }))
-}
-
-/// `POST /test/coder/inject {chatId, events: [{type, ...}]}`: publishes the events as one batch
-/// (`chat_id` filled in). An `error` event also moves the chat to `error` with that
-/// `last_error`; a `history_reset` is followed by every committed message again.
-async fn inject(State(coder): State<Arc<Coder>>, req: Request) -> Response {
-    let (body, _) = match read_object(req, 16 * 1024 * 1024).await {
-        Ok(b) => b,
-        Err(_) => return test_error("body must be a JSON object"),
-    };
-    let Some(events) = body.get("events").and_then(Value::as_array) else {
-        return test_error("events (array) is required");
-    };
-    let mut hub = coder.lock();
-    let Some(chat) = body
-        .get("chatId")
-        .and_then(Value::as_str)
-        .and_then(|id| hub.chats.get_mut(id))
-    else {
-        return test_error("chatId names no chat");
-    };
-    let mut batch = Vec::new();
-    for e in events {
-        let Some(kind) = e["type"].as_str() else {
-            return test_error("every event has a string type");
-        };
-        let mut e = e.clone();
-        e["chat_id"] = json!(chat.id);
-        if kind == "error" {
-            let err = match model::chat_error(&e["error"]) {
-                Ok(err) => err,
-                Err(m) => return test_error(m),
-            };
-            chat.epoch += 1;
-            batch.push(chat.set_status(Status::Error));
-            chat.last_error = Some(err.clone());
-            e["error"] = err;
-        }
-        batch.push(e);
-        if kind == "history_reset" {
-            let again: Vec<Value> = chat
-                .messages
-                .iter()
-                .map(|m| chat.event("message", m.clone()))
-                .collect();
-            batch.extend(again);
-        }
-    }
-    let n = batch.len();
-    chat.publish(batch);
-    json_response(StatusCode::OK, json!({ "published": n }))
-}
-
-/// `POST /test/coder/auth {"token": "t" | null}`: the session token the chat routes require.
-async fn set_auth(State(coder): State<Arc<Coder>>, req: Request) -> Response {
-    let (body, _) = match read_object(req, 1024 * 1024).await {
-        Ok(b) => b,
-        Err(_) => return test_error("body must be a JSON object"),
-    };
-    let token = body
-        .get("token")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    coder.lock().token = token.clone();
-    json_response(StatusCode::OK, json!({ "ok": true, "token": token }))
-}
-
-/// `GET /test/coder/chats`: `[{id, status, title}]` in creation order.
-async fn list_chats(State(coder): State<Arc<Coder>>) -> Response {
-    let hub = coder.lock();
-    let list: Vec<Value> = hub
-        .order
-        .iter()
-        .filter_map(|id| hub.chats.get(id))
-        .map(|c| {
-            let j = c.to_json();
-            json!({ "id": c.id, "status": j["status"], "title": j["title"] })
-        })
-        .collect();
-    json_response(StatusCode::OK, Value::Array(list))
-}
-
-/// `GET /test/coder/chats/{id}`: the chat, its messages (ascending), its queue, what the mock
-/// received (tool-results POSTs, interrupts, message POSTs) and its streams.
-async fn chat_record(State(coder): State<Arc<Coder>>, Path(id): Path<String>) -> Response {
-    let hub = coder.lock();
-    let Some(c) = hub.chats.get(&id) else {
-        return json_response(
-            StatusCode::NOT_FOUND,
-            json!({ "error": format!("no chat {id}") }),
-        );
-    };
-    let r = &c.record;
-    let accepted = r
-        .tool_result_posts
-        .iter()
-        .filter(|p| p["status"] == 204)
-        .count();
-    let pending: Vec<Value> = c
-        .pending_calls()
-        .into_iter()
-        .map(|(id, name, args)| json!({ "tool_call_id": id, "tool_name": name, "args": args }))
-        .collect();
-    json_response(
-        StatusCode::OK,
-        json!({
-            "chat": c.to_json(),
-            "messages": c.messages,
-            "queuedMessages": c.queued_json(),
-            "pendingCalls": pending,
-            "actionRequiredSent": c.action_sent(),
-            "toolResultPosts": r.tool_result_posts,
-            "toolResultPostCount": r.tool_result_posts.len(),
-            "toolResultsAccepted": accepted,
-            "interrupts": r.interrupts,
-            "messagePosts": r.message_posts,
-            "streams": { "opened": r.streams_opened, "open": r.streams_open,
-                "dropped": r.streams_dropped },
-        }),
-    )
 }
