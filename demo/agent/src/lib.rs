@@ -6,10 +6,12 @@
 //! - *script*: every run is answered with the next response a test queued for that thread.
 //!
 //! Both serve static files under URL prefixes (`--static /pkg=pkg`), `GET /api/agents`, the JSON
-//! control API under `/test/`, and CORS `*` on every route.
+//! control API under `/test/`, CORS `*` on every route but the Coder mock's, and the mock of
+//! Coder's chat API ([`coder`]) under `/api/v2/chats`.
 //!
 //! See `README.md` beside this crate for the API.
 
+pub mod coder;
 pub mod demo;
 pub mod llm;
 pub mod resume;
@@ -72,6 +74,8 @@ pub struct Config {
     pub pace_ms: u64,
     /// Demo mode: answer with this model instead of the planner.
     pub llm: Option<LlmConfig>,
+    /// The Coder chat API mock, served in both modes (`coder`).
+    pub coder: coder::CoderConfig,
 }
 
 /// One `--static /prefix=DIR`.
@@ -163,6 +167,8 @@ struct Shared {
     breaks: watch::Sender<u64>,
     inner: Mutex<Inner>,
     shutdown: watch::Receiver<bool>,
+    /// The Coder chat API mock (cleared by `POST /test/reset` too).
+    coder: Arc<coder::Coder>,
 }
 
 impl Shared {
@@ -179,6 +185,8 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
     let mut statics = config.statics;
     // Longest prefix first, so `/pkg` wins over `/`.
     statics.sort_by_key(|m| std::cmp::Reverse(m.prefix.len()));
+    let coder_prefix = config.coder.prefix.clone();
+    let coder = coder::Coder::new(config.coder, config.pace_ms, shutdown.clone());
     let state = Arc::new(Shared {
         started: Instant::now(),
         statics,
@@ -191,6 +199,7 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         breaks: watch::channel(0).0,
         inner: Mutex::new(Inner::default()),
         shutdown,
+        coder: coder.clone(),
     });
     Router::new()
         .route("/api/threads/{thread_id}/runs", post(run))
@@ -205,7 +214,8 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         .route("/test/break", post(break_cut))
         .fallback(static_files)
         .with_state(state)
-        .layer(middleware::from_fn(cors))
+        .merge(coder::router(coder))
+        .layer(middleware::from_fn_with_state(Arc::new(coder_prefix), cors))
 }
 
 /// A running server (see [`spawn`]).
@@ -268,7 +278,12 @@ pub async fn serve(
 
 // ---- CORS --------------------------------------------------------------------------------------
 
-async fn cors(req: Request, next: Next) -> Response {
+/// CORS `*` on every route except the Coder mock's chat routes, which, like Coder's, send no
+/// CORS headers (and answer no preflight).
+async fn cors(State(coder_prefix): State<Arc<String>>, req: Request, next: Next) -> Response {
+    if coder::is_chat_path(&coder_prefix, req.uri().path()) {
+        return next.run(req).await;
+    }
     let mut res = if req.method() == Method::OPTIONS {
         let mut res = StatusCode::NO_CONTENT.into_response();
         let h = res.headers_mut();
@@ -750,6 +765,7 @@ async fn requests(State(state): State<AppState>, Query(q): Query<ThreadQuery>) -
 
 async fn reset(State(state): State<AppState>) -> Response {
     *state.lock() = Inner::default();
+    state.coder.reset();
     state.runs.clear();
     state
         .threads

@@ -1,5 +1,6 @@
 //! `chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]... [--pace-ms N]
-//! [--llm-url URL --model NAME]`: see README.md.
+//! [--llm-url URL --model NAME] [--coder-deadline-ms N] [--coder-token T] [--coder-prefix P]`:
+//! see README.md.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -12,6 +13,7 @@ use tokio::sync::watch;
 const USAGE: &str =
     "usage: chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]...
                           [--pace-ms N] [--llm-url URL --model NAME]
+                          [--coder-deadline-ms N] [--coder-token T] [--coder-prefix P]
   --mode demo|script     demo (default): the rule-based demo agent answers runs;
                          script: only responses queued with POST /test/script (the e2e tests)
   --port N               port on 127.0.0.1 (default: $PORT, else 8080; 0 picks a free port)
@@ -21,6 +23,10 @@ const USAGE: &str =
                          planner, e.g. http://127.0.0.1:11434/v1 (http only; $LLM_API_KEY is
                          sent as a bearer token when set)
   --model NAME           the model for --llm-url, e.g. llama3.2
+  --coder-deadline-ms N  the Coder mock's requires_action deadline (default 300000, 5 min)
+  --coder-token T        the session token the Coder mock's chat routes require (default none)
+  --coder-prefix P       where the Coder mock's chat routes live (default /api/v2/chats;
+                         /api/experimental/chats is served too)
 Prints `listening on http://127.0.0.1:PORT` once ready. Ctrl-C / SIGTERM stops it.";
 
 struct Args {
@@ -70,6 +76,24 @@ fn parse_args(
             }
             "--llm-url" => llm_url = Some(value("--llm-url")?),
             "--model" => model = Some(value("--model")?),
+            "--coder-deadline-ms" => {
+                let v = value("--coder-deadline-ms")?;
+                config.coder.deadline_ms = v
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("invalid --coder-deadline-ms {v:?}"))?;
+            }
+            "--coder-token" => {
+                config.coder.token = Some(value("--coder-token")?).filter(|t| !t.is_empty())
+            }
+            "--coder-prefix" => {
+                let v = value("--coder-prefix")?;
+                let p = v.trim_end_matches('/');
+                if !p.starts_with('/') || p.len() < 2 {
+                    return Err(format!("--coder-prefix {v:?}: a path like /api/v2/chats"));
+                }
+                config.coder.prefix = p.to_string();
+            }
             _ => return Err(format!("unknown argument {arg:?}")),
         }
     }
@@ -213,6 +237,25 @@ mod tests {
         assert_eq!(a.config.mode, Mode::Script);
         assert_eq!(a.config.pace_ms, 0);
         assert!(args(&["--mode", "chat"], None).is_err());
+        assert_eq!(a.config.coder.deadline_ms, 300_000);
+        assert_eq!(a.config.coder.prefix, "/api/v2/chats");
+        let a = args(
+            &[
+                "--coder-deadline-ms",
+                "50",
+                "--coder-token=t",
+                "--coder-prefix",
+                "/x/",
+            ],
+            None,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(a.config.coder.deadline_ms, 50);
+        assert_eq!(a.config.coder.token.as_deref(), Some("t"));
+        assert_eq!(a.config.coder.prefix, "/x");
+        assert!(args(&["--coder-deadline-ms", "x"], None).is_err());
+        assert!(args(&["--coder-prefix", "/"], None).is_err());
         let a = args(
             &[
                 "--llm-url",
