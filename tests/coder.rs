@@ -1,6 +1,6 @@
 //! The Coder backend's core (`chat_runtime::coder`): frames written from the Coder chat API
 //! (`tests/fixtures/coder/*.jsonl`, one WebSocket text frame a line) through the translation
-//! into the runtime's own thread reducer, and the request bodies.
+//! into the runtime's own thread reducer, the request bodies, and the submission rules.
 
 mod common;
 use common::*;
@@ -10,17 +10,20 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use chat_runtime::coder::submit::{result, tool_off};
 use chat_runtime::coder::wire::{
     post_message_body, tool_results_body, ApiError, BusyBehavior, CreateChat, DynamicTool,
     ToolResult,
 };
 use chat_runtime::coder::{
-    decode_frame, ChatError, ChatStatus, CoderThread, Frame, Routes, StreamEvent, TurnEnd, Update,
+    decode_frame, ChatError, ChatStatus, CoderThread, Frame, ResultsBatch, Routes, StreamEvent,
+    Submission, SubmitReply, SubmitStep, TurnEnd, Update,
 };
 use chat_runtime::json::Value;
-use chat_runtime::protocol::event::{Event, Parsed};
+use chat_runtime::protocol::event::{Event, Message, Parsed};
 use chat_runtime::protocol::thread::{PendingCall, Thread};
 use chat_runtime::protocol::verify::Verifier;
+use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use serde_json::json;
 
 const TURN: &str = include_str!("fixtures/coder/turn.jsonl");
@@ -679,4 +682,137 @@ fn a_rest_error_keeps_message_detail_validations_and_status() {
     let proxy = ApiError::from_response(502, "<html>Bad gateway</html>\n");
     assert_eq!(proxy.message, "<html>Bad gateway</html>");
     assert_eq!(ApiError::from_response(503, "").message, "HTTP 503");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivering the results
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_batch_answers_every_id_in_one_body() {
+    let mut batch = ResultsBatch::new(["toolu_01A", "toolu_01B", "toolu_01C", "toolu_01A"]);
+    assert!(batch.set(
+        "toolu_01A",
+        ToolOutcome::Value(ours(json!({ "temp_c": 18 })))
+    ));
+    assert!(
+        batch.body().is_none(),
+        "no body before every id has an outcome"
+    );
+    assert_eq!(
+        batch.missing().collect::<Vec<_>>(),
+        ["toolu_01B", "toolu_01C"]
+    );
+    assert!(batch.set("toolu_01B", tool_off("get_browser_location")));
+    assert!(batch.set(
+        "toolu_01C",
+        ToolOutcome::Value(Value::String("Sunny \"today\"".into()))
+    ));
+    assert!(
+        !batch.set("toolu_01C", ToolOutcome::Value(Value::Null)),
+        "the first stays"
+    );
+    assert!(!batch.set("toolu_zzz", ToolOutcome::Value(Value::Null)));
+    assert!(batch.is_complete());
+    let off = "TOOL ERROR: TOOL_NOT_AVAILABLE\\nthe tool get_browser_location is disabled in this chat\\nRECOVERY HINT: Do not call this tool again; answer without it or ask the user to enable it.";
+    assert_eq!(
+        batch.body().unwrap(),
+        format!(
+            r#"{{"results":[{{"tool_call_id":"toolu_01A","output":{{"temp_c":18}},"is_error":false}},{{"tool_call_id":"toolu_01B","output":"{off}","is_error":true}},{{"tool_call_id":"toolu_01C","output":"Sunny \"today\"","is_error":false}}]}}"#
+        )
+    );
+}
+
+#[test]
+fn every_failure_is_an_error_result_with_its_text() {
+    for code in [
+        FailureCode::ToolExecutionFailed,
+        FailureCode::InvalidToolArguments,
+        FailureCode::Timeout,
+        FailureCode::Interrupted,
+        FailureCode::ToolResultTooLarge,
+    ] {
+        let failure = ToolFailure::new(code, "what happened");
+        let r = result("id", &ToolOutcome::Failed(failure.clone()));
+        assert!(r.is_error);
+        assert_eq!(r.output, Value::String(failure.content()));
+    }
+    assert!(!result("id", &ToolOutcome::Value(Value::Null)).is_error);
+}
+
+#[test]
+fn each_answer_to_a_submission_says_what_comes_next() {
+    let error = |status: u16, message: &str| {
+        ApiError::from_response(status, &format!("{{\"message\":\"{message}\"}}"))
+    };
+    let once = |reply: SubmitReply| Submission::new("{}".into()).handle_reply(reply);
+    assert_eq!(
+        once(SubmitReply::Http(204, String::new())),
+        SubmitStep::Done
+    );
+    let conflict = r#"{"message":"Chat is not waiting for tool results.","detail":"chat status is \"running\", expected \"requires_action\""}"#;
+    assert!(matches!(
+        once(SubmitReply::Http(409, conflict.into())),
+        SubmitStep::Superseded(e) if e.detail.as_deref().unwrap().contains("running")
+    ));
+    for message in ["Missing tool result.", "Unexpected tool result."] {
+        assert_eq!(
+            once(SubmitReply::Http(
+                400,
+                format!("{{\"message\":\"{message}\"}}")
+            )),
+            SubmitStep::Refresh(error(400, message))
+        );
+    }
+    for (status, message) in [
+        (400, "Duplicate tool_call_id in results."),
+        (400, "Tool result output must be valid JSON."),
+        (403, "Only the chat owner may submit tool results."),
+        (
+            404,
+            "Resource not found or you do not have access to this resource",
+        ),
+    ] {
+        assert_eq!(
+            once(SubmitReply::Http(
+                status,
+                format!("{{\"message\":\"{message}\"}}")
+            )),
+            SubmitStep::Failed(error(status, message))
+        );
+    }
+    // Network and 5xx: the same body once more, then reconcile from history.
+    let mut submission = Submission::new("{\"results\":[]}".into());
+    assert_eq!(
+        submission.handle_reply(SubmitReply::Network),
+        SubmitStep::Resend
+    );
+    assert_eq!(submission.body(), "{\"results\":[]}");
+    let internal = "{\"message\":\"Internal error submitting tool results.\"}";
+    assert_eq!(
+        submission.handle_reply(SubmitReply::Http(500, internal.into())),
+        SubmitStep::Reconcile(Some(error(500, "Internal error submitting tool results.")))
+    );
+    let mut submission = Submission::new(String::new());
+    assert_eq!(
+        submission.handle_reply(SubmitReply::Http(503, String::new())),
+        SubmitStep::Resend
+    );
+    assert_eq!(
+        submission.handle_reply(SubmitReply::Network),
+        SubmitStep::Reconcile(None)
+    );
+}
+
+#[test]
+fn a_reconcile_reads_the_results_from_history() {
+    // After a resend without an answer, the results landed if the history answers every id.
+    let mut chat = Chat::new();
+    chat.feed(TURN);
+    assert!(!chat.coder.is_answered("toolu_01A"));
+    chat.frame(RESUME.lines().next().unwrap());
+    assert!(["toolu_01A", "toolu_01B"]
+        .iter()
+        .all(|id| chat.coder.is_answered(id)));
+    let _: &[Message] = chat.coder.messages();
 }

@@ -18,12 +18,16 @@
 //! - [`translate`]: [`CoderThread`], the stream in; AG-UI events for the runtime's thread
 //!   reducer, the committed history, the chat's status, the calls to run (each once, however
 //!   often the server re-sends its batch) and the end of the turn out.
+//! - [`submit`]: the one `tool-results` body of a batch from the calls' outcomes, and what each
+//!   answer to it means (done, someone answered first, resend once, refresh, give up).
 //!
 //! No I/O, no clock, no JavaScript: the host opens the socket, POSTs, and feeds back what came.
 //! The module is not linked into the `.wasm` until the boundary uses it.
 
+pub mod submit;
 pub mod translate;
 pub mod wire;
 
+pub use submit::{ResultsBatch, Submission, SubmitReply, SubmitStep};
 pub use translate::{CoderThread, TurnEnd, Update};
 pub use wire::{decode_frame, ChatError, ChatStatus, Frame, Routes, StreamEvent};
