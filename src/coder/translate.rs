@@ -117,8 +117,19 @@ struct Generation {
     text_open: bool,
     /// The reasoning message's id, once a reasoning part made it.
     reasoning: Option<String>,
-    /// The calls started, and whether their arguments came as deltas and whether they ended.
-    calls: Vec<(String, bool, bool)>,
+    /// The calls started, each with where its arguments are.
+    calls: Vec<(String, CallPhase)>,
+}
+
+/// Where a streamed call's arguments are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallPhase {
+    /// `TOOL_CALL_START` went out, no arguments yet.
+    Started,
+    /// Deltas went out (`args_delta`): the complete arguments add nothing.
+    Streaming,
+    /// The complete arguments came and `TOOL_CALL_END` went out.
+    Ended,
 }
 
 /// One chat's stream, translated. Sans-IO: frames in ([`CoderThread::handle_frame`]), updates
@@ -394,8 +405,8 @@ impl CoderThread {
                 ..text_end_placeholder()
             })));
         }
-        for (id, _, ended) in generation.calls {
-            if !ended {
+        for (id, phase) in generation.calls {
+            if phase != CallPhase::Ended {
                 out.push(Update::Event(Event::ToolCallEnd(ToolCallEnd {
                     tool_call_id: id,
                     ..call_end_placeholder()
@@ -493,7 +504,7 @@ impl CoderThread {
                 let at = match generation
                     .calls
                     .iter()
-                    .position(|(id, _, _)| *id == call.tool_call_id)
+                    .position(|(id, _)| *id == call.tool_call_id)
                 {
                     Some(at) => at,
                     None => {
@@ -508,24 +519,22 @@ impl CoderThread {
                         })));
                         generation
                             .calls
-                            .push((call.tool_call_id.clone(), false, false));
+                            .push((call.tool_call_id.clone(), CallPhase::Started));
                         generation.calls.len() - 1
                     }
                 };
-                let (id, streamed, ended) = &mut generation.calls[at];
-                if *ended {
-                    return;
-                }
-                let args = match (call.args_delta, &call.args) {
-                    (Some(delta), None) if !delta.is_empty() => {
-                        *streamed = true;
+                let (id, phase) = &mut generation.calls[at];
+                let args = match (*phase, call.args_delta, &call.args) {
+                    (CallPhase::Ended, _, _) => return,
+                    (_, Some(delta), None) if !delta.is_empty() => {
+                        *phase = CallPhase::Streaming;
                         Some(delta)
                     }
                     // The complete arguments: sent as one piece unless deltas already were
                     // (the committed message brings the exact text either way).
-                    (_, Some(args)) => {
-                        *ended = true;
-                        (!*streamed).then(|| args.to_json())
+                    (before, _, Some(args)) => {
+                        *phase = CallPhase::Ended;
+                        (before == CallPhase::Started).then(|| args.to_json())
                     }
                     _ => None,
                 };
@@ -539,7 +548,7 @@ impl CoderThread {
                         subagent_run_id: None,
                     })));
                 }
-                if *ended {
+                if *phase == CallPhase::Ended {
                     out.push(Update::Event(Event::ToolCallEnd(ToolCallEnd {
                         tool_call_id: id.clone(),
                         ..call_end_placeholder()
