@@ -184,9 +184,8 @@ fn resume_goes_into_the_next_run_and_the_turn_goes_on() {
     assert_eq!(h.sent.len(), 2);
     assert_eq!(h.body(1)["resume"], answer);
     // The interrupted call goes back unanswered: the server owns it.
-    let sent: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let sent: Vec<_> = h
+        .messages_sent(1)
         .iter()
         .map(|m| m["role"].as_str().unwrap().to_owned())
         .collect();
@@ -215,12 +214,7 @@ fn resume_may_come_with_a_new_user_message_and_is_sent_once_per_turn() {
     h.try_start(request(vec![user("u2", "never mind")], answer.clone()))
         .unwrap();
     assert_eq!(h.body(1)["resume"], answer);
-    let last = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let last = h.messages_sent(1).last().unwrap().clone();
     assert_eq!(last["id"], "u2");
     // The server asks the browser for a tool: the restart carries no resume.
     h.respond("t", sse(&[
@@ -427,7 +421,7 @@ fn pending_run_leaves_a_browser_call_an_interrupt_names_to_the_server() {
     h.try_start(next).unwrap();
     assert_eq!(h.jobs.len(), 0, "pending: run leaves it to the server too");
     assert_eq!(h.sent.len(), 2, "the resumed run went out at once");
-    let sent = h.body(1)["messages"].as_array().unwrap();
+    let sent = h.messages_sent(1);
     assert!(
         sent.iter().all(|m| m["role"] != "tool"),
         "no tool message for the held call: {sent:?}"

@@ -40,6 +40,25 @@ fn clock() -> ToolSet {
     tool_set(&[browser_time()], &[], &[])
 }
 
+/// A host whose thread `t` asks `text` (message `u1`) with [`clock`] on: its round is sent.
+fn asking(text: &str) -> Harness {
+    asking_with(SessionConfig::default(), text)
+}
+
+/// [`asking`] on a session with `config`.
+fn asking_with(config: SessionConfig, text: &str) -> Harness {
+    let mut h = Harness::new(config);
+    h.start(request("t", vec![user("u1", text)]), clock());
+    h
+}
+
+/// Run `r` started, and its assistant message `a1` calls `get_browser_time` as `c1`.
+fn calling_clock() -> Vec<Value> {
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    events
+}
+
 /// A run whose assistant message `parent` calls `get_browser_time` once, as call `id`.
 fn clock_run(id: &str, parent: &str) -> String {
     run_with(vec![call(
@@ -101,8 +120,7 @@ fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
 
 #[test]
 fn parallel_calls_run_together_and_results_go_back_in_call_order() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "two")]), clock());
+    let mut h = asking("two");
     h.respond(
         "t",
         include_str!("fixtures/agui-real/pydantic-ai/parallel-run1.sse"),
@@ -134,8 +152,7 @@ fn parallel_calls_run_together_and_results_go_back_in_call_order() {
 
 #[test]
 fn a_call_plus_text_continuing_still_runs_the_call() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond(
         "t",
         run_with(vec![
@@ -146,9 +163,8 @@ fn a_call_plus_text_continuing_still_runs_the_call() {
     assert_eq!(h.jobs.len(), 1);
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     // The tool result sits right after the assistant message that called, not after the text.
-    let roles: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let roles: Vec<_> = h
+        .messages_sent(1)
         .iter()
         .map(|m| m["role"].as_str().unwrap().to_owned())
         .collect();
@@ -172,16 +188,14 @@ fn backend_calls_answered_by_the_server_are_not_run_in_the_browser() {
 
 #[test]
 fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     let mut body = vec![call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1")];
     body.push(vec![json!({"type":"TOOL_CALL_RESULT","messageId":"p1","toolCallId":"c1","content":"Forwarded to client"})]);
     h.respond("t", run_with(body));
     assert_eq!(h.jobs.len(), 1);
     h.answer("t", "c1", ToolOutcome::Value(value!("real")));
-    let tools: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let tools: Vec<_> = h
+        .messages_sent(1)
         .iter()
         .filter(|m| m["role"] == "tool")
         .cloned()
@@ -192,8 +206,7 @@ fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
 
 #[test]
 fn a_tool_call_id_is_executed_once_even_if_the_server_asks_again() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     // A confused server lists the answered call as pending again.
@@ -224,9 +237,8 @@ fn unknown_and_disabled_tools_get_an_error_result_and_the_model_hears_it() {
     );
     assert!(h.jobs.is_empty(), "nothing ran");
     assert_eq!(h.sent.len(), 2, "restarted with the errors");
-    let tools: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let tools: Vec<_> = h
+        .messages_sent(1)
         .iter()
         .filter(|m| m["role"] == "tool")
         .cloned()
@@ -247,8 +259,7 @@ fn unknown_and_disabled_tools_get_an_error_result_and_the_model_hears_it() {
 
 #[test]
 fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond(
         "t",
         run_with(vec![
@@ -258,9 +269,8 @@ fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
         ]),
     );
     assert!(h.jobs.is_empty());
-    let contents: Vec<String> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let contents: Vec<String> = h
+        .messages_sent(1)
         .iter()
         .filter(|m| m["role"] == "tool")
         .map(|m| m["content"].as_str().unwrap().to_owned())
@@ -278,8 +288,7 @@ fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
 
 #[test]
 fn handler_failures_are_sent_with_error_and_readable_content() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", clock_run("c1", "a1"));
     h.answer(
         "t",
@@ -369,7 +378,7 @@ fn a_messages_snapshot_mid_stream_keeps_a_result_the_runtime_recorded() {
     assert_eq!(tools[0]["content"], r#"{"ok":true}"#);
     // Still unsent: the next request carries it, right after its assistant message.
     h.start(request("t", vec![user("u2", "thanks")]), ToolSet::default());
-    let sent: Vec<Value> = h.body(1)["messages"].as_array().unwrap().clone();
+    let sent: Vec<Value> = h.messages_sent(1).clone();
     let ids: Vec<&str> = sent.iter().map(|m| m["id"].as_str().unwrap()).collect();
     let at = ids.iter().position(|&id| id == "a1").unwrap();
     assert_eq!(sent[at + 1]["toolCallId"], "c1", "{ids:?}");
@@ -377,11 +386,13 @@ fn a_messages_snapshot_mid_stream_keeps_a_result_the_runtime_recorded() {
 
 #[test]
 fn max_rounds_stops_a_model_that_keeps_calling_tools() {
-    let mut h = Harness::new(SessionConfig {
-        max_rounds: 2,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "loop")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            max_rounds: 2,
+            ..SessionConfig::default()
+        },
+        "loop",
+    );
     for n in 0..3 {
         let id = format!("c{n}");
         h.respond(
@@ -441,8 +452,7 @@ fn a_failed_send_is_run_network_or_run_http_with_the_thrown_status() {
         ),
     ];
     for (status, code, message) in cases {
-        let mut h = harness();
-        h.start(request("t", vec![user("u1", "x")]), clock());
+        let mut h = asking("x");
         h.fail("t", "Failed to fetch", status);
         let error = h.result().error.clone().unwrap();
         assert_eq!(
@@ -451,8 +461,7 @@ fn a_failed_send_is_run_network_or_run_http_with_the_thrown_status() {
         );
     }
     // prepareRequest's failure, and a late report for a run that is over changes nothing.
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     let run = h.last_run("t");
     h.session
         .handle_request_error("t", &run, "run/prepare-request", "TypeError: no", None);
@@ -466,10 +475,8 @@ fn a_failed_send_is_run_network_or_run_http_with_the_thrown_status() {
 
 #[test]
 fn a_stream_without_run_finished_is_truncated() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("x");
+    let events = calling_clock();
     h.respond("t", sse(&events));
     let result = h.result();
     assert_eq!(result.status, RunStatus::Error);
@@ -517,10 +524,8 @@ fn a_malformed_event_mid_stream_ends_the_turn_with_the_decode_code() {
 
 #[test]
 fn abort_mid_stream_cancels_and_settles_the_calls() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("x");
+    let events = calling_clock();
     h.open("t");
     h.feed("t", sse(&events));
     h.session.abort("t");
@@ -545,8 +550,7 @@ fn abort_mid_stream_cancels_and_settles_the_calls() {
 
 #[test]
 fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", clock_run("c1", "a1"));
     assert_eq!(h.jobs.len(), 1);
     h.session.abort("t");
@@ -599,18 +603,20 @@ fn two_threads_run_at_once_and_results_never_cross() {
 
 #[test]
 fn history_new_sends_only_what_the_server_has_not_seen() {
-    let mut h = Harness::new(SessionConfig {
-        history: HistoryMode::New,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            history: HistoryMode::New,
+            ..SessionConfig::default()
+        },
+        "time?",
+    );
     assert_eq!(
         h.body(0)["messages"],
         json!([{"id":"u1","role":"user","content":"time?"}])
     );
     h.respond("t", clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
-    let messages = h.body(1)["messages"].as_array().unwrap();
+    let messages = h.messages_sent(1);
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "tool");
     assert_eq!(messages[0]["toolCallId"], "c1");
@@ -626,8 +632,7 @@ fn history_new_sends_only_what_the_server_has_not_seen() {
 fn the_state_is_sent_without_the_servers_copy_of_the_tools() {
     // ag-ui-langgraph keeps the request's tools in its state and sends them back; sent back, they
     // would offer again a tool the user has just turned off.
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     let snapshot = json!({"type":"STATE_SNAPSHOT","snapshot":{
         "tools":[{"name":"get_browser_time","description":"d","parameters":{"type":"object"}}],
         "city":"Paris"
@@ -671,9 +676,8 @@ fn messages_already_in_the_thread_are_not_added_twice() {
     let mut all = h.result().messages.clone();
     all.push(user("u2", "y"));
     h.start(request("t", all), ToolSet::default());
-    let ids: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let ids: Vec<_> = h
+        .messages_sent(1)
         .iter()
         .map(|m| m["id"].as_str().unwrap().to_owned())
         .collect();
@@ -689,9 +693,8 @@ fn a_loaded_history_with_a_dangling_call_is_settled_before_the_next_run() {
     ]));
     h.session.set_messages("t", history).unwrap();
     h.start(request("t", vec![user("u2", "hello?")]), ToolSet::default());
-    let roles: Vec<_> = h.body(0)["messages"]
-        .as_array()
-        .unwrap()
+    let roles: Vec<_> = h
+        .messages_sent(0)
         .iter()
         .map(|m| m["role"].as_str().unwrap().to_owned())
         .collect();
@@ -701,8 +704,7 @@ fn a_loaded_history_with_a_dangling_call_is_settled_before_the_next_run() {
 
 #[test]
 fn listeners_get_every_wire_event_and_the_loop_events() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run1.sse"));
     h.answer("t", "call_frontend_1", ToolOutcome::Value(value!("now")));
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run2.sse"));
@@ -792,8 +794,7 @@ fn agui_events_can_be_turned_off_and_the_loop_still_runs() {
             .filter(|e| matches!(e, RuntimeEvent::Agui { .. }))
             .count()
     };
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "hi")]), clock());
+    let mut h = asking("hi");
     h.respond("t", run_with(vec![text("a1", "one two")]));
     let with = count(&h);
     assert!(with > 0, "on by default");
@@ -871,10 +872,8 @@ fn the_run_url_template_comes_from_the_config() {
 
 #[test]
 fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("time?");
+    let mut events = calling_clock();
     events.push(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r",
         "outcome":{"type":"success","pendingToolCallIds":["ghost","c1"]}}));
     h.respond("t", sse(&events));
@@ -890,9 +889,8 @@ fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
         2,
         "the restart carries the real call's result"
     );
-    let tools: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let tools: Vec<_> = h
+        .messages_sent(1)
         .iter()
         .filter(|m| m["role"] == "tool")
         .map(|m| (m["toolCallId"].clone(), m["content"].clone()))
@@ -902,10 +900,8 @@ fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
 
 #[test]
 fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("time?");
+    let mut events = calling_clock();
     events.push(json!({"type":"RUN_ERROR","message":"the model crashed"}));
     h.respond("t", sse(&events));
     let result = h.result();
@@ -923,14 +919,12 @@ fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
 #[test]
 fn a_call_a_later_turn_adds_to_an_earlier_message_is_settled_when_that_turn_ends() {
     for stop in [false, true] {
-        let mut h = harness();
-        h.start(request("t", vec![user("u1", "hi")]), clock());
+        let mut h = asking("hi");
         h.respond("t", run_with(vec![text("a1", "Hello.")]));
         assert_eq!(h.result().status, RunStatus::Completed);
         // The next run's call names the first run's message as its parent.
         h.start(request("t", vec![user("u2", "time?")]), clock());
-        let mut events = vec![started("r")];
-        events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+        let events = calling_clock();
         h.open("t");
         h.feed("t", sse(&events[..2]));
         if stop {
@@ -949,15 +943,17 @@ fn a_call_a_later_turn_adds_to_an_earlier_message_is_settled_when_that_turn_ends
 
 #[test]
 fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
-    let mut h = Harness::new(SessionConfig {
-        max_tool_result_bytes: 16,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            max_tool_result_bytes: 16,
+            ..SessionConfig::default()
+        },
+        "time?",
+    );
     h.respond("t", clock_run("c1", "a1"));
     // 17 bytes of UTF-8 in 9 characters: the limit is in bytes.
     h.answer("t", "c1", ToolOutcome::Value(value!("ééééééééx")));
-    let messages = h.body(1)["messages"].as_array().unwrap().clone();
+    let messages = h.messages_sent(1).clone();
     let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
     let content = tool["content"].as_str().unwrap();
     assert!(
@@ -979,22 +975,23 @@ fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
     assert_eq!(finished.code, "TOOL_RESULT_TOO_LARGE");
 
     // Exactly at the limit passes, JSON values are measured as their JSON text.
-    let mut h = Harness::new(SessionConfig {
-        max_tool_result_bytes: 16,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            max_tool_result_bytes: 16,
+            ..SessionConfig::default()
+        },
+        "time?",
+    );
     h.respond("t", clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(value!({"a": "01234567"})));
-    let messages = h.body(1)["messages"].as_array().unwrap().clone();
+    let messages = h.messages_sent(1).clone();
     let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
     assert_eq!(tool["content"], json!(r#"{"a":"01234567"}"#));
 }
 
 #[test]
 fn a_call_may_be_called_only_while_it_runs() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     assert!(!h.session.may_call("t", "c1"), "not handed out yet");
     h.respond("t", clock_run("c1", "a1"));
     assert!(h.session.may_call("t", "c1"));
@@ -1007,8 +1004,7 @@ fn a_call_may_be_called_only_while_it_runs() {
         "a stopped call is never called"
     );
 
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     h.respond("t", clock_run("c1", "a1"));
     let timeout = ToolFailure::new(FailureCode::Timeout, "too slow");
     h.answer("t", "c1", ToolOutcome::Failed(timeout));
@@ -1020,10 +1016,8 @@ fn a_call_may_be_called_only_while_it_runs() {
 
 #[test]
 fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_why() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("time?");
+    let mut events = calling_clock();
     events.push(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r",
         "outcome":{"type":"success","pendingToolCallIds":["ghost"]}}));
     h.respond("t", sse(&events));
@@ -1058,8 +1052,7 @@ fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_
 
 #[test]
 fn a_call_past_its_deadline_is_answered_with_timeout_and_its_signal_fires() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     assert_eq!(h.session.poll_timeout(), None, "no call, no timer");
     h.respond("t", clock_run("c1", "a1"));
     assert_eq!(h.jobs.len(), 1);
@@ -1176,8 +1169,7 @@ fn a_tool_sets_its_own_deadline_and_the_earliest_one_is_the_timer() {
 
 #[test]
 fn stop_clears_the_timers_and_a_late_clock_changes_nothing() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", clock_run("c1", "a1"));
     h.session.abort("t");
     h.pump();
@@ -1297,8 +1289,7 @@ fn run_cut(cut: Option<usize>, network_error: bool) -> Harness {
 
 /// [`run_cut`] against a server that resumes as `mode` says.
 fn run_cut_replaying(cut: Option<usize>, network_error: bool, mode: Replay) -> Harness {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     let events = resumable_events();
     let body = sse_with_ids(&events, Some(50));
     let run = h.last_run("t");
@@ -1424,8 +1415,7 @@ fn a_server_that_replays_at_the_id_or_from_the_start_applies_no_event_twice() {
 #[test]
 fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
     let events = resumable_events();
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     // Events 0..=4 arrive, then the connection is cut.
     h.respond("t", sse_with_ids(&events[..5], None));
     assert_eq!(h.reconnects.last().unwrap().2, "4");
@@ -1454,8 +1444,7 @@ fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
 
 #[test]
 fn a_stream_without_ids_is_not_resumed() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.open("t");
     h.feed("t", sse(&[started("r")]));
     h.fail("t", "network error", None);
@@ -1466,8 +1455,7 @@ fn a_stream_without_ids_is_not_resumed() {
 #[test]
 fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
     for (retry, delays) in [(None, [1_000, 2_000, 4_000]), (Some(30), [30, 60, 120])] {
-        let mut h = harness();
-        h.start(request("t", vec![user("u1", "x")]), clock());
+        let mut h = asking("x");
         let events = resumable_events();
         h.respond("t", sse_with_ids(&events[..2], retry));
         // The server keeps failing: twice at connect, once with an empty answer.
@@ -1482,8 +1470,7 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
         assert_eq!(h.sent.len(), 1);
     }
     // An attempt that brings new events starts the count again.
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     let events = resumable_events();
     h.respond("t", sse_with_ids(&events[..1], None));
     for (n, event) in events.iter().enumerate().take(events.len() - 1).skip(1) {
@@ -1498,15 +1485,13 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
 
 #[test]
 fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", sse_with_ids(&resumable_events()[..3], None));
     assert_eq!(h.reconnects.len(), 1);
     h.open_with("t", 404, Some("text/plain"), Some("no such run"));
     assert_eq!(h.result().error.as_ref().unwrap().status, Some(404));
 
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", sse_with_ids(&resumable_events()[..3], None));
     h.session.abort("t");
     h.pump();
@@ -1527,8 +1512,7 @@ fn cut_after_three(h: &mut Harness, thread: &str) {
 
 #[test]
 fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "first")]), clock());
+    let mut h = asking("first");
     let stopped = h.last_run("t");
     // The app's prepareRequest is still busy when the user stops the run.
     h.session.abort("t");
@@ -1569,11 +1553,13 @@ fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
 
 #[test]
 fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
-    let mut h = Harness::new(SessionConfig {
-        headers: vec![("Authorization".to_owned(), "Bearer k".to_owned())],
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            headers: vec![("Authorization".to_owned(), "Bearer k".to_owned())],
+            ..SessionConfig::default()
+        },
+        "time?",
+    );
     // Round 1: the host sends the Send's body as it is and does not report it.
     cut_after_three(&mut h, "t");
     let round1 = RoundRequest {
@@ -1649,7 +1635,7 @@ fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
     assert!(h.sent.is_empty(), "the request waits for the call's result");
     h.answer("t", "c1", ToolOutcome::Value(value!("noon")));
     assert_eq!(h.sent.len(), 1);
-    let messages = h.body(0)["messages"].as_array().unwrap().clone();
+    let messages = h.messages_sent(0).clone();
     let roles: Vec<_> = messages.iter().map(|m| m["role"].clone()).collect();
     assert_eq!(roles, ["user", "assistant", "tool"]);
     assert_eq!(messages[2]["toolCallId"], "c1");
@@ -1696,9 +1682,7 @@ fn pending_run_applies_toggles_and_validation_and_settles_what_it_cannot_run() {
     h.answer("t", "ok", ToolOutcome::Value(value!("noon")));
     assert_eq!(h.sent.len(), 1);
     let result_of = |id: &str| {
-        h.body(0)["messages"]
-            .as_array()
-            .unwrap()
+        h.messages_sent(0)
             .iter()
             .find(|m| m["toolCallId"] == id)
             .unwrap_or_else(|| panic!("a result for {id}"))
@@ -1822,8 +1806,7 @@ fn a_resumed_connection_whose_events_carry_no_ids_of_their_own_is_applied_whole(
     // rest without ids. Those events inherit the last id, which says nothing about whether they
     // were sent before: none is dropped as a replay.
     let events = resumable_events();
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     h.respond("t", sse_with_ids(&events[..3], Some(1)));
     assert_eq!(h.reconnects.last().unwrap().2, "2");
     let mut rest = String::new();

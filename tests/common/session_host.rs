@@ -218,6 +218,13 @@ impl Harness {
     pub fn body(&self, n: usize) -> &Value {
         &self.sent[n].2
     }
+
+    /// The `messages` of the `n`th request sent.
+    pub fn messages_sent(&self, n: usize) -> &Vec<Value> {
+        self.body(n)["messages"]
+            .as_array()
+            .expect("a request's messages are an array")
+    }
 }
 
 // ---- what the tests feed the host -------------------------------------------------------------
