@@ -54,7 +54,8 @@ function hookExit() {
  * `output()` is what it printed so far on stdout and stderr (the last 1 MiB); `echo: true` also
  * passes its stderr through to this process's. `stop()` sends `stopSignal` to its process group
  * and waits for it to exit. If it exits, fails to start or is not ready within `timeoutMs`, the
- * promise rejects with `name`, `hint` and its output.
+ * promise rejects with `name`, `hint` and its output; if it exits later, before `stop()`, that
+ * message goes to stderr.
  */
 export function startProcess(cmd, args, options = {}) {
   const {
@@ -93,7 +94,9 @@ export function startProcess(cmd, args, options = {}) {
   const lastWords = () => Promise.race([closed, new Promise((done) => setTimeout(done, 200))]);
   const running = () => child.exitCode === null && child.signalCode === null;
   const output = () => log;
+  let stopping = false;
   const stop = async () => {
+    stopping = true;
     if (child.pid === undefined) return;
     if (running()) killGroup(child.pid, stopSignal);
     await exited;
@@ -117,7 +120,12 @@ export function startProcess(cmd, args, options = {}) {
       ? setTimeout(() => finish(failure(`was not ready within ${timeoutMs} ms`)), timeoutMs)
       : undefined;
     child.once("error", (error) => finish(failure(`did not start (${error.message})`)));
-    exited.then(lastWords).then(() => finish(failure(`exited (${child.exitCode ?? child.signalCode})`)));
+    exited.then(lastWords).then(() => {
+      const how = `exited (${child.exitCode ?? child.signalCode})`;
+      // Once ready, nobody awaits it: a server that dies under the tests says so, with its log.
+      if (settled && !stopping) process.stderr.write(`${failure(`${how} while the tests ran`).message}\n`);
+      finish(failure(how));
+    });
     if (ready?.line) {
       createInterface({ input: child.stdout }).on("line", (line) => {
         const match = ready.line.exec(line);

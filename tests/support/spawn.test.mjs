@@ -108,6 +108,21 @@ test("not ready in time: rejects with its output, and the process is stopped", a
   await gone(pid, "the server that was not ready");
 });
 
+test("a server that dies after it was ready says so on stderr, with its output", async () => {
+  const server = `console.log("listening on http://127.0.0.1:1"); setTimeout(() => { console.error("panicked: out of luck"); process.exit(101); }, 100);`;
+  const script = `
+    import { startProcess } from ${JSON.stringify(SPAWN)};
+    await startProcess(process.execPath, ["-e", ${JSON.stringify(server)}], { name: "the agent", ready: { line: /^listening/ } });
+    setTimeout(() => {}, 2000);
+  `;
+  const runner = spawn(NODE, ["--input-type=module", "-e", script], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  runner.stderr.on("data", (chunk) => (stderr += chunk));
+  const code = await new Promise((done) => runner.once("exit", done));
+  assert.equal(code, 0);
+  assert.match(stderr, /^the agent exited \(101\) while the tests ran:\nlistening on http:\/\/127\.0\.0\.1:1\npanicked: out of luck\n/);
+});
+
 /** A test process that starts the PARENT server, prints both pids, then does `then`. */
 function testProcess(then) {
   const script = `
