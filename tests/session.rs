@@ -941,16 +941,20 @@ fn a_call_a_later_turn_adds_to_an_earlier_message_is_settled_when_that_turn_ends
     }
 }
 
+/// The clock called as `c1`, on a session whose tool results may have `bytes` bytes.
+fn clock_called_limited_to(bytes: usize) -> Harness {
+    let config = SessionConfig {
+        max_tool_result_bytes: bytes,
+        ..SessionConfig::default()
+    };
+    let mut h = asking_with(config, "time?");
+    h.respond("t", clock_run("c1", "a1"));
+    h
+}
+
 #[test]
 fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
-    let mut h = asking_with(
-        SessionConfig {
-            max_tool_result_bytes: 16,
-            ..SessionConfig::default()
-        },
-        "time?",
-    );
-    h.respond("t", clock_run("c1", "a1"));
+    let mut h = clock_called_limited_to(16);
     // 17 bytes of UTF-8 in 9 characters: the limit is in bytes.
     h.answer("t", "c1", ToolOutcome::Value(value!("ééééééééx")));
     let messages = h.messages_sent(1).clone();
@@ -975,14 +979,7 @@ fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
     assert_eq!(finished.code, "TOOL_RESULT_TOO_LARGE");
 
     // Exactly at the limit passes, JSON values are measured as their JSON text.
-    let mut h = asking_with(
-        SessionConfig {
-            max_tool_result_bytes: 16,
-            ..SessionConfig::default()
-        },
-        "time?",
-    );
-    h.respond("t", clock_run("c1", "a1"));
+    let mut h = clock_called_limited_to(16);
     h.answer("t", "c1", ToolOutcome::Value(value!({"a": "01234567"})));
     let messages = h.messages_sent(1).clone();
     let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
