@@ -184,11 +184,7 @@ fn resume_goes_into_the_next_run_and_the_turn_goes_on() {
     assert_eq!(h.sent.len(), 2);
     assert_eq!(h.body(1)["resume"], answer);
     // The interrupted call goes back unanswered: the server owns it.
-    let sent: Vec<_> = h
-        .messages_sent(1)
-        .iter()
-        .map(|m| m["role"].as_str().unwrap().to_owned())
-        .collect();
+    let sent = h.roles_sent(1);
     assert_eq!(sent, ["user", "assistant"]);
     // Still open until the resumed run finishes.
     assert_eq!(h.session.interrupts("t").len(), 1);

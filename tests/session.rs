@@ -163,11 +163,7 @@ fn a_call_plus_text_continuing_still_runs_the_call() {
     assert_eq!(h.jobs.len(), 1);
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     // The tool result sits right after the assistant message that called, not after the text.
-    let roles: Vec<_> = h
-        .messages_sent(1)
-        .iter()
-        .map(|m| m["role"].as_str().unwrap().to_owned())
-        .collect();
+    let roles = h.roles_sent(1);
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
 }
 
@@ -194,12 +190,7 @@ fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
     h.respond("t", run_with(body));
     assert_eq!(h.jobs.len(), 1);
     h.answer("t", "c1", ToolOutcome::Value(value!("real")));
-    let tools: Vec<_> = h
-        .messages_sent(1)
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .cloned()
-        .collect();
+    let tools = h.tools_sent(1);
     assert_eq!(tools.len(), 1, "one result per call");
     assert_eq!(tools[0]["content"], "real");
 }
@@ -237,12 +228,7 @@ fn unknown_and_disabled_tools_get_an_error_result_and_the_model_hears_it() {
     );
     assert!(h.jobs.is_empty(), "nothing ran");
     assert_eq!(h.sent.len(), 2, "restarted with the errors");
-    let tools: Vec<_> = h
-        .messages_sent(1)
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .cloned()
-        .collect();
+    let tools = h.tools_sent(1);
     assert_eq!(tools.len(), 2);
     for t in &tools {
         assert!(t["content"]
@@ -270,9 +256,8 @@ fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
     );
     assert!(h.jobs.is_empty());
     let contents: Vec<String> = h
-        .messages_sent(1)
+        .tools_sent(1)
         .iter()
-        .filter(|m| m["role"] == "tool")
         .map(|m| m["content"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(contents.len(), 3);
@@ -693,11 +678,7 @@ fn a_loaded_history_with_a_dangling_call_is_settled_before_the_next_run() {
     ]));
     h.session.set_messages("t", history).unwrap();
     h.start(request("t", vec![user("u2", "hello?")]), ToolSet::default());
-    let roles: Vec<_> = h
-        .messages_sent(0)
-        .iter()
-        .map(|m| m["role"].as_str().unwrap().to_owned())
-        .collect();
+    let roles = h.roles_sent(0);
     assert_eq!(roles, ["user", "assistant", "tool", "user"]);
     assert!(h.jobs.is_empty(), "a stale call is never run");
 }
@@ -890,9 +871,8 @@ fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
         "the restart carries the real call's result"
     );
     let tools: Vec<_> = h
-        .messages_sent(1)
+        .tools_sent(1)
         .iter()
-        .filter(|m| m["role"] == "tool")
         .map(|m| (m["toolCallId"].clone(), m["content"].clone()))
         .collect();
     assert_eq!(tools, [(json!("c1"), json!("noon"))]);
@@ -1618,14 +1598,21 @@ fn run_pending() -> RunRequest {
     }
 }
 
-#[test]
-fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
+/// A host whose thread `t` was reloaded with the clock call `c1` unanswered and runs it
+/// (`pending: "run"`).
+fn pending_clock_call() -> Harness {
     let mut h = harness();
     reloaded(
         &mut h,
         json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
     );
     h.start(run_pending(), clock());
+    h
+}
+
+#[test]
+fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
+    let mut h = pending_clock_call();
     assert_eq!(h.jobs.len(), 1);
     assert_eq!(h.jobs[0].tool_call_id, "c1");
     assert_eq!(h.jobs[0].args, value!({"format": "iso"}));
@@ -1723,12 +1710,7 @@ fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() 
     assert!(h.jobs.is_empty());
     assert_eq!(h.sent.len(), 1);
 
-    let mut h = harness();
-    reloaded(
-        &mut h,
-        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
-    );
-    h.start(run_pending(), clock());
+    let mut h = pending_clock_call();
     assert_eq!(h.jobs.len(), 1);
     h.session.abort("t");
     h.pump();

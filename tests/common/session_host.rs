@@ -225,6 +225,23 @@ impl Harness {
             .as_array()
             .expect("a request's messages are an array")
     }
+
+    /// The `role: "tool"` messages of the `n`th request sent.
+    pub fn tools_sent(&self, n: usize) -> Vec<Value> {
+        self.messages_sent(n)
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .cloned()
+            .collect()
+    }
+
+    /// The roles of the `messages` of the `n`th request sent.
+    pub fn roles_sent(&self, n: usize) -> Vec<String> {
+        self.messages_sent(n)
+            .iter()
+            .map(|m| m["role"].as_str().expect("a message has a role").to_owned())
+            .collect()
+    }
 }
 
 // ---- what the tests feed the host -------------------------------------------------------------
