@@ -160,7 +160,7 @@ test-types: node-deps
 	tsc -p tests/react/tsconfig.json
 
 test-js: node-deps
-	node --test tests/js/
+	node --test tests/js/ tests/support/
 
 # In headless Chromium against the real demo agent: the demo page (demo mode) and the run loop
 # (script mode); needs pkg/ (make build).

@@ -2,6 +2,7 @@
 //! resolves `interrupted`, and the next run answers every open interrupt in `resume`.
 
 mod common;
+use common::session_host::*;
 use common::*;
 
 #[cfg(target_arch = "wasm32")]
@@ -9,12 +10,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use chat_runtime::protocol::event::{Content, Message, ResumeEntry, UserMessage};
-use chat_runtime::session::{
-    Action, CallKind, RunRequest, RunResult, RunStatus, RuntimeEvent, Session, SessionConfig,
-    SessionError, ToolSet,
-};
-use chat_runtime::tools::schema::NoPatterns;
+use chat_runtime::protocol::event::{Message, ResumeEntry};
+use chat_runtime::session::{CallKind, RunRequest, RunStatus, SessionError, ToolSet};
+use chat_runtime::tools::outcome::ToolOutcome;
 use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
 use serde_json::{json, Value};
 
@@ -41,17 +39,6 @@ fn approval(call: &str) -> Value {
     })
 }
 
-fn user(id: &str, text: &str) -> Message {
-    Message::User(UserMessage {
-        id: id.to_owned(),
-        content: Content::Text(text.to_owned()),
-        name: None,
-        encrypted_value: None,
-        metadata: None,
-        subagent_run_id: None,
-    })
-}
-
 fn resume(entries: Value) -> Vec<ResumeEntry> {
     from_serde(entries)
 }
@@ -68,10 +55,6 @@ fn request(messages: Vec<Message>, answers: Value) -> RunRequest {
 
 /// 2026-01-01T00:00:00Z.
 const NOW: u64 = 1_767_225_600_000;
-
-fn sse(events: &[Value]) -> String {
-    events.iter().map(|e| format!("data: {e}\n\n")).collect()
-}
 
 /// A run whose assistant message `a1` says a word and calls `delete_notes` as `c1`, finished
 /// with `outcome`.
@@ -131,78 +114,22 @@ fn tools() -> ToolSet {
     set
 }
 
-struct Harness {
-    session: Session,
-    sent: Vec<(String, Value)>,
-    jobs: usize,
-    events: Vec<RuntimeEvent>,
-    results: Vec<RunResult>,
+/// A host whose runs offer [`tools`].
+fn host() -> Harness {
+    let mut h = harness();
+    h.tools = tools();
+    h
 }
 
 impl Harness {
-    fn new() -> Self {
-        Self {
-            session: Session::new(SessionConfig::default(), "x", Box::new(NoPatterns)),
-            sent: Vec::new(),
-            jobs: 0,
-            events: Vec::new(),
-            results: Vec::new(),
-        }
-    }
-
-    fn pump(&mut self) {
-        while let Some(action) = self.session.poll_action(1_000) {
-            match action {
-                Action::Send { run_id, body, .. } => self
-                    .sent
-                    .push((run_id, serde_json::from_str(&body).unwrap())),
-                Action::Execute(_) => self.jobs += 1,
-                Action::Emit(event) => self.events.push(event),
-                Action::Finished(result) => self.results.push(*result),
-                _ => {}
-            }
-        }
-    }
-
-    fn start(&mut self, request: RunRequest) -> Result<(), SessionError> {
-        let started = self.session.start_run(request, tools());
-        self.pump();
-        started
-    }
-
-    fn respond(&mut self, body: &str) {
-        let run = self.sent.last().expect("a request was sent").0.clone();
-        self.session
-            .handle_response("t", &run, 200, Some("text/event-stream"), None);
-        self.session.handle_bytes("t", &run, body.as_bytes());
-        self.session.handle_body_end("t", &run);
-        self.pump();
-    }
-
-    fn result(&self) -> &RunResult {
-        self.results.last().expect("the turn finished")
-    }
-
-    fn body(&self, n: usize) -> &Value {
-        &self.sent[n].1
-    }
-
     /// The thread interrupted by `delete_notes` (call `c1`).
     fn interrupted() -> Self {
-        let mut h = Self::new();
-        h.start(request(vec![user("u1", "delete my notes")], json!([])))
+        let mut h = host();
+        h.try_start(request(vec![user("u1", "delete my notes")], json!([])))
             .unwrap();
-        h.respond(&interrupted_run());
+        h.respond("t", interrupted_run());
         h
     }
-}
-
-fn tool_messages(messages: &[Message]) -> Vec<Value> {
-    messages
-        .iter()
-        .filter(|m| m.role() == "tool")
-        .map(to_serde)
-        .collect()
 }
 
 #[test]
@@ -230,15 +157,16 @@ fn an_interrupt_outcome_ends_the_turn_interrupted_and_nothing_restarts() {
 fn the_call_an_interrupt_names_gets_no_tool_message_from_the_runtime() {
     let h = Harness::interrupted();
     assert_eq!(tool_messages(&h.result().messages), Vec::<Value>::new());
-    assert_eq!(h.jobs, 0);
+    assert_eq!(h.jobs.len(), 0);
 }
 
 #[test]
 fn a_call_no_interrupt_names_is_still_settled_when_the_turn_ends() {
-    let mut h = Harness::new();
-    h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+    let mut h = host();
+    h.try_start(request(vec![user("u1", "x")], json!([])))
+        .unwrap();
     let body = calling_run(json!({"type":"interrupt","interrupts":[approval("other")]}));
-    h.respond(&body);
+    h.respond("t", &body);
     let tools = tool_messages(&h.result().messages);
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0]["toolCallId"], "c1");
@@ -252,20 +180,15 @@ fn a_call_no_interrupt_names_is_still_settled_when_the_turn_ends() {
 fn resume_goes_into_the_next_run_and_the_turn_goes_on() {
     let mut h = Harness::interrupted();
     let answer = json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]);
-    h.start(request(vec![], answer.clone())).unwrap();
+    h.try_start(request(vec![], answer.clone())).unwrap();
     assert_eq!(h.sent.len(), 2);
     assert_eq!(h.body(1)["resume"], answer);
     // The interrupted call goes back unanswered: the server owns it.
-    let sent: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap().to_owned())
-        .collect();
+    let sent = h.roles_sent(1);
     assert_eq!(sent, ["user", "assistant"]);
     // Still open until the resumed run finishes.
     assert_eq!(h.session.interrupts("t").len(), 1);
-    h.respond(&resumed_run());
+    h.respond("t", resumed_run());
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.interrupts, None);
@@ -275,7 +198,7 @@ fn resume_goes_into_the_next_run_and_the_turn_goes_on() {
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0]["content"], "deleted 3 notes");
     // The next turn needs no resume and carries none.
-    h.start(request(vec![user("u2", "thanks")], json!([])))
+    h.try_start(request(vec![user("u2", "thanks")], json!([])))
         .unwrap();
     assert!(h.body(2).get("resume").is_none());
 }
@@ -284,30 +207,20 @@ fn resume_goes_into_the_next_run_and_the_turn_goes_on() {
 fn resume_may_come_with_a_new_user_message_and_is_sent_once_per_turn() {
     let mut h = Harness::interrupted();
     let answer = json!([{"interruptId":"int-c1","status":"cancelled"}]);
-    h.start(request(vec![user("u2", "never mind")], answer.clone()))
+    h.try_start(request(vec![user("u2", "never mind")], answer.clone()))
         .unwrap();
     assert_eq!(h.body(1)["resume"], answer);
-    let last = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
-        .last()
-        .unwrap()
-        .clone();
+    let last = h.messages_sent(1).last().unwrap().clone();
     assert_eq!(last["id"], "u2");
     // The server asks the browser for a tool: the restart carries no resume.
-    h.respond(&sse(&[
+    h.respond("t", sse(&[
         json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"}),
         json!({"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"confirm_action","parentMessageId":"a2"}),
         json!({"type":"TOOL_CALL_END","toolCallId":"c2"}),
         json!({"type":"RUN_FINISHED","threadId":"t","runId":"r2"}),
     ]));
-    assert_eq!(h.jobs, 1);
-    h.session.handle_tool_result(
-        "t",
-        "c2",
-        chat_runtime::tools::outcome::ToolOutcome::Value(value!("ok")),
-    );
-    h.pump();
+    assert_eq!(h.jobs.len(), 1);
+    h.answer("t", "c2", ToolOutcome::Value(value!("ok")));
     assert_eq!(h.sent.len(), 3);
     assert!(h.body(2).get("resume").is_none());
 }
@@ -318,7 +231,7 @@ fn a_payload_off_the_response_schema_is_refused_and_nothing_is_sent() {
     let before = h.session.messages("t").to_vec();
     let answer = json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":"yes"}}]);
     let error = h
-        .start(request(vec![user("u2", "yes")], answer))
+        .try_start(request(vec![user("u2", "yes")], answer))
         .unwrap_err();
     assert_eq!(error.code(), "input/invalid");
     match &error {
@@ -336,7 +249,7 @@ fn a_payload_off_the_response_schema_is_refused_and_nothing_is_sent() {
     assert!(error.to_string().contains("\"/approved\""), "{error}");
     // A missing payload breaks `required`.
     let error = h
-        .start(request(
+        .try_start(request(
             vec![],
             json!([{"interruptId":"int-c1","status":"resolved"}]),
         ))
@@ -352,10 +265,10 @@ fn a_payload_off_the_response_schema_is_refused_and_nothing_is_sent() {
         {"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}
     ]);
     assert_eq!(
-        h.start(request(vec![], twice)).unwrap_err().code(),
+        h.try_start(request(vec![], twice)).unwrap_err().code(),
         "input/invalid"
     );
-    h.start(request(
+    h.try_start(request(
         vec![],
         json!([{"interruptId":"int-c1","status":"cancelled"}]),
     ))
@@ -367,13 +280,13 @@ fn a_payload_off_the_response_schema_is_refused_and_nothing_is_sent() {
 fn a_run_that_leaves_an_open_interrupt_unanswered_is_refused() {
     let mut h = Harness::interrupted();
     let error = h
-        .start(request(vec![user("u2", "hello?")], json!([])))
+        .try_start(request(vec![user("u2", "hello?")], json!([])))
         .unwrap_err();
     assert_eq!(error.code(), "run/unanswered-interrupts");
     assert!(error.to_string().contains("\"int-c1\""), "{error}");
     // An answer to some other interrupt does not answer this one.
     let error = h
-        .start(request(
+        .try_start(request(
             vec![],
             json!([{"interruptId":"int-zz","status":"cancelled"}]),
         ))
@@ -389,20 +302,10 @@ fn a_run_that_leaves_an_open_interrupt_unanswered_is_refused() {
 
 #[test]
 fn an_expired_interrupt_is_answered_cancelled_unless_the_app_answers_first() {
-    let expiring = |at: &str| {
-        let mut h = Harness::new();
-        h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
-        let mut interrupt = approval("c1");
-        interrupt["expiresAt"] = json!(at);
-        h.respond(&calling_run(
-            json!({"type":"interrupt","interrupts":[interrupt]}),
-        ));
-        h
-    };
     // Past: 2025-12-31T23:59:59.999Z, also written with an offset.
     for at in ["2025-12-31T23:59:59.999Z", "2026-01-01T00:59:59+01:00"] {
-        let mut h = expiring(at);
-        h.start(request(vec![user("u2", "later")], json!([])))
+        let mut h = interrupted_with_expiry(at);
+        h.try_start(request(vec![user("u2", "later")], json!([])))
             .unwrap();
         assert_eq!(
             h.body(1)["resume"],
@@ -411,9 +314,9 @@ fn an_expired_interrupt_is_answered_cancelled_unless_the_app_answers_first() {
         );
     }
     // The app answers first: its answer goes out.
-    let mut h = expiring("2020-01-01T00:00:00Z");
+    let mut h = interrupted_with_expiry("2020-01-01T00:00:00Z");
     let answer = json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":false}}]);
-    h.start(request(vec![], answer.clone())).unwrap();
+    h.try_start(request(vec![], answer.clone())).unwrap();
     assert_eq!(h.body(1)["resume"], answer);
     // Not yet expired (exactly now is expired; a millisecond later is not), or not a date, or
     // no clock: refused.
@@ -422,19 +325,19 @@ fn an_expired_interrupt_is_answered_cancelled_unless_the_app_answers_first() {
         "2026-01-01T01:00:00+00:30",
         "soon",
     ] {
-        let mut h = expiring(at);
-        let error = h.start(request(vec![], json!([]))).unwrap_err();
+        let mut h = interrupted_with_expiry(at);
+        let error = h.try_start(request(vec![], json!([]))).unwrap_err();
         assert_eq!(error.code(), "run/unanswered-interrupts", "{at}");
     }
-    let mut h = expiring("2026-01-01T00:00:00Z");
-    h.start(request(vec![], json!([]))).unwrap();
-    let mut h = expiring("2020-01-01T00:00:00Z");
+    let mut h = interrupted_with_expiry("2026-01-01T00:00:00Z");
+    h.try_start(request(vec![], json!([]))).unwrap();
+    let mut h = interrupted_with_expiry("2020-01-01T00:00:00Z");
     let no_clock = RunRequest {
         now_ms: None,
         ..request(vec![], json!([]))
     };
     assert_eq!(
-        h.start(no_clock).unwrap_err().code(),
+        h.try_start(no_clock).unwrap_err().code(),
         "run/unanswered-interrupts"
     );
 }
@@ -443,11 +346,14 @@ fn an_expired_interrupt_is_answered_cancelled_unless_the_app_answers_first() {
 fn a_resumed_run_that_fails_keeps_the_interrupts_open() {
     let mut h = Harness::interrupted();
     let answer = json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]);
-    h.start(request(vec![], answer.clone())).unwrap();
-    h.respond(&sse(&[
-        json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"}),
-        json!({"type":"RUN_ERROR","message":"the payload does not match"}),
-    ]));
+    h.try_start(request(vec![], answer.clone())).unwrap();
+    h.respond(
+        "t",
+        sse(&[
+            json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"}),
+            json!({"type":"RUN_ERROR","message":"the payload does not match"}),
+        ]),
+    );
     assert_eq!(h.result().status, RunStatus::Error);
     assert_eq!(h.session.interrupts("t").len(), 1);
     assert_eq!(
@@ -456,28 +362,29 @@ fn a_resumed_run_that_fails_keeps_the_interrupts_open() {
         "the call is still the server's"
     );
     // Answer again.
-    h.start(request(vec![], answer)).unwrap();
-    h.respond(&resumed_run());
+    h.try_start(request(vec![], answer)).unwrap();
+    h.respond("t", resumed_run());
     assert_eq!(h.result().status, RunStatus::Completed);
 }
 
 #[test]
 fn an_interrupt_without_a_call_and_a_new_interrupt_after_a_resume() {
-    let mut h = Harness::new();
-    h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+    let mut h = host();
+    h.try_start(request(vec![user("u1", "x")], json!([])))
+        .unwrap();
     let ask = |id: &str| json!({"id": id, "reason": "confirm", "message": "Sure?"});
-    h.respond(&sse(&[
+    h.respond("t", sse(&[
         json!({"type":"RUN_STARTED","threadId":"t","runId":"r1"}),
         json!({"type":"RUN_FINISHED","threadId":"t","runId":"r1","outcome":{"type":"interrupt","interrupts":[ask("i1")]}}),
     ]));
     assert_eq!(h.result().status, RunStatus::Interrupted);
     // No schema: any payload goes.
-    h.start(request(
+    h.try_start(request(
         vec![],
         json!([{"interruptId":"i1","status":"resolved","payload":[1,2]}]),
     ))
     .unwrap();
-    h.respond(&sse(&[
+    h.respond("t", sse(&[
         json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"}),
         json!({"type":"RUN_FINISHED","threadId":"t","runId":"r2","outcome":{"type":"interrupt","interrupts":[ask("i2")]}}),
     ]));
@@ -488,8 +395,8 @@ fn an_interrupt_without_a_call_and_a_new_interrupt_after_a_resume() {
 #[test]
 fn pending_run_leaves_a_browser_call_an_interrupt_names_to_the_server() {
     // The demo's interrupt mode: the browser tool's call is the one the interrupt names.
-    let mut h = Harness::new();
-    h.start(request(vec![user("u1", "delete my notes")], json!([])))
+    let mut h = host();
+    h.try_start(request(vec![user("u1", "delete my notes")], json!([])))
         .unwrap();
     let body = sse(&[
         json!({"type":"RUN_STARTED","threadId":"t","runId":"r1"}),
@@ -499,18 +406,18 @@ fn pending_run_leaves_a_browser_call_an_interrupt_names_to_the_server() {
         json!({"type":"RUN_FINISHED","threadId":"t","runId":"r1",
             "outcome":{"type":"interrupt","interrupts":[approval("c1")]}}),
     ]);
-    h.respond(&body);
+    h.respond("t", &body);
     assert_eq!(h.result().status, RunStatus::Interrupted);
-    assert_eq!(h.jobs, 0, "the held call does not run");
+    assert_eq!(h.jobs.len(), 0, "the held call does not run");
     let mut next = request(
         vec![],
         json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]),
     );
     next.pending = chat_runtime::session::Pending::Run;
-    h.start(next).unwrap();
-    assert_eq!(h.jobs, 0, "pending: run leaves it to the server too");
+    h.try_start(next).unwrap();
+    assert_eq!(h.jobs.len(), 0, "pending: run leaves it to the server too");
     assert_eq!(h.sent.len(), 2, "the resumed run went out at once");
-    let sent = h.body(1)["messages"].as_array().unwrap();
+    let sent = h.messages_sent(1);
     assert!(
         sent.iter().all(|m| m["role"] != "tool"),
         "no tool message for the held call: {sent:?}"
@@ -527,12 +434,13 @@ fn two_interrupts_with_one_id_end_the_run_with_a_decode_error_naming_the_id() {
         "properties": {"approved": {"const": false}},
         "required": ["approved"]
     });
-    let mut h = Harness::new();
-    h.start(request(vec![user("u1", "delete my notes")], json!([])))
+    let mut h = host();
+    h.try_start(request(vec![user("u1", "delete my notes")], json!([])))
         .unwrap();
-    h.respond(&calling_run(
-        json!({"type":"interrupt","interrupts":[approval("c1"), strict]}),
-    ));
+    h.respond(
+        "t",
+        calling_run(json!({"type":"interrupt","interrupts":[approval("c1"), strict]})),
+    );
     let result = h.result();
     assert_eq!(result.status, RunStatus::Error);
     let error = result.error.as_ref().unwrap();
@@ -546,7 +454,7 @@ fn two_interrupts_with_one_id_end_the_run_with_a_decode_error_naming_the_id() {
     assert!(h.session.interrupts("t").is_empty(), "nothing is left open");
     // So no answer to it can be sent: the next run goes out without `resume`.
     let approve = json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]);
-    h.start(request(vec![user("u2", "again")], approve.clone()))
+    h.try_start(request(vec![user("u2", "again")], approve.clone()))
         .unwrap();
     assert_eq!(h.sent.len(), 2);
     assert_eq!(
@@ -558,13 +466,15 @@ fn two_interrupts_with_one_id_end_the_run_with_a_decode_error_naming_the_id() {
 
 /// A thread whose run ended with one approval interrupt (`int-c1`) that expires at `at`.
 fn interrupted_with_expiry(at: &str) -> Harness {
-    let mut h = Harness::new();
-    h.start(request(vec![user("u1", "x")], json!([]))).unwrap();
+    let mut h = host();
+    h.try_start(request(vec![user("u1", "x")], json!([])))
+        .unwrap();
     let mut interrupt = approval("c1");
     interrupt["expiresAt"] = json!(at);
-    h.respond(&calling_run(
-        json!({"type":"interrupt","interrupts":[interrupt]}),
-    ));
+    h.respond(
+        "t",
+        calling_run(json!({"type":"interrupt","interrupts":[interrupt]})),
+    );
     h
 }
 
@@ -579,7 +489,7 @@ fn an_expires_at_before_1970_has_expired() {
         "2000-01-01T00:00:00Z",
     ] {
         let mut h = interrupted_with_expiry(at);
-        h.start(request(vec![user("u2", "later")], json!([])))
+        h.try_start(request(vec![user("u2", "later")], json!([])))
             .unwrap_or_else(|e| panic!("{at}: {e}"));
         assert_eq!(
             h.body(1)["resume"],
@@ -594,7 +504,7 @@ fn an_expires_at_before_1970_has_expired() {
         "1969-12-31T23:59:59",
     ] {
         let mut h = interrupted_with_expiry(at);
-        let error = h.start(request(vec![], json!([]))).unwrap_err();
+        let error = h.try_start(request(vec![], json!([]))).unwrap_err();
         assert_eq!(error.code(), "run/unanswered-interrupts", "{at}");
     }
 }

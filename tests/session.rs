@@ -1,6 +1,7 @@
 //! The execute-and-restart loop as a state machine: scripted responses in, actions out.
 
 mod common;
+use common::session_host::*;
 use common::*;
 
 #[cfg(target_arch = "wasm32")]
@@ -8,30 +9,13 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
+use chat_runtime::protocol::event::Message;
 use chat_runtime::session::{
-    Action, CallKind, HistoryMode, Pending, RoundRequest, RunRequest, RunResult, RunStatus,
-    RuntimeEvent, Session, SessionConfig, ToolCallJob, ToolSet,
+    HistoryMode, Pending, RoundRequest, RunRequest, RunStatus, RuntimeEvent, SessionConfig, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
-use chat_runtime::tools::schema::NoPatterns;
-use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
+use chat_runtime::tools::{FrontendTool, TimeLimit};
 use serde_json::{json, Value};
-
-fn tool(name: &str, parameters: Value) -> FrontendTool {
-    FrontendTool {
-        name: name.to_owned(),
-        description: format!("the {name} tool"),
-        parameters: ours(parameters),
-        handler: ToolHandler::Module {
-            url: format!("http://127.0.0.1/tools/{name}.js"),
-            entrypoint: "run".to_owned(),
-        },
-        follow_up: true,
-        time_limit: TimeLimit::Default,
-        default_enabled: false,
-    }
-}
 
 fn browser_time() -> FrontendTool {
     FrontendTool {
@@ -43,38 +27,6 @@ fn browser_time() -> FrontendTool {
     }
 }
 
-fn tool_set(enabled: &[FrontendTool], disabled: &[&str], backend: &[&str]) -> ToolSet {
-    let mut set = ToolSet::default();
-    for t in enabled {
-        set.wire.push(Tool {
-            name: t.name.clone(),
-            description: t.description.clone(),
-            parameters: Some(t.parameters.clone()),
-            metadata: None,
-        });
-        set.calls
-            .insert(t.name.clone(), CallKind::Enabled(t.clone()));
-    }
-    for name in disabled {
-        set.calls.insert((*name).to_owned(), CallKind::Disabled);
-    }
-    for name in backend {
-        set.calls.insert((*name).to_owned(), CallKind::Backend);
-    }
-    set
-}
-
-fn user(id: &str, text: &str) -> Message {
-    Message::User(UserMessage {
-        id: id.to_owned(),
-        content: Content::Text(text.to_owned()),
-        name: None,
-        encrypted_value: None,
-        metadata: None,
-        subagent_run_id: None,
-    })
-}
-
 fn request(thread: &str, messages: Vec<Message>) -> RunRequest {
     RunRequest {
         thread_id: thread.to_owned(),
@@ -83,41 +35,28 @@ fn request(thread: &str, messages: Vec<Message>) -> RunRequest {
     }
 }
 
-/// SSE body from JSON event lines.
-fn sse(events: &[Value]) -> String {
-    events.iter().map(|e| format!("data: {e}\n\n")).collect()
-}
-
-fn started(run: &str) -> Value {
-    json!({"type":"RUN_STARTED","threadId":"t","runId":run})
-}
-fn finished(run: &str) -> Value {
-    json!({"type":"RUN_FINISHED","threadId":"t","runId":run})
-}
-fn call(id: &str, name: &str, args: &str, parent: &str) -> Vec<Value> {
-    vec![
-        json!({"type":"TOOL_CALL_START","toolCallId":id,"toolCallName":name,"parentMessageId":parent}),
-        json!({"type":"TOOL_CALL_ARGS","toolCallId":id,"delta":args}),
-        json!({"type":"TOOL_CALL_END","toolCallId":id}),
-    ]
-}
-fn text(id: &str, words: &str) -> Vec<Value> {
-    vec![
-        json!({"type":"TEXT_MESSAGE_START","messageId":id,"role":"assistant"}),
-        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":id,"delta":words}),
-        json!({"type":"TEXT_MESSAGE_END","messageId":id}),
-    ]
-}
-fn run_with(body: Vec<Vec<Value>>) -> String {
-    let mut events = vec![started("r")];
-    events.extend(body.into_iter().flatten());
-    events.push(finished("r"));
-    sse(&events)
-}
-
 /// Only `get_browser_time`, enabled.
 fn clock() -> ToolSet {
     tool_set(&[browser_time()], &[], &[])
+}
+
+/// A host whose thread `t` asks `text` (message `u1`) with [`clock`] on: its round is sent.
+fn asking(text: &str) -> Harness {
+    asking_with(SessionConfig::default(), text)
+}
+
+/// [`asking`] on a session with `config`.
+fn asking_with(config: SessionConfig, text: &str) -> Harness {
+    let mut h = Harness::new(config);
+    h.start(request("t", vec![user("u1", text)]), clock());
+    h
+}
+
+/// Run `r` started, and its assistant message `a1` calls `get_browser_time` as `c1`.
+fn calling_clock() -> Vec<Value> {
+    let mut events = vec![started("r")];
+    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    events
 }
 
 /// A run whose assistant message `parent` calls `get_browser_time` once, as call `id`.
@@ -128,146 +67,6 @@ fn clock_run(id: &str, parent: &str) -> String {
         r#"{"format":"iso"}"#,
         parent,
     )])
-}
-
-/// Drives a session and records everything it asked for.
-struct Harness {
-    session: Session,
-    sent: Vec<(String, String, Value)>,
-    urls: Vec<String>,
-    jobs: Vec<ToolCallJob>,
-    events: Vec<RuntimeEvent>,
-    results: Vec<RunResult>,
-    cancels: Vec<String>,
-    /// `(thread, call)` of every [`Action::CancelCall`].
-    call_cancels: Vec<(String, String)>,
-    headers: Vec<Vec<(String, String)>>,
-    /// `(thread, run, Last-Event-ID, delay)` of every [`Action::Reconnect`].
-    reconnects: Vec<(String, String, String, u64)>,
-    /// The request each [`Action::Reconnect`] sends again.
-    resent: Vec<RoundRequest>,
-    /// The host's clock, in ms.
-    now: u64,
-}
-
-impl Harness {
-    fn new(config: SessionConfig) -> Self {
-        Self {
-            session: Session::new(config, "x", Box::new(NoPatterns)),
-            sent: Vec::new(),
-            urls: Vec::new(),
-            jobs: Vec::new(),
-            events: Vec::new(),
-            results: Vec::new(),
-            cancels: Vec::new(),
-            call_cancels: Vec::new(),
-            headers: Vec::new(),
-            reconnects: Vec::new(),
-            resent: Vec::new(),
-            now: 1_000,
-        }
-    }
-
-    /// Moves the clock on by `ms` and tells the session.
-    fn advance(&mut self, ms: u64) {
-        self.now += ms;
-        self.session.handle_timeout(self.now);
-        self.pump();
-    }
-
-    fn pump(&mut self) {
-        while let Some(action) = self.session.poll_action(self.now) {
-            match action {
-                Action::Send {
-                    thread_id,
-                    run_id,
-                    url,
-                    headers,
-                    body,
-                } => {
-                    self.urls.push(url);
-                    self.headers.push(headers);
-                    self.sent
-                        .push((thread_id, run_id, serde_json::from_str(&body).unwrap()))
-                }
-                Action::Execute(job) => self.jobs.push(job),
-                Action::Cancel { thread_id } => self.cancels.push(thread_id),
-                Action::CancelCall {
-                    thread_id,
-                    tool_call_id,
-                } => self.call_cancels.push((thread_id, tool_call_id)),
-                Action::Emit(event) => self.events.push(event),
-                Action::Finished(result) => self.results.push(*result),
-                Action::Reconnect {
-                    thread_id,
-                    run_id,
-                    request,
-                    last_event_id,
-                    delay_ms,
-                } => {
-                    self.resent.push(request);
-                    self.reconnects
-                        .push((thread_id, run_id, last_event_id, delay_ms))
-                }
-                other => panic!("unexpected action {other:?}"),
-            }
-        }
-    }
-
-    fn start(&mut self, request: RunRequest, tools: ToolSet) {
-        self.session.start_run(request, tools).unwrap();
-        self.pump();
-    }
-
-    fn last_run(&self, thread: &str) -> String {
-        self.sent
-            .iter()
-            .rev()
-            .find(|(t, _, _)| t == thread)
-            .map(|(_, run, _)| run.clone())
-            .expect("a request was sent")
-    }
-
-    fn respond(&mut self, thread: &str, body: &str) {
-        let run = self.last_run(thread);
-        self.session.handle_response(
-            thread,
-            &run,
-            200,
-            Some("text/event-stream; charset=utf-8"),
-            None,
-        );
-        self.session.handle_bytes(thread, &run, body.as_bytes());
-        self.pump();
-        self.session.handle_body_end(thread, &run);
-        self.pump();
-    }
-
-    fn answer(&mut self, thread: &str, call: &str, outcome: ToolOutcome) {
-        self.session.handle_tool_result(thread, call, outcome);
-        self.pump();
-    }
-
-    fn result(&self) -> &RunResult {
-        self.results.last().expect("the turn finished")
-    }
-
-    fn body(&self, n: usize) -> &Value {
-        &self.sent[n].2
-    }
-}
-
-fn harness() -> Harness {
-    Harness::new(SessionConfig::default())
-}
-
-fn tool_messages(result: &RunResult) -> Vec<Value> {
-    result
-        .messages
-        .iter()
-        .filter(|m| m.role() == "tool")
-        .map(to_serde)
-        .collect()
 }
 
 #[test]
@@ -321,8 +120,7 @@ fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
 
 #[test]
 fn parallel_calls_run_together_and_results_go_back_in_call_order() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "two")]), clock());
+    let mut h = asking("two");
     h.respond(
         "t",
         include_str!("fixtures/agui-real/pydantic-ai/parallel-run1.sse"),
@@ -354,11 +152,10 @@ fn parallel_calls_run_together_and_results_go_back_in_call_order() {
 
 #[test]
 fn a_call_plus_text_continuing_still_runs_the_call() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond(
         "t",
-        &run_with(vec![
+        run_with(vec![
             call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"),
             text("a2", "meanwhile, some words"),
         ]),
@@ -366,12 +163,7 @@ fn a_call_plus_text_continuing_still_runs_the_call() {
     assert_eq!(h.jobs.len(), 1);
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     // The tool result sits right after the assistant message that called, not after the text.
-    let roles: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap().to_owned())
-        .collect();
+    let roles = h.roles_sent(1);
     assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
 }
 
@@ -385,41 +177,33 @@ fn backend_calls_answered_by_the_server_are_not_run_in_the_browser() {
         json!({"type":"TOOL_CALL_RESULT","messageId":"m-b1","toolCallId":"b1","content":"found"}),
     ]);
     body.push(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
-    h.respond("t", &run_with(body));
+    h.respond("t", run_with(body));
     let ids: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
     assert_eq!(ids, ["c1"]);
 }
 
 #[test]
 fn a_forwarded_to_client_placeholder_is_no_answer_and_is_replaced() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     let mut body = vec![call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1")];
     body.push(vec![json!({"type":"TOOL_CALL_RESULT","messageId":"p1","toolCallId":"c1","content":"Forwarded to client"})]);
-    h.respond("t", &run_with(body));
+    h.respond("t", run_with(body));
     assert_eq!(h.jobs.len(), 1);
     h.answer("t", "c1", ToolOutcome::Value(value!("real")));
-    let tools: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .cloned()
-        .collect();
+    let tools = h.tools_sent(1);
     assert_eq!(tools.len(), 1, "one result per call");
     assert_eq!(tools[0]["content"], "real");
 }
 
 #[test]
 fn a_tool_call_id_is_executed_once_even_if_the_server_asks_again() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    let mut h = asking("x");
+    h.respond("t", clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     // A confused server lists the answered call as pending again.
     h.respond(
         "t",
-        &sse(&[
+        sse(&[
             started("r2"),
             json!({"type":"RUN_FINISHED","threadId":"t","runId":"r2","outcome":{"type":"success","pendingToolCallIds":["c1"]}}),
         ]),
@@ -437,20 +221,14 @@ fn unknown_and_disabled_tools_get_an_error_result_and_the_model_hears_it() {
     );
     h.respond(
         "t",
-        &run_with(vec![
+        run_with(vec![
             call("c1", "delete_files", "{}", "a1"),
             call("c2", "made_up_tool", "{}", "a1"),
         ]),
     );
     assert!(h.jobs.is_empty(), "nothing ran");
     assert_eq!(h.sent.len(), 2, "restarted with the errors");
-    let tools: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .cloned()
-        .collect();
+    let tools = h.tools_sent(1);
     assert_eq!(tools.len(), 2);
     for t in &tools {
         assert!(t["content"]
@@ -467,22 +245,19 @@ fn unknown_and_disabled_tools_get_an_error_result_and_the_model_hears_it() {
 
 #[test]
 fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond(
         "t",
-        &run_with(vec![
+        run_with(vec![
             call("c1", "get_browser_time", r#"{"format": "#, "a1"),
             call("c2", "get_browser_time", r#"{"format": 7}"#, "a1"),
             call("c3", "get_browser_time", "", "a1"),
         ]),
     );
     assert!(h.jobs.is_empty());
-    let contents: Vec<String> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let contents: Vec<String> = h
+        .tools_sent(1)
         .iter()
-        .filter(|m| m["role"] == "tool")
         .map(|m| m["content"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(contents.len(), 3);
@@ -498,9 +273,8 @@ fn arguments_that_are_not_json_or_break_the_schema_never_reach_the_handler() {
 
 #[test]
 fn handler_failures_are_sent_with_error_and_readable_content() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    let mut h = asking("x");
+    h.respond("t", clock_run("c1", "a1"));
     h.answer(
         "t",
         "c1",
@@ -532,7 +306,7 @@ fn handler_failures_are_sent_with_error_and_readable_content() {
 
 /// Thread `t` with the fire-and-forget tool `set_theme` on, mid-stream: the run's assistant
 /// message `a1` has called it as `c1` (its `TOOL_CALL_END` read), nothing more. Returns the run id.
-fn fire_and_forget_call_streamed() -> (Harness, String) {
+fn fire_and_forget_call_streamed() -> Harness {
     let mut h = harness();
     let theme = FrontendTool {
         follow_up: false,
@@ -542,30 +316,29 @@ fn fire_and_forget_call_streamed() -> (Harness, String) {
         request("t", vec![user("u1", "dark please")]),
         tool_set(&[theme], &[], &[]),
     );
-    let run = h.last_run("t");
     let mut events = vec![started("r")];
     events.extend(call("c1", "set_theme", r#"{"theme":"dark"}"#, "a1"));
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
-    h.pump();
-    (h, run)
+    h.open("t");
+    h.feed("t", sse(&events));
+    h
 }
 
 #[test]
 fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
-    let (mut h, run) = fire_and_forget_call_streamed();
+    let mut h = fire_and_forget_call_streamed();
     assert_eq!(h.jobs.len(), 1, "runs as soon as its TOOL_CALL_END arrives");
     h.answer("t", "c1", ToolOutcome::Value(value!({"ok": true})));
     let mut rest = text("a2", "Done, it is dark now.");
     rest.push(finished("r"));
-    h.session.handle_bytes("t", &run, sse(&rest).as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.feed("t", sse(&rest));
+    h.end("t");
     assert_eq!(h.sent.len(), 1, "no restart");
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
-    assert_eq!(tool_messages(result)[0]["content"], r#"{"ok":true}"#);
+    assert_eq!(
+        tool_messages(&result.messages)[0]["content"],
+        r#"{"ok":true}"#
+    );
 }
 
 #[test]
@@ -573,26 +346,24 @@ fn a_messages_snapshot_mid_stream_keeps_a_result_the_runtime_recorded() {
     // ag-ui-langgraph sends MESSAGES_SNAPSHOT before RUN_FINISHED, with the server's messages
     // only: a fire-and-forget call answered mid-stream has its result in the thread but not
     // there. The snapshot must not drop it (the call would then be settled INTERRUPTED).
-    let (mut h, run) = fire_and_forget_call_streamed();
+    let mut h = fire_and_forget_call_streamed();
     h.answer("t", "c1", ToolOutcome::Value(value!({"ok": true})));
     let snapshot = json!({"type":"MESSAGES_SNAPSHOT","messages":[
         {"id":"u1","role":"user","content":"dark please"},
         {"id":"a1","role":"assistant","toolCalls":[{"id":"c1","type":"function",
             "function":{"name":"set_theme","arguments":"{\"theme\":\"dark\"}"}}]}
     ]});
-    h.session
-        .handle_bytes("t", &run, sse(&[snapshot, finished("r")]).as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.feed("t", sse(&[snapshot, finished("r")]));
+    h.end("t");
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
-    let tools = tool_messages(result);
+    let tools = tool_messages(&result.messages);
     assert_eq!(tools.len(), 1, "{tools:?}");
     assert_eq!(tools[0]["toolCallId"], "c1");
     assert_eq!(tools[0]["content"], r#"{"ok":true}"#);
     // Still unsent: the next request carries it, right after its assistant message.
     h.start(request("t", vec![user("u2", "thanks")]), ToolSet::default());
-    let sent: Vec<Value> = h.body(1)["messages"].as_array().unwrap().clone();
+    let sent: Vec<Value> = h.messages_sent(1).clone();
     let ids: Vec<&str> = sent.iter().map(|m| m["id"].as_str().unwrap()).collect();
     let at = ids.iter().position(|&id| id == "a1").unwrap();
     assert_eq!(sent[at + 1]["toolCallId"], "c1", "{ids:?}");
@@ -600,16 +371,18 @@ fn a_messages_snapshot_mid_stream_keeps_a_result_the_runtime_recorded() {
 
 #[test]
 fn max_rounds_stops_a_model_that_keeps_calling_tools() {
-    let mut h = Harness::new(SessionConfig {
-        max_rounds: 2,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "loop")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            max_rounds: 2,
+            ..SessionConfig::default()
+        },
+        "loop",
+    );
     for n in 0..3 {
         let id = format!("c{n}");
         h.respond(
             "t",
-            &run_with(vec![call(
+            run_with(vec![call(
                 &id,
                 "get_browser_time",
                 r#"{"format":"iso"}"#,
@@ -625,7 +398,7 @@ fn max_rounds_stops_a_model_that_keeps_calling_tools() {
     let result = h.result();
     assert_eq!(result.status, RunStatus::MaxRounds);
     assert_eq!(result.rounds, 3);
-    let last = tool_messages(result).last().cloned().unwrap();
+    let last = tool_messages(&result.messages).last().cloned().unwrap();
     assert_eq!(last["toolCallId"], "c2");
     assert!(last["content"]
         .as_str()
@@ -639,7 +412,7 @@ fn run_error_ends_the_turn_with_its_code_and_message() {
     h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
     h.respond(
         "t",
-        &sse(&[
+        sse(&[
             started("r"),
             json!({"type":"RUN_ERROR","message":"model overloaded","code":"overloaded"}),
         ]),
@@ -664,12 +437,8 @@ fn a_failed_send_is_run_network_or_run_http_with_the_thrown_status() {
         ),
     ];
     for (status, code, message) in cases {
-        let mut h = harness();
-        h.start(request("t", vec![user("u1", "x")]), clock());
-        let run = h.last_run("t");
-        h.session
-            .handle_transport_error("t", &run, "Failed to fetch", status);
-        h.pump();
+        let mut h = asking("x");
+        h.fail("t", "Failed to fetch", status);
         let error = h.result().error.clone().unwrap();
         assert_eq!(
             (error.code.as_str(), error.message.as_str(), error.status),
@@ -677,14 +446,11 @@ fn a_failed_send_is_run_network_or_run_http_with_the_thrown_status() {
         );
     }
     // prepareRequest's failure, and a late report for a run that is over changes nothing.
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     let run = h.last_run("t");
     h.session
         .handle_request_error("t", &run, "run/prepare-request", "TypeError: no", None);
-    h.session
-        .handle_transport_error("t", &run, "late", Some(500));
-    h.pump();
+    h.fail("t", "late", Some(500));
     assert_eq!(h.results.len(), 1);
     assert_eq!(
         h.result().error.as_ref().unwrap().code,
@@ -694,36 +460,30 @@ fn a_failed_send_is_run_network_or_run_http_with_the_thrown_status() {
 
 #[test]
 fn a_stream_without_run_finished_is_truncated() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
-    h.respond("t", &sse(&events));
+    let mut h = asking("x");
+    let events = calling_clock();
+    h.respond("t", sse(&events));
     let result = h.result();
     assert_eq!(result.status, RunStatus::Error);
     assert_eq!(result.error.as_ref().unwrap().code, "run/truncated");
     assert!(h.jobs.is_empty(), "nothing runs from a broken run");
     // The call is settled so the next turn is valid.
-    assert_eq!(tool_messages(result).len(), 1);
+    assert_eq!(tool_messages(&result.messages).len(), 1);
 }
 
 #[test]
 fn http_errors_keep_the_status_and_what_the_server_said() {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
-    let run = h.last_run("t");
     let body = r#"[{"type":"missing","loc":["runId"],"msg":"Field required"}]"#;
-    h.session
-        .handle_response("t", &run, 422, Some("application/json"), Some(body));
-    h.pump();
+    h.open_with("t", 422, Some("application/json"), Some(body));
     let error = h.result().error.clone().unwrap();
     assert_eq!(error.code, "run/http");
     assert_eq!(error.status, Some(422));
     assert!(error.message.contains("Field required"));
     // Bytes of the dead response change nothing.
-    h.session.handle_bytes("t", &run, b"data: {}\n\n");
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.feed("t", b"data: {}\n\n");
+    h.end("t");
     assert_eq!(h.results.len(), 1);
 }
 
@@ -731,10 +491,7 @@ fn http_errors_keep_the_status_and_what_the_server_said() {
 fn an_answer_that_is_not_an_event_stream_is_an_error() {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
-    let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/html"), None);
-    h.pump();
+    h.open_with("t", 200, Some("text/html"), None);
     assert_eq!(h.result().error.as_ref().unwrap().code, "run/content-type");
 }
 
@@ -752,21 +509,17 @@ fn a_malformed_event_mid_stream_ends_the_turn_with_the_decode_code() {
 
 #[test]
 fn abort_mid_stream_cancels_and_settles_the_calls() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let run = h.last_run("t");
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
+    let mut h = asking("x");
+    let events = calling_clock();
+    h.open("t");
+    h.feed("t", sse(&events));
     h.session.abort("t");
     h.pump();
     assert_eq!(h.cancels, ["t"]);
     let result = h.result();
     assert_eq!(result.status, RunStatus::Aborted);
     assert_eq!(
-        tool_messages(result)[0]["error"]
+        tool_messages(&result.messages)[0]["error"]
             .as_str()
             .unwrap()
             .split(':')
@@ -774,19 +527,16 @@ fn abort_mid_stream_cancels_and_settles_the_calls() {
         Some("INTERRUPTED")
     );
     // The rest of the body arrives anyway: nothing happens.
-    h.session
-        .handle_bytes("t", &run, sse(&[finished("r")]).as_bytes());
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.feed("t", sse(&[finished("r")]));
+    h.end("t");
     assert!(h.jobs.is_empty());
     assert_eq!(h.sent.len(), 1);
 }
 
 #[test]
 fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    let mut h = asking("x");
+    h.respond("t", clock_run("c1", "a1"));
     assert_eq!(h.jobs.len(), 1);
     h.session.abort("t");
     h.pump();
@@ -794,7 +544,7 @@ fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
     assert_eq!(h.sent.len(), 1, "no restart");
     let result = h.result();
     assert_eq!(result.status, RunStatus::Aborted);
-    let tools = tool_messages(result);
+    let tools = tool_messages(&result.messages);
     assert_eq!(tools.len(), 1);
     assert!(tools[0]["content"]
         .as_str()
@@ -821,8 +571,8 @@ fn two_threads_run_at_once_and_results_never_cross() {
     let mut h = harness();
     h.start(request("a", vec![user("ua", "x")]), clock());
     h.start(request("b", vec![user("ub", "y")]), clock());
-    h.respond("a", &clock_run("ca", "aa"));
-    h.respond("b", &clock_run("cb", "ab"));
+    h.respond("a", clock_run("ca", "aa"));
+    h.respond("b", clock_run("cb", "ab"));
     // A result for b's call delivered as thread a's is ignored.
     h.answer("a", "cb", ToolOutcome::Value(value!("wrong thread")));
     assert_eq!(h.sent.len(), 2);
@@ -838,22 +588,24 @@ fn two_threads_run_at_once_and_results_never_cross() {
 
 #[test]
 fn history_new_sends_only_what_the_server_has_not_seen() {
-    let mut h = Harness::new(SessionConfig {
-        history: HistoryMode::New,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            history: HistoryMode::New,
+            ..SessionConfig::default()
+        },
+        "time?",
+    );
     assert_eq!(
         h.body(0)["messages"],
         json!([{"id":"u1","role":"user","content":"time?"}])
     );
-    h.respond("t", &clock_run("c1", "a1"));
+    h.respond("t", clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
-    let messages = h.body(1)["messages"].as_array().unwrap();
+    let messages = h.messages_sent(1);
     assert_eq!(messages.len(), 1);
     assert_eq!(messages[0]["role"], "tool");
     assert_eq!(messages[0]["toolCallId"], "c1");
-    h.respond("t", &run_with(vec![text("a2", "It is now.")]));
+    h.respond("t", run_with(vec![text("a2", "It is now.")]));
     h.start(request("t", vec![user("u2", "thanks")]), clock());
     assert_eq!(
         h.body(2)["messages"],
@@ -865,13 +617,12 @@ fn history_new_sends_only_what_the_server_has_not_seen() {
 fn the_state_is_sent_without_the_servers_copy_of_the_tools() {
     // ag-ui-langgraph keeps the request's tools in its state and sends them back; sent back, they
     // would offer again a tool the user has just turned off.
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     let snapshot = json!({"type":"STATE_SNAPSHOT","snapshot":{
         "tools":[{"name":"get_browser_time","description":"d","parameters":{"type":"object"}}],
         "city":"Paris"
     }});
-    h.respond("t", &run_with(vec![vec![snapshot], text("a1", "hi")]));
+    h.respond("t", run_with(vec![vec![snapshot], text("a1", "hi")]));
     // The thread keeps the state as the server sent it.
     let kept = to_serde(h.session.state("t").unwrap());
     assert_eq!(kept["tools"][0]["name"], "get_browser_time");
@@ -905,14 +656,13 @@ fn the_state_is_sent_without_the_servers_copy_of_the_tools() {
 fn messages_already_in_the_thread_are_not_added_twice() {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
-    h.respond("t", &run_with(vec![text("a1", "hi")]));
+    h.respond("t", run_with(vec![text("a1", "hi")]));
     // The app passes the whole history plus the new message, AI-SDK style.
     let mut all = h.result().messages.clone();
     all.push(user("u2", "y"));
     h.start(request("t", all), ToolSet::default());
-    let ids: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let ids: Vec<_> = h
+        .messages_sent(1)
         .iter()
         .map(|m| m["id"].as_str().unwrap().to_owned())
         .collect();
@@ -928,20 +678,14 @@ fn a_loaded_history_with_a_dangling_call_is_settled_before_the_next_run() {
     ]));
     h.session.set_messages("t", history).unwrap();
     h.start(request("t", vec![user("u2", "hello?")]), ToolSet::default());
-    let roles: Vec<_> = h.body(0)["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap().to_owned())
-        .collect();
+    let roles = h.roles_sent(0);
     assert_eq!(roles, ["user", "assistant", "tool", "user"]);
     assert!(h.jobs.is_empty(), "a stale call is never run");
 }
 
 #[test]
 fn listeners_get_every_wire_event_and_the_loop_events() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run1.sse"));
     h.answer("t", "call_frontend_1", ToolOutcome::Value(value!("now")));
     h.respond("t", include_str!("fixtures/agui-real/pydantic-ai/run2.sse"));
@@ -979,15 +723,13 @@ fn changed_messages_are_coalesced_until_taken() {
     let first = h.session.take_changed("t").unwrap();
     assert_eq!(first.len(), 1);
     assert!(h.session.take_changed("t").is_none(), "nothing new");
-    let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.open("t");
     let mut events = vec![started("r")];
     events.push(json!({"type":"TEXT_MESSAGE_START","messageId":"a1","role":"assistant"}));
     for word in ["one ", "two ", "three"] {
         events.push(json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a1","delta":word}));
     }
-    h.session.handle_bytes("t", &run, sse(&events).as_bytes());
+    h.feed("t", sse(&events));
     let changed = h.session.take_changed("t").unwrap();
     assert_eq!(changed.len(), 1, "many deltas, one changed message");
     assert_eq!(to_serde(&changed[0])["content"], "one two three");
@@ -1000,8 +742,7 @@ fn stream_activity_is_one_flag_per_thread_until_taken() {
     assert!(!h.session.take_activity("t"), "no bytes yet");
     h.session.take_changed("t");
     let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.open("t");
     // Events the thread shows nothing for, in many chunks: one flag, taken once.
     let mut events = vec![started("r")];
     events.push(json!({"type":"STATE_SNAPSHOT","snapshot":{"n":0}}));
@@ -1010,13 +751,13 @@ fn stream_activity_is_one_flag_per_thread_until_taken() {
         events.push(json!({"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":n}]}));
     }
     for chunk in sse(&events).as_bytes().chunks(7) {
-        h.session.handle_bytes("t", &run, chunk);
+        h.feed("t", chunk);
     }
     assert!(h.session.take_changed("t").is_none(), "no message changed");
     assert!(h.session.take_activity("t"));
     assert!(!h.session.take_activity("t"), "taken");
     // A keep-alive comment is activity too; bytes of another run or thread are not.
-    h.session.handle_bytes("t", &run, b": ping\n\n");
+    h.feed("t", b": ping\n\n");
     h.session.handle_bytes("t", "another-run", b": ping\n\n");
     h.session.handle_bytes("other", &run, b": ping\n\n");
     assert!(h.session.take_activity("t"));
@@ -1034,21 +775,20 @@ fn agui_events_can_be_turned_off_and_the_loop_still_runs() {
             .filter(|e| matches!(e, RuntimeEvent::Agui { .. }))
             .count()
     };
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "hi")]), clock());
-    h.respond("t", &run_with(vec![text("a1", "one two")]));
+    let mut h = asking("hi");
+    h.respond("t", run_with(vec![text("a1", "one two")]));
     let with = count(&h);
     assert!(with > 0, "on by default");
 
     let mut h = harness();
     h.session.set_agui_events(false);
     h.start(request("t", vec![user("u1", "time?")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    h.respond("t", clock_run("c1", "a1"));
     assert_eq!(count(&h), 0);
     // The call still ran and the turn still finished once it was answered.
     assert_eq!(h.jobs.len(), 1);
     h.answer("t", "c1", ToolOutcome::Value(value!("12:00")));
-    h.respond("t", &run_with(vec![text("a2", "It is noon.")]));
+    h.respond("t", run_with(vec![text("a2", "It is noon.")]));
     assert_eq!(h.result().status, RunStatus::Completed);
     assert_eq!(h.result().messages.len(), 4);
     assert_eq!(count(&h), 0);
@@ -1113,13 +853,11 @@ fn the_run_url_template_comes_from_the_config() {
 
 #[test]
 fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("time?");
+    let mut events = calling_clock();
     events.push(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r",
         "outcome":{"type":"success","pendingToolCallIds":["ghost","c1"]}}));
-    h.respond("t", &sse(&events));
+    h.respond("t", sse(&events));
     let ids: Vec<_> = h.jobs.iter().map(|j| j.tool_call_id.as_str()).collect();
     assert_eq!(
         ids,
@@ -1132,11 +870,9 @@ fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
         2,
         "the restart carries the real call's result"
     );
-    let tools: Vec<_> = h.body(1)["messages"]
-        .as_array()
-        .unwrap()
+    let tools: Vec<_> = h
+        .tools_sent(1)
         .iter()
-        .filter(|m| m["role"] == "tool")
         .map(|m| (m["toolCallId"].clone(), m["content"].clone()))
         .collect();
     assert_eq!(tools, [(json!("c1"), json!("noon"))]);
@@ -1144,15 +880,13 @@ fn an_unknown_pending_id_next_to_a_real_call_runs_the_real_call() {
 
 #[test]
 fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("time?");
+    let mut events = calling_clock();
     events.push(json!({"type":"RUN_ERROR","message":"the model crashed"}));
-    h.respond("t", &sse(&events));
+    h.respond("t", sse(&events));
     let result = h.result();
     assert_eq!(result.status, RunStatus::Error);
-    let tools = tool_messages(result);
+    let tools = tool_messages(&result.messages);
     assert_eq!(tools.len(), 1);
     let content = tools[0]["content"].as_str().unwrap();
     assert!(
@@ -1165,48 +899,45 @@ fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
 #[test]
 fn a_call_a_later_turn_adds_to_an_earlier_message_is_settled_when_that_turn_ends() {
     for stop in [false, true] {
-        let mut h = harness();
-        h.start(request("t", vec![user("u1", "hi")]), clock());
-        h.respond("t", &run_with(vec![text("a1", "Hello.")]));
+        let mut h = asking("hi");
+        h.respond("t", run_with(vec![text("a1", "Hello.")]));
         assert_eq!(h.result().status, RunStatus::Completed);
         // The next run's call names the first run's message as its parent.
         h.start(request("t", vec![user("u2", "time?")]), clock());
-        let run = h.last_run("t");
-        let mut events = vec![started("r")];
-        events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
-        h.session
-            .handle_response("t", &run, 200, Some("text/event-stream"), None);
-        h.session
-            .handle_bytes("t", &run, sse(&events[..2]).as_bytes());
+        let events = calling_clock();
+        h.open("t");
+        h.feed("t", sse(&events[..2]));
         if stop {
             h.session.abort("t");
         } else {
-            h.session.handle_bytes(
-                "t",
-                &run,
-                sse(&[json!({"type":"RUN_ERROR","message":"down"})]).as_bytes(),
-            );
+            h.feed("t", sse(&[json!({"type":"RUN_ERROR","message":"down"})]));
         }
         h.pump();
         let result = h.result();
         assert_eq!(result.rounds, 1);
-        let tools = tool_messages(result);
+        let tools = tool_messages(&result.messages);
         assert_eq!(tools.len(), 1, "stop {stop}: {tools:?}");
         assert_eq!(tools[0]["toolCallId"], "c1");
     }
 }
 
+/// The clock called as `c1`, on a session whose tool results may have `bytes` bytes.
+fn clock_called_limited_to(bytes: usize) -> Harness {
+    let config = SessionConfig {
+        max_tool_result_bytes: bytes,
+        ..SessionConfig::default()
+    };
+    let mut h = asking_with(config, "time?");
+    h.respond("t", clock_run("c1", "a1"));
+    h
+}
+
 #[test]
 fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
-    let mut h = Harness::new(SessionConfig {
-        max_tool_result_bytes: 16,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    let mut h = clock_called_limited_to(16);
     // 17 bytes of UTF-8 in 9 characters: the limit is in bytes.
     h.answer("t", "c1", ToolOutcome::Value(value!("ééééééééx")));
-    let messages = h.body(1)["messages"].as_array().unwrap().clone();
+    let messages = h.messages_sent(1).clone();
     let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
     let content = tool["content"].as_str().unwrap();
     assert!(
@@ -1228,24 +959,18 @@ fn a_tool_result_larger_than_the_limit_fails_and_the_model_is_told() {
     assert_eq!(finished.code, "TOOL_RESULT_TOO_LARGE");
 
     // Exactly at the limit passes, JSON values are measured as their JSON text.
-    let mut h = Harness::new(SessionConfig {
-        max_tool_result_bytes: 16,
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    let mut h = clock_called_limited_to(16);
     h.answer("t", "c1", ToolOutcome::Value(value!({"a": "01234567"})));
-    let messages = h.body(1)["messages"].as_array().unwrap().clone();
+    let messages = h.messages_sent(1).clone();
     let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
     assert_eq!(tool["content"], json!(r#"{"a":"01234567"}"#));
 }
 
 #[test]
 fn a_call_may_be_called_only_while_it_runs() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     assert!(!h.session.may_call("t", "c1"), "not handed out yet");
-    h.respond("t", &clock_run("c1", "a1"));
+    h.respond("t", clock_run("c1", "a1"));
     assert!(h.session.may_call("t", "c1"));
     assert!(!h.session.may_call("t", "c2"));
     assert!(!h.session.may_call("other", "c1"));
@@ -1256,9 +981,8 @@ fn a_call_may_be_called_only_while_it_runs() {
         "a stopped call is never called"
     );
 
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    let mut h = asking("time?");
+    h.respond("t", clock_run("c1", "a1"));
     let timeout = ToolFailure::new(FailureCode::Timeout, "too slow");
     h.answer("t", "c1", ToolOutcome::Failed(timeout));
     assert!(
@@ -1269,13 +993,11 @@ fn a_call_may_be_called_only_while_it_runs() {
 
 #[test]
 fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_why() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    let mut events = vec![started("r")];
-    events.extend(call("c1", "get_browser_time", r#"{"format":"iso"}"#, "a1"));
+    let mut h = asking("time?");
+    let mut events = calling_clock();
     events.push(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r",
         "outcome":{"type":"success","pendingToolCallIds":["ghost"]}}));
-    h.respond("t", &sse(&events));
+    h.respond("t", sse(&events));
     assert!(
         h.jobs.is_empty(),
         "a call the server did not hand over is not run"
@@ -1283,7 +1005,7 @@ fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 1);
-    let tools = tool_messages(result);
+    let tools = tool_messages(&result.messages);
     assert_eq!(tools.len(), 1, "the call is still answered");
     assert_eq!(tools[0]["toolCallId"], json!("c1"));
     let content = tools[0]["content"].as_str().unwrap();
@@ -1307,10 +1029,9 @@ fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_
 
 #[test]
 fn a_call_past_its_deadline_is_answered_with_timeout_and_its_signal_fires() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
+    let mut h = asking("x");
     assert_eq!(h.session.poll_timeout(), None, "no call, no timer");
-    h.respond("t", &clock_run("c1", "a1"));
+    h.respond("t", clock_run("c1", "a1"));
     assert_eq!(h.jobs.len(), 1);
     // The deadline starts when the host took the job.
     assert_eq!(h.session.poll_timeout(), Some(1_000 + 30_000));
@@ -1366,7 +1087,7 @@ fn a_tool_without_a_time_limit_gets_no_deadline_and_stop_still_interrupts_it() {
         request("t", vec![user("u1", "x")]),
         tool_set(&[approve], &[], &[]),
     );
-    h.respond("t", &run_with(vec![call("a1", "approve", "{}", "m1")]));
+    h.respond("t", run_with(vec![call("a1", "approve", "{}", "m1")]));
     assert_eq!(h.jobs.len(), 1);
     assert_eq!(h.jobs[0].timeout_ms, None);
     assert_eq!(h.session.poll_timeout(), None, "no timer for it");
@@ -1394,7 +1115,7 @@ fn a_tool_sets_its_own_deadline_and_the_earliest_one_is_the_timer() {
     );
     h.respond(
         "t",
-        &run_with(vec![
+        run_with(vec![
             call("s1", "slow", "{}", "a1"),
             call("q1", "quick", "{}", "a1"),
         ]),
@@ -1425,9 +1146,8 @@ fn a_tool_sets_its_own_deadline_and_the_earliest_one_is_the_timer() {
 
 #[test]
 fn stop_clears_the_timers_and_a_late_clock_changes_nothing() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    let mut h = asking("x");
+    h.respond("t", clock_run("c1", "a1"));
     h.session.abort("t");
     h.pump();
     assert_eq!(h.session.poll_timeout(), None);
@@ -1449,7 +1169,7 @@ fn the_app_headers_go_with_every_run_and_content_type_and_accept_are_the_session
     };
     let mut h = Harness::new(config);
     h.start(request("t", vec![user("u1", "x")]), clock());
-    h.respond("t", &clock_run("c1", "a1"));
+    h.respond("t", clock_run("c1", "a1"));
     h.answer("t", "c1", ToolOutcome::Value(value!("now")));
     assert_eq!(h.headers.len(), 2, "the restart too");
     let pairs = |v: &[(&str, &str)]| -> Vec<(String, String)> {
@@ -1473,11 +1193,8 @@ fn the_app_headers_go_with_every_run_and_content_type_and_accept_are_the_session
 fn an_http_error_quotes_a_bounded_trimmed_excerpt_of_the_body() {
     let mut h = harness();
     h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
-    let run = h.last_run("t");
     let body = format!("  {}", "x".repeat(10_000));
-    h.session
-        .handle_response("t", &run, 502, Some("text/html"), Some(&body));
-    h.pump();
+    h.open_with("t", 502, Some("text/html"), Some(&body));
     let error = h.result().error.clone().unwrap();
     assert_eq!(error.status, Some(502));
     assert_eq!(
@@ -1549,21 +1266,17 @@ fn run_cut(cut: Option<usize>, network_error: bool) -> Harness {
 
 /// [`run_cut`] against a server that resumes as `mode` says.
 fn run_cut_replaying(cut: Option<usize>, network_error: bool, mode: Replay) -> Harness {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     let events = resumable_events();
     let body = sse_with_ids(&events, Some(50));
     let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
+    h.open("t");
     let cut = cut.unwrap_or(body.len());
-    h.session.handle_bytes("t", &run, &body.as_bytes()[..cut]);
-    h.pump();
+    h.feed("t", &body.as_bytes()[..cut]);
     if network_error && cut < body.len() {
-        h.session
-            .handle_transport_error("t", &run, "network error", None);
+        h.fail("t", "network error", None);
     } else {
-        h.session.handle_body_end("t", &run);
+        h.end("t");
     }
     h.pump();
     let mut answered = 0;
@@ -1571,17 +1284,11 @@ fn run_cut_replaying(cut: Option<usize>, network_error: bool, mode: Replay) -> H
         let (thread, run_id, id, _) = h.reconnects[answered].clone();
         answered += 1;
         assert_eq!((thread.as_str(), run_id.as_str()), ("t", run.as_str()));
-        h.session
-            .handle_response("t", &run, 200, Some("text/event-stream"), None);
-        h.session
-            .handle_bytes("t", &run, replay(&events, &id, mode).as_bytes());
-        h.pump();
-        h.session.handle_body_end("t", &run);
-        h.pump();
+        h.respond("t", replay(&events, &id, mode));
     }
     if let Some(job) = h.jobs.first().cloned() {
         h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
-        h.respond("t", &run_with(vec![text("m2", "It is noon.")]));
+        h.respond("t", run_with(vec![text("m2", "It is noon.")]));
     }
     h
 }
@@ -1685,10 +1392,9 @@ fn a_server_that_replays_at_the_id_or_from_the_start_applies_no_event_twice() {
 #[test]
 fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
     let events = resumable_events();
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking("time?");
     // Events 0..=4 arrive, then the connection is cut.
-    h.respond("t", &sse_with_ids(&events[..5], None));
+    h.respond("t", sse_with_ids(&events[..5], None));
     assert_eq!(h.reconnects.last().unwrap().2, "4");
     // The server replays from the start and is cut after event 2: nothing new arrived.
     let again = replay(&events[..3], "0", Replay::Start);
@@ -1700,10 +1406,10 @@ fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
     );
     assert!(h.reconnects[1].3 > h.reconnects[0].3, "an attempt in a row");
     // Then at the id, and the run ends as the uncut one.
-    h.respond("t", &replay(&events, "4", Replay::At));
+    h.respond("t", replay(&events, "4", Replay::At));
     let job = h.jobs[0].clone();
     h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
-    h.respond("t", &run_with(vec![text("m2", "It is noon.")]));
+    h.respond("t", run_with(vec![text("m2", "It is noon.")]));
     let expected = run_cut(None, false);
     assert_eq!(h.result().status, RunStatus::Completed);
     assert_eq!(
@@ -1715,16 +1421,10 @@ fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
 
 #[test]
 fn a_stream_without_ids_is_not_resumed() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session
-        .handle_bytes("t", &run, sse(&[started("r")]).as_bytes());
-    h.session
-        .handle_transport_error("t", &run, "network error", None);
-    h.pump();
+    let mut h = asking("x");
+    h.open("t");
+    h.feed("t", sse(&[started("r")]));
+    h.fail("t", "network error", None);
     assert!(h.reconnects.is_empty());
     assert_eq!(h.result().error.as_ref().unwrap().code, "run/network");
 }
@@ -1732,25 +1432,14 @@ fn a_stream_without_ids_is_not_resumed() {
 #[test]
 fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
     for (retry, delays) in [(None, [1_000, 2_000, 4_000]), (Some(30), [30, 60, 120])] {
-        let mut h = harness();
-        h.start(request("t", vec![user("u1", "x")]), clock());
-        let run = h.last_run("t");
+        let mut h = asking("x");
         let events = resumable_events();
-        h.session
-            .handle_response("t", &run, 200, Some("text/event-stream"), None);
-        h.session
-            .handle_bytes("t", &run, sse_with_ids(&events[..2], retry).as_bytes());
-        h.session.handle_body_end("t", &run);
-        h.pump();
+        h.respond("t", sse_with_ids(&events[..2], retry));
         // The server keeps failing: twice at connect, once with an empty answer.
-        h.session.handle_transport_error("t", &run, "offline", None);
-        h.pump();
-        h.session.handle_transport_error("t", &run, "offline", None);
-        h.pump();
-        h.session
-            .handle_response("t", &run, 200, Some("text/event-stream"), None);
-        h.session.handle_body_end("t", &run);
-        h.pump();
+        h.fail("t", "offline", None);
+        h.fail("t", "offline", None);
+        h.open("t");
+        h.end("t");
         let got: Vec<u64> = h.reconnects.iter().map(|r| r.3).collect();
         assert_eq!(got, delays);
         assert!(h.reconnects.iter().all(|r| r.2 == "1"));
@@ -1758,20 +1447,13 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
         assert_eq!(h.sent.len(), 1);
     }
     // An attempt that brings new events starts the count again.
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let run = h.last_run("t");
+    let mut h = asking("x");
     let events = resumable_events();
-    h.respond("t", &sse_with_ids(&events[..1], None));
+    h.respond("t", sse_with_ids(&events[..1], None));
     for (n, event) in events.iter().enumerate().take(events.len() - 1).skip(1) {
-        h.session.handle_transport_error("t", &run, "offline", None);
-        h.pump();
+        h.fail("t", "offline", None);
         let next = format!("id: {n}\ndata: {event}\n\n");
-        h.session
-            .handle_response("t", &run, 200, Some("text/event-stream"), None);
-        h.session.handle_bytes("t", &run, next.as_bytes());
-        h.session.handle_body_end("t", &run);
-        h.pump();
+        h.respond("t", next);
     }
     assert!(h.results.is_empty(), "{:?}", h.results);
     assert_eq!(h.reconnects.len(), 2 * (events.len() - 2) + 1);
@@ -1780,44 +1462,20 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
 
 #[test]
 fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes(
-        "t",
-        &run,
-        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
-    );
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    let mut h = asking("x");
+    h.respond("t", sse_with_ids(&resumable_events()[..3], None));
     assert_eq!(h.reconnects.len(), 1);
-    h.session
-        .handle_response("t", &run, 404, Some("text/plain"), Some("no such run"));
-    h.pump();
+    h.open_with("t", 404, Some("text/plain"), Some("no such run"));
     assert_eq!(h.result().error.as_ref().unwrap().status, Some(404));
 
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "x")]), clock());
-    let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes(
-        "t",
-        &run,
-        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
-    );
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    let mut h = asking("x");
+    h.respond("t", sse_with_ids(&resumable_events()[..3], None));
     h.session.abort("t");
     h.pump();
     assert_eq!(h.result().status, RunStatus::Aborted);
     // The reconnect's answer comes too late and changes nothing.
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.open("t");
+    h.end("t");
     assert_eq!(h.results.len(), 1);
 }
 
@@ -1826,22 +1484,12 @@ fn a_reconnect_that_fails_with_http_or_after_stop_ends_as_usual() {
 /// Streams events 0..3 of [`resumable_events`] with ids into the thread's current round and
 /// cuts the body: the session asks to reconnect.
 fn cut_after_three(h: &mut Harness, thread: &str) {
-    let run = h.last_run(thread);
-    h.session
-        .handle_response(thread, &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes(
-        thread,
-        &run,
-        sse_with_ids(&resumable_events()[..3], None).as_bytes(),
-    );
-    h.session.handle_body_end(thread, &run);
-    h.pump();
+    h.respond(thread, sse_with_ids(&resumable_events()[..3], None));
 }
 
 #[test]
 fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "first")]), clock());
+    let mut h = asking("first");
     let stopped = h.last_run("t");
     // The app's prepareRequest is still busy when the user stops the run.
     h.session.abort("t");
@@ -1882,11 +1530,13 @@ fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
 
 #[test]
 fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
-    let mut h = Harness::new(SessionConfig {
-        headers: vec![("Authorization".to_owned(), "Bearer k".to_owned())],
-        ..SessionConfig::default()
-    });
-    h.start(request("t", vec![user("u1", "time?")]), clock());
+    let mut h = asking_with(
+        SessionConfig {
+            headers: vec![("Authorization".to_owned(), "Bearer k".to_owned())],
+            ..SessionConfig::default()
+        },
+        "time?",
+    );
     // Round 1: the host sends the Send's body as it is and does not report it.
     cut_after_three(&mut h, "t");
     let round1 = RoundRequest {
@@ -1903,15 +1553,7 @@ fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
         (&round1.url, &round1.headers)
     );
     let run = h.last_run("t");
-    h.session
-        .handle_response("t", &run, 200, Some("text/event-stream"), None);
-    h.session.handle_bytes(
-        "t",
-        &run,
-        replay(&resumable_events(), "2", Replay::After).as_bytes(),
-    );
-    h.session.handle_body_end("t", &run);
-    h.pump();
+    h.respond("t", replay(&resumable_events(), "2", Replay::After));
     // Round 2 (the restart) is shaped by the host, then cut: its own body goes again.
     let job = h.jobs[0].clone();
     h.answer("t", &job.tool_call_id, ToolOutcome::Value(value!("noon")));
@@ -1956,21 +1598,28 @@ fn run_pending() -> RunRequest {
     }
 }
 
-#[test]
-fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
+/// A host whose thread `t` was reloaded with the clock call `c1` unanswered and runs it
+/// (`pending: "run"`).
+fn pending_clock_call() -> Harness {
     let mut h = harness();
     reloaded(
         &mut h,
         json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
     );
     h.start(run_pending(), clock());
+    h
+}
+
+#[test]
+fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
+    let mut h = pending_clock_call();
     assert_eq!(h.jobs.len(), 1);
     assert_eq!(h.jobs[0].tool_call_id, "c1");
     assert_eq!(h.jobs[0].args, value!({"format": "iso"}));
     assert!(h.sent.is_empty(), "the request waits for the call's result");
     h.answer("t", "c1", ToolOutcome::Value(value!("noon")));
     assert_eq!(h.sent.len(), 1);
-    let messages = h.body(0)["messages"].as_array().unwrap().clone();
+    let messages = h.messages_sent(0).clone();
     let roles: Vec<_> = messages.iter().map(|m| m["role"].clone()).collect();
     assert_eq!(roles, ["user", "assistant", "tool"]);
     assert_eq!(messages[2]["toolCallId"], "c1");
@@ -1978,7 +1627,7 @@ fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
     // The tool events carry the run id of the request that sent the result.
     let run = h.last_run("t");
     assert_eq!(h.jobs[0].run_id, run);
-    h.respond("t", &run_with(vec![text("a2", "It is noon.")]));
+    h.respond("t", run_with(vec![text("a2", "It is noon.")]));
     let result = h.result().clone();
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 1);
@@ -2017,9 +1666,7 @@ fn pending_run_applies_toggles_and_validation_and_settles_what_it_cannot_run() {
     h.answer("t", "ok", ToolOutcome::Value(value!("noon")));
     assert_eq!(h.sent.len(), 1);
     let result_of = |id: &str| {
-        h.body(0)["messages"]
-            .as_array()
-            .unwrap()
+        h.messages_sent(0)
             .iter()
             .find(|m| m["toolCallId"] == id)
             .unwrap_or_else(|| panic!("a result for {id}"))
@@ -2063,12 +1710,7 @@ fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() 
     assert!(h.jobs.is_empty());
     assert_eq!(h.sent.len(), 1);
 
-    let mut h = harness();
-    reloaded(
-        &mut h,
-        json!([fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#)]),
-    );
-    h.start(run_pending(), clock());
+    let mut h = pending_clock_call();
     assert_eq!(h.jobs.len(), 1);
     h.session.abort("t");
     h.pump();
@@ -2076,7 +1718,7 @@ fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() 
     let result = h.result();
     assert_eq!(result.status, RunStatus::Aborted);
     assert!(h.sent.is_empty());
-    let tools = tool_messages(result);
+    let tools = tool_messages(&result.messages);
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0]["toolCallId"], "c1");
     assert!(tools[0]["content"]
@@ -2143,9 +1785,8 @@ fn a_resumed_connection_whose_events_carry_no_ids_of_their_own_is_applied_whole(
     // rest without ids. Those events inherit the last id, which says nothing about whether they
     // were sent before: none is dropped as a replay.
     let events = resumable_events();
-    let mut h = harness();
-    h.start(request("t", vec![user("u1", "time?")]), clock());
-    h.respond("t", &sse_with_ids(&events[..3], Some(1)));
+    let mut h = asking("time?");
+    h.respond("t", sse_with_ids(&events[..3], Some(1)));
     assert_eq!(h.reconnects.last().unwrap().2, "2");
     let mut rest = String::new();
     for event in &events[3..] {

@@ -19,14 +19,19 @@
 use std::collections::{HashMap, HashSet};
 
 use chat_runtime::json::Value;
-use chat_runtime::protocol::event::{Content, Message, ResumeEntry, ResumeStatus, UserMessage};
+use chat_runtime::protocol::event::{Message, ResumeEntry, ResumeStatus};
 use chat_runtime::session::{
     Action, CallKind, RoundRequest, RunRequest, RuntimeEvent, Session, SessionConfig, ToolSet,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
-use chat_runtime::tools::schema::NoPatterns;
 use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
 use libfuzzer_sys::fuzz_target;
+
+// The session test host of the integration tests (tests/common/session_host.rs).
+#[path = "../../tests/common/session_host.rs"]
+#[allow(dead_code)]
+mod session_host;
+use session_host::{user, Harness};
 
 const THREADS: [&str; 2] = ["a", "b"];
 
@@ -104,21 +109,17 @@ fn answering(session: &Session, rounds: &mut HashMap<String, Round>, thread: &st
 }
 
 fuzz_target!(|input: &[u8]| {
-    let mut session = Session::new(
-        SessionConfig { max_rounds: 3, ..SessionConfig::default() },
-        "f",
-        Box::new(NoPatterns),
-    );
-    // The thread's latest round, and every round by run id.
-    let mut runs: HashMap<&str, String> = HashMap::new();
+    let mut host = Harness::new(SessionConfig { max_rounds: 3, ..SessionConfig::default() });
+    // The host's clock (ms) starts at 0.
+    host.now = 0;
+    // Every round by run id; the thread's latest is `host.latest_run(thread)`.
     let mut rounds: HashMap<String, Round> = HashMap::new();
     let mut started = HashSet::new();
     let mut open_turns: HashMap<&str, u32> = HashMap::new();
     // The calls open interrupts named when the thread's turn started: still the server's.
     let mut held_at_start: HashMap<&str, HashSet<String>> = HashMap::new();
     let mut jobs: Vec<(String, String)> = Vec::new();
-    // The host's clock (ms) and when the timers last ran.
-    let mut now: u64 = 0;
+    // When the timers last ran.
     let mut last_timeout_at: u64 = 0;
     // Calls (thread, id) that got a `tool_finished`: an outcome.
     let mut settled: HashSet<(String, String)> = HashSet::new();
@@ -132,12 +133,12 @@ fuzz_target!(|input: &[u8]| {
                 // The end: Stop every thread; every turn must then have ended, once.
                 ending = true;
                 for thread in THREADS {
-                    if let Some(run) = session.current_run_id(thread) {
+                    if let Some(run) = host.session.current_run_id(thread) {
                         if let Some(round) = rounds.get_mut(run) {
                             round.stopped = true;
                         }
                     }
-                    session.abort(thread);
+                    host.session.abort(thread);
                 }
                 0xFF
             }
@@ -148,17 +149,11 @@ fuzz_target!(|input: &[u8]| {
             _ if ending => {}
             0 | 13 => {
                 n += 1;
-                let user = Message::User(UserMessage {
-                    id: format!("u{n}"),
-                    content: Content::Text("hi".into()),
-                    name: None,
-                    encrypted_value: None,
-                    metadata: None,
-                    subagent_run_id: None,
-                });
+                let user = user(&format!("u{n}"), "hi");
                 // Op 13 answers every open interrupt, or none (then only expired ones are).
                 let how = if op >> 1 & 15 == 13 { bytes.next().unwrap_or(0) } else { 0 };
-                let resume = session
+                let resume = host
+                    .session
                     .interrupts(thread)
                     .iter()
                     .filter(|_| how & 1 == 1)
@@ -176,28 +171,29 @@ fuzz_target!(|input: &[u8]| {
                     now_ms: (how & 2 == 2).then_some(0),
                     ..Default::default()
                 };
-                let held: HashSet<String> = session
+                let held: HashSet<String> = host
+                    .session
                     .interrupts(thread)
                     .iter()
                     .filter_map(|i| i.tool_call_id.clone())
                     .collect();
-                if session.start_run(request, tools()).is_ok() {
+                if host.session.start_run(request, tools()).is_ok() {
                     *open_turns.entry(thread).or_default() += 1;
                     held_at_start.insert(thread, held);
                 }
             }
             1 => {
-                if let Some(run) = runs.get(thread) {
-                    answering(&session, &mut rounds, thread, run);
-                    session.handle_response(thread, run, 200, Some("text/event-stream"), None);
+                if let Some(run) = host.latest_run(thread).as_deref() {
+                    answering(&host.session, &mut rounds, thread, run);
+                    host.session.handle_response(thread, run, 200, Some("text/event-stream"), None);
                 }
             }
             2 | 3 => {
                 let len = usize::from(bytes.next().unwrap_or(0) % 64);
                 let chunk: Vec<u8> = bytes.by_ref().take(len).collect();
-                if let Some(run) = runs.get(thread) {
-                    answering(&session, &mut rounds, thread, run);
-                    session.handle_bytes(thread, run, &chunk);
+                if let Some(run) = host.latest_run(thread).as_deref() {
+                    answering(&host.session, &mut rounds, thread, run);
+                    host.session.handle_bytes(thread, run, &chunk);
                 }
             }
             12 => {
@@ -205,14 +201,14 @@ fuzz_target!(|input: &[u8]| {
                 let kind = bytes.next().unwrap_or(0);
                 let id = bytes.next().unwrap_or(0);
                 let frame = format!("id: {}\ndata: {}\n\n", id % 8, canned(kind, id));
-                if let Some(run) = runs.get(thread) {
-                    answering(&session, &mut rounds, thread, run);
-                    session.handle_bytes(thread, run, frame.as_bytes());
+                if let Some(run) = host.latest_run(thread).as_deref() {
+                    answering(&host.session, &mut rounds, thread, run);
+                    host.session.handle_bytes(thread, run, frame.as_bytes());
                 }
             }
             4 => {
-                if let Some(run) = runs.get(thread) {
-                    session.handle_body_end(thread, run);
+                if let Some(run) = host.latest_run(thread).as_deref() {
+                    host.session.handle_body_end(thread, run);
                 }
             }
             5 => {
@@ -224,16 +220,16 @@ fuzz_target!(|input: &[u8]| {
                     } else {
                         ToolOutcome::Failed(ToolFailure::new(FailureCode::ToolExecutionFailed, "no"))
                     };
-                    session.handle_tool_result(&t, &call, outcome);
+                    host.session.handle_tool_result(&t, &call, outcome);
                 }
             }
             6 => {
-                if let Some(run) = session.current_run_id(thread) {
+                if let Some(run) = host.session.current_run_id(thread) {
                     if let Some(round) = rounds.get_mut(run) {
                         round.stopped = true;
                     }
                 }
-                session.abort(thread);
+                host.session.abort(thread);
             }
             7 => {
                 // The app's prepareRequest answers a round, any round: maybe long after Stop,
@@ -244,10 +240,10 @@ fuzz_target!(|input: &[u8]| {
                 if let Some(run) = ids.get(pick % ids.len().max(1)).map(|r| (*r).clone()) {
                     let round = rounds.get_mut(&run).unwrap();
                     let body = format!("{{\"prepared\":{pick}}}");
-                    let expected = session.current_run_id(round.thread) == Some(run.as_str())
+                    let expected = host.session.current_run_id(round.thread) == Some(run.as_str())
                         && !round.settled
                         && !round.stopped;
-                    let accepted = session.handle_request_prepared(round.thread, &run, &body);
+                    let accepted = host.session.handle_request_prepared(round.thread, &run, &body);
                     assert_eq!(accepted, expected, "handle_request_prepared for {run}");
                     if accepted {
                         round.request.body = body;
@@ -261,62 +257,62 @@ fuzz_target!(|input: &[u8]| {
                 let pick = usize::from(bytes.next().unwrap_or(0));
                 if !jobs.is_empty() {
                     let (t, call) = jobs[pick % jobs.len()].clone();
-                    if session.begin_call(&t, &call) {
+                    if host.session.begin_call(&t, &call) {
                         assert!(!settled.contains(&(t, call)), "a handler was called after its outcome");
                     }
                 }
             }
             10 | 11 => {
                 // Time passes: the clock moves on by up to 64 s and the session's timers run.
-                now += u64::from(bytes.next().unwrap_or(0)) * 256;
-                if let Some(deadline) = session.poll_timeout() {
+                host.now += u64::from(bytes.next().unwrap_or(0)) * 256;
+                if let Some(deadline) = host.session.poll_timeout() {
                     assert!(deadline > last_timeout_at, "a timer that already ran is due again");
                 }
-                session.handle_timeout(now);
-                last_timeout_at = now;
-                if let Some(deadline) = session.poll_timeout() {
-                    assert!(deadline > now, "a passed deadline survived handle_timeout");
+                host.session.handle_timeout(host.now);
+                last_timeout_at = host.now;
+                if let Some(deadline) = host.session.poll_timeout() {
+                    assert!(deadline > host.now, "a passed deadline survived handle_timeout");
                 }
             }
             _ => {
-                if let Some(run) = runs.get(thread) {
-                    session.handle_transport_error(thread, run, "network", None);
+                if let Some(run) = host.latest_run(thread).as_deref() {
+                    host.session.handle_transport_error(thread, run, "network", None);
                 }
             }
         }
-        while let Some(action) = session.poll_action(now) {
+        // Each action is checked against the session as it is when the host takes it.
+        host.pump_with(|session, action| {
             match action {
                 Action::Send { thread_id, run_id, url, headers, body } => {
-                    let t = THREADS.iter().find(|t| **t == thread_id).copied().unwrap();
-                    assert!(!rounds.contains_key(&run_id), "run id {run_id} sent twice");
-                    runs.insert(t, run_id.clone());
+                    let t = THREADS.iter().find(|t| **t == *thread_id).copied().unwrap();
+                    assert!(!rounds.contains_key(run_id), "run id {run_id} sent twice");
                     rounds.insert(
-                        run_id,
+                        run_id.clone(),
                         Round {
                             thread: t,
-                            request: RoundRequest { url, headers, body },
+                            request: RoundRequest { url: url.clone(), headers: headers.clone(), body: body.clone() },
                             settled: false,
                             stopped: false,
                         },
                     );
                 }
                 Action::Reconnect { run_id, request, .. } => {
-                    let round = rounds.get(&run_id).expect("a reconnect of a round that was sent");
+                    let round = rounds.get(run_id).expect("a reconnect of a round that was sent");
                     assert!(!round.stopped, "a reconnect after Stop");
                     assert!(round.settled, "a reconnect before an answer");
-                    assert_eq!(request, round.request, "a reconnect re-sends its own round's request");
+                    assert_eq!(*request, round.request, "a reconnect re-sends its own round's request");
                 }
                 Action::Execute(job) => {
                     assert!(started.insert(job.tool_call_id.clone()), "a call ran twice");
                     assert!(session.may_call(&job.thread_id, &job.tool_call_id));
-                    jobs.push((job.thread_id, job.tool_call_id));
+                    jobs.push((job.thread_id.clone(), job.tool_call_id.clone()));
                 }
                 Action::Emit(RuntimeEvent::ToolFinished { thread_id, tool_call_id, .. }) => {
                     assert!(
-                        !session.may_call(&thread_id, &tool_call_id),
+                        !session.may_call(thread_id, tool_call_id),
                         "a call with an outcome may still be called"
                     );
-                    settled.insert((thread_id, tool_call_id));
+                    settled.insert((thread_id.clone(), tool_call_id.clone()));
                 }
                 Action::Finished(result) => {
                     let t = THREADS.iter().find(|t| **t == result.thread_id).copied().unwrap();
@@ -354,15 +350,15 @@ fuzz_target!(|input: &[u8]| {
                 }
                 _ => {}
             }
-        }
+        });
         for thread in THREADS {
-            let ids: Vec<&str> = session.interrupts(thread).iter().map(|i| i.id.as_str()).collect();
+            let ids: Vec<&str> = host.session.interrupts(thread).iter().map(|i| i.id.as_str()).collect();
             let unique: HashSet<&&str> = ids.iter().collect();
             assert_eq!(unique.len(), ids.len(), "open interrupts with one id twice: {ids:?}");
         }
     }
     for thread in THREADS {
         assert_eq!(open_turns.get(thread).copied().unwrap_or(0), 0, "a turn of {thread} never finished");
-        assert!(!session.is_running(thread));
+        assert!(!host.session.is_running(thread));
     }
 });

@@ -3,12 +3,11 @@
 // The three lines deploy/nginx.conf marks EDIT are replaced, each exactly once, as a user edits them:
 // `listen` (a free port on 127.0.0.1), `root` (the app dir) and `proxy_pass` (the AG-UI server).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { freePort } from "../packaging/helpers.mjs";
+import { freePort, startProcess } from "../support/spawn.mjs";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const NGINX = process.env.NGINX ?? "/usr/sbin/nginx";
@@ -60,38 +59,14 @@ http {
 }
 `,
   );
-  const child = spawn(
+  const url = `http://127.0.0.1:${port}`;
+  const { output, stop } = await startProcess(
     NGINX,
     ["-p", prefix, "-c", join(prefix, "nginx.conf"), "-e", "stderr", "-g", `daemon off; pid ${prefix}/nginx.pid; error_log stderr;`],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    // SIGQUIT: graceful, the workers finish and exit with the master.
+    { name: "nginx", ready: { url: `${url}/` }, stopSignal: "SIGQUIT" },
   );
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const exited = new Promise((done) => child.once("exit", done));
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGQUIT"); // graceful: the workers finish and exit with the master
-      await exited;
-    }
-  };
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited ${child.exitCode}:\n${out}`);
-    try {
-      await fetch(`${url}/`);
-      break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`nginx did not answer at ${url}:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return { url, prefix, accessLog, output: () => out, stop };
+  return { url, prefix, accessLog, output, stop };
 }
 
 /** The access log's lines since `from` (a line count), parsed. */

@@ -2,21 +2,21 @@
 // it serves the page (demo/), the package (pkg/), the tools (demo/tools/) and the recorded streams
 // (tests/fixtures/), and answers the runs with its scripted planner, without pauses (--pace-ms 0).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { after, before } from "node:test";
 
+import { startProcess, stopProcess } from "../support/spawn.mjs";
 import { launch } from "./browser.mjs";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
- * Resolves with `{ child, url }` once the agent prints `listening on http://127.0.0.1:PORT`. By
- * default it serves the demo page, the package, the tools and the recorded streams without pauses;
- * `statics` (`--static` values) and `paceMs` change that for the packaging tests.
+ * Resolves with `{ child, url, stop }` once the agent prints `listening on http://127.0.0.1:PORT`.
+ * By default it serves the demo page, the package, the tools and the recorded streams without
+ * pauses; `statics` (`--static` values) and `paceMs` change that for the packaging tests.
  */
-export function startAgent({ timeoutMs = 30_000, paceMs = 0, statics } = {}) {
+export async function startAgent({ timeoutMs = 30_000, paceMs = 0, statics } = {}) {
   const bin = `${root}target/debug/chat-runtime-agent`;
   assert.ok(existsSync(bin), `${bin} is missing: run \`cargo build -p chat-runtime-agent\` (make test-e2e does)`);
   if (statics === undefined) {
@@ -25,32 +25,16 @@ export function startAgent({ timeoutMs = 30_000, paceMs = 0, statics } = {}) {
     }
   }
   const served = statics ?? ["/=demo", "/pkg=pkg", "/tools=demo/tools", "/fixtures=tests/fixtures"];
-  const child = spawn(
+  return startProcess(
     bin,
     ["--mode", "demo", "--port", "0", "--pace-ms", String(paceMs), ...served.flatMap((s) => ["--static", s])],
-    { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
+    { name: "the demo agent", cwd: root, ready: { line: /listening on (http:\/\/127\.0\.0\.1:\d+)/ }, timeoutMs, echo: true },
   );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`the demo agent did not start: ${out}`)), timeoutMs);
-    child.once("exit", (code) => reject(new Error(`the demo agent exited (${code}): ${out}`)));
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve({ child, url });
-      }
-    });
-  });
 }
 
-/** Stops the agent (SIGTERM) and waits for it to exit. */
+/** Stops the agent (SIGTERM to its process group) and waits for it to exit. */
 export async function stopAgent(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once("exit", done));
-  child.kill("SIGTERM");
-  await exited;
+  await stopProcess(child);
 }
 
 /**

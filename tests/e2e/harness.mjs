@@ -2,9 +2,8 @@
 // mode, serving /pkg, /tools and the test pages), its control API, and polling.
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach } from "node:test";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 
+import { startProcess } from "../support/spawn.mjs";
 import { launch } from "./browser.mjs";
 
 export const root = new URL("../../", import.meta.url);
@@ -14,27 +13,18 @@ export const root = new URL("../../", import.meta.url);
  * and pages. Resolves with `{ child, base, stop }` once it prints its address.
  */
 export async function startScriptAgent() {
-  const child = spawn(
+  const { child, url, stop } = await startProcess(
     new URL("target/debug/chat-runtime-agent", root).pathname,
     ["--mode", "script", "--port", "0", "--static", "/pkg=pkg", "--static", "/tools=tests/e2e/tools", "--static", "/=tests/e2e/pages"],
-    { cwd: root.pathname, stdio: ["ignore", "pipe", "inherit"] },
+    {
+      name: "chat-runtime-agent",
+      hint: "run cargo build -p chat-runtime-agent",
+      cwd: root.pathname,
+      ready: { line: /^listening on (http:\/\/127\.0\.0\.1:\d+)$/ },
+      echo: true,
+    },
   );
-  const exit = new Promise((resolve) => child.once("exit", resolve));
-  const base = await new Promise((resolve, reject) => {
-    child.once("error", reject);
-    exit.then((code) => reject(new Error(`chat-runtime-agent exited (${code}); run cargo build -p chat-runtime-agent`)));
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-      if (match) resolve(match[1]);
-    });
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await exit;
-    }
-  };
-  return { child, base, stop };
+  return { child, base: url, stop };
 }
 
 /** The server's control API: GET `path`, or POST `body` as JSON; asserts a 2xx answer. */

@@ -10,6 +10,10 @@ import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { startProcess } from "../support/spawn.mjs";
+
+export { freePort } from "../support/spawn.mjs";
+
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const HERE = fileURLToPath(new URL("./", import.meta.url));
 // Generous: the machine is shared with other builds.
@@ -126,44 +130,15 @@ export function serveStatic(root) {
   );
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort() {
-  const server = createServer();
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    }),
-  );
-}
-
-/** Starts a long-running process and waits until `url` answers; resolves with `{ child, stop }`. */
+/** Starts a long-running process and waits until `url` answers; resolves with `{ child, stop, output }`. */
 export async function startServer(cmd, args, { cwd, url, timeoutMs = WAIT }) {
-  const child = spawn(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"], detached: false });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((done) => child.once("exit", done));
-    child.kill("SIGTERM");
-    await exited;
-  };
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${cmd} ${args.join(" ")} exited ${child.exitCode}:\n${out}`);
-    try {
-      const res = await fetch(url);
-      if (res.ok) return { child, stop, output: () => out };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`${cmd} did not answer at ${url}:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  const { child, stop, output } = await startProcess(cmd, args, {
+    name: `${cmd} ${args.join(" ")}`,
+    cwd,
+    ready: { url, ok: true, everyMs: 200 },
+    timeoutMs,
+  });
+  return { child, stop, output };
 }
 
 /** Opens `url`, waits for #result[data-done], fails on page errors; resolves with the parsed result. */

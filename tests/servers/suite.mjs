@@ -2,12 +2,11 @@
 // Python server (tests/servers/*_app.py: the real adapter on a scripted model), which serves the
 // page, the package and the tools itself (one origin) and logs every request it gets.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { test } from "node:test";
 
 import { browserSuite } from "../e2e/harness.mjs";
+import { startProcess } from "../support/spawn.mjs";
 
 const root = new URL("../../", import.meta.url);
 const PYTHON = new URL("target/servers-venv/bin/python", root).pathname;
@@ -19,27 +18,15 @@ export async function startServer(app) {
   for (const file of ["pkg/chat_runtime.js"]) {
     assert.ok(existsSync(new URL(file, root)), `${file} is missing: run \`make build\``);
   }
-  const child = spawn(PYTHON, [app], {
+  const { url, stop } = await startProcess(PYTHON, [app], {
+    name: app,
     cwd: new URL("tests/servers/", root).pathname,
-    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-    stdio: ["ignore", "pipe", "inherit"],
+    env: { PYTHONDONTWRITEBYTECODE: "1" },
+    ready: { line: /^listening on (http:\/\/127\.0\.0\.1:\d+)$/ },
+    timeoutMs: TIMEOUT,
+    echo: true,
   });
-  const exit = new Promise((resolve) => child.once("exit", resolve));
-  const base = await new Promise((resolve, reject) => {
-    child.once("error", reject);
-    exit.then((code) => reject(new Error(`${app} exited (${code})`)));
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      const match = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-      if (match) resolve(match[1]);
-    });
-  });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill("SIGTERM");
-      await exit;
-    }
-  };
-  return { base, stop };
+  return { base: url, stop };
 }
 
 /** The events of an SSE text as the servers write them (one `data:` line per event). */
