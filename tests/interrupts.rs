@@ -141,7 +141,7 @@ fn an_interrupt_outcome_ends_the_turn_interrupted_and_nothing_restarts() {
     assert_eq!(h.sent.len(), 1, "nothing restarts");
     assert_eq!(to_serde(result.interrupts.clone()), json!([approval("c1")]));
     assert_eq!(to_serde(h.session.interrupts("t")), json!([approval("c1")]));
-    let json = to_serde(result);
+    let json = h.result_json(result);
     assert_eq!(json["status"], "interrupted");
     assert_eq!(json["interrupts"], json!([approval("c1")]));
     let finished = h
@@ -156,7 +156,10 @@ fn an_interrupt_outcome_ends_the_turn_interrupted_and_nothing_restarts() {
 #[test]
 fn the_call_an_interrupt_names_gets_no_tool_message_from_the_runtime() {
     let h = Harness::interrupted();
-    assert_eq!(tool_messages(&h.result().messages), Vec::<Value>::new());
+    assert_eq!(
+        tool_messages(&h.result_messages(h.result())),
+        Vec::<Value>::new()
+    );
     assert_eq!(h.jobs.len(), 0);
 }
 
@@ -167,7 +170,7 @@ fn a_call_no_interrupt_names_is_still_settled_when_the_turn_ends() {
         .unwrap();
     let body = calling_run(json!({"type":"interrupt","interrupts":[approval("other")]}));
     h.respond("t", &body);
-    let tools = tool_messages(&h.result().messages);
+    let tools = tool_messages(&h.result_messages(h.result()));
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0]["toolCallId"], "c1");
     assert!(tools[0]["content"]
@@ -192,9 +195,9 @@ fn resume_goes_into_the_next_run_and_the_turn_goes_on() {
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.interrupts, None);
-    assert!(to_serde(result).get("interrupts").is_none());
+    assert!(h.result_json(result).get("interrupts").is_none());
     assert!(h.session.interrupts("t").is_empty());
-    let tools = tool_messages(&result.messages);
+    let tools = tool_messages(&h.result_messages(result));
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0]["content"], "deleted 3 notes");
     // The next turn needs no resume and carries none.
@@ -357,7 +360,7 @@ fn a_resumed_run_that_fails_keeps_the_interrupts_open() {
     assert_eq!(h.result().status, RunStatus::Error);
     assert_eq!(h.session.interrupts("t").len(), 1);
     assert_eq!(
-        tool_messages(&h.result().messages),
+        tool_messages(&h.result_messages(h.result())),
         Vec::<Value>::new(),
         "the call is still the server's"
     );

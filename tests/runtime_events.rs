@@ -157,7 +157,10 @@ fn docs_api_md_describes_each_event_with_its_fields() {
     kinds.sort_unstable();
     let mut table = RuntimeEvent::KINDS.to_vec();
     table.sort_unstable();
-    assert_eq!(kinds, table, "docs/api.md's events table drifted from runtime_events!");
+    assert_eq!(
+        kinds, table,
+        "docs/api.md's events table drifted from runtime_events!"
+    );
     for (kind, fields) in RuntimeEvent::FIELDS {
         let (_, cell) = rows.iter().find(|(k, _)| k == kind).unwrap();
         for field in *fields {

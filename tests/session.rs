@@ -111,7 +111,7 @@ fn a_frontend_call_runs_and_the_run_restarts_with_its_result() {
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 2);
     assert_eq!(
-        result.new_messages().len(),
+        result.new_messages(h.session.messages("thread-1")).len(),
         4,
         "user, assistant call, tool, assistant answer"
     );
@@ -336,7 +336,7 @@ fn fire_and_forget_tools_run_mid_stream_and_never_restart() {
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(
-        tool_messages(&result.messages)[0]["content"],
+        tool_messages(&h.result_messages(result))[0]["content"],
         r#"{"ok":true}"#
     );
 }
@@ -357,7 +357,7 @@ fn a_messages_snapshot_mid_stream_keeps_a_result_the_runtime_recorded() {
     h.end("t");
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
-    let tools = tool_messages(&result.messages);
+    let tools = tool_messages(&h.result_messages(result));
     assert_eq!(tools.len(), 1, "{tools:?}");
     assert_eq!(tools[0]["toolCallId"], "c1");
     assert_eq!(tools[0]["content"], r#"{"ok":true}"#);
@@ -398,7 +398,10 @@ fn max_rounds_stops_a_model_that_keeps_calling_tools() {
     let result = h.result();
     assert_eq!(result.status, RunStatus::MaxRounds);
     assert_eq!(result.rounds, 3);
-    let last = tool_messages(&result.messages).last().cloned().unwrap();
+    let last = tool_messages(&h.result_messages(result))
+        .last()
+        .cloned()
+        .unwrap();
     assert_eq!(last["toolCallId"], "c2");
     assert!(last["content"]
         .as_str()
@@ -468,7 +471,7 @@ fn a_stream_without_run_finished_is_truncated() {
     assert_eq!(result.error.as_ref().unwrap().code, "run/truncated");
     assert!(h.jobs.is_empty(), "nothing runs from a broken run");
     // The call is settled so the next turn is valid.
-    assert_eq!(tool_messages(&result.messages).len(), 1);
+    assert_eq!(tool_messages(&h.result_messages(result)).len(), 1);
 }
 
 #[test]
@@ -519,7 +522,7 @@ fn abort_mid_stream_cancels_and_settles_the_calls() {
     let result = h.result();
     assert_eq!(result.status, RunStatus::Aborted);
     assert_eq!(
-        tool_messages(&result.messages)[0]["error"]
+        tool_messages(&h.result_messages(result))[0]["error"]
             .as_str()
             .unwrap()
             .split(':')
@@ -544,7 +547,7 @@ fn abort_mid_tool_never_restarts_and_a_late_result_is_dropped() {
     assert_eq!(h.sent.len(), 1, "no restart");
     let result = h.result();
     assert_eq!(result.status, RunStatus::Aborted);
-    let tools = tool_messages(&result.messages);
+    let tools = tool_messages(&h.result_messages(result));
     assert_eq!(tools.len(), 1);
     assert!(tools[0]["content"]
         .as_str()
@@ -658,7 +661,7 @@ fn messages_already_in_the_thread_are_not_added_twice() {
     h.start(request("t", vec![user("u1", "x")]), ToolSet::default());
     h.respond("t", run_with(vec![text("a1", "hi")]));
     // The app passes the whole history plus the new message, AI-SDK style.
-    let mut all = h.result().messages.clone();
+    let mut all = h.result_messages(h.result());
     all.push(user("u2", "y"));
     h.start(request("t", all), ToolSet::default());
     let ids: Vec<_> = h
@@ -790,7 +793,7 @@ fn agui_events_can_be_turned_off_and_the_loop_still_runs() {
     h.answer("t", "c1", ToolOutcome::Value(value!("12:00")));
     h.respond("t", run_with(vec![text("a2", "It is noon.")]));
     assert_eq!(h.result().status, RunStatus::Completed);
-    assert_eq!(h.result().messages.len(), 4);
+    assert_eq!(h.result_messages(h.result()).len(), 4);
     assert_eq!(count(&h), 0);
 }
 
@@ -886,7 +889,7 @@ fn calls_settled_because_the_run_failed_do_not_say_the_user_stopped_it() {
     h.respond("t", sse(&events));
     let result = h.result();
     assert_eq!(result.status, RunStatus::Error);
-    let tools = tool_messages(&result.messages);
+    let tools = tool_messages(&h.result_messages(result));
     assert_eq!(tools.len(), 1);
     let content = tools[0]["content"].as_str().unwrap();
     assert!(
@@ -915,7 +918,7 @@ fn a_call_a_later_turn_adds_to_an_earlier_message_is_settled_when_that_turn_ends
         h.pump();
         let result = h.result();
         assert_eq!(result.rounds, 1);
-        let tools = tool_messages(&result.messages);
+        let tools = tool_messages(&h.result_messages(result));
         assert_eq!(tools.len(), 1, "stop {stop}: {tools:?}");
         assert_eq!(tools[0]["toolCallId"], "c1");
     }
@@ -1005,7 +1008,7 @@ fn a_pending_list_naming_only_an_unknown_id_leaves_the_real_call_unrun_and_says_
     let result = h.result();
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 1);
-    let tools = tool_messages(&result.messages);
+    let tools = tool_messages(&h.result_messages(result));
     assert_eq!(tools.len(), 1, "the call is still answered");
     assert_eq!(tools[0]["toolCallId"], json!("c1"));
     let content = tools[0]["content"].as_str().unwrap();
@@ -1340,8 +1343,8 @@ fn a_stream_cut_anywhere_resumes_from_the_last_complete_event_and_ends_as_the_un
             assert_eq!(h.reconnects[0].3, 50, "retry: 50 is the delay, cut {cut}");
             assert_eq!(result.status, RunStatus::Completed, "cut {cut}");
             assert_eq!(
-                to_serde(&result.messages),
-                to_serde(&expected.messages),
+                to_serde(&h.result_messages(result)),
+                to_serde(&whole.result_messages(&expected)),
                 "cut {cut}"
             );
             assert_eq!(
@@ -1378,8 +1381,8 @@ fn a_server_that_replays_at_the_id_or_from_the_start_applies_no_event_twice() {
                 assert_eq!(h.reconnects.len(), 1, "{what}");
                 assert_eq!(result.status, RunStatus::Completed, "{what}: {result:?}");
                 assert_eq!(
-                    to_serde(&result.messages),
-                    to_serde(&expected.result().messages),
+                    to_serde(&h.result_messages(result)),
+                    to_serde(&expected.result_messages(expected.result())),
                     "{what}"
                 );
                 assert_eq!(agui_events(&h), expected_events, "no event twice, {what}");
@@ -1413,8 +1416,8 @@ fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
     let expected = run_cut(None, false);
     assert_eq!(h.result().status, RunStatus::Completed);
     assert_eq!(
-        to_serde(&h.result().messages),
-        to_serde(&expected.result().messages)
+        to_serde(&h.result_messages(h.result())),
+        to_serde(&expected.result_messages(expected.result()))
     );
     assert_eq!(agui_events(&h), agui_events(&expected));
 }
@@ -1458,6 +1461,45 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
     assert!(h.results.is_empty(), "{:?}", h.results);
     assert_eq!(h.reconnects.len(), 2 * (events.len() - 2) + 1);
     assert!(h.reconnects.iter().all(|r| r.3 <= 2_000));
+}
+
+#[test]
+fn a_cut_stream_waits_for_the_sessions_deadline_before_it_is_resumed() {
+    let mut h = asking("x");
+    h.auto_wait = false;
+    let cut_at = h.now;
+    h.respond("t", sse_with_ids(&resumable_events()[..2], Some(250)));
+    // Nothing goes out during the wait; the one timer the host keeps says when it ends.
+    assert!(h.reconnects.is_empty());
+    assert_eq!(h.session.poll_timeout(), Some(cut_at + 250));
+    assert_eq!(h.session.reconnect_deadline("t"), Some(cut_at + 250));
+    h.advance(249);
+    assert!(h.reconnects.is_empty(), "not before its deadline");
+    h.advance(1);
+    assert_eq!(h.reconnects.len(), 1);
+    assert_eq!(h.reconnects[0].2, "1");
+    assert_eq!(h.session.reconnect_deadline("t"), None);
+    assert_eq!(h.session.poll_timeout(), None);
+
+    // Stop during the wait: the deadline goes with the turn, nothing is resumed.
+    let mut h = asking("x");
+    h.auto_wait = false;
+    h.respond("t", sse_with_ids(&resumable_events()[..2], Some(250)));
+    h.session.abort("t");
+    h.pump();
+    assert_eq!(h.session.poll_timeout(), None);
+    h.advance(1_000);
+    assert!(h.reconnects.is_empty());
+    assert_eq!(h.result().status, RunStatus::Aborted);
+
+    // A host that cannot keep a timer resumes at once rather than strand the turn.
+    let mut h = asking("x");
+    h.auto_wait = false;
+    h.respond("t", sse_with_ids(&resumable_events()[..2], Some(250)));
+    assert!(h.session.skip_reconnect_waits());
+    assert!(!h.session.skip_reconnect_waits(), "nothing more to skip");
+    h.advance(0);
+    assert_eq!(h.reconnects.len(), 1);
 }
 
 #[test]
@@ -1632,7 +1674,7 @@ fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
     assert_eq!(result.status, RunStatus::Completed);
     assert_eq!(result.rounds, 1);
     assert_eq!(
-        result.new_messages().len(),
+        result.new_messages(h.session.messages("t")).len(),
         2,
         "the tool result and the answer"
     );
@@ -1718,7 +1760,7 @@ fn pending_settle_is_the_default_and_a_stop_mid_call_settles_the_pending_call() 
     let result = h.result();
     assert_eq!(result.status, RunStatus::Aborted);
     assert!(h.sent.is_empty());
-    let tools = tool_messages(&result.messages);
+    let tools = tool_messages(&h.result_messages(result));
     assert_eq!(tools.len(), 1);
     assert_eq!(tools[0]["toolCallId"], "c1");
     assert!(tools[0]["content"]
@@ -1797,7 +1839,7 @@ fn a_resumed_connection_whose_events_carry_no_ids_of_their_own_is_applied_whole(
     let expected = run_cut(None, false);
     assert_eq!(
         to_serde(h.session.messages("t")),
-        to_serde(&expected.result().messages[..2]),
+        to_serde(&expected.result_messages(expected.result())[..2]),
         "the thread as without the cut: the text once, the call"
     );
 }

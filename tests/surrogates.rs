@@ -518,7 +518,11 @@ fn a_reconnect_sends_the_sse_id_as_the_stream_wrote_it() {
         session.handle_response("t", &run_id, 200, Some("text/event-stream"), None);
         session.handle_bytes("t", &run_id, body.as_bytes());
         session.handle_body_end("t", &run_id);
-        let last_event_id = std::iter::from_fn(|| session.poll_action(0))
+        // The wait (`retry: 1`) is the session's deadline: the host's timer fires at it.
+        while session.poll_action(0).is_some() {}
+        let deadline = session.reconnect_deadline("t").expect("a reconnect waits");
+        session.handle_timeout(deadline);
+        let last_event_id = std::iter::from_fn(|| session.poll_action(deadline))
             .find_map(|a| match a {
                 Action::Reconnect { last_event_id, .. } => Some(last_event_id),
                 _ => None,

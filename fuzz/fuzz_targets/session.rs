@@ -322,7 +322,8 @@ fuzz_target!(|input: &[u8]| {
                     // Every call in the thread has exactly one result.
                     let mut calls = HashSet::new();
                     let mut answers: HashMap<String, usize> = HashMap::new();
-                    for message in &result.messages {
+                    let thread = session.messages(&result.thread_id);
+                    for message in &thread[..result.message_count] {
                         match message {
                             Message::Assistant(a) => {
                                 for call in a.tool_calls.iter().flatten() {

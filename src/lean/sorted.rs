@@ -99,6 +99,11 @@ impl<V> SortedMap<V> {
         self.entries.iter().map(|(_, v)| v)
     }
 
+    /// The names and values, the values mutably, in name order.
+    pub fn iter_mut(&mut self) -> impl ExactSizeIterator<Item = (&String, &mut V)> {
+        self.entries.iter_mut().map(|(k, v)| (&*k, v))
+    }
+
     /// The values, mutably, in name order.
     pub fn values_mut(&mut self) -> impl ExactSizeIterator<Item = &mut V> {
         self.entries.iter_mut().map(|(_, v)| v)

@@ -43,7 +43,10 @@ pub enum Action {
         /// The JSON body.
         body: String,
     },
-    /// The round's stream was cut after events with SSE ids: after `delay_ms`, send `request`
+    /// The round's stream was cut after events with SSE ids, and its wait is over (a deadline of
+    /// [`Session::poll_timeout`](super::Session::poll_timeout): the stream's `retry:`, else
+    /// [`SessionConfig::reconnect_delay_ms`](super::SessionConfig::reconnect_delay_ms), doubled
+    /// for each attempt in a row): send `request` now,
     /// again (the round's request exactly as it went out: the [`Action::Send`], or the body the
     /// host reported with [`Session::handle_request_prepared`](super::Session::handle_request_prepared)) with the header
     /// `Last-Event-ID: last_event_id`, and hand the answer in as before
@@ -58,8 +61,6 @@ pub enum Action {
         request: RoundRequest,
         /// The id of the last complete event received.
         last_event_id: String,
-        /// How long to wait first, in milliseconds.
-        delay_ms: u64,
     },
     /// Run a browser tool; answer with [`Session::handle_tool_result`](super::Session::handle_tool_result). Its deadline starts when
     /// the host takes this action ([`Session::poll_action`](super::Session::poll_action)'s `now`).

@@ -6,7 +6,7 @@ use super::error::quoted_list;
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus, ToolErrorInfo};
 use super::tool_set::CallKind;
-use super::{RunningCall, Session};
+use super::{Outgoing, RunningCall, Session};
 
 use crate::json::{quoted, Value};
 
@@ -17,10 +17,12 @@ use crate::tools::schema::validate;
 use crate::tools::TimeLimit;
 
 impl Session {
-    /// The host's clock reached `now`: every running call whose deadline has passed is answered
-    /// with a `TIMEOUT` result and gets an [`Action::CancelCall`] (its signal fires); from then
-    /// on [`may_call`](Self::may_call) is `false` for it and its late result is ignored.
+    /// The host's clock reached `now`: a cut stream whose wait has passed is resumed
+    /// ([`Action::Reconnect`]); every running call whose deadline has passed is answered with a
+    /// `TIMEOUT` result and gets an [`Action::CancelCall`] (its signal fires); from then on
+    /// [`may_call`](Self::may_call) is `false` for it and its late result is ignored.
     pub fn handle_timeout(&mut self, now: u64) {
+        self.resume_waited(now);
         let mut expired: Vec<(String, String, String, u32, bool)> = Vec::new();
         for (thread_id, state) in &self.threads {
             let Some(turn) = state.turn.as_ref() else {
@@ -52,6 +54,45 @@ impl Session {
                 ),
             ));
             self.handle_tool_result(&thread_id, &tool_call_id, outcome);
+        }
+    }
+
+    /// The host cannot keep a timer (its `setTimeout` threw): every cut stream waiting to be
+    /// resumed is due at once, so the next [`handle_timeout`](Self::handle_timeout) resumes it
+    /// rather than leave its turn unsettled. Returns whether one was waiting.
+    pub fn skip_reconnect_waits(&mut self) -> bool {
+        let mut skipped = false;
+        let turns = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
+        for wait in turns.filter_map(|turn| turn.reconnect.as_mut()) {
+            skipped |= wait.deadline != Some(0);
+            wait.deadline = Some(0);
+        }
+        skipped
+    }
+
+    /// Sends [`Action::Reconnect`] for every cut stream whose wait ended by `now`.
+    fn resume_waited(&mut self, now: u64) {
+        for (thread_id, state) in self.threads.iter_mut() {
+            let Some(turn) = state.turn.as_mut() else {
+                continue;
+            };
+            if !turn
+                .reconnect
+                .as_ref()
+                .is_some_and(|w| w.deadline.is_some_and(|d| d <= now))
+            {
+                continue;
+            }
+            let (Some(wait), Outgoing::Sent(request)) = (turn.reconnect.take(), &turn.outgoing)
+            else {
+                continue;
+            };
+            self.actions.push_back(Action::Reconnect {
+                thread_id: thread_id.clone(),
+                run_id: turn.run_id.clone(),
+                request: request.clone(),
+                last_event_id: wait.last_event_id,
+            });
         }
     }
 

@@ -71,6 +71,8 @@ pub struct Session {
     /// Makes run and message ids: `{prefix}-{n}`; the host gives a random prefix.
     id_prefix: String,
     next_id: u64,
+    /// Whether a [`ReconnectWait`] waits for its deadline (the next `poll_action`'s `now`).
+    unstamped_waits: bool,
 }
 
 /// One thread's lasting state.
@@ -136,6 +138,20 @@ struct Turn {
     resume: Vec<ResumeEntry>,
     /// Where the current round's request is: a reconnect sends it again.
     outgoing: Outgoing,
+    /// A cut stream waiting to be resumed: [`Action::Reconnect`] goes out at its deadline.
+    reconnect: Option<ReconnectWait>,
+}
+
+/// The wait before a cut stream is resumed ([`Session::poll_timeout`] and
+/// [`Session::handle_timeout`], the same clock as the calls' deadlines).
+struct ReconnectWait {
+    /// The id of the last complete event received.
+    last_event_id: String,
+    /// How long to wait, in milliseconds.
+    delay_ms: u64,
+    /// When to resume in the host's clock: set by the first [`Session::poll_action`] after the
+    /// cut (its `now`), as a call's deadline is.
+    deadline: Option<u64>,
 }
 
 impl Turn {
@@ -234,6 +250,7 @@ impl Session {
             patterns,
             threads: SortedMap::new(),
             actions: VecDeque::new(),
+            unstamped_waits: false,
             agui_events: true,
             id_prefix: id_prefix.into(),
             next_id: 0,
@@ -250,6 +267,14 @@ impl Session {
     /// `now + timeout_ms`, or [`handle_timeout`](Self::handle_timeout) answers it with `TIMEOUT`.
     /// The deadline covers loading the tool's module and the call.
     pub fn poll_action(&mut self, now: u64) -> Option<Action> {
+        if self.unstamped_waits {
+            self.unstamped_waits = false;
+            let waits = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
+            for wait in waits.filter_map(|turn| turn.reconnect.as_mut()) {
+                wait.deadline
+                    .get_or_insert(now.saturating_add(wait.delay_ms));
+            }
+        }
         let action = self.actions.pop_front()?;
         if let Action::Execute(job) = &action {
             let call = self
@@ -264,15 +289,24 @@ impl Session {
         Some(action)
     }
 
-    /// The earliest deadline of a running call, if any: the host calls
-    /// [`handle_timeout`](Self::handle_timeout) once its clock reaches it.
+    /// The earliest deadline, if any: of a running call, or of the wait before a cut stream is
+    /// resumed. The host calls [`handle_timeout`](Self::handle_timeout) once its clock reaches
+    /// it; it keeps one timer.
     pub fn poll_timeout(&self) -> Option<u64> {
-        self.threads
-            .values()
-            .filter_map(|t| t.turn.as_ref())
-            .flat_map(|turn| turn.running.values())
-            .filter_map(|call| call.deadline)
+        let turns = self.threads.values().filter_map(|t| t.turn.as_ref());
+        turns
+            .flat_map(|turn| {
+                let calls = turn.running.values().filter_map(|call| call.deadline);
+                calls.chain(turn.reconnect.as_ref().and_then(|wait| wait.deadline))
+            })
             .min()
+    }
+
+    /// When the thread's cut stream will be resumed, in the host's clock: `None` when it is not
+    /// waiting to be (or the host has not polled since the cut). An app may show "reconnecting".
+    pub fn reconnect_deadline(&self, thread_id: &str) -> Option<u64> {
+        let turn = self.threads.get(thread_id)?.turn.as_ref()?;
+        turn.reconnect.as_ref()?.deadline
     }
 
     /// A thread's messages (empty for an unknown thread).

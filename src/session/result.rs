@@ -43,9 +43,12 @@ pub struct RunResult {
     pub status: RunStatus,
     /// How many runs were sent (1 + restarts).
     pub rounds: u32,
-    /// The whole thread after the turn.
-    pub messages: Vec<Message>,
-    /// Where in `messages` the messages this turn added are (the user's, the agent's, the tool
+    /// How many messages the thread had when the turn ended: `run()`'s `messages` are the
+    /// thread's first `message_count` ([`Session::messages`](super::Session::messages)), which
+    /// the host reads when it takes the result. No copy of the thread is made: at the end of
+    /// every turn it cost time and heap in proportion to the whole thread.
+    pub message_count: usize,
+    /// Where in the thread the messages this turn added are (the user's, the agent's, the tool
     /// results), in order: [`new_messages`](Self::new_messages). Positions, not a second copy of
     /// each: a turn's answer can be most of the thread, and the copy doubled the heap's peak.
     pub new_positions: Vec<usize>,
@@ -105,25 +108,22 @@ impl ToJson for ToolErrorInfo {
     }
 }
 
-/// The object `run()` resolves with (camelCase fields).
-impl ToJson for RunResult {
-    fn write_json(&self, out: &mut String) {
-        self.write_json_with(out, true, true);
-    }
-}
-
 impl RunResult {
-    /// The JSON of [`ToJson`], with `messages` / `newMessages` written as `[]` unless asked for
-    /// (for a host that fills them in from messages it already holds).
-    pub fn write_json_with(&self, out: &mut String, messages: bool, new_messages: bool) {
+    /// `run()`'s value as JSON (camelCase fields), over the thread's messages (`thread`: what
+    /// [`Session::messages`](super::Session::messages) gives; its first
+    /// [`message_count`](Self::message_count) are the result's). `messages` / `newMessages` are
+    /// written as `[]` unless asked for (for a host that fills them in from messages it already
+    /// holds).
+    pub fn write_json(&self, out: &mut String, thread: &[Message], messages: bool, new: bool) {
+        let thread = &thread[..self.message_count.min(thread.len())];
         let mut w = ObjWriter::new(out);
         w.field("threadId", &self.thread_id);
         w.field("status", &self.status);
         w.field("rounds", &self.rounds);
         let none: &[Message] = &[];
-        w.field("messages", if messages { &self.messages[..] } else { none });
-        let new = if new_messages {
-            self.new_messages()
+        w.field("messages", if messages { thread } else { none });
+        let new = if new {
+            self.new_messages(thread)
         } else {
             Vec::new()
         };
@@ -134,11 +134,12 @@ impl RunResult {
         w.end();
     }
 
-    /// The messages this turn added, in order.
-    pub fn new_messages(&self) -> Vec<&Message> {
+    /// The messages this turn added, in order, out of the thread's messages.
+    pub fn new_messages<'a>(&self, thread: &'a [Message]) -> Vec<&'a Message> {
+        let thread = &thread[..self.message_count.min(thread.len())];
         self.new_positions
             .iter()
-            .filter_map(|&at| self.messages.get(at))
+            .filter_map(|&at| thread.get(at))
             .collect()
     }
 }

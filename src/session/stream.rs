@@ -5,7 +5,7 @@ use super::action::Action;
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus};
 use super::tool_set::CallKind;
-use super::{Outgoing, RoundPhase, RunEnd, Session, Turn};
+use super::{Outgoing, ReconnectWait, RoundPhase, RunEnd, Session, Turn};
 
 use crate::protocol::decode::DecodeError;
 use crate::protocol::event::{Event, Message, RunFinishedOutcome, ToolMessage};
@@ -184,7 +184,7 @@ impl Session {
             return false;
         };
         // The cut stream had events: its request went out.
-        let Outgoing::Sent(request) = &turn.outgoing else {
+        let Outgoing::Sent(_) = &turn.outgoing else {
             return false;
         };
         if turn.resumed_from.as_ref() != Some(&id) {
@@ -198,16 +198,15 @@ impl Session {
         decoder.reconnect();
         turn.reconnects += 1;
         turn.resumed_from = Some(id.clone());
-        let run_id = turn.run_id.clone();
-        let request = request.clone();
-        self.actions.push_back(Action::Reconnect {
-            thread_id: thread_id.to_owned(),
-            run_id,
-            request,
+        // The wait is a deadline of the session's, stamped at the host's next `poll_action`:
+        // `handle_timeout` sends `Action::Reconnect` when it passes.
+        turn.reconnect = Some(ReconnectWait {
             // SSE text, not JSON: in the internal form, like every string an action carries.
             last_event_id: crate::json::from_js_string(&id).into_owned(),
             delay_ms,
+            deadline: None,
         });
+        self.unstamped_waits = true;
         true
     }
 

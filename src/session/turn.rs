@@ -120,6 +120,7 @@ impl Session {
             running: SortedMap::new(),
             resume,
             outgoing: Outgoing::NotYet,
+            reconnect: None,
         });
         if to_run.is_empty() {
             self.send_round(&thread_id);
@@ -362,7 +363,7 @@ impl Session {
             thread_id: thread_id.to_owned(),
             status,
             rounds: turn.round,
-            messages: messages.to_vec(),
+            message_count: messages.len(),
             new_positions,
             state: state.thread.state().clone(),
             error: error.clone(),

@@ -3,9 +3,6 @@
 //! the window's `storage` events. All through `web-sys` / `js-sys`; none of this
 //! can call back into the runtime while it runs.
 
-use std::cell::Cell;
-use std::rc::Rc;
-
 use js_sys::{Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -273,22 +270,6 @@ pub(crate) fn timer(ms: u64, callback: Callback) -> Option<Timer> {
         id,
         _callback: callback,
     })
-}
-
-/// A one-shot timer that is never cancelled (JavaScript owns the callback). `Err` gives the
-/// callback back when `setTimeout` threw, for the caller to run another way.
-pub(crate) fn timer_detached(ms: u64, callback: Callback) -> Result<(), Callback> {
-    let slot = Rc::new(Cell::new(Some(callback)));
-    let in_timer = slot.clone();
-    let function = once_function(Box::new(move || {
-        if let Some(callback) = in_timer.take() {
-            callback();
-        }
-    }));
-    match set_timeout(&function, delay(ms)) {
-        Ok(_) => Ok(()),
-        Err(_) => Err(slot.take().unwrap_or_else(|| Box::new(|| {}))),
-    }
 }
 
 /// `console.error(message, detail)`; a `console.error` that throws (a test framework's) is

@@ -42,6 +42,12 @@ pub struct Harness {
     pub tools: ToolSet,
     /// The host's clock, in ms.
     pub now: u64,
+    /// Whether `pump` waits out a cut stream's reconnect delay as a host's timer would (the
+    /// clock jumps to the session's deadline, then `handle_timeout`); `false` leaves the wait
+    /// to the test.
+    pub auto_wait: bool,
+    /// The wait the last jump made, recorded with the `Reconnect` it let out.
+    waited: u64,
 }
 
 /// A host on the default config.
@@ -65,6 +71,8 @@ impl Harness {
             resent: Vec::new(),
             tools: ToolSet::default(),
             now: 1_000,
+            auto_wait: true,
+            waited: 0,
         }
     }
 
@@ -76,10 +84,44 @@ impl Harness {
     /// [`pump`](Self::pump), showing each action to `check` first, with the session as it is
     /// when the action is taken.
     pub fn pump_with(&mut self, mut check: impl FnMut(&Session, &Action)) {
-        while let Some(action) = self.session.poll_action(self.now) {
-            check(&self.session, &action);
-            self.record(action);
+        loop {
+            while let Some(action) = self.session.poll_action(self.now) {
+                check(&self.session, &action);
+                self.record(action);
+            }
+            // A cut stream waits for its deadline: the host's timer fires then.
+            let Some(deadline) = self.auto_wait.then(|| self.reconnect_deadline()).flatten() else {
+                return;
+            };
+            self.waited = deadline.saturating_sub(self.now);
+            self.now = self.now.max(deadline);
+            self.session.handle_timeout(self.now);
         }
+    }
+
+    /// The earliest reconnect deadline of the threads this host sent runs for.
+    pub fn reconnect_deadline(&self) -> Option<u64> {
+        self.sent
+            .iter()
+            .filter_map(|(thread, _, _)| self.session.reconnect_deadline(thread))
+            .min()
+    }
+
+    /// The messages of a finished run: the thread's first `message_count`.
+    pub fn result_messages(&self, result: &RunResult) -> Vec<Message> {
+        self.session.messages(&result.thread_id)[..result.message_count].to_vec()
+    }
+
+    /// `run()`'s value as JSON, as the host writes it.
+    pub fn result_json(&self, result: &RunResult) -> Value {
+        let mut text = String::new();
+        result.write_json(
+            &mut text,
+            self.session.messages(&result.thread_id),
+            true,
+            true,
+        );
+        serde_json::from_str(&text).unwrap()
     }
 
     fn record(&mut self, action: Action) {
@@ -110,11 +152,11 @@ impl Harness {
                 run_id,
                 request,
                 last_event_id,
-                delay_ms,
             } => {
                 self.resent.push(request);
+                let waited = std::mem::take(&mut self.waited);
                 self.reconnects
-                    .push((thread_id, run_id, last_event_id, delay_ms));
+                    .push((thread_id, run_id, last_event_id, waited));
             }
             other => panic!("unexpected action {other:?}"),
         }

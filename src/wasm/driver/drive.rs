@@ -39,8 +39,7 @@ impl Driver {
                     run_id,
                     request,
                     last_event_id,
-                    delay_ms,
-                } => self.spawn_reconnect(thread_id, run_id, request, last_event_id, delay_ms),
+                } => self.spawn_reconnect(thread_id, run_id, request, last_event_id),
                 Action::Execute(job) => self.spawn_call(job),
                 Action::Cancel { thread_id } => {
                     let parts = self
@@ -78,13 +77,12 @@ impl Driver {
 
     /// Keeps one timer, for the session's earliest deadline.
     fn arm_timer(&self) {
-        let replaced = {
+        let (replaced, armed) = {
             let mut state = self.borrow_mut();
             let deadline = state.session.poll_timeout();
             if state.timer.as_ref().map(|(at, _)| *at) == deadline {
                 return;
             }
-            // A `setTimeout` that threw leaves no timer: the next `drive` tries again.
             let timer = deadline.and_then(|at| {
                 let weak = self.weak();
                 let timer = browser::timer(
@@ -100,9 +98,16 @@ impl Driver {
                 )?;
                 Some((at, timer))
             });
-            std::mem::replace(&mut state.timer, timer)
+            let armed = deadline.is_none() || timer.is_some();
+            (std::mem::replace(&mut state.timer, timer), armed)
         };
         drop(replaced);
+        // A `setTimeout` that threw leaves no timer: a call's deadline waits for the next `drive`
+        // to try again, but a cut stream is resumed at once rather than left waiting for ever.
+        if !armed && self.borrow_mut().session.skip_reconnect_waits() {
+            self.borrow_mut().session.handle_timeout(browser::now());
+            self.drive();
+        }
     }
 
     /// The turn is over: the final messages go out before the promise settles (the result's

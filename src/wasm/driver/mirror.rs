@@ -204,9 +204,14 @@ impl Driver {
     /// `newMessages` are taken from `messages` (same objects).
     pub(super) fn run_result_to_js(&self, result: &RunResult) -> Result<JsValue, Error> {
         let mirror = self.borrow().render.mirrors.get(&result.thread_id).cloned();
-        let mirror = mirror.filter(|m| m.length() as usize == result.messages.len());
+        let mirror = mirror.filter(|m| m.length() as usize == result.message_count);
         let mut text = String::new();
-        result.write_json_with(&mut text, mirror.is_none(), false);
+        {
+            // The thread's messages, borrowed while they are written (no JavaScript runs here).
+            let state = self.borrow();
+            let thread = state.session.messages(&result.thread_id);
+            result.write_json(&mut text, thread, mirror.is_none(), false);
+        }
         let value = parse(&text)?;
         let set = |key: &str, v: &JsValue| {
             Reflect::set(&value, &key.into(), v)

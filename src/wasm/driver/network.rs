@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::AbortController;
 
-use super::{upgrade, Driver};
+use super::Driver;
 use crate::session::RoundRequest;
 use crate::wasm::browser;
 use crate::wasm::convert;
@@ -68,15 +68,14 @@ impl Driver {
         });
     }
 
-    /// Sends the round's `request` again with `Last-Event-ID` after `delay_ms` (the session's
-    /// [`Action::Reconnect`]), unless the turn has ended or moved on by then.
+    /// Resumes a cut stream now (the session waited: its deadline passed): the same request with
+    /// `Last-Event-ID`, under a new controller that Stop aborts.
     pub(super) fn spawn_reconnect(
         &self,
         thread_id: String,
         run_id: String,
         request: RoundRequest,
         id: String,
-        delay_ms: u64,
     ) {
         let controller = AbortController::new().ok();
         {
@@ -84,20 +83,9 @@ impl Driver {
             let Some(running) = state.running.get_mut(&thread_id) else {
                 return;
             };
-            // Stop aborts the wait too: the session then has no turn, so nothing is sent.
             running.fetch = controller.clone();
         }
-        let weak = self.weak();
-        let reconnect: browser::Callback = Box::new(move || {
-            let Some(driver) = upgrade(&weak) else { return };
-            if driver.is_current(&thread_id, &run_id) {
-                driver.spawn_request(thread_id, run_id, request, Some(id), controller);
-            }
-        });
-        // A `setTimeout` that throws must not strand the turn: reconnect without the wait.
-        if let Err(reconnect) = browser::timer_detached(delay_ms, reconnect) {
-            reconnect();
-        }
+        self.spawn_request(thread_id, run_id, request, Some(id), controller);
     }
 
     /// Sends `request` (with `Last-Event-ID` when resuming) and streams the answer into the
