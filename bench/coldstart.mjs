@@ -7,12 +7,11 @@
 // runs one scripted tool conversation: a round whose answer calls `ping`, the tool executed in the
 // browser, its result sent back, a final text. Times are the page's `performance.now()`, i.e. from
 // the start of the navigation. Environment: BENCH_COLD_LOADS (loads per system, default 15).
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 
-import { replaceSection } from "./memory.mjs";
+import { fmt, launchChromium, median, startBenchAgent, writeSection } from "./support.mjs";
 
 const SYSTEMS = ["A", "AT", "B"];
 const LABELS = {
@@ -21,13 +20,6 @@ const LABELS = {
   B: "B: `import` of `HttpAgent` (dist/agui-httpagent.js) + `runAgent`, the tool run by hand code, `addMessage`, `runAgent`",
 };
 
-const median = (xs) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "—");
 
 /** The agent's script for one load: the tool call, then (after the result) the answer. */
 function conversation(threadId) {
@@ -131,41 +123,20 @@ of the wasm, which is what an app keeps off its first page load (chat-runtime/re
 export async function main() {
   const root = fileURLToPath(new URL("../", import.meta.url));
   process.chdir(root);
-  const { chromium } = await import("playwright-core");
-  const binary = ["target/release/chat-runtime-agent", "target/debug/chat-runtime-agent"].find((p) => existsSync(p));
-  if (!binary) throw new Error("no target/*/chat-runtime-agent: cargo build --release -p chat-runtime-agent");
   for (const file of ["pkg/chat_runtime.js", "bench/dist/agui-httpagent.js"]) {
     if (!existsSync(file)) throw new Error(`no ${file}: make build bench-dist`);
   }
-  const agent = spawn(binary, ["--mode", "script", "--port", "0", "--static", "/=bench", "--static", "/pkg=pkg"], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise((resolve, reject) => {
-    let out = "";
-    agent.once("exit", (code) => reject(new Error(`the agent exited (${code}): ${out}`)));
-    agent.stdout.on("data", (chunk) => {
-      out += chunk;
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (found) resolve(found);
-    });
-  });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  const { agent, url, binary } = await startBenchAgent(["target/release/chat-runtime-agent", "target/debug/chat-runtime-agent"]);
+  const browser = await launchChromium(["--disable-quic", "--disable-background-networking", "--disable-component-update", "--disable-sync"]);
   try {
     const results = await measureColdStart(browser, url);
     const vars = ["BENCH_COLD_LOADS"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]} `).join("");
     const section = coldSection(results, `${vars}node bench/coldstart.mjs (agent: ${binary})`);
     console.log(section);
-    if (!process.env.BENCH_COLD_NO_WRITE) {
-      const file = "bench/RESULTS.md";
-      const old = existsSync(file) ? readFileSync(file, "utf8") : "";
-      writeFileSync(file, replaceSection(old, "## 6. Cold start", section));
-      console.log(`wrote section 6 of ${file}`);
-    }
+    if (!process.env.BENCH_COLD_NO_WRITE) writeSection("## 6. Cold start", section);
   } finally {
     await browser.close();
-    agent.kill("SIGTERM");
+    await agent.stop();
   }
 }
 

@@ -5,9 +5,9 @@
 // One fresh page per line, since wasm memory never shrinks: its size after the run is the run's
 // peak. Environment: BENCH_MEMORY_MB (the corpora's size, default 20), BENCH_CORPORA (default
 // "token,args,state,mixed").
-import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+
+import { launchChromium, startBenchAgent, writeSection } from "./support.mjs";
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const MiB = (x) => (x / 2 ** 20).toFixed(1);
@@ -40,16 +40,7 @@ export async function measureMemory(freshPage, call, log = console.log) {
   return results;
 }
 
-/**
- * `text` with its section that starts with `heading` (up to the next `## ` heading) replaced by
- * `section`, or `section` appended when there is none.
- */
-export function replaceSection(text, heading, section) {
-  const at = text.indexOf(heading);
-  if (at < 0) return `${text.trimEnd()}\n\n${section}`;
-  const next = text.indexOf("\n## ", at + heading.length);
-  return `${text.slice(0, at)}${section}${next < 0 ? "" : `\n${text.slice(next + 1)}`}`;
-}
+export { replaceSection } from "./support.mjs";
 
 /** Section 5 of bench/RESULTS.md. */
 export function memorySection(results, command) {
@@ -85,25 +76,10 @@ One body against the chunks (peak / peak): ${whole.join(", ")}.
 export async function main() {
   const root = fileURLToPath(new URL("../", import.meta.url));
   process.chdir(root);
-  const { chromium } = await import("playwright-core");
   // It serves files only: the debug build does as well as the release one.
-  const binary = ["target/release/chat-runtime-agent", "target/debug/chat-runtime-agent"].find((p) => existsSync(p));
-  if (!binary) throw new Error("no target/*/chat-runtime-agent: cargo build -p chat-runtime-agent");
-  const agent = spawn(binary, ["--mode", "script", "--port", "0", "--static", "/=bench", "--static", "/pkg=pkg"], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise((resolve, reject) => {
-    let out = "";
-    agent.once("exit", (code) => reject(new Error(`the agent exited (${code}): ${out}`)));
-    agent.stdout.on("data", (chunk) => {
-      out += chunk;
-      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (found) resolve(found);
-    });
-  });
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--js-flags=--expose-gc"],
-  });
+  const { agent } = await startBenchAgent(["target/release/chat-runtime-agent", "target/debug/chat-runtime-agent"]);
+  const url = agent.url;
+  const browser = await launchChromium(["--js-flags=--expose-gc"]);
   const context = await browser.newContext();
   const freshPage = async () => {
     const page = await context.newPage();
@@ -118,15 +94,10 @@ export async function main() {
     const vars = ["BENCH_MEMORY_MB", "BENCH_CORPORA"].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]} `).join("");
     const section = memorySection(results, `${vars}node bench/memory.mjs`);
     console.log(section);
-    if (!process.env.BENCH_MEMORY_NO_WRITE) {
-      const file = "bench/RESULTS.md";
-      const old = existsSync(file) ? readFileSync(file, "utf8") : "";
-      writeFileSync(file, replaceSection(old, "## 5. Memory", section));
-      console.log(`wrote section 5 of ${file}`);
-    }
+    if (!process.env.BENCH_MEMORY_NO_WRITE) writeSection("## 5. Memory", section);
   } finally {
     await browser.close();
-    agent.kill("SIGTERM");
+    await agent.stop();
   }
 }
 

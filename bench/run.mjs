@@ -11,7 +11,7 @@
 // default 15), BENCH_MEMORY_MB (section 5's corpora, default 20), BENCH_ONLY=memory (section 5
 // alone: bench/memory.mjs), BENCH_COLD_LOADS (section 6's loads per system, default 15),
 // BENCH_ONLY=coldstart (section 6 alone: bench/coldstart.mjs).
-import { spawn, execSync } from "node:child_process";
+import { execSync } from "node:child_process";
 import { readFileSync, writeFileSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
@@ -20,6 +20,7 @@ import { chromium } from "playwright-core";
 import { CORPORA } from "./corpora.mjs";
 import { main as memoryAlone, measureMemory, memorySection } from "./memory.mjs";
 import { main as coldAlone, measureColdStart, coldSection } from "./coldstart.mjs";
+import { fmt, median, startBenchAgent } from "./support.mjs";
 
 // `BENCH_ONLY=memory`: section 5 alone (bench/memory.mjs), the rest of RESULTS.md kept.
 if (process.env.BENCH_ONLY === "memory") {
@@ -53,34 +54,10 @@ const log = (...args) => {
   console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s]`, ...args, `(load ${os.loadavg()[0].toFixed(1)})`);
 };
 
-const median = (xs) => {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const fmt = (x, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : "—");
 
 // ---- the agent (static files + the scripted AG-UI server) and the browser ------------------
 
-function startAgent() {
-  const child = spawn(
-    "target/release/chat-runtime-agent",
-    ["--mode", "script", "--port", "0", "--static", "/=bench", "--static", "/pkg=pkg"],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  return new Promise((resolve, reject) => {
-    let out = "";
-    child.once("exit", (code) => reject(new Error(`the agent exited (${code}): ${out}`)));
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-  });
-}
-
-const { child: agent, url } = await startAgent();
+const { agent, url } = await startBenchAgent();
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
   headless: true,
@@ -276,7 +253,7 @@ const coldResults = await measureColdStart(browser, url, log);
 
 const chromiumVersion = browser.version();
 await browser.close();
-agent.kill("SIGTERM");
+await agent.stop();
 
 // ---- the report ----------------------------------------------------------------------------
 

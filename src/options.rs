@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::protocol::wire::{FieldError, FromJson};
-use crate::session::{HistoryMode, Pending, SessionConfig};
+use crate::session::{HistoryMode, Pending, RunRequest, SessionConfig};
 use crate::tools::catalog::{Catalog, CatalogError};
 
 /// Where `tools.json` is fetched from when the app says nothing.
@@ -216,6 +216,21 @@ impl RunInput {
             forwarded_props,
             pending,
         })
+    }
+
+    /// The session's request for `thread_id`, with the host's wall clock (for the open
+    /// interrupts' `expiresAt`).
+    pub fn into_request(self, thread_id: String, now_ms: Option<u64>) -> RunRequest {
+        RunRequest {
+            thread_id,
+            messages: self.messages,
+            context: self.context,
+            state: self.state,
+            forwarded_props: self.forwarded_props,
+            resume: self.resume,
+            now_ms,
+            pending: self.pending,
+        }
     }
 }
 

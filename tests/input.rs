@@ -220,3 +220,34 @@ fn context_forwarded_props_parent_run_and_resume_are_sent_when_given() {
         })
     );
 }
+
+#[test]
+fn the_body_written_from_borrowed_messages_is_the_inputs_json() {
+    let messages = vec![
+        msg(json!({ "id": "u1", "role": "user", "content": "hi" })),
+        msg(json!({ "id": "act", "role": "activity", "activityType": "plan", "content": {} })),
+        msg(json!({ "id": "a1", "role": "assistant", "content": "hello",
+                    "toolCalls": [{ "id": "c1", "type": "function",
+                                    "function": { "name": "f", "arguments": "{}" } }] })),
+        msg(json!({ "id": "tr1", "role": "tool", "toolCallId": "c1", "content": "ok" })),
+    ];
+    let bare = RunInputBuilder::new("t", "r");
+    let full = RunInputBuilder::new("t", "r")
+        .state(value!({ "count": 3 }))
+        .context(vec![Context {
+            description: "user locale".into(),
+            value: "fr-FR".into(),
+        }])
+        .forwarded_props(value!({ "model": "small" }))
+        .parent_run_id("r0")
+        .resume(vec![ResumeEntry {
+            interrupt_id: "i1".into(),
+            status: ResumeStatus::Resolved,
+            payload: None,
+            metadata: None,
+        }]);
+    for builder in [bare, full] {
+        assert_eq!(builder.body(&messages), builder.build(&messages).to_json());
+        assert_eq!(builder.body(&messages[..0]), builder.build(&[]).to_json());
+    }
+}

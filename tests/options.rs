@@ -242,3 +242,14 @@ fn a_malformed_run_member_names_the_field_and_the_place() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_run_input_becomes_the_sessions_request_for_its_thread() {
+    let request = run(r#"{"messages":[{"id":"u1","role":"user","content":"hi"}],"pending":"run"}"#)
+        .unwrap()
+        .into_request("t1".to_owned(), Some(42));
+    assert_eq!(request.thread_id, "t1");
+    assert_eq!(request.messages.len(), 1);
+    assert_eq!(request.now_ms, Some(42));
+    assert_eq!(request.pending, Pending::Run);
+}

@@ -7,7 +7,7 @@
 
 use crate::json::{Map, Value};
 
-use super::wire::ToJson;
+use super::wire::{ObjWriter, ToJson};
 
 use crate::protocol::event::{Context, Message, ResumeEntry, RunAgentInput, Tool};
 use crate::protocol::thread::Thread;
@@ -164,6 +164,35 @@ fn or_empty_object(value: &Value) -> Value {
     match value {
         Value::Null => Value::Object(Map::new()),
         value => value.clone(),
+    }
+}
+
+impl RunInputBuilder {
+    /// The request body for `messages` (all of them: the caller picks per [`History`]), written
+    /// from the borrowed messages: the JSON of [`build`](Self::build)'s [`RunAgentInput`] without
+    /// a copy of each message (the whole thread, for [`History::Full`], at every request).
+    /// `tests/input.rs` holds the two to the same text.
+    pub fn body<'a>(&self, messages: impl IntoIterator<Item = &'a Message>) -> String {
+        let input = self.build_with_state(&[], &Value::Null);
+        let messages: Vec<&Message> = messages
+            .into_iter()
+            .filter(|m| !matches!(m, Message::Activity(_)))
+            .collect();
+        let mut out = String::new();
+        let mut w = ObjWriter::new(&mut out);
+        // RunAgentInput's members, in its order (`wire_struct!` writes them so).
+        w.field("threadId", &input.thread_id);
+        w.field("runId", &input.run_id);
+        w.field("protocolVersion", &input.protocol_version);
+        w.field("parentRunId", &input.parent_run_id);
+        w.field("state", &input.state);
+        w.field("messages", &messages[..]);
+        w.field("tools", &input.tools);
+        w.field("context", &input.context);
+        w.field("forwardedProps", &input.forwarded_props);
+        w.field("resume", &input.resume);
+        w.end();
+        out
     }
 }
 

@@ -206,18 +206,14 @@ impl Session {
         if let Some(props) = &turn.forwarded_props {
             builder = builder.forwarded_props(props.clone());
         }
-        let input = match history {
-            HistoryMode::Full => builder.build(state.thread.messages()),
+        // Written from the thread's own messages: no copy of them (the whole thread, for
+        // `HistoryMode::Full`, at every request).
+        let body = match history {
+            HistoryMode::Full => builder.body(state.thread.messages()),
             HistoryMode::New => {
                 let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
-                let messages: Vec<Message> = state
-                    .thread
-                    .messages()
-                    .iter()
-                    .filter(|m| unsent.contains(m.id()))
-                    .cloned()
-                    .collect();
-                builder.build(&messages)
+                let messages = state.thread.messages().iter();
+                builder.body(messages.filter(|m| unsent.contains(m.id())))
             }
         };
         state.unsent.clear();
@@ -239,7 +235,6 @@ impl Session {
         }
         headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
         headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
-        let body = input.to_json();
         turn.outgoing = Outgoing::Preparing(RoundRequest {
             url: url.clone(),
             headers: headers.clone(),

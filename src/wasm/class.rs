@@ -18,7 +18,7 @@ use super::io::storage::Store;
 use crate::json::Value;
 use crate::options::{RunInput, RuntimeOptions, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS};
 use crate::protocol::event::Message;
-use crate::session::{RunRequest, Session};
+use crate::session::Session;
 use crate::tools::pattern::Patterns;
 
 #[wasm_bindgen]
@@ -389,24 +389,9 @@ impl ChatRuntime {
                 format!("`threadId`: {m}").into(),
             )
         })?;
-        let RunInput {
-            messages,
-            context,
-            resume,
-            state,
-            forwarded_props,
-            pending,
-        } = RunInput::from_json(json_members(&request, RUN_REQUEST_KEYS, "run/bad-request")?)?;
-        let request = RunRequest {
-            thread_id,
-            messages,
-            context,
-            state,
-            forwarded_props,
-            resume,
-            now_ms: super::browser::wall_clock(),
-            pending,
-        };
+        let request =
+            RunInput::from_json(json_members(&request, RUN_REQUEST_KEYS, "run/bad-request")?)?
+                .into_request(thread_id, super::browser::wall_clock());
         let signal = if options.is_object() {
             host(&options, "signal")
         } else {
