@@ -290,8 +290,10 @@ export async function wasmOfRun(name, mb, delivery) {
 /**
  * The wasm memory of `threads` threads of `turns` turns each: a user message and an answer of
  * `chars` chars each, one run per turn (a small body, as one chunk), and the threads as JSON.
+ * With `forget`, each thread is dropped (`forgetThread`) after its turns, and "the threads as
+ * JSON" is the largest one thread held.
  */
-export async function wasmOfTurns(threads, turns, chars) {
+export async function wasmOfTurns(threads, turns, chars, forget = false) {
   const { mod } = await loadA();
   gc();
   const before = wasmBytes();
@@ -315,14 +317,19 @@ export async function wasmOfTurns(threads, turns, chars) {
     },
   });
   const unsubscribe = runtime.subscribe(() => {}, { events: ["messages"] });
+  let largest = 0;
   for (let t = 0; t < threads; t++) {
     for (let k = 0; k < turns; k++, turn++) {
       const result = await runtime.run({ threadId: `t${t}`, messages: [{ id: `u${turn}`, role: "user", content: say(turn) }] });
       if (result.status !== "completed") throw new Error(`memory: ${result.status} ${JSON.stringify(result.error)}`);
     }
+    if (forget) {
+      largest = Math.max(largest, utf8Length(JSON.stringify(runtime.messages(`t${t}`))));
+      if (!runtime.forgetThread(`t${t}`)) throw new Error(`memory: t${t} was not forgotten`);
+    }
   }
   const after = wasmBytes();
-  let thread = 0;
+  let thread = largest;
   for (let t = 0; t < threads; t++) thread += utf8Length(JSON.stringify(runtime.messages(`t${t}`)));
   unsubscribe();
   runtime.free();

@@ -24,6 +24,7 @@ export function memoryLines() {
   }
   lines.push({ what: "2,000 turns in one thread (200-char messages)", fn: "wasmOfTurns", args: [1, 2000, 200] });
   lines.push({ what: "500 threads × 20 turns (200-char messages)", fn: "wasmOfTurns", args: [500, 20, 200] });
+  lines.push({ what: "500 threads × 20 turns, each forgotten after its turns (one thread as JSON)", fn: "wasmOfTurns", args: [500, 20, 200, true] });
   return lines;
 }
 
@@ -60,7 +61,9 @@ as JSON" is the UTF-8 length of \`JSON.stringify({ messages, state })\` of the r
 \`messages(threadId)\` of every thread for the turn lines). The corpora are section 1's; "one
 \`Response\` body" hands the same bytes over as \`new Response(bytes)\`, one chunk, as a buffering
 proxy or a cache does. The turn lines run one small run per turn (a user message and a 200-char
-answer). docs/architecture.md ("Memory") says how the heap is bounded.
+answer); on the "forgotten" line each thread is dropped with \`forgetThread\` after its 20 turns,
+and its thread column is the one thread the runtime held at a time. docs/architecture.md
+("Memory") says how the heap is bounded.
 
 | what | wasm memory at start (MiB) | peak wasm memory (MiB) | the thread(s) as JSON (MB) | peak / thread |
 |---|---|---|---|---|

@@ -197,6 +197,12 @@ export async function drivesTheRuntime(): Promise<RunStatus> {
   return result.status;
 }
 
+/** Memory: a thread dropped once the app keeps its history; `false` when there was none. */
+export function forgets(rt: ChatRuntime, threadId: string): boolean {
+  const forgot: boolean = rt.forgetThread(threadId);
+  return forgot;
+}
+
 /** Interrupts: the open ones, and a run that answers them. */
 export async function answersInterrupts(rt: ChatRuntime): Promise<Interrupt[] | undefined> {
   const open: Interrupt[] = rt.interrupts("t1");

@@ -14,6 +14,8 @@
 // - State lives in external stores (one per thread, per toggle key, per thread's agent state) read
 //   with useSyncExternalStore. A store nothing reads any more is dropped a task later (so a
 //   StrictMode remount finds it again); the runtime keeps the data, a new store reads it back.
+//   A thread whose hooks were given a `history` is the app's to seed again: the runtime forgets
+//   it (`forgetThread`, once it is not running) when its store goes.
 // - Effects only subscribe and register: nothing in an effect executes a tool, and the one run an
 //   effect may send (`useThread`'s `history` with `pending: "run"`) goes out only while the runtime
 //   has no message of the thread, so double-invoked effects never double-send.
@@ -173,9 +175,15 @@ abstract class Store<S> {
 
   readonly getSnapshot = (): S => this.snapshot;
 
-  private dropIfUnread(): void {
-    if (this.listeners.size === 0 && !this.busy() && this.map.get(this.key) === this) this.map.delete(this.key);
+  protected dropIfUnread(): void {
+    if (this.listeners.size === 0 && !this.busy() && this.map.get(this.key) === this) {
+      this.map.delete(this.key);
+      this.dropped();
+    }
   }
+
+  /** The store left the host's map: nothing reads it any more. */
+  protected dropped(): void {}
 
   /** Whether the store must stay although nothing reads it (a run it started is going on). */
   protected busy(): boolean {
@@ -238,6 +246,11 @@ class ThreadStore extends Store<ThreadSnapshot> {
   private readonly pulses = new Set<() => void>();
   /** Whether this store gave the thread a history (`useThread`'s `history`): at most once. */
   private seeded = false;
+  /**
+   * Whether a hook gave the thread a `history`: the app keeps the thread and can seed it again, so
+   * the runtime forgets it once no hook reads it ({@link Host.forget}).
+   */
+  private owned = false;
 
   constructor(host: Host, map: Map<string, ThreadStore>, readonly threadId: string) {
     super(host, map as Map<string, Store<ThreadSnapshot>>, threadId);
@@ -317,6 +330,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
    * run settles them `INTERRUPTED`.
    */
   seed(history: readonly MessageInput[], pending: "settle" | "run"): void {
+    this.owned = true;
     const runtime = this.host.runtime;
     if (runtime === null || this.seeded || this.pending > 0 || history.length === 0) return;
     try {
@@ -333,6 +347,15 @@ class ThreadStore extends Store<ThreadSnapshot> {
         // Shown through `error`.
       });
     }
+  }
+
+  protected override dropped(): void {
+    if (this.owned) this.host.forget(this);
+  }
+
+  /** The runtime forgot the thread: a later `useThread(id, { history })` seeds it again. */
+  forgotten(): void {
+    this.seeded = false;
   }
 
   handle(event: AdapterEvent): void {
@@ -403,6 +426,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
     return started.then(
       (result) => {
         this.pending--;
+        this.dropIfIdle();
         const running = isRunning(this.host.runtime, this.threadId);
         this.set({
           running,
@@ -414,6 +438,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
       },
       (thrown: unknown) => {
         this.pending--;
+        this.dropIfIdle();
         const error = asError(thrown, "react/run-failed");
         // `run/busy`: another run of this thread is going on; it keeps `running`.
         const running = isRunning(this.host.runtime, this.threadId);
@@ -422,6 +447,11 @@ class ThreadStore extends Store<ThreadSnapshot> {
       },
     );
   };
+
+  /** A run of this store settled: with no hook reading it, the store goes a task later. */
+  private dropIfIdle(): void {
+    if (this.pending === 0 && this.listeners.size === 0) setTimeout(() => this.dropIfUnread(), 0);
+  }
 
   private send(runtime: ChatRuntime, request: RunRequest, options: RunOptions): Promise<RunResult> {
     try {
@@ -558,6 +588,8 @@ class Host {
   private readonly claims = new Map<string, Claim[]>();
   /** What this host registered in the runtime, by name. */
   private readonly registered = new Map<string, Claim>();
+  /** Threads to forget at their `run_finished`: no hook reads them, and they were running. */
+  private readonly forgetting = new Map<string, ThreadStore>();
 
   constructor(public config: HostConfig) {
     // An app's runtime is there from the first render (reading it has no side effect); the host
@@ -683,12 +715,18 @@ class Host {
       case "round_started":
         this.threads.get(event.threadId)?.handle(event);
         break;
-      case "run_finished":
+      case "run_finished": {
         this.threads.get(event.threadId)?.handle(event);
         // Before the runtime had `state` events this was the only moment to read the state; now
         // it finds the state unchanged and re-renders nothing.
         this.states.get(event.threadId)?.refresh();
+        const waiting = this.forgetting.get(event.threadId);
+        if (waiting) {
+          this.forgetting.delete(event.threadId);
+          this.forget(waiting);
+        }
         break;
+      }
       case "state":
         this.states.get(event.threadId)?.set(event.state);
         break;
@@ -706,6 +744,28 @@ class Host {
       default:
         break;
     }
+  }
+
+  /**
+   * The last hook of a thread given a `history` went away: the runtime forgets the thread (its
+   * toggles stay), now or, while it runs, at its `run_finished`, unless a hook reads it again by
+   * then. The app has the history and a later `useThread(id, { history })` seeds it again.
+   */
+  forget(store: ThreadStore): void {
+    const runtime = this.unsubscribe !== null ? this.snapshot.runtime : null;
+    if (runtime === null || this.threads.has(store.threadId)) return;
+    try {
+      if (runtime.isRunning(store.threadId)) {
+        this.forgetting.set(store.threadId, store);
+        return;
+      }
+      runtime.forgetThread(store.threadId);
+    } catch {
+      // A freed runtime holds nothing.
+      return;
+    }
+    store.forgotten();
+    this.states.get(store.threadId)?.refresh();
   }
 
   // ---- code-defined tools ----
@@ -777,6 +837,7 @@ class Host {
   private teardown(): void {
     this.generation++;
     this.deferredSync.clear();
+    this.forgetting.clear();
     this.unsubscribe?.();
     this.unsubscribe = null;
     const runtime = this.started ? this.snapshot.runtime : null;

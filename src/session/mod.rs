@@ -59,6 +59,17 @@ use crate::protocol::thread::{PendingCall, Thread};
 use crate::tools::outcome::ToolOutcome;
 use crate::tools::schema::PatternMatcher;
 
+/// What [`Session::forget_thread`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forget {
+    /// The thread was dropped.
+    Forgotten,
+    /// The session held nothing for the thread: nothing changed.
+    Unknown,
+    /// A turn is going on in the thread: nothing changed.
+    Busy,
+}
+
 /// The loop's state for every thread.
 pub struct Session {
     config: SessionConfig,
@@ -363,6 +374,22 @@ impl Session {
         self.threads
             .get(thread_id)
             .map_or(&[], |t| t.interrupts.as_slice())
+    }
+
+    /// Drops everything the session holds for a thread that is not running: its messages, state,
+    /// open interrupts, the calls it answered and its pending changes. The next
+    /// [`start_run`](Self::start_run) of the thread starts from an empty thread, as for a thread
+    /// never seen (the host re-seeds a history it keeps with [`set_messages`](Self::set_messages)).
+    /// A running thread is kept ([`Forget::Busy`]): the host aborts it first.
+    pub fn forget_thread(&mut self, thread_id: &str) -> Forget {
+        match self.threads.get(thread_id) {
+            None => Forget::Unknown,
+            Some(state) if state.turn.is_some() => Forget::Busy,
+            Some(_) => {
+                self.threads.remove(thread_id);
+                Forget::Forgotten
+            }
+        }
     }
 
     /// Whether a turn is going on in the thread.

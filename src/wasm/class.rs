@@ -272,6 +272,18 @@ impl ChatRuntime {
         self.driver.set_messages(&thread_id, messages)
     }
 
+    // Drops the thread from memory (messages, state, interrupts, its mirror) and keeps its
+    // toggles; `run/busy` while it runs; `false` when there was nothing to drop.
+    #[wasm_bindgen(js_name = forgetThread, skip_typescript, skip_jsdoc)]
+    pub fn forget_thread(&self, thread_id: JsThreadId) -> Result<bool, Error> {
+        self.driver.check_live()?;
+        // An id no thread can have has nothing to drop.
+        match thread_id_arg(&thread_id.into()) {
+            Ok(thread_id) => self.driver.forget_thread(&thread_id),
+            Err(_) => Ok(false),
+        }
+    }
+
     // The thread's messages (none for an unknown thread, or an id no thread can have).
     #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn messages(&self, thread_id: JsThreadId) -> Result<JsMessages, Error> {

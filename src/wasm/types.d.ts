@@ -535,6 +535,15 @@ export interface ChatRuntime {
    */
   setMessages(threadId: string, messages: readonly MessageInput[]): void;
   /**
+   * Drops the thread from memory: its messages, state, open interrupts and what the runtime keeps
+   * to render it. Its tool toggles stay (saved and in memory). Afterwards `messages(threadId)` is
+   * `[]`, `state(threadId)` `undefined`, `interrupts(threadId)` `[]`, and the next `run` starts
+   * from an empty thread (re-seed a history you keep with `setMessages`). Refused with
+   * `run/busy` while the thread runs (`abort` it first). `false` when the runtime held nothing
+   * for the thread (an unknown thread, or an id no thread can have), else `true`.
+   */
+  forgetThread(threadId: string): boolean;
+  /**
    * Calls `listener` with every runtime event but `agui` events; returns the function that
    * unsubscribes. A listener that throws is reported on the console and does not disturb the run.
    */

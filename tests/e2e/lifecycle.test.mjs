@@ -27,6 +27,7 @@ const AFTER_FREE = async (rt) => {
     setToolEnabled: () => rt.setToolEnabled("t", "x", true),
     activeTools: () => rt.activeTools("t"),
     setMessages: () => rt.setMessages("t", []),
+    forgetThread: () => rt.forgetThread("t"),
     messages: () => rt.messages("t"),
     state: () => rt.state("t"),
     interrupts: () => rt.interrupts("t"),
@@ -48,7 +49,7 @@ const AFTER_FREE = async (rt) => {
 };
 
 const everyMethodRefused = Object.fromEntries(
-  ["loadTools", "registerTool", "unregisterTool", "setBackendTools", "listTools", "setToolEnabled", "activeTools", "setMessages", "messages", "state", "interrupts", "isRunning", "run", "abort", "subscribe"].map(
+  ["loadTools", "registerTool", "unregisterTool", "setBackendTools", "listTools", "setToolEnabled", "activeTools", "setMessages", "forgetThread", "messages", "state", "interrupts", "isRunning", "run", "abort", "subscribe"].map(
     (name) => [name, "ChatRuntimeError runtime/freed"],
   ),
 );

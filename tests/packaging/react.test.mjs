@@ -580,6 +580,68 @@ test("provider with the app's runtime: it is the one the hooks use, its tools ar
   await done(app);
 });
 
+test("history: a thread whose last useThread (given a history) unmounts is forgotten, toggles kept, and seeded again on mount; one without history is kept", async () => {
+  const context = await browser.newContext();
+  const thread = freshThread();
+  const owned = `${thread}-owned`;
+  const kept = `${thread}-kept`;
+  const page = await newPage(context);
+  await page.goto(`${devUrl}/?thread=${thread}&history`);
+  const shows = (id, ids) =>
+    page.waitForFunction(
+      ([id, ids]) => JSON.stringify([...document.querySelectorAll(`ul[data-thread="${id}"] li`)].map((li) => li.textContent)) === JSON.stringify(ids),
+      [id, ids],
+      { timeout: WAIT },
+    );
+  const inRuntime = (id) => page.evaluate((id) => window.__appRuntime.messages(id).map((m) => m.id), id);
+  const toggles = (id) =>
+    page.evaluate((id) => ({ tools: window.__appRuntime.listTools(id).map((t) => [t.name, t.enabled]), saved: localStorage.getItem(`chat:tools:${id}`) }), id);
+  const forgotten = (id) => page.waitForFunction((id) => window.__appRuntime.messages(id).length === 0, id, { timeout: WAIT });
+
+  await shows(owned, ["h1", "h2"]);
+  await page.waitForSelector(`ul[data-thread="${kept}"][data-ready=true]`, { state: "attached", timeout: WAIT });
+  // The kept thread's messages are the runtime's only copy (the app seeded them itself).
+  await page.evaluate((id) => window.__appRuntime.setMessages(id, [{ id: "k1", role: "user", content: "Mine" }]), kept);
+  await page.evaluate((id) => window.__appRuntime.setToolEnabled(id, "get_weather", true), owned);
+  const before = await toggles(owned);
+  assert.ok(before.saved?.includes('"get_weather":true'), before.saved);
+
+  // Both panels unmount: the owned thread is forgotten, its toggles stay; the kept one stays.
+  await page.click("#toggle-owned");
+  await page.click("#toggle-kept");
+  await forgotten(owned);
+  assert.deepEqual(await page.evaluate((id) => [window.__appRuntime.state(id) === undefined, window.__appRuntime.interrupts(id)], owned), [true, []]);
+  assert.deepEqual(await toggles(owned), before);
+  assert.deepEqual(await inRuntime(kept), ["k1"], "a thread without history is kept");
+
+  // Mounted again: the history is back (seeded again), and so is the kept thread.
+  await page.click("#toggle-owned");
+  await page.click("#toggle-kept");
+  await shows(owned, ["h1", "h2"]);
+  await shows(kept, ["k1"]);
+  assert.deepEqual(await inRuntime(owned), ["h1", "h2"]);
+
+  // Unmounted while a run of it goes on (its request held): forgotten at its run_finished only.
+  await page.evaluate((id) => {
+    window.__chatTrace.hold = new Promise((release) => (window.__release = release));
+    window.__run = window.__appRuntime.run({ threadId: id, messages: [{ id: "u1", role: "user", content: "Hello" }] });
+  }, owned);
+  await page.click("#toggle-owned");
+  await page.waitForSelector(`ul[data-thread="${owned}"]`, { state: "detached", timeout: WAIT });
+  await new Promise((done) => setTimeout(done, 300));
+  assert.deepEqual(await inRuntime(owned), ["h1", "h2", "u1"], "a running thread is not forgotten");
+  const status = await page.evaluate(async () => {
+    window.__release();
+    return (await window.__run).status;
+  });
+  assert.equal(status, "completed");
+  await forgotten(owned);
+  assert.deepEqual(await toggles(owned), before);
+  await page.click("#toggle-owned");
+  await shows(owned, ["h1", "h2"]);
+  await done({ context, page });
+});
+
 test("production build (vite build) served by the agent: a tool conversation works", async () => {
   await run(process.execPath, [join(fixture.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: fixture.dir });
   const { child, url } = await startAgent({ paceMs: 15, statics: [`/=${join(fixture.dir, "dist")}`, "/tools=demo/tools"], timeoutMs: WAIT });

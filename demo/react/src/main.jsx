@@ -1,7 +1,7 @@
 import { StrictMode, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ChatRuntime, ChatRuntimeError, applyMessages as applyFromMain } from "chat-runtime";
-import { ChatRuntimeProvider, initChatRuntime, applyMessages as applyFromReact } from "chat-runtime/react";
+import { ChatRuntimeProvider, initChatRuntime, useThread, applyMessages as applyFromReact } from "chat-runtime/react";
 import { App, trace } from "./App.jsx";
 
 // Read once by the provider; everything else goes through the hooks. The React demo's manifest
@@ -33,6 +33,12 @@ const tools = [
       return { localTime: now.toLocaleString(), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC" };
     },
   },
+];
+
+/** The history the app keeps of a thread (?history). */
+const HISTORY = [
+  { id: "h1", role: "user", content: "Earlier question" },
+  { id: "h2", role: "assistant", content: "Earlier answer" },
 ];
 
 const params = new URLSearchParams(location.search);
@@ -84,6 +90,45 @@ if (params.has("runtime")) {
         </StrictMode>,
       ),
     );
+} else if (params.has("history")) {
+  // ?history: two panels on the app's runtime (window.__appRuntime), each behind a button: thread
+  // `{thread}-owned` is given the app's `history` (the adapter forgets it when its panel unmounts
+  // and seeds it again when it mounts), `{thread}-kept` is not (the runtime keeps it). The test
+  // holds the runtime's requests with `trace.hold` (a promise) to unmount a running thread.
+  function Panel({ id, history }) {
+    const thread = useThread(id, history ? { history } : {});
+    return (
+      <ul className="panel" data-thread={id} data-ready={thread.ready ? "true" : "false"} data-running={thread.running ? "true" : "false"}>
+        {thread.messages.map((m) => (
+          <li key={m.id}>{m.id}</li>
+        ))}
+      </ul>
+    );
+  }
+  function Panels() {
+    const [shown, setShown] = useState({ owned: true, kept: true });
+    const flip = (name) => () => setShown((s) => ({ ...s, [name]: !s[name] }));
+    return (
+      <>
+        <button id="toggle-owned" type="button" onClick={flip("owned")}>owned</button>
+        <button id="toggle-kept" type="button" onClick={flip("kept")}>kept</button>
+        {shown.owned && <Panel id={`${threadId}-owned`} history={HISTORY} />}
+        {shown.kept && <Panel id={`${threadId}-kept`} />}
+      </>
+    );
+  }
+  initChatRuntime().then(async () => {
+    const runtime = new ChatRuntime({ ...options, fetch: async (url, init) => (await trace.hold, fetch(url, init)) });
+    window.__appRuntime = runtime;
+    await runtime.loadTools();
+    root.render(
+      <StrictMode>
+        <ChatRuntimeProvider runtime={runtime}>
+          <Panels />
+        </ChatRuntimeProvider>
+      </StrictMode>,
+    );
+  });
 } else if (params.has("unmountable")) {
   // ?unmountable: the provider makes the runtime from `options` (the default), behind a button
   // that unmounts it: the provider then frees its runtime, and every run() of it settles.

@@ -7,7 +7,7 @@ use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::listeners::{deliver, wants};
-use super::{upgrade, Driver, EventFilter};
+use super::{upgrade, Driver, EventFilter, Render};
 use crate::json::Value;
 use crate::protocol::event::Message;
 use crate::protocol::wire::ToJson;
@@ -228,16 +228,27 @@ impl Driver {
                 let messages: Array = Reflect::get(&value, &"messages".into())
                     .unwrap_or_default()
                     .unchecked_into();
-                let copy = messages.slice(0, messages.length());
-                self.borrow_mut()
-                    .render
-                    .mirrors
-                    .insert(result.thread_id.clone(), copy);
+                let state = &mut *self.borrow_mut();
+                // A thread forgotten between its `run_finished` and this (a listener's
+                // `forgetThread`) gets no mirror back.
+                if state.session.state(&result.thread_id).is_some() {
+                    let copy = messages.slice(0, messages.length());
+                    state.render.mirrors.insert(result.thread_id.clone(), copy);
+                }
                 messages
             }
         };
         set("newMessages", &pick(&messages, &result.new_positions))?;
         Ok(value)
+    }
+}
+
+impl Render {
+    /// Drops what the frames hold for a forgotten thread: its mirror, and its place in the next
+    /// frame's `messages` events.
+    pub(super) fn forget(&mut self, thread_id: &str) {
+        self.mirrors.remove(thread_id);
+        self.dirty.remove(thread_id);
     }
 }
 

@@ -8,7 +8,7 @@ use web_sys::AbortSignal;
 use super::{upgrade, Driver, Running, ThreadRead};
 use crate::protocol::event::Message;
 use crate::protocol::wire::ToJson;
-use crate::session::{RunRequest, ToolSet};
+use crate::session::{Forget, RunRequest, SessionError, ToolSet};
 use crate::wasm::browser;
 use crate::wasm::convert::parse;
 use crate::wasm::error::Error;
@@ -42,6 +42,25 @@ impl Driver {
             }
         };
         text.map_or(Ok(JsValue::UNDEFINED), |t| parse(&t))
+    }
+
+    /// `forgetThread`: the session drops the thread ([`Session::forget_thread`]), then the
+    /// driver its mirror and its place in the next frame; its toggles stay. `Ok(false)`: the
+    /// runtime held nothing for it. A running thread is refused with `run/busy`.
+    ///
+    /// [`Session::forget_thread`]: crate::session::Session::forget_thread
+    pub(crate) fn forget_thread(&self, thread_id: &str) -> Result<bool, Error> {
+        let state = &mut *self.borrow_mut();
+        match state.session.forget_thread(thread_id) {
+            Forget::Busy => Err(SessionError::Busy {
+                thread_id: thread_id.to_owned(),
+            }
+            .into()),
+            outcome => {
+                state.render.forget(thread_id);
+                Ok(outcome == Forget::Forgotten)
+            }
+        }
     }
 
     /// `isRunning`.
