@@ -3,6 +3,7 @@
 //! thread; a running thread and an unknown one are left as they are.
 
 mod common;
+use common::session_host::{harness, sse, user, Harness};
 use common::*;
 
 #[cfg(target_arch = "wasm32")]
@@ -10,24 +11,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use chat_runtime::protocol::event::{Content, Message, ToolMessage, UserMessage};
-use chat_runtime::session::{
-    Action, CallKind, Forget, RunRequest, RunResult, RunStatus, Session, SessionConfig, ToolSet,
-};
-use chat_runtime::tools::schema::NoPatterns;
+use chat_runtime::protocol::event::{Message, ToolMessage};
+use chat_runtime::session::{CallKind, Forget, RunRequest, RunStatus, ToolSet};
 use chat_runtime::tools::{FrontendTool, TimeLimit, ToolHandler};
 use serde_json::{json, Value};
-
-fn user(id: &str, text: &str) -> Message {
-    Message::User(UserMessage {
-        id: id.to_owned(),
-        content: Content::Text(text.to_owned()),
-        name: None,
-        encrypted_value: None,
-        metadata: None,
-        subagent_run_id: None,
-    })
-}
 
 fn request(thread: &str, messages: Vec<Message>) -> RunRequest {
     RunRequest {
@@ -35,10 +22,6 @@ fn request(thread: &str, messages: Vec<Message>) -> RunRequest {
         messages,
         ..RunRequest::default()
     }
-}
-
-fn sse(events: &[Value]) -> String {
-    events.iter().map(|e| format!("data: {e}\n\n")).collect()
 }
 
 /// A run that sets the state and answers `a1`.
@@ -100,70 +83,46 @@ fn tools() -> ToolSet {
     set
 }
 
-struct Harness {
-    session: Session,
-    /// Each request sent: thread, run id, body.
-    sent: Vec<(String, String, Value)>,
-    /// Each call handed out: thread, call id.
-    jobs: Vec<(String, String)>,
-    results: Vec<RunResult>,
+/// The steps these tests take, on the one session host (tests/common/session_host.rs).
+trait Turns {
+    /// Starts a run of `thread` with `messages` and the test's tools.
+    fn begin(&mut self, thread: &str, messages: Vec<Message>);
+    /// Answers the last request with `body` (given its thread and run id).
+    fn reply(&mut self, body: impl FnOnce(&str, &str) -> String);
+    /// One finished turn of `thread`: a user message, an answer and a state.
+    fn turn(&mut self, thread: &str, user_id: &str);
+    /// The body of the last request.
+    fn last_body(&self) -> &Value;
+    /// `(thread, call)` of every call handed out.
+    fn calls(&self) -> Vec<(String, String)>;
 }
 
-impl Harness {
-    fn new() -> Self {
-        Self {
-            session: Session::new(SessionConfig::default(), "x", Box::new(NoPatterns)),
-            sent: Vec::new(),
-            jobs: Vec::new(),
-            results: Vec::new(),
-        }
+impl Turns for Harness {
+    fn begin(&mut self, thread: &str, messages: Vec<Message>) {
+        self.start(request(thread, messages), tools());
     }
 
-    fn pump(&mut self) {
-        while let Some(action) = self.session.poll_action(1_000) {
-            match action {
-                Action::Send {
-                    thread_id,
-                    run_id,
-                    body,
-                    ..
-                } => self
-                    .sent
-                    .push((thread_id, run_id, serde_json::from_str(&body).unwrap())),
-                Action::Execute(job) => self.jobs.push((job.thread_id, job.tool_call_id)),
-                Action::Finished(result) => self.results.push(*result),
-                _ => {}
-            }
-        }
-    }
-
-    fn start(&mut self, thread: &str, messages: Vec<Message>) {
-        self.session
-            .start_run(request(thread, messages), tools())
-            .unwrap();
-        self.pump();
-    }
-
-    /// Answers the last request with `body` (its run id put in for `{run}`).
-    fn respond(&mut self, body: impl FnOnce(&str, &str) -> String) {
+    fn reply(&mut self, body: impl FnOnce(&str, &str) -> String) {
         let (thread, run, _) = self.sent.last().expect("a request was sent").clone();
         let body = body(&thread, &run);
-        self.session
-            .handle_response(&thread, &run, 200, Some("text/event-stream"), None);
-        self.session.handle_bytes(&thread, &run, body.as_bytes());
-        self.session.handle_body_end(&thread, &run);
-        self.pump();
+        self.respond(&thread, body);
     }
 
-    /// One finished turn of `thread`: a user message, an answer and a state.
     fn turn(&mut self, thread: &str, user_id: &str) {
-        self.start(thread, vec![user(user_id, "hi")]);
-        self.respond(answer);
+        self.begin(thread, vec![user(user_id, "hi")]);
+        self.reply(answer);
         assert_eq!(self.results.last().unwrap().status, RunStatus::Completed);
     }
 
     fn last_body(&self) -> &Value {
         &self.sent.last().unwrap().2
+    }
+
+    fn calls(&self) -> Vec<(String, String)> {
+        let calls = self.jobs.iter();
+        calls
+            .map(|j| (j.thread_id.clone(), j.tool_call_id.clone()))
+            .collect()
     }
 }
 
@@ -173,7 +132,7 @@ fn ids<'a>(messages: impl IntoIterator<Item = &'a Message>) -> Vec<&'a str> {
 
 #[test]
 fn a_finished_thread_is_forgotten_whole() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.turn("t", "u1");
     assert_eq!(ids(h.session.messages("t")), ["u1", "a1"]);
     assert!(h.session.state("t").is_some());
@@ -187,7 +146,7 @@ fn a_finished_thread_is_forgotten_whole() {
 
 #[test]
 fn forgetting_drops_the_pending_changes_too() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.turn("t", "u1");
     // The host has not taken the turn's changes yet (no frame came).
     assert_eq!(h.session.forget_thread("t"), Forget::Forgotten);
@@ -199,7 +158,7 @@ fn forgetting_drops_the_pending_changes_too() {
 
 #[test]
 fn an_unknown_thread_is_unknown_and_nothing_changes() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.turn("t", "u1");
     assert_eq!(h.session.forget_thread("other"), Forget::Unknown);
     assert_eq!(ids(h.session.messages("t")), ["u1", "a1"]);
@@ -213,7 +172,7 @@ fn an_unknown_thread_is_unknown_and_nothing_changes() {
 
 #[test]
 fn other_threads_are_kept() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.turn("t", "u1");
     h.turn("s", "u2");
     assert_eq!(h.session.forget_thread("t"), Forget::Forgotten);
@@ -223,31 +182,31 @@ fn other_threads_are_kept() {
 
 #[test]
 fn a_running_thread_is_busy_and_kept() {
-    let mut h = Harness::new();
-    h.start("t", vec![user("u1", "hi")]);
+    let mut h = harness();
+    h.begin("t", vec![user("u1", "hi")]);
     assert_eq!(h.session.forget_thread("t"), Forget::Busy);
     assert!(h.session.is_running("t"));
     assert_eq!(ids(h.session.messages("t")), ["u1"]);
     // The turn goes on and ends as it would have.
-    h.respond(answer);
+    h.reply(answer);
     assert_eq!(h.results.last().unwrap().status, RunStatus::Completed);
     assert_eq!(ids(h.session.messages("t")), ["u1", "a1"]);
 }
 
 #[test]
 fn a_thread_whose_calls_run_is_busy() {
-    let mut h = Harness::new();
-    h.start("t", vec![user("u1", "hi")]);
-    h.respond(|t, r| calling(t, r, "c1"));
-    assert_eq!(h.jobs, [("t".to_owned(), "c1".to_owned())]);
+    let mut h = harness();
+    h.begin("t", vec![user("u1", "hi")]);
+    h.reply(|t, r| calling(t, r, "c1"));
+    assert_eq!(h.calls(), [("t".to_owned(), "c1".to_owned())]);
     assert_eq!(h.session.forget_thread("t"), Forget::Busy);
     assert!(h.session.may_call("t", "c1"), "the call still runs");
 }
 
 #[test]
 fn an_aborted_thread_can_be_forgotten() {
-    let mut h = Harness::new();
-    h.start("t", vec![user("u1", "hi")]);
+    let mut h = harness();
+    h.begin("t", vec![user("u1", "hi")]);
     h.session.abort("t");
     h.pump();
     assert_eq!(h.results.last().unwrap().status, RunStatus::Aborted);
@@ -257,10 +216,10 @@ fn an_aborted_thread_can_be_forgotten() {
 
 #[test]
 fn the_next_run_starts_from_an_empty_thread() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.turn("t", "u1");
     h.session.forget_thread("t");
-    h.start("t", vec![user("u2", "again")]);
+    h.begin("t", vec![user("u2", "again")]);
     assert_eq!(
         h.last_body()["messages"],
         json!([{"id":"u2","role":"user","content":"again"}])
@@ -270,16 +229,20 @@ fn the_next_run_starts_from_an_empty_thread() {
         json!({}),
         "the old state is not sent"
     );
-    h.respond(answer);
+    h.reply(answer);
     assert_eq!(ids(h.session.messages("t")), ["u2", "a1"]);
-    assert_eq!(ids(h.results.last().unwrap().new_messages()), ["u2", "a1"]);
+    let result = h.results.last().unwrap();
+    assert_eq!(
+        ids(result.new_messages(h.session.messages("t"))),
+        ["u2", "a1"]
+    );
 }
 
 #[test]
 fn open_interrupts_are_forgotten_and_the_next_run_needs_no_resume() {
-    let mut h = Harness::new();
-    h.start("t", vec![user("u1", "delete my notes")]);
-    h.respond(interrupted);
+    let mut h = harness();
+    h.begin("t", vec![user("u1", "delete my notes")]);
+    h.reply(interrupted);
     assert_eq!(h.results.last().unwrap().status, RunStatus::Interrupted);
     assert_eq!(h.session.interrupts("t").len(), 1);
 
@@ -293,13 +256,13 @@ fn open_interrupts_are_forgotten_and_the_next_run_needs_no_resume() {
 
 #[test]
 fn a_re_seeded_history_is_the_thread_again() {
-    let mut h = Harness::new();
+    let mut h = harness();
     h.turn("t", "u1");
     let kept: Vec<Message> = h.session.messages("t").to_vec();
     h.session.forget_thread("t");
     h.session.set_messages("t", kept).unwrap();
     assert_eq!(ids(h.session.messages("t")), ["u1", "a1"]);
-    h.start("t", vec![user("u2", "more")]);
+    h.begin("t", vec![user("u2", "more")]);
     assert_eq!(
         h.last_body()["messages"]
             .as_array()
@@ -313,9 +276,9 @@ fn a_re_seeded_history_is_the_thread_again() {
 
 #[test]
 fn a_call_answered_before_forget_is_not_run_again_once_its_result_is_re_seeded() {
-    let mut h = Harness::new();
-    h.start("t", vec![user("u1", "hi")]);
-    h.respond(|t, r| calling(t, r, "c1"));
+    let mut h = harness();
+    h.begin("t", vec![user("u1", "hi")]);
+    h.reply(|t, r| calling(t, r, "c1"));
     h.session.abort("t");
     h.pump();
     let kept: Vec<Message> = h.session.messages("t").to_vec();
@@ -325,7 +288,7 @@ fn a_call_answered_before_forget_is_not_run_again_once_its_result_is_re_seeded()
     assert_eq!(h.session.forget_thread("t"), Forget::Forgotten);
     h.session.set_messages("t", kept).unwrap();
     h.jobs.clear();
-    h.start("t", vec![user("u2", "again")]);
-    h.respond(|t, r| calling(t, r, "c1"));
+    h.begin("t", vec![user("u2", "again")]);
+    h.reply(|t, r| calling(t, r, "c1"));
     assert!(h.jobs.is_empty(), "c1 has its result in the history");
 }
