@@ -29,12 +29,13 @@ before(() => {
 });
 
 // Types whose names must be in the README but not their members: AG-UI 1.0's own types (their
-// fields are the protocol's, which the AG-UI specification documents), and wasm-bindgen's
-// `InitOutput` (the wasm module's raw exports, which no app calls).
+// fields are the protocol's, which the AG-UI specification documents), the same messages in
+// `@ag-ui/core` 0.0.x's shape (`toAguiV0Message`'s result: 0.0.57's `Message`, which that version
+// documents), and wasm-bindgen's `InitOutput` (the wasm module's raw exports, which no app calls).
 const NAMES_ONLY = new Set([
   "JsonValue", "JsonObject", "JsonPatchOperation", "ContentPart", "ContentPartInput", "ToolCall", "Message",
   "MessageInput", "ToolSchema", "Context", "RunAgentInput", "TokenUsage", "Interrupt", "RunFinishedOutcome",
-  "AgUiEvent", "AgUiEventType", "InitOutput",
+  "AgUiEvent", "AgUiEventType", "AguiV0Message", "AguiV0ContentPart", "InitOutput",
 ]);
 
 /**
