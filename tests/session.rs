@@ -1530,6 +1530,37 @@ fn cut_after_three(h: &mut Harness, thread: &str) {
 }
 
 #[test]
+fn the_request_that_goes_out_shares_the_sessions_body_unless_the_host_shaped_it() {
+    let mut session = harness().session;
+    session
+        .start_run(request("t", vec![user("u1", "hi")]), ToolSet::default())
+        .unwrap();
+    let (run, body): (String, std::rc::Rc<str>) = std::iter::from_fn(|| session.poll_action(0))
+        .find_map(|a| match a {
+            chat_runtime::session::Action::Send { run_id, body, .. } => Some((run_id, body)),
+            _ => None,
+        })
+        .unwrap();
+    assert!(session.sent_request("t", &run).is_none(), "not sent yet");
+    assert!(session.handle_request_prepared("t", &run, &body));
+    let sent = session.sent_request("t", &run).unwrap();
+    assert!(
+        std::rc::Rc::ptr_eq(&sent.body, &body),
+        "one copy of the body: the action's"
+    );
+
+    let mut h = asking("x");
+    let run = h.last_run("t");
+    assert!(h
+        .session
+        .handle_request_prepared("t", &run, r#"{"shaped":1}"#));
+    assert_eq!(
+        &*h.session.sent_request("t", &run).unwrap().body,
+        r#"{"shaped":1}"#
+    );
+}
+
+#[test]
 fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
     let mut h = asking("first");
     let stopped = h.last_run("t");
@@ -1564,7 +1595,7 @@ fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
         RoundRequest {
             url: h.urls[1].clone(),
             headers: h.headers[1].clone(),
-            body: r#"{"mine":2}"#.to_owned(),
+            body: r#"{"mine":2}"#.into(),
         },
         "the reconnect re-sends exactly what went out for this round"
     );
@@ -1584,7 +1615,7 @@ fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
     let round1 = RoundRequest {
         url: h.urls[0].clone(),
         headers: h.headers[0].clone(),
-        body: serde_json::to_string(h.body(0)).unwrap(),
+        body: serde_json::to_string(h.body(0)).unwrap().into(),
     };
     assert_eq!(
         serde_json::from_str::<Value>(&h.resent[0].body).unwrap(),
@@ -1611,7 +1642,7 @@ fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
     cut_after_three(&mut h, "t");
     assert_eq!(h.reconnects.len(), 2);
     assert_eq!(h.reconnects[1].1, restart);
-    assert_eq!(h.resent[1].body, r#"{"round":2}"#);
+    assert_eq!(&*h.resent[1].body, r#"{"round":2}"#);
     assert_eq!(h.resent[1].headers, h.headers[1]);
     assert!(h.resent[1]
         .headers

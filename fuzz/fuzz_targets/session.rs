@@ -246,7 +246,7 @@ fuzz_target!(|input: &[u8]| {
                     let accepted = host.session.handle_request_prepared(round.thread, &run, &body);
                     assert_eq!(accepted, expected, "handle_request_prepared for {run}");
                     if accepted {
-                        round.request.body = body;
+                        round.request.body = body.into();
                         round.settled = true;
                     }
                 }

@@ -1,5 +1,7 @@
 //! The work the session hands the host: [`Action`], [`ToolCallJob`], [`RoundRequest`].
 
+use std::rc::Rc;
+
 use super::events::RuntimeEvent;
 use super::result::RunResult;
 
@@ -40,8 +42,9 @@ pub enum Action {
         /// Every request header: the app's ([`SessionConfig::headers`](super::SessionConfig::headers)), then
         /// `Content-Type: application/json` and `Accept: text/event-stream`.
         headers: Vec<(String, String)>,
-        /// The JSON body.
-        body: String,
+        /// The JSON body (shared with the round's [`RoundRequest`], which a reconnect sends
+        /// again: one copy of a body that may hold the whole thread).
+        body: Rc<str>,
     },
     /// The round's stream was cut after events with SSE ids, and its wait is over (a deadline of
     /// [`Session::poll_timeout`](super::Session::poll_timeout): the stream's `retry:`, else
@@ -92,5 +95,5 @@ pub struct RoundRequest {
     /// Every header (as [`Action::Send`] has them).
     pub headers: Vec<(String, String)>,
     /// The body, after the host shaped it.
-    pub body: String,
+    pub body: Rc<str>,
 }

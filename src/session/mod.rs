@@ -234,8 +234,9 @@ impl Outgoing {
     fn send(&mut self, body: Option<&str>) -> bool {
         match std::mem::replace(self, Outgoing::NotYet) {
             Outgoing::Preparing(mut request) => {
-                if let Some(body) = body {
-                    body.clone_into(&mut request.body);
+                // The host's own body, unless it is the one it was given (no copy of it then).
+                if let Some(body) = body.filter(|b| **b != *request.body) {
+                    request.body = body.into();
                 }
                 *self = Outgoing::Sent(request);
                 true

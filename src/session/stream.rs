@@ -1,7 +1,7 @@
 //! A round's response: its status, its body folded into the thread as it streams, its end,
 //! and resuming a cut stream ([`Action::Reconnect`]).
 
-use super::action::Action;
+use super::action::{Action, RoundRequest};
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus};
 use super::tool_set::CallKind;
@@ -21,6 +21,15 @@ impl Session {
     pub fn handle_request_prepared(&mut self, thread_id: &str, run_id: &str, body: &str) -> bool {
         self.current_turn(thread_id, run_id)
             .is_some_and(|turn| turn.outgoing.send(Some(body)))
+    }
+
+    /// The current round's request as it went out (after [`handle_request_prepared`](
+    /// Self::handle_request_prepared)): what the host sends, sharing the session's body.
+    pub fn sent_request(&mut self, thread_id: &str, run_id: &str) -> Option<RoundRequest> {
+        match &self.current_turn(thread_id, run_id)?.outgoing {
+            Outgoing::Sent(request) => Some(request.clone()),
+            _ => None,
+        }
     }
 
     /// The response to the current round arrived: anything but a 2xx `text/event-stream` ends

@@ -1,6 +1,8 @@
 //! Turns: starting one ([`Session::start_run`]), each round's request, restarting when the
 //! round's calls are answered, and ending it (completed, aborted, failed).
 
+use std::rc::Rc;
+
 use super::action::{Action, RoundRequest};
 use super::config::{HistoryMode, Pending, RunRequest};
 use super::error::SessionError;
@@ -208,12 +210,14 @@ impl Session {
         }
         // Written from the thread's own messages: no copy of them (the whole thread, for
         // `HistoryMode::Full`, at every request).
-        let body = match history {
-            HistoryMode::Full => builder.body(state.thread.messages()),
+        let body: Rc<str> = match history {
+            HistoryMode::Full => builder.body(state.thread.messages()).into(),
             HistoryMode::New => {
                 let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
                 let messages = state.thread.messages().iter();
-                builder.body(messages.filter(|m| unsent.contains(m.id())))
+                builder
+                    .body(messages.filter(|m| unsent.contains(m.id())))
+                    .into()
             }
         };
         state.unsent.clear();
@@ -238,7 +242,7 @@ impl Session {
         turn.outgoing = Outgoing::Preparing(RoundRequest {
             url: url.clone(),
             headers: headers.clone(),
-            body: body.clone(),
+            body: Rc::clone(&body),
         });
         self.actions.push_back(Action::Send {
             thread_id: thread_id.to_owned(),

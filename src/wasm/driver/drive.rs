@@ -27,13 +27,14 @@ impl Driver {
                 self.emit(&std::mem::take(&mut events));
             }
             match action {
+                // The URL and headers go out as the session keeps them for the round
+                // (`Session::sent_request`, after `prepareRequest`).
                 Action::Send {
                     thread_id,
                     run_id,
-                    url,
-                    headers,
                     body,
-                } => self.spawn_send(thread_id, run_id, url, headers, body),
+                    ..
+                } => self.spawn_send(thread_id, run_id, body),
                 Action::Reconnect {
                     thread_id,
                     run_id,
@@ -117,6 +118,11 @@ impl Driver {
         let value = self.run_result_to_js(result);
         let running = self.borrow_mut().running.remove(&result.thread_id);
         let Some(running) = running else { return };
+        if running.forget {
+            let state = &mut *self.borrow_mut();
+            state.session.forget_thread(&result.thread_id);
+            state.render.forget(&result.thread_id);
+        }
         if let (Ok(value), true) = (&value, result.error.is_some()) {
             // One error shape: `result.error` is a `ChatRuntimeError`, like every rejection, with
             // what the app threw (its `fetch`, `prepareRequest`) as `cause`.

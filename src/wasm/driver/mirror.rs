@@ -228,13 +228,11 @@ impl Driver {
                 let messages: Array = Reflect::get(&value, &"messages".into())
                     .unwrap_or_default()
                     .unchecked_into();
-                let state = &mut *self.borrow_mut();
-                // A thread forgotten between its `run_finished` and this (a listener's
-                // `forgetThread`) gets no mirror back.
-                if state.session.state(&result.thread_id).is_some() {
-                    let copy = messages.slice(0, messages.length());
-                    state.render.mirrors.insert(result.thread_id.clone(), copy);
-                }
+                let copy = messages.slice(0, messages.length());
+                self.borrow_mut()
+                    .render
+                    .mirrors
+                    .insert(result.thread_id.clone(), copy);
                 messages
             }
         };

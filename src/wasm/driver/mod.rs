@@ -88,6 +88,9 @@ struct Running {
     rounds: u32,
     /// What the app's `fetch` or `prepareRequest` threw, for `result.error.cause`.
     cause: JsValue,
+    /// `forgetThread` was called while the turn was ending (a `run_finished` or `messages`
+    /// listener): the thread is forgotten once `run()`'s value is built from it.
+    forget: bool,
 }
 
 /// Per thread: its messages as the JS objects last handed out, by position, so a `messages` event

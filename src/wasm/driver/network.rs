@@ -2,6 +2,8 @@
 //! read a slice at a time into the session, a failure reported as the round's, and the resumed
 //! request of a reconnect (`Last-Event-ID`, after the session's delay).
 
+use std::rc::Rc;
+
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
@@ -16,14 +18,7 @@ use crate::wasm::io::IoError;
 
 impl Driver {
     /// Sends one round's request and streams the answer into the session.
-    pub(super) fn spawn_send(
-        &self,
-        thread_id: String,
-        run_id: String,
-        url: String,
-        headers: Vec<(String, String)>,
-        body: String,
-    ) {
+    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: Rc<str>) {
         let controller = AbortController::new().ok();
         let (prepare, round) = {
             let state = &mut *self.borrow_mut();
@@ -43,21 +38,27 @@ impl Driver {
                 // Stopped before this task ran: not even `prepareRequest` is called.
                 return;
             }
-            let body = match prepare {
+            let prepared = match prepare {
                 Some(prepare) => match prepare_request(&prepare, &body, &thread_id, round) {
-                    Ok(promise) => prepared_body(JsFuture::from(promise).await),
+                    Ok(promise) => prepared_body(JsFuture::from(promise).await).map(Some),
                     Err(failure) => Err(failure),
                 },
-                None => Ok(body),
+                None => Ok(None),
             };
-            match body {
-                Ok(body) => {
-                    // The session keeps the body for a reconnect; `false`: the round was stopped
-                    // (or the turn ended) while `prepareRequest` ran, and nothing is sent.
-                    let sent = (driver.borrow_mut().session)
-                        .handle_request_prepared(&thread_id, &run_id, &body);
-                    if sent {
-                        let request = RoundRequest { url, headers, body };
+            match prepared {
+                Ok(prepared) => {
+                    // The session keeps the body for a reconnect, and the request goes out as it
+                    // has it (one copy of the body); `None`: the round was stopped (or the turn
+                    // ended) while `prepareRequest` ran, and nothing is sent.
+                    let request = {
+                        let session = &mut driver.borrow_mut().session;
+                        let body = prepared.as_deref().unwrap_or(&body);
+                        session
+                            .handle_request_prepared(&thread_id, &run_id, body)
+                            .then(|| session.sent_request(&thread_id, &run_id))
+                            .flatten()
+                    };
+                    if let Some(request) = request {
                         driver.spawn_request(thread_id, run_id, request, None, controller);
                     }
                 }

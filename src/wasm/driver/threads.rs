@@ -51,6 +51,13 @@ impl Driver {
     /// [`Session::forget_thread`]: crate::session::Session::forget_thread
     pub(crate) fn forget_thread(&self, thread_id: &str) -> Result<bool, Error> {
         let state = &mut *self.borrow_mut();
+        // The turn is over for the session but `run()` has not resolved yet (a listener of its
+        // last events): its value is built from the thread, which is forgotten right after.
+        let ending = !state.session.is_running(thread_id);
+        if let (true, Some(running)) = (ending, state.running.get_mut(thread_id)) {
+            running.forget = true;
+            return Ok(true);
+        }
         match state.session.forget_thread(thread_id) {
             Forget::Busy => Err(SessionError::Busy {
                 thread_id: thread_id.to_owned(),
@@ -95,6 +102,7 @@ impl Driver {
                     signal: None,
                     rounds: 0,
                     cause: JsValue::UNDEFINED,
+                    forget: false,
                 },
             );
         }
