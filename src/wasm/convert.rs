@@ -245,14 +245,7 @@ pub(crate) fn io_message(error: &IoError) -> String {
         IoError::SubarrayLength => {
             "the response body gave a chunk whose subarray has the wrong length"
         }
-        IoError::NotABody(value) => {
-            let what = if super::browser::is_array(value).unwrap_or(false) {
-                "an array".to_owned()
-            } else if value.is_null() {
-                "null".to_owned()
-            } else {
-                value.js_typeof().as_string().unwrap_or_default()
-            };
+        IoError::NotABody { what, .. } => {
             return format!("prepareRequest must return the request body, an object, not {what}");
         }
         IoError::NotJson => "prepareRequest returned a value JSON cannot encode",

@@ -277,7 +277,17 @@ fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, IoError> {
     let prepared = settled.map_err(IoError::Thrown)?;
     let is_array = browser::is_array(&prepared).map_err(IoError::Thrown)?;
     if !prepared.is_object() || is_array {
-        return Err(IoError::NotABody(prepared));
+        let what = if is_array {
+            "an array".to_owned()
+        } else if prepared.is_null() {
+            "null".to_owned()
+        } else {
+            prepared.js_typeof().as_string().unwrap_or_default()
+        };
+        return Err(IoError::NotABody {
+            value: prepared,
+            what,
+        });
     }
     js_sys::JSON::stringify(&prepared)
         .map_err(IoError::Thrown)?

@@ -29,8 +29,14 @@ pub(crate) enum IoError {
     SubarrayNotBytes,
     /// A chunk's `subarray` gave a `Uint8Array` of another length than asked.
     SubarrayLength,
-    /// `prepareRequest` returned this, which is not an object: kept as the cause.
-    NotABody(JsValue),
+    /// `prepareRequest` returned this, which is not an object (`what` it is: `"an array"`,
+    /// `"null"`, its `typeof`): kept as the cause.
+    NotABody {
+        /// What it returned.
+        value: JsValue,
+        /// What that is, in words.
+        what: String,
+    },
     /// `prepareRequest` returned a value `JSON.stringify` cannot encode.
     NotJson,
 }
@@ -40,7 +46,7 @@ impl IoError {
     /// `undefined`.
     pub(crate) fn cause(&self) -> JsValue {
         match self {
-            IoError::Thrown(value) | IoError::NotABody(value) => value.clone(),
+            IoError::Thrown(value) | IoError::NotABody { value, .. } => value.clone(),
             _ => JsValue::UNDEFINED,
         }
     }
