@@ -1343,8 +1343,8 @@ fn a_stream_cut_anywhere_resumes_from_the_last_complete_event_and_ends_as_the_un
             assert_eq!(h.reconnects[0].3, 50, "retry: 50 is the delay, cut {cut}");
             assert_eq!(result.status, RunStatus::Completed, "cut {cut}");
             assert_eq!(
-                to_serde(&h.result_messages(result)),
-                to_serde(&whole.result_messages(&expected)),
+                to_serde(h.result_messages(result)),
+                to_serde(whole.result_messages(&expected)),
                 "cut {cut}"
             );
             assert_eq!(
@@ -1381,8 +1381,8 @@ fn a_server_that_replays_at_the_id_or_from_the_start_applies_no_event_twice() {
                 assert_eq!(h.reconnects.len(), 1, "{what}");
                 assert_eq!(result.status, RunStatus::Completed, "{what}: {result:?}");
                 assert_eq!(
-                    to_serde(&h.result_messages(result)),
-                    to_serde(&expected.result_messages(expected.result())),
+                    to_serde(h.result_messages(result)),
+                    to_serde(expected.result_messages(expected.result())),
                     "{what}"
                 );
                 assert_eq!(agui_events(&h), expected_events, "no event twice, {what}");
@@ -1416,8 +1416,8 @@ fn a_replay_cut_before_it_caught_up_resumes_from_the_same_id_again() {
     let expected = run_cut(None, false);
     assert_eq!(h.result().status, RunStatus::Completed);
     assert_eq!(
-        to_serde(&h.result_messages(h.result())),
-        to_serde(&expected.result_messages(expected.result()))
+        to_serde(h.result_messages(h.result())),
+        to_serde(expected.result_messages(expected.result()))
     );
     assert_eq!(agui_events(&h), agui_events(&expected));
 }

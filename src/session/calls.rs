@@ -76,11 +76,8 @@ impl Session {
             let Some(turn) = state.turn.as_mut() else {
                 continue;
             };
-            if !turn
-                .reconnect
-                .as_ref()
-                .is_some_and(|w| w.deadline.is_some_and(|d| d <= now))
-            {
+            let due = turn.reconnect.as_ref().and_then(|w| w.deadline);
+            if due.is_none_or(|d| d > now) {
                 continue;
             }
             let (Some(wait), Outgoing::Sent(request)) = (turn.reconnect.take(), &turn.outgoing)
