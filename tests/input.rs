@@ -193,9 +193,9 @@ fn the_threads_state_is_sent_unless_the_caller_overrides_it() {
     assert_eq!(overridden.state, Some(value!({ "count": 9 })));
 }
 
-#[test]
-fn context_forwarded_props_parent_run_and_resume_are_sent_when_given() {
-    let input = RunInputBuilder::new("t", "r")
+/// A builder with a context, forwarded props, a parent run and a resume answer.
+fn with_everything(builder: RunInputBuilder) -> RunInputBuilder {
+    builder
         .context(vec![Context {
             description: "user locale".into(),
             value: "fr-FR".into(),
@@ -208,7 +208,11 @@ fn context_forwarded_props_parent_run_and_resume_are_sent_when_given() {
             payload: Some(value!({ "ok": true })),
             metadata: None,
         }])
-        .build(&[]);
+}
+
+#[test]
+fn context_forwarded_props_parent_run_and_resume_are_sent_when_given() {
+    let input = with_everything(RunInputBuilder::new("t", "r")).build(&[]);
     assert_eq!(
         body(&input.to_json()),
         json!({
@@ -232,20 +236,7 @@ fn the_body_written_from_borrowed_messages_is_the_inputs_json() {
         msg(json!({ "id": "tr1", "role": "tool", "toolCallId": "c1", "content": "ok" })),
     ];
     let bare = RunInputBuilder::new("t", "r");
-    let full = RunInputBuilder::new("t", "r")
-        .state(value!({ "count": 3 }))
-        .context(vec![Context {
-            description: "user locale".into(),
-            value: "fr-FR".into(),
-        }])
-        .forwarded_props(value!({ "model": "small" }))
-        .parent_run_id("r0")
-        .resume(vec![ResumeEntry {
-            interrupt_id: "i1".into(),
-            status: ResumeStatus::Resolved,
-            payload: None,
-            metadata: None,
-        }]);
+    let full = with_everything(RunInputBuilder::new("t", "r")).state(value!({ "count": 3 }));
     for builder in [bare, full] {
         assert_eq!(builder.body(&messages), builder.build(&messages).to_json());
         assert_eq!(builder.body(&messages[..0]), builder.build(&[]).to_json());

@@ -85,6 +85,23 @@ export function browserSuite({ start = startScriptAgent, reset = (base) => api(b
   return suite;
 }
 
+/**
+ * A `browserSuite()` on the scripted agent with the steps its tests take: `api(path, body)`,
+ * `script(threadId, responses)` (queue the agent's answers), `requests(threadId)` (what it got) and
+ * `inPage(fn, arg)` (run `fn` in the test's page).
+ */
+export function scriptedSuite(options) {
+  const suite = browserSuite(options);
+  const call = (path, body) => api(suite.base, path, body);
+  return {
+    suite,
+    api: call,
+    script: (threadId, responses) => call("/test/script", { threadId, responses }),
+    requests: (threadId) => call(`/test/requests?threadId=${encodeURIComponent(threadId)}`),
+    inPage: (fn, arg) => suite.page.evaluate(fn, arg),
+  };
+}
+
 // ---- scripted runs: the AG-UI events the suites script for the server ------------------------
 
 export const started = (threadId, runId) => ({ type: "RUN_STARTED", threadId, runId });

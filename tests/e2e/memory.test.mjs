@@ -5,14 +5,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { answer, api as harnessApi, browserSuite, callRun, finished, started } from "./harness.mjs";
+import { answer, scriptedSuite, callRun, finished, started } from "./harness.mjs";
 
 const TIMEOUT = 90_000;
-const suite = browserSuite();
-const api = (path, body) => harnessApi(suite.base, path, body);
-const script = (threadId, responses) => api("/test/script", { threadId, responses });
-const requests = (threadId) => api(`/test/requests?threadId=${encodeURIComponent(threadId)}`);
-const inPage = (fn, arg) => suite.page.evaluate(fn, arg);
+const { suite, api, script, requests, inPage } = scriptedSuite();
 
 /** A run that sets the state, says a word and ends with an interrupt on the server's call `c9`. */
 const interrupted = (threadId) => ({
