@@ -237,3 +237,20 @@ test("registerTool: a bad timeoutMs, defaultEnabled or followUp throws tool/bad-
     "ok",
   ]);
 });
+
+test("setMessages sends its messages event in the next frame, without waiting for a run", { timeout: TIMEOUT }, async () => {
+  const got = await inPage(async () => {
+    const rt = new window.ChatRuntime({ runUrl: "/api/threads/{threadId}/runs", toolsUrl: null, storage: null });
+    const events = [];
+    rt.subscribe((event) => events.push(event), { events: ["messages"] });
+    rt.setMessages("t-seed", [
+      { id: "u1", role: "user", content: "hi" },
+      { id: "a1", role: "assistant", content: "hello" },
+    ]);
+    // Two frames: the runtime sends its events at the next one.
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    rt.free();
+    return events.map((event) => ({ threadId: event.threadId, ids: event.messages.map((m) => m.id) }));
+  });
+  assert.deepEqual(got, [{ threadId: "t-seed", ids: ["u1", "a1"] }]);
+});

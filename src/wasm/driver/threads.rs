@@ -23,7 +23,10 @@ impl Driver {
         self.borrow_mut()
             .session
             .set_messages(thread_id, messages)?;
+        // Its `messages` event goes out at the next frame, as a run's would (not with the next
+        // run or action, whenever that is).
         self.mark_dirty(thread_id);
+        self.schedule_flush();
         Ok(())
     }
 
