@@ -59,6 +59,7 @@ use crate::protocol::event::{
     ToolCallEnd, ToolCallStart, ToolMessage, UserMessage,
 };
 use crate::protocol::thread::PendingCall;
+use crate::protocol::wire::FromJson;
 
 use super::wire::{
     ChatError, ChatMessage, ChatStatus, Frame, MessagePart, Part, Retry, Role, StreamEvent,
@@ -395,21 +396,21 @@ impl CoderThread {
             out.push(Update::Event(Event::ReasoningMessageEnd(
                 ReasoningMessageEnd {
                     message_id: id,
-                    ..reasoning_end_placeholder()
+                    ..FromJson::placeholder()
                 },
             )));
         }
         if let (Some(id), true) = (&generation.assistant, generation.text_open) {
             out.push(Update::Event(Event::TextMessageEnd(TextMessageEnd {
                 message_id: id.clone(),
-                ..text_end_placeholder()
+                ..FromJson::placeholder()
             })));
         }
         for (id, phase) in generation.calls {
             if phase != CallPhase::Ended {
                 out.push(Update::Event(Event::ToolCallEnd(ToolCallEnd {
                     tool_call_id: id,
-                    ..call_end_placeholder()
+                    ..FromJson::placeholder()
                 })));
             }
         }
@@ -445,10 +446,7 @@ impl CoderThread {
                         message_id: id.clone(),
                         role: None,
                         name: None,
-                        timestamp: None,
-                        raw_event: None,
-                        metadata: None,
-                        subagent_run_id: None,
+                        ..FromJson::placeholder()
                     })));
                 }
                 if !text.is_empty() {
@@ -456,10 +454,7 @@ impl CoderThread {
                         TextMessageContent {
                             message_id: id,
                             delta: text,
-                            timestamp: None,
-                            raw_event: None,
-                            metadata: None,
-                            subagent_run_id: None,
+                            ..FromJson::placeholder()
                         },
                     )));
                 }
@@ -474,10 +469,7 @@ impl CoderThread {
                             ReasoningMessageStart {
                                 message_id: id.clone(),
                                 role: ReasoningRole::Reasoning,
-                                timestamp: None,
-                                raw_event: None,
-                                metadata: None,
-                                subagent_run_id: None,
+                                ..FromJson::placeholder()
                             },
                         )));
                         id
@@ -488,10 +480,7 @@ impl CoderThread {
                         ReasoningMessageContent {
                             message_id: id,
                             delta: text,
-                            timestamp: None,
-                            raw_event: None,
-                            metadata: None,
-                            subagent_run_id: None,
+                            ..FromJson::placeholder()
                         },
                     )));
                 }
@@ -512,10 +501,7 @@ impl CoderThread {
                             tool_call_id: call.tool_call_id.clone(),
                             tool_call_name: call.tool_name.clone(),
                             parent_message_id: Some(parent),
-                            timestamp: None,
-                            raw_event: None,
-                            metadata: None,
-                            subagent_run_id: None,
+                            ..FromJson::placeholder()
                         })));
                         generation
                             .calls
@@ -542,16 +528,13 @@ impl CoderThread {
                     out.push(Update::Event(Event::ToolCallArgs(ToolCallArgs {
                         tool_call_id: id.clone(),
                         delta,
-                        timestamp: None,
-                        raw_event: None,
-                        metadata: None,
-                        subagent_run_id: None,
+                        ..FromJson::placeholder()
                     })));
                 }
                 if *phase == CallPhase::Ended {
                     out.push(Update::Event(Event::ToolCallEnd(ToolCallEnd {
                         tool_call_id: id.clone(),
-                        ..call_end_placeholder()
+                        ..FromJson::placeholder()
                     })));
                 }
             }
@@ -690,35 +673,5 @@ impl CoderThread {
             }
         }
         out
-    }
-}
-
-fn text_end_placeholder() -> TextMessageEnd {
-    TextMessageEnd {
-        message_id: String::new(),
-        timestamp: None,
-        raw_event: None,
-        metadata: None,
-        subagent_run_id: None,
-    }
-}
-
-fn reasoning_end_placeholder() -> ReasoningMessageEnd {
-    ReasoningMessageEnd {
-        message_id: String::new(),
-        timestamp: None,
-        raw_event: None,
-        metadata: None,
-        subagent_run_id: None,
-    }
-}
-
-fn call_end_placeholder() -> ToolCallEnd {
-    ToolCallEnd {
-        tool_call_id: String::new(),
-        timestamp: None,
-        raw_event: None,
-        metadata: None,
-        subagent_run_id: None,
     }
 }

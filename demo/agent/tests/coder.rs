@@ -970,30 +970,21 @@ async fn a_session_token_is_required_when_configured() {
         "You are signed out or your session has expired. Please sign in again to continue."
     );
     let body = serde_json::to_vec(&create_body("x", &[])).unwrap();
-    let mut c = Conn::open(
-        a,
-        "POST",
-        P,
-        &[
-            ("Content-Type", "application/json"),
-            ("Coder-Session-Token", "wrong"),
-        ],
-        &body,
-    )
-    .await;
+    // A create with the token as the `Coder-Session-Token` header.
+    let create_with = |token: &'static str| {
+        let body = body.clone();
+        async move {
+            let headers = [
+                ("Content-Type", "application/json"),
+                ("Coder-Session-Token", token),
+            ];
+            Conn::open(a, "POST", P, &headers, &body).await
+        }
+    };
+    let mut c = create_with("wrong").await;
     assert_eq!(c.status, 401);
     assert_eq!(c.json().await["detail"], "API key is invalid.");
-    let mut c = Conn::open(
-        a,
-        "POST",
-        P,
-        &[
-            ("Content-Type", "application/json"),
-            ("Coder-Session-Token", "sekret"),
-        ],
-        &body,
-    )
-    .await;
+    let mut c = create_with("sekret").await;
     assert_eq!(c.status, 201);
     let id = c.json().await["id"].as_str().unwrap().to_string();
     let c = Conn::open(
