@@ -74,6 +74,7 @@ impl Core {
             headers: pairs,
             max_reconnects: defaults.max_reconnects,
             reconnect_delay_ms: defaults.reconnect_delay_ms,
+            coder: None,
         };
         let catalog = match prefix {
             Some(p) => Catalog::with_prefix(&p)?,

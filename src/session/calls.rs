@@ -202,6 +202,7 @@ impl Session {
                 code: "run/max-rounds".to_owned(),
                 message: format!("the agent still called tools after {limit} restarts"),
                 status: None,
+                details: None,
             };
             self.finish(thread_id, RunStatus::MaxRounds, Some(error));
             return;

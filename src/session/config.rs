@@ -42,6 +42,24 @@ pub struct SessionConfig {
     /// The first reconnect's delay in milliseconds when the stream set no `retry:`; each further
     /// attempt in a row waits twice as long.
     pub reconnect_delay_ms: u64,
+    /// The Coder chat backend (`None`: AG-UI). With it, a turn is a chat's turn
+    /// ([`Session::start_chat`](super::Session::start_chat)) and the AG-UI fields above that
+    /// shape a request (`history`, `run_url`, `headers`, `max_rounds`) are not used.
+    pub coder: Option<CoderConfig>,
+}
+
+/// Where a runtime's Coder chats live, and as whom it calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoderConfig {
+    /// The deployment's API base (`/api/v2`, or `https://coder.example/api/v2`): the chats are
+    /// under `{base_url}/chats`.
+    pub base_url: String,
+    /// The organization new chats are created in.
+    pub organization_id: String,
+    /// The session token: the `Coder-Session-Token` header on every REST call and the
+    /// `coder_session_token` query parameter of the stream (a browser WebSocket sends no
+    /// headers). `None`: the page's cookie authenticates.
+    pub session_token: Option<String>,
 }
 
 /// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context
@@ -60,6 +78,7 @@ impl Default for SessionConfig {
             headers: Vec::new(),
             max_reconnects: 3,
             reconnect_delay_ms: 1_000,
+            coder: None,
         }
     }
 }

@@ -159,6 +159,25 @@ runtime_events! {
         /// What happened.
         diagnostic "diagnostic": crate::tools::Diagnostic,
     }
+    /// A Coder chat's server retries its model call (the chat's `retry` event): the turn goes on.
+    Retry "retry" {
+        /// The thread (the chat).
+        thread_id "threadId": String,
+        /// The attempt, from 1.
+        attempt "attempt": i64,
+        /// The wait before it, in milliseconds.
+        delay_ms "delayMs": i64,
+        /// The failed attempt's error.
+        error "error": String,
+        /// Why (`overloaded`, `rate_limit`, ...).
+        kind "kind": Option<String>,
+        /// The model provider.
+        provider "provider": Option<String>,
+        /// The provider's HTTP status.
+        status_code "statusCode": Option<i64>,
+        /// When the attempt is made (RFC 3339).
+        retrying_at "retryingAt": Option<String>,
+    }
     /// A turn ended (the same moment [`Action::Finished`](super::Action::Finished) is emitted).
     RunFinished "run_finished" {
         /// The thread.

@@ -30,6 +30,7 @@
 
 mod action;
 mod calls;
+mod chat;
 mod config;
 mod error;
 mod events;
@@ -40,7 +41,10 @@ mod tool_set;
 mod turn;
 
 pub use action::{Action, RoundRequest, ToolCallJob};
-pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
+pub use config::{
+    CoderConfig, HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES,
+};
+pub use crate::coder::SubmitReply as ChatReply;
 pub use error::SessionError;
 pub use events::{write_messages_event, write_state_event, ChangedMessages, RuntimeEvent};
 pub use result::{RunError, RunResult, RunStatus, ToolErrorInfo};

@@ -23,15 +23,19 @@ pub enum RunStatus {
 }
 
 /// Why a turn ended in error.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RunError {
     /// A stable code: `run/http`, `run/network`, `run/prepare-request`, `run/content-type`,
     /// `run/truncated`, `run/error` (the agent's `RUN_ERROR`, or its own `code`), `decode/...`.
     pub code: String,
     /// What happened.
     pub message: String,
-    /// The HTTP status, for `run/http`.
+    /// The HTTP status, for `run/http` and `coder/http`.
     pub status: Option<u16>,
+    /// What the server said beyond the message, as an object: for `coder/error` the chat's error
+    /// (`kind`, `retryable`, `provider`, `statusCode`, `detail`), for `coder/http` Coder's body
+    /// (`message`, `detail`, `validations`).
+    pub details: Option<Value>,
 }
 
 /// What a turn produced.
@@ -88,13 +92,14 @@ impl ToJson for RunStatus {
     }
 }
 
-/// `{"code","message","status"?}`.
+/// `{"code","message","status"?,"details"?}`.
 impl ToJson for RunError {
     fn write_json(&self, out: &mut String) {
         let mut w = ObjWriter::new(out);
         w.field("code", &self.code);
         w.field("message", &self.message);
         w.field("status", &self.status);
+        w.field("details", &self.details);
         w.end();
     }
 }

@@ -285,6 +285,7 @@ impl Session {
                             code: e.code.clone().unwrap_or_else(|| "run/error".to_owned()),
                             message: e.message.clone(),
                             status: None,
+                            details: None,
                         })
                     }
                     Event::ToolCallEnd(e) => {

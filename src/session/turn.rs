@@ -296,6 +296,7 @@ impl Session {
             code: code.to_owned(),
             message,
             status,
+            details: None,
         };
         self.finish(thread_id, RunStatus::Error, Some(error));
     }
