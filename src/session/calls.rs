@@ -72,12 +72,18 @@ impl Session {
 
     /// Sends [`Action::Reconnect`] for every cut stream whose wait ended by `now`.
     fn resume_waited(&mut self, now: u64) {
+        let mut streams = Vec::new();
         for (thread_id, state) in self.threads.iter_mut() {
             let Some(turn) = state.turn.as_mut() else {
                 continue;
             };
             let due = turn.reconnect.as_ref().and_then(|w| w.deadline);
             if due.is_none_or(|d| d > now) {
+                continue;
+            }
+            if turn.chat_mut().is_some() {
+                turn.reconnect = None;
+                streams.push(thread_id.clone());
                 continue;
             }
             let (Some(wait), Outgoing::Sent(request)) = (turn.reconnect.take(), &turn.outgoing)
@@ -90,6 +96,9 @@ impl Session {
                 request: request.clone(),
                 last_event_id: wait.last_event_id,
             });
+        }
+        for thread_id in streams {
+            self.open_stream(&thread_id);
         }
     }
 
@@ -380,7 +389,7 @@ impl Session {
         };
         state.handled.insert(tool_call_id.to_owned());
         state.unsent.push(id.clone());
-        state.changed.push(id.clone());
+        state.changes.ids.push(id.clone());
         let at = state.thread.insert_tool_result(ToolMessage {
             id,
             content: Content::Text(outcome.content()),
@@ -392,7 +401,7 @@ impl Session {
         });
         if at + 1 != state.thread.messages().len() {
             // Placed before later messages (right after its assistant message).
-            state.changed_all = true;
+            state.changes.all = true;
         }
     }
 

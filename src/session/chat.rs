@@ -1,46 +1,892 @@
-//! Coder chats: the execute-and-submit loop on the same turn, calls and results.
+//! Coder chats: the execute-and-submit loop, on the same turns, calls, results and listeners as
+//! AG-UI's execute-and-restart (docs/architecture.md, "Two backends, one loop").
 //!
-//! (Being written: the signatures are the seam the driver uses.)
+//! A turn of a Coder chat differs from an AG-UI run in three places, and only there:
+//! - **what starts it**: a `POST` that creates the chat (no thread id yet: the turn runs under a
+//!   provisional id until [`Action::ThreadCreated`]) or posts the user's message, after the
+//!   chat's stream is open;
+//! - **what it reads**: the chat's WebSocket ([`Action::OpenStream`]), translated by
+//!   [`CoderThread`] into the AG-UI events the thread reducer folds, whole committed histories,
+//!   the calls to run and the end of the turn;
+//! - **how results go back**: one `POST .../tool-results` per `action_required` batch
+//!   ([`ResultsBatch`], [`Submission`]), where AG-UI restarts the run. The turn goes on on the
+//!   same stream.
+//!
+//! The calls themselves are dispatched, validated, timed out, removed and reported exactly as for
+//! AG-UI ([`Session::dispatch`], [`Session::handle_tool_result`]).
+//!
+//! A turn on a chat this page already streamed resumes the stream after the last committed
+//! message; on any other (a reload) it reads the whole history. Either way the message is posted
+//! only once the stream's snapshot says the chat is idle: a chat found waiting on calls
+//! (`requires_action`) first has them run or settled, as the `pending` option says.
 
-use super::config::RunRequest;
+use super::action::Action;
+use super::config::{CoderConfig, Pending, RunRequest};
 use super::error::SessionError;
+use super::events::RuntimeEvent;
+use super::result::{RunError, RunStatus};
+use super::stream::note_applied;
 use super::tool_set::ToolSet;
-use super::Session;
+use super::{ReconnectWait, RoundPhase, Session, ThreadState, Turn};
 
-use crate::coder::SubmitReply;
-use crate::protocol::event::Tool;
+use crate::coder::wire::{
+    input_texts, post_message_body, ApiError, Chat, ChatError, CreateChat, DynamicTool,
+};
+use crate::coder::{
+    decode_frame, ChatStatus, CoderThread, ResultsBatch, Routes, Submission, SubmitReply,
+    SubmitStep, TurnEnd, Update,
+};
+use crate::json::{Map, Value};
+use crate::lean::hash::HashSet;
+use crate::lean::sorted::SortedMap;
+use crate::protocol::event::{Message, Tool};
+use crate::protocol::thread::PendingCall;
+use crate::protocol::wire::FromJson;
+use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
+
+/// What a thread keeps of its Coder chat across turns.
+#[derive(Default)]
+pub(super) struct ChatState {
+    /// The stream, translated: the committed history, the calls handed out, the last id.
+    coder: CoderThread,
+    /// The requests out, by id, and what each is.
+    requests: Vec<(u64, Request)>,
+    /// The stream open, if any.
+    stream: Option<u64>,
+}
+
+/// What a [`Action::ChatRequest`] was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Request {
+    /// `POST /chats`.
+    Create,
+    /// `POST /chats` of a turn stopped before it was answered: the chat is interrupted.
+    CreateStopped,
+    /// `POST .../messages`.
+    Message,
+    /// `POST .../tool-results`.
+    Results,
+    /// `POST .../interrupt` (the first of a Stop: a chat it finds in `requires_action` goes on
+    /// `running`, and is interrupted once more).
+    Interrupt,
+    /// The second interrupt of a Stop.
+    InterruptAgain,
+}
+
+/// A Coder turn's round: where the turn is, and the batch being answered.
+pub(super) struct ChatRound {
+    step: Step,
+    /// What the turn does with calls a chat found in `requires_action` owes (before its message).
+    pending: Pending,
+    /// The calls of the batch being answered that this turn dispatched, in call order, and
+    /// their outcomes once known (what AG-UI's answering phase holds).
+    pub(super) answers: Vec<(PendingCall, Option<ToolOutcome>)>,
+    /// Every outcome this turn produced, by call id: a batch taken afresh (a refused submission)
+    /// reuses them rather than run a call twice.
+    outcomes: Vec<(String, ToolOutcome)>,
+    /// The submission out, if any.
+    submission: Option<(u64, Submission)>,
+    /// The stream's ends in a row without a frame between them.
+    reconnects: u32,
+    /// The turn's own messages (the user's), shown after the committed history until it holds
+    /// the message posted: a history replaced meanwhile would otherwise hide them.
+    local: Vec<Message>,
+    /// The last committed message id when the message was posted: a user message after it is
+    /// the one posted.
+    posted_after: Option<i64>,
+}
+
+/// Where a Coder turn is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    /// `POST /chats` is out.
+    Creating,
+    /// The stream is opening: the message (this body) goes out once it says the chat is idle.
+    Waiting(String),
+    /// The message went out (or the chat was created with it): the turn ends with the chat's.
+    Live,
+}
 
 impl Session {
     /// Starts a Coder chat's turn: `request.thread_id` empty creates a chat (with `declared`,
-    /// every frontend tool, as its dynamic tools) and the turn runs under a provisional id until
-    /// [`Action::ThreadCreated`](super::Action::ThreadCreated); otherwise the message is posted to
-    /// that chat. Returns the id the turn runs under.
+    /// every frontend tool in its wire form, as its dynamic tools: a chat's tools are fixed when
+    /// it is created) and the turn runs under a provisional id until
+    /// [`Action::ThreadCreated`]; otherwise the message is posted to that chat, once its stream
+    /// says it is idle. Returns the id the turn runs under.
+    ///
+    /// The request's messages are the user's message: their text is what is posted. `context`,
+    /// `state`, `forwardedProps` and `resume` are AG-UI's and are not sent.
     pub fn start_chat(
         &mut self,
         request: RunRequest,
         tools: ToolSet,
         declared: Vec<Tool>,
     ) -> Result<String, SessionError> {
-        let _ = (request, tools, declared);
-        todo!()
+        let Some(coder) = self.config.coder.clone() else {
+            return self
+                .start_run(request.clone(), tools)
+                .map(|()| request.thread_id);
+        };
+        let new_chat = request.thread_id.is_empty();
+        if !new_chat {
+            crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
+        }
+        let thread_id = if new_chat {
+            self.next_id("chat")
+        } else {
+            request.thread_id.clone()
+        };
+        let state = self
+            .threads
+            .get_or_insert_with(&thread_id, ThreadState::default);
+        if state.turn.is_some() {
+            return Err(SessionError::Busy { thread_id });
+        }
+        let before = state
+            .thread
+            .messages()
+            .iter()
+            .map(|m| m.id().to_owned())
+            .collect::<HashSet<_>>();
+        let mut texts: Vec<String> = Vec::new();
+        let mut local = Vec::new();
+        for message in request.messages {
+            if before.contains(message.id()) {
+                continue;
+            }
+            if let Message::User(user) = &message {
+                texts.extend(input_texts(&user.content).into_iter().map(str::to_owned));
+            }
+            local.push(message.clone());
+            // A new chat's messages show under its id, once it has one.
+            if !new_chat {
+                state.changes.ids.push(message.id().to_owned());
+            }
+            state.thread.push_message(message);
+        }
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let run_id = self.next_id("run");
+        let (step, body) = if new_chat {
+            let tools: Vec<DynamicTool> = declared.into_iter().map(dynamic_tool).collect();
+            let body = CreateChat {
+                organization_id: &coder.organization_id,
+                content: texts,
+                tools: &tools,
+                ..CreateChat::default()
+            }
+            .body();
+            (Step::Creating, body)
+        } else {
+            (
+                Step::Waiting(post_message_body(&texts, None, None)),
+                String::new(),
+            )
+        };
+        let state = self
+            .threads
+            .get_or_insert_with(&thread_id, ThreadState::default);
+        state.turn = Some(Turn {
+            tools,
+            context: Vec::new(),
+            forwarded_props: None,
+            before,
+            held_before: Vec::new(),
+            round: 1,
+            run_id: run_id.clone(),
+            phase: RoundPhase::Chat(Box::new(ChatRound {
+                step: step.clone(),
+                pending: request.pending,
+                answers: Vec::new(),
+                outcomes: Vec::new(),
+                submission: None,
+                reconnects: 0,
+                local,
+                posted_after: None,
+            })),
+            reconnects: 0,
+            resumed_from: None,
+            running: SortedMap::new(),
+            resume: Vec::new(),
+            outgoing: super::Outgoing::NotYet,
+            reconnect: None,
+        });
+        let chat = state.chat.get_or_insert_with(Box::default);
+        if new_chat {
+            chat.coder.begin_turn();
+        }
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::RoundStarted {
+                thread_id: thread_id.clone(),
+                run_id,
+                round: 1,
+            }));
+        if new_chat {
+            let url = routes(&coder).create();
+            self.chat_request(&thread_id, Request::Create, url, Some(body));
+        } else {
+            self.open_stream(&thread_id);
+        }
+        Ok(thread_id)
     }
 
-    /// The answer to an [`Action::ChatRequest`](super::Action::ChatRequest).
+    /// The answer to an [`Action::ChatRequest`]. An answer for a request the session does not
+    /// know (of a thread forgotten since) is ignored.
     pub fn handle_chat_reply(&mut self, thread_id: &str, request_id: u64, reply: SubmitReply) {
-        let _ = (thread_id, request_id, reply);
-        todo!()
+        let Some(chat) = self.chat_mut(thread_id) else {
+            return;
+        };
+        let Some(at) = chat.requests.iter().position(|(id, _)| *id == request_id) else {
+            return;
+        };
+        let (_, kind) = chat.requests.remove(at);
+        let (status, body) = match &reply {
+            SubmitReply::Http(status, body) => (Some(*status), body.as_str()),
+            SubmitReply::Network => (None, ""),
+        };
+        let ok = status.is_some_and(crate::http::is_success);
+        match kind {
+            Request::Create if ok => self.chat_created(thread_id, body),
+            Request::CreateStopped if ok => {
+                // The run was stopped while the chat was being created: it is interrupted, and
+                // nothing of it is kept here.
+                if let Some(chat) = read_chat(body) {
+                    let url = routes(self.coder_config()).interrupt(&chat.id);
+                    self.threads.remove(thread_id);
+                    let state = self
+                        .threads
+                        .get_or_insert_with(&chat.id, ThreadState::default);
+                    state.chat = Some(Box::default());
+                    self.chat_request(&chat.id, Request::Interrupt, url, None);
+                }
+            }
+            Request::Create | Request::Message => {
+                if ok {
+                    return;
+                }
+                let what = if kind == Request::Create {
+                    "creating the chat"
+                } else {
+                    "posting the message"
+                };
+                self.fail_request(thread_id, what, reply);
+            }
+            Request::Results => self.results_answered(thread_id, request_id, reply),
+            Request::Interrupt => {
+                // A chat interrupted in `requires_action` goes on `running` (the model sees the
+                // calls interrupted): once more stops it.
+                let chat = status
+                    .filter(|s| crate::http::is_success(*s))
+                    .and_then(|_| read_chat(body));
+                if chat.is_some_and(|c| c.status == ChatStatus::Running) {
+                    let url = routes(self.coder_config()).interrupt(thread_id);
+                    self.chat_request(thread_id, Request::InterruptAgain, url, None);
+                }
+            }
+            Request::CreateStopped | Request::InterruptAgain => {}
+        }
     }
 
-    /// One text message of an [`Action::OpenStream`](super::Action::OpenStream)'s socket.
+    /// One text message of the stream opened by [`Action::OpenStream`] `stream_id`. A message of
+    /// another stream (closed since) is ignored.
     pub fn handle_stream_frame(&mut self, thread_id: &str, stream_id: u64, text: &str) {
-        let _ = (thread_id, stream_id, text);
-        todo!()
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(chat) = state.chat.as_mut().filter(|c| c.stream == Some(stream_id)) else {
+            return;
+        };
+        state.active = true;
+        let frame = match decode_frame(text) {
+            Ok(frame) => frame,
+            Err(error) => {
+                self.chat_diagnostic(
+                    "coder/bad-frame",
+                    format!("a stream message was skipped: {error}"),
+                );
+                return;
+            }
+        };
+        let updates = chat.coder.handle_frame(frame);
+        if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+            round.reconnects = 0;
+        }
+        for update in updates {
+            self.chat_update(thread_id, update);
+        }
+        self.maybe_advance(thread_id);
     }
 
-    /// The socket of an [`Action::OpenStream`](super::Action::OpenStream) ended (closed by the
-    /// server, dropped, or refused before it opened).
+    /// The stream opened by [`Action::OpenStream`] `stream_id` ended (closed by the server,
+    /// dropped, or refused before it opened). A turn going on resumes it after a wait (the
+    /// session's deadline, as for a cut AG-UI stream), from the last committed message; after
+    /// [`SessionConfig::max_reconnects`](super::SessionConfig::max_reconnects) ends in a row
+    /// without a frame, the turn ends in error (`coder/stream`).
     pub fn handle_stream_closed(&mut self, thread_id: &str, stream_id: u64) {
-        let _ = (thread_id, stream_id);
-        todo!()
+        let base = self.config.reconnect_delay_ms;
+        let max = self.config.max_reconnects;
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(chat) = state.chat.as_mut().filter(|c| c.stream == Some(stream_id)) else {
+            return;
+        };
+        chat.stream = None;
+        let Some(turn) = state.turn.as_mut() else {
+            return;
+        };
+        let Some(round) = turn.chat_mut() else {
+            return;
+        };
+        if round.reconnects >= max {
+            let message = format!(
+                "the chat's stream closed {} times in a row without a message",
+                round.reconnects + 1
+            );
+            self.fail(thread_id, "coder/stream", message, None);
+            return;
+        }
+        let delay_ms = base.saturating_mul(1 << round.reconnects.min(16));
+        round.reconnects += 1;
+        turn.reconnect = Some(ReconnectWait {
+            last_event_id: String::new(),
+            delay_ms,
+            deadline: None,
+        });
+        self.unstamped_waits = true;
     }
+
+    // ---- internals ----------------------------------------------------------------------
+
+    /// The turn's stream is opened (again): after the last committed message this page holds,
+    /// or from the start.
+    pub(super) fn open_stream(&mut self, thread_id: &str) {
+        let stream_id = self.next_number();
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let (Some(coder), Some(chat)) = (self.config.coder.as_ref(), state.chat.as_mut()) else {
+            return;
+        };
+        chat.stream = Some(stream_id);
+        let after = chat.coder.last_message_id();
+        let mut url = routes(coder).stream(thread_id, after);
+        if let Some(token) = &coder.session_token {
+            // A browser WebSocket sends no headers: the token goes in the query.
+            url.push(if after.is_some() { '&' } else { '?' });
+            url.push_str("coder_session_token=");
+            url.push_str(&crate::thread_id::path_segment(token));
+        }
+        self.actions.push_back(Action::OpenStream {
+            thread_id: thread_id.to_owned(),
+            stream_id,
+            url,
+        });
+    }
+
+    /// Sends a `POST` and remembers what it was.
+    fn chat_request(&mut self, thread_id: &str, kind: Request, url: String, body: Option<String>) {
+        let request_id = self.next_number();
+        let mut headers = Vec::new();
+        if let Some(token) = self
+            .config
+            .coder
+            .as_ref()
+            .and_then(|c| c.session_token.clone())
+        {
+            headers.push(("Coder-Session-Token".to_owned(), token));
+        }
+        if let Some(chat) = self.chat_mut(thread_id) {
+            chat.requests.push((request_id, kind));
+        }
+        self.actions.push_back(Action::ChatRequest {
+            thread_id: thread_id.to_owned(),
+            request_id,
+            url,
+            headers,
+            body,
+        });
+    }
+
+    /// `POST /chats` answered: the thread takes the chat's id and the stream opens.
+    fn chat_created(&mut self, provisional: &str, body: &str) {
+        let chat = match read_chat(body) {
+            Some(chat) if crate::thread_id::check(&chat.id).is_ok() => chat,
+            _ => {
+                let message = format!(
+                    "creating the chat: the answer is not a chat with a usable id: {}",
+                    crate::http::error_excerpt(body).unwrap_or("(empty)")
+                );
+                return self.fail(provisional, "coder/http", message, None);
+            }
+        };
+        let Some(mut state) = self.threads.remove(provisional) else {
+            return;
+        };
+        // Every message shows under the chat's id from now on.
+        state.changes.all = true;
+        if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+            round.step = Step::Live;
+        }
+        self.threads.insert(chat.id.clone(), state);
+        self.actions.push_back(Action::ThreadCreated {
+            provisional: provisional.to_owned(),
+            thread_id: chat.id.clone(),
+        });
+        self.open_stream(&chat.id);
+    }
+
+    /// What one translated change of the stream does.
+    fn chat_update(&mut self, thread_id: &str, update: Update) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        match update {
+            Update::Event(event) => {
+                let applied = state.thread.fold(&event).ok();
+                note_applied(&state.thread, &mut state.changes, applied);
+            }
+            Update::Replace => {
+                let Some(chat) = state.chat.as_ref() else {
+                    return;
+                };
+                let mut messages = chat.coder.messages().to_vec();
+                if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+                    let posted = matches!(round.step, Step::Live)
+                        && messages.iter().any(|m| {
+                            matches!(m, Message::User(_))
+                                && m.id()
+                                    .parse::<i64>()
+                                    .ok()
+                                    .is_some_and(|id| round.posted_after.is_none_or(|a| id > a))
+                        });
+                    if posted {
+                        round.local.clear();
+                    }
+                    messages.extend(round.local.iter().cloned());
+                }
+                for message in &messages {
+                    if let Message::Tool(tool) = message {
+                        state.handled.insert(tool.tool_call_id.clone());
+                    }
+                }
+                state.thread.set_messages(messages);
+                state.changes.all = true;
+            }
+            Update::Status(status) => {
+                let idle = matches!(status, ChatStatus::Waiting | ChatStatus::Error);
+                let waiting = state
+                    .turn
+                    .as_mut()
+                    .and_then(Turn::chat_mut)
+                    .filter(|round| idle && round.submission.is_none())
+                    .and_then(|round| match &round.step {
+                        Step::Waiting(body) => {
+                            let body = body.clone();
+                            round.step = Step::Live;
+                            round.posted_after =
+                                state.chat.as_ref().and_then(|c| c.coder.last_message_id());
+                            Some(body)
+                        }
+                        _ => None,
+                    });
+                if let Some(body) = waiting {
+                    if let Some(chat) = state.chat.as_mut() {
+                        chat.coder.begin_turn();
+                    }
+                    let url = routes(self.coder_config()).messages(thread_id);
+                    self.chat_request(thread_id, Request::Message, url, Some(body));
+                }
+            }
+            Update::Retry(retry) => {
+                self.actions.push_back(Action::Emit(RuntimeEvent::Retry {
+                    thread_id: thread_id.to_owned(),
+                    attempt: retry.attempt,
+                    delay_ms: retry.delay_ms,
+                    error: retry.error,
+                    kind: retry.kind,
+                    provider: retry.provider,
+                    status_code: retry.status_code,
+                    retrying_at: retry.retrying_at,
+                }));
+            }
+            Update::Queue(_) => {}
+            Update::ActionRequired(calls) => self.calls_required(thread_id, calls),
+            Update::TurnEnded(end) => {
+                let (code, message, details) = match end {
+                    TurnEnd::Completed => {
+                        return self.finish(thread_id, RunStatus::Completed, None);
+                    }
+                    TurnEnd::Error(error) => {
+                        let message = error.message.clone();
+                        ("coder/error", message, Some(chat_error_details(error)))
+                    }
+                    TurnEnd::StreamError(message) => ("coder/stream", message, None),
+                };
+                let error = RunError {
+                    code: code.to_owned(),
+                    message,
+                    status: None,
+                    details,
+                };
+                self.finish(thread_id, RunStatus::Error, Some(error));
+            }
+            Update::Invalid {
+                event_type,
+                message,
+            } => self.chat_diagnostic(
+                "coder/bad-event",
+                format!("a {event_type} event of the chat's stream was skipped: {message}"),
+            ),
+        }
+    }
+
+    /// An `action_required` batch handed out these calls: each runs (or is answered at once, as
+    /// a disabled or unknown tool's call is); a turn that found them owed before posting its
+    /// message follows its `pending` option.
+    fn calls_required(&mut self, thread_id: &str, calls: Vec<PendingCall>) {
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            return;
+        };
+        let settle = matches!(round.step, Step::Waiting(_)) && round.pending == Pending::Settle;
+        for call in calls {
+            if settle {
+                let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
+                    Interruption::Abandoned,
+                    "this call was never answered (the page was closed or reloaded while it ran)",
+                ));
+                if let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) {
+                    round.answers.push((call, Some(outcome)));
+                }
+            } else {
+                self.dispatch(thread_id, call, true);
+            }
+        }
+    }
+
+    /// Every call of the batch is answered: its one submission goes out.
+    pub(super) fn submit_batch(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let (Some(turn), Some(chat)) = (state.turn.as_mut(), state.chat.as_ref()) else {
+            return;
+        };
+        let round_number = turn.round;
+        let Some(round) = turn.chat_mut() else {
+            return;
+        };
+        for (call, outcome) in std::mem::take(&mut round.answers) {
+            let outcome = outcome.unwrap_or_else(|| {
+                ToolOutcome::Failed(ToolFailure::new(
+                    crate::tools::outcome::FailureCode::ToolExecutionFailed,
+                    "the tool produced no result",
+                ))
+            });
+            round.outcomes.push((call.tool_call_id, outcome));
+        }
+        // The server's pending set: the batch, less what the history answers already.
+        let ids: Vec<&str> = chat
+            .coder
+            .batch()
+            .iter()
+            .map(|c| c.tool_call_id.as_str())
+            .filter(|id| !chat.coder.is_answered(id))
+            .collect();
+        if ids.is_empty() {
+            return;
+        }
+        let mut batch = ResultsBatch::new(ids);
+        for (id, outcome) in &round.outcomes {
+            batch.set(id, outcome.clone());
+        }
+        let missing: Vec<String> = batch.missing().map(str::to_owned).collect();
+        for id in missing {
+            // Handed out to this page before and answered by no one since: not run twice.
+            batch.set(
+                &id,
+                ToolOutcome::Failed(ToolFailure::interrupted(
+                    Interruption::RunEnded,
+                    "this call was handed out before and its result was lost",
+                )),
+            );
+        }
+        let Some(body) = batch.body() else {
+            return;
+        };
+        let submission = Submission::new(body.clone());
+        let request_id = self.next_number();
+        let run_id = self.next_id("run");
+        let Some(turn) = self.turn_mut(thread_id) else {
+            return;
+        };
+        turn.round = round_number + 1;
+        turn.run_id = run_id.clone();
+        if let Some(round) = turn.chat_mut() {
+            round.submission = Some((request_id, submission));
+        }
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::RoundStarted {
+                thread_id: thread_id.to_owned(),
+                run_id,
+                round: round_number + 1,
+            }));
+        self.send_results(thread_id, request_id, body);
+    }
+
+    fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
+        let Some(coder) = self.config.coder.as_ref() else {
+            return;
+        };
+        let url = routes(coder).tool_results(thread_id);
+        let mut headers = Vec::new();
+        if let Some(token) = &coder.session_token {
+            headers.push(("Coder-Session-Token".to_owned(), token.clone()));
+        }
+        if let Some(chat) = self.chat_mut(thread_id) {
+            chat.requests.push((request_id, Request::Results));
+        }
+        self.actions.push_back(Action::ChatRequest {
+            thread_id: thread_id.to_owned(),
+            request_id,
+            url,
+            headers,
+            body: Some(body),
+        });
+    }
+
+    /// The answer to a `tool-results` POST.
+    fn results_answered(&mut self, thread_id: &str, request_id: u64, reply: SubmitReply) {
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            // The turn is over (stopped): whatever the answer, nothing more is sent.
+            return;
+        };
+        let Some((id, submission)) = round.submission.as_mut() else {
+            return;
+        };
+        if *id != request_id {
+            return;
+        }
+        match submission.handle_reply(reply) {
+            // Taken, or answered first by someone else (the server's deadline, another tab, an
+            // interrupt): the stream tells how the turn goes on.
+            SubmitStep::Done | SubmitStep::Superseded(_) | SubmitStep::Reconcile(_) => {
+                round.submission = None;
+            }
+            SubmitStep::Resend => {
+                let body = submission.body().to_owned();
+                let request_id = self.next_number();
+                if let Some((id, _)) = self
+                    .turn_mut(thread_id)
+                    .and_then(Turn::chat_mut)
+                    .and_then(|r| r.submission.as_mut())
+                {
+                    *id = request_id;
+                }
+                self.send_results(thread_id, request_id, body);
+            }
+            // The pending set is not the one answered: the next `action_required` (sent on
+            // every reconnect) says what is; the calls already answered are not run again.
+            SubmitStep::Refresh(_) => {
+                round.submission = None;
+                if let Some(chat) = self.chat_mut(thread_id) {
+                    chat.stream = None;
+                }
+                self.actions.push_back(Action::CloseStream {
+                    thread_id: thread_id.to_owned(),
+                });
+                self.open_stream(thread_id);
+            }
+            SubmitStep::Failed(error) => {
+                round.submission = None;
+                self.fail_api(thread_id, "submitting the tool results", error);
+            }
+        }
+    }
+
+    /// A create or message POST failed: the turn ends in error.
+    fn fail_request(&mut self, thread_id: &str, what: &str, reply: SubmitReply) {
+        match reply {
+            SubmitReply::Http(status, body) => {
+                self.fail_api(thread_id, what, ApiError::from_response(status, &body))
+            }
+            SubmitReply::Network => self.fail(
+                thread_id,
+                "run/network",
+                format!("no answer from the server {what}"),
+                None,
+            ),
+        }
+    }
+
+    fn fail_api(&mut self, thread_id: &str, what: &str, error: ApiError) {
+        let status = error.status;
+        let message = format!("{what}: HTTP {status}: {}", error.message);
+        let error = RunError {
+            code: "coder/http".to_owned(),
+            message,
+            status: Some(status),
+            details: Some(api_error_details(error)),
+        };
+        self.finish(thread_id, RunStatus::Error, Some(error));
+    }
+
+    /// Stop of a chat's turn: the stream closes and the chat is interrupted (when it may be
+    /// busy); the create of a new chat not answered yet is interrupted once it is.
+    pub(super) fn stop_chat(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(chat) = state.chat.as_mut() else {
+            return;
+        };
+        let creating = chat
+            .requests
+            .iter_mut()
+            .find(|(_, kind)| *kind == Request::Create);
+        if let Some((_, kind)) = creating {
+            *kind = Request::CreateStopped;
+            return;
+        }
+        let posted = matches!(
+            state
+                .turn
+                .as_mut()
+                .and_then(Turn::chat_mut)
+                .map(|r| &r.step),
+            Some(Step::Live)
+        );
+        let busy = matches!(
+            chat.coder.status(),
+            Some(ChatStatus::Running | ChatStatus::RequiresAction)
+        );
+        if posted || busy {
+            let url = routes(self.coder_config()).interrupt(thread_id);
+            self.chat_request(thread_id, Request::Interrupt, url, None);
+        }
+    }
+
+    /// The end of a chat's turn: its stream closes.
+    pub(super) fn end_chat_turn(&mut self, thread_id: &str) {
+        if let Some(chat) = self.chat_mut(thread_id) {
+            if chat.stream.take().is_some() {
+                self.actions.push_back(Action::CloseStream {
+                    thread_id: thread_id.to_owned(),
+                });
+            }
+        }
+    }
+
+    fn chat_mut(&mut self, thread_id: &str) -> Option<&mut ChatState> {
+        self.threads.get_mut(thread_id)?.chat.as_deref_mut()
+    }
+
+    fn coder_config(&self) -> &CoderConfig {
+        // Only a session with a Coder backend has chats.
+        self.config.coder.as_ref().unwrap_or(&NO_CODER)
+    }
+
+    fn chat_diagnostic(&mut self, code: &'static str, message: String) {
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::Diagnostic {
+                diagnostic: crate::tools::Diagnostic {
+                    index: None,
+                    name: None,
+                    code,
+                    message,
+                },
+            }));
+    }
+
+    /// A number for a request or a stream, unique in the session.
+    fn next_number(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+}
+
+static NO_CODER: CoderConfig = CoderConfig {
+    base_url: String::new(),
+    organization_id: String::new(),
+    session_token: None,
+};
+
+impl Turn {
+    /// The Coder round, for a chat's turn.
+    pub(super) fn chat_mut(&mut self) -> Option<&mut ChatRound> {
+        match &mut self.phase {
+            RoundPhase::Chat(round) => Some(round),
+            _ => None,
+        }
+    }
+}
+
+impl ChatRound {
+    /// Whether the batch is complete and no submission is out: it goes out now.
+    pub(super) fn batch_ready(&self) -> bool {
+        !self.answers.is_empty()
+            && self.submission.is_none()
+            && self.answers.iter().all(|(_, outcome)| outcome.is_some())
+    }
+}
+
+/// A `Chat` answer's body, if it is one.
+fn read_chat(body: &str) -> Option<Chat> {
+    Chat::from_json(Value::parse(body).ok()?).ok()
+}
+
+fn routes(coder: &CoderConfig) -> Routes {
+    let base = coder.base_url.strip_suffix('/').unwrap_or(&coder.base_url);
+    Routes::new(&format!("{base}/chats"))
+}
+
+/// A frontend tool as a chat's dynamic tool.
+fn dynamic_tool(tool: Tool) -> DynamicTool {
+    DynamicTool {
+        name: tool.name,
+        description: tool.description,
+        input_schema: tool.parameters.unwrap_or_else(|| {
+            let mut schema = Map::new();
+            schema.insert("type".to_owned(), Value::String("object".to_owned()));
+            Value::Object(schema)
+        }),
+    }
+}
+
+/// A chat's error as `RunError.details`: `kind`, `retryable`, `provider`, `statusCode`,
+/// `detail` (absent ones left out).
+fn chat_error_details(error: ChatError) -> Value {
+    let mut details = Map::new();
+    if let Some(kind) = error.kind {
+        details.insert("kind".to_owned(), Value::String(kind));
+    }
+    details.insert("retryable".to_owned(), Value::Bool(error.retryable));
+    if let Some(provider) = error.provider {
+        details.insert("provider".to_owned(), Value::String(provider));
+    }
+    if let Some(code) = error.status_code {
+        details.insert("statusCode".to_owned(), Value::from(code));
+    }
+    if let Some(detail) = error.detail {
+        details.insert("detail".to_owned(), Value::String(detail));
+    }
+    Value::Object(details)
+}
+
+/// Coder's error body as `RunError.details`: `message`, `detail`, `validations`.
+fn api_error_details(error: ApiError) -> Value {
+    let mut details = Map::new();
+    details.insert("message".to_owned(), Value::String(error.message));
+    if let Some(detail) = error.detail {
+        details.insert("detail".to_owned(), Value::String(detail));
+    }
+    if !error.validations.is_empty() {
+        let items = error.validations.into_iter().map(|(field, detail)| {
+            let mut item = Map::new();
+            item.insert("field".to_owned(), Value::String(field));
+            item.insert("detail".to_owned(), Value::String(detail));
+            Value::Object(item)
+        });
+        details.insert("validations".to_owned(), Value::Array(items.collect()));
+    }
+    Value::Object(details)
 }

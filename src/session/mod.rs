@@ -40,11 +40,11 @@ mod stream;
 mod tool_set;
 mod turn;
 
+pub use crate::coder::SubmitReply as ChatReply;
 pub use action::{Action, RoundRequest, ToolCallJob};
 pub use config::{
     CoderConfig, HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES,
 };
-pub use crate::coder::SubmitReply as ChatReply;
 pub use error::SessionError;
 pub use events::{write_messages_event, write_state_event, ChangedMessages, RuntimeEvent};
 pub use result::{RunError, RunResult, RunStatus, ToolErrorInfo};
@@ -98,12 +98,8 @@ struct ThreadState {
     handled: HashSet<String>,
     /// Message ids the server has not seen yet (for [`HistoryMode::New`]).
     unsent: Vec<String>,
-    /// Ids of messages changed since the host last took them (for coalesced rendering).
-    changed: Vec<String>,
-    /// Whether the whole list changed since the host last took the changes.
-    changed_all: bool,
-    /// Whether the AG-UI state changed since the host last asked.
-    state_changed: bool,
+    /// What changed since the host last took the changes.
+    changes: Changes,
     /// Whether bytes of the current round's body arrived since the host last asked: a flag per
     /// chunk, so a long stream costs nothing more (see [`Session::take_activity`]).
     active: bool,
@@ -112,6 +108,19 @@ struct ThreadState {
     interrupts: Vec<Interrupt>,
     /// The turn in progress.
     turn: Option<Turn>,
+    /// The Coder chat behind the thread, with a Coder backend.
+    chat: Option<Box<chat::ChatState>>,
+}
+
+/// What changed in a thread since the host last took the changes (for coalesced rendering).
+#[derive(Default)]
+struct Changes {
+    /// Ids of messages changed.
+    ids: Vec<String>,
+    /// Whether the whole list changed.
+    all: bool,
+    /// Whether the AG-UI state changed.
+    state: bool,
 }
 
 /// A browser call handed to the host and not answered yet.
@@ -174,7 +183,7 @@ impl Turn {
     fn decoder(&mut self) -> Option<&mut EventDecoder> {
         match &mut self.phase {
             RoundPhase::Streaming { decoder, .. } => Some(decoder.as_mut()),
-            RoundPhase::Answering { .. } => None,
+            RoundPhase::Answering { .. } | RoundPhase::Chat(_) => None,
         }
     }
 
@@ -183,6 +192,7 @@ impl Turn {
         match &mut self.phase {
             RoundPhase::Streaming { .. } => None,
             RoundPhase::Answering { answers, .. } => Some(answers),
+            RoundPhase::Chat(round) => Some(&mut round.answers),
         }
     }
 }
@@ -211,6 +221,9 @@ enum RoundPhase {
         /// Follow-up calls of this round in call order, and their outcomes once known.
         answers: Vec<(PendingCall, Option<ToolOutcome>)>,
     },
+    /// A Coder chat's turn: one stream, read until the chat is idle again, and one submission
+    /// per batch of calls ([`chat`]).
+    Chat(Box<chat::ChatRound>),
 }
 
 /// How a round's run ended, by its `RUN_FINISHED`.
@@ -426,7 +439,7 @@ impl Session {
         }
         state.thread.set_messages(messages);
         state.unsent.clear();
-        state.changed_all = true;
+        state.changes.all = true;
         Ok(())
     }
 
@@ -449,7 +462,7 @@ impl Session {
     pub fn take_state_changed(&mut self, thread_id: &str) -> bool {
         self.threads
             .get_mut(thread_id)
-            .is_some_and(|state| std::mem::take(&mut state.state_changed))
+            .is_some_and(|state| std::mem::take(&mut state.changes.state))
     }
 
     /// Whether bytes of the thread's current stream arrived since the last call (any bytes: events
@@ -465,16 +478,17 @@ impl Session {
     /// that keeps its own copy of the messages up to date.
     pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<ChangedMessages> {
         let state = self.threads.get_mut(thread_id)?;
-        if !state.changed_all && state.changed.is_empty() {
+        if !state.changes.all && state.changes.ids.is_empty() {
             return None;
         }
         let len = state.thread.messages().len();
-        let positions = if state.changed_all {
+        let positions = if state.changes.all {
             (0..len).collect()
         } else {
             // O(changed), not O(thread): each frame of a long thread looks up only what changed.
             let mut positions: Vec<usize> = state
-                .changed
+                .changes
+                .ids
                 .iter()
                 .filter_map(|id| state.thread.position(id))
                 .collect();
@@ -482,9 +496,9 @@ impl Session {
             positions.dedup();
             positions
         };
-        let all = state.changed_all;
-        state.changed.clear();
-        state.changed_all = false;
+        let all = state.changes.all;
+        state.changes.ids.clear();
+        state.changes.all = false;
         Some(ChangedMessages {
             positions,
             all,

@@ -5,7 +5,7 @@ use super::action::{Action, RoundRequest};
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus};
 use super::tool_set::CallKind;
-use super::{Outgoing, ReconnectWait, RoundPhase, RunEnd, Session, Turn};
+use super::{Changes, Outgoing, ReconnectWait, RoundPhase, RunEnd, Session, Turn};
 
 use crate::protocol::decode::DecodeError;
 use crate::protocol::event::{Event, Message, RunFinishedOutcome, ToolMessage};
@@ -246,26 +246,7 @@ impl Session {
                 for message in recorded {
                     keep_tool_message(&mut state.thread, message);
                 }
-                match applied {
-                    Ok(Applied::Added(at)) if at + 1 != state.thread.messages().len() => {
-                        // Inserted before other messages: every later position moved.
-                        state.changed_all = true;
-                    }
-                    Ok(Applied::Message(at)) | Ok(Applied::Added(at)) => {
-                        // A token stream changes the same message thousands of times between
-                        // two frames: record it once.
-                        if let Some(message) = state.thread.messages().get(at) {
-                            if state.changed.last().map(String::as_str) != Some(message.id()) {
-                                state.changed.push(message.id().to_owned());
-                            }
-                        }
-                    }
-                    Ok(Applied::Messages) => state.changed_all = true,
-                    Ok(Applied::State) => state.state_changed = true,
-                    // A patch that does not apply leaves the state as it was; the TS client
-                    // logs and continues, and so does the loop.
-                    Ok(_) | Err(_) => {}
-                }
+                note_applied(&state.thread, &mut state.changes, applied.ok());
                 match &item.event {
                     Event::RunFinished(e) => {
                         // A run on a thread with open interrupts answered them all: they close
@@ -352,5 +333,29 @@ pub(super) fn keep_tool_message(thread: &mut Thread, message: ToolMessage) {
     });
     if !answered {
         thread.insert_tool_result(message);
+    }
+}
+
+/// Records what folding an event changed, for the coalesced `messages` and `state` events. A
+/// fold that failed (`None`: a patch that does not apply) leaves the thread as it was; the TS
+/// client logs and continues, and so does the loop.
+pub(super) fn note_applied(thread: &Thread, changes: &mut Changes, applied: Option<Applied>) {
+    match applied {
+        Some(Applied::Added(at)) if at + 1 != thread.messages().len() => {
+            // Inserted before other messages: every later position moved.
+            changes.all = true;
+        }
+        Some(Applied::Message(at)) | Some(Applied::Added(at)) => {
+            // A token stream changes the same message thousands of times between two frames:
+            // record it once.
+            if let Some(message) = thread.messages().get(at) {
+                if changes.ids.last().map(String::as_str) != Some(message.id()) {
+                    changes.ids.push(message.id().to_owned());
+                }
+            }
+        }
+        Some(Applied::Messages) => changes.all = true,
+        Some(Applied::State) => changes.state = true,
+        _ => {}
     }
 }

@@ -93,7 +93,7 @@ impl Session {
                 continue;
             }
             state.unsent.push(message.id().to_owned());
-            state.changed.push(message.id().to_owned());
+            state.changes.ids.push(message.id().to_owned());
             if let Message::Tool(tool) = &message {
                 state.handled.insert(tool.tool_call_id.clone());
             }
@@ -101,7 +101,7 @@ impl Session {
         }
         if let Some(initial) = request.state {
             state.thread.set_state(initial);
-            state.state_changed = true;
+            state.changes.state = true;
         }
         state.turn = Some(Turn {
             tools,
@@ -159,6 +159,7 @@ impl Session {
         self.actions.push_back(Action::Cancel {
             thread_id: thread_id.to_owned(),
         });
+        self.stop_chat(thread_id);
         for (id, name) in running {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
                 Interruption::Stopped,
@@ -263,6 +264,12 @@ impl Session {
         }
         let answers = match &mut turn.phase {
             RoundPhase::Streaming { .. } => return,
+            RoundPhase::Chat(round) => {
+                if round.batch_ready() {
+                    self.submit_batch(thread_id);
+                }
+                return;
+            }
             RoundPhase::Answering { end, answers } if answers.is_empty() => {
                 let status = match end {
                     RunEnd::Completed => RunStatus::Completed,
@@ -326,9 +333,15 @@ impl Session {
         // Results gathered for a restart that will not happen are real answers: keep them. A
         // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
         let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
+        let chat = matches!(turn.phase, RoundPhase::Chat(_));
         let answers = match turn.phase {
             RoundPhase::Streaming { .. } => Vec::new(),
             RoundPhase::Answering { answers, .. } => answers,
+            // A chat's calls are the server's to settle (its interrupt, its deadline).
+            RoundPhase::Chat(_) => {
+                held.extend(unanswered_calls(state.thread.messages()));
+                Vec::new()
+            }
         };
         for (call, outcome) in answers {
             if outcome.is_none() && held.contains(&call.tool_call_id) {
@@ -350,6 +363,9 @@ impl Session {
         }
         for (tool_call_id, outcome) in &settle {
             self.record_result(thread_id, tool_call_id, outcome);
+        }
+        if chat {
+            self.end_chat_turn(thread_id);
         }
         let Some(state) = self.threads.get(thread_id) else {
             return;

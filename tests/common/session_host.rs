@@ -48,6 +48,25 @@ pub struct Harness {
     pub auto_wait: bool,
     /// The wait the last jump made, recorded with the `Reconnect` it let out.
     waited: u64,
+    /// Every [`Action::ChatRequest`] (Coder), in order.
+    pub chat_requests: Vec<ChatRequest>,
+    /// `(thread, stream, url)` of every [`Action::OpenStream`] (Coder).
+    pub streams: Vec<(String, u64, String)>,
+    /// The thread of every [`Action::CloseStream`] (Coder).
+    pub closed_streams: Vec<String>,
+    /// `(provisional, chat id)` of every [`Action::ThreadCreated`] (Coder).
+    pub created: Vec<(String, String)>,
+}
+
+/// A Coder `POST` the session asked for.
+#[derive(Debug, Clone)]
+pub struct ChatRequest {
+    pub thread_id: String,
+    pub request_id: u64,
+    pub url: String,
+    pub headers: Vec<(String, String)>,
+    /// The body, parsed (`Null`: none).
+    pub body: Value,
 }
 
 /// A host on the default config.
@@ -73,6 +92,10 @@ impl Harness {
             now: 1_000,
             auto_wait: true,
             waited: 0,
+            chat_requests: Vec::new(),
+            streams: Vec::new(),
+            closed_streams: Vec::new(),
+            created: Vec::new(),
         }
     }
 
@@ -99,11 +122,13 @@ impl Harness {
         }
     }
 
-    /// The earliest reconnect deadline of the threads this host sent runs for.
+    /// The earliest reconnect deadline of the threads this host sent runs for or opened
+    /// streams of.
     pub fn reconnect_deadline(&self) -> Option<u64> {
-        self.sent
-            .iter()
-            .filter_map(|(thread, _, _)| self.session.reconnect_deadline(thread))
+        let threads = self.sent.iter().map(|(thread, _, _)| thread);
+        threads
+            .chain(self.streams.iter().map(|(thread, _, _)| thread))
+            .filter_map(|thread| self.session.reconnect_deadline(thread))
             .min()
     }
 
@@ -158,6 +183,29 @@ impl Harness {
                 self.reconnects
                     .push((thread_id, run_id, last_event_id, waited));
             }
+            Action::ChatRequest {
+                thread_id,
+                request_id,
+                url,
+                headers,
+                body,
+            } => self.chat_requests.push(ChatRequest {
+                thread_id,
+                request_id,
+                url,
+                headers,
+                body: body.map_or(Value::Null, |b| serde_json::from_str(&b).unwrap()),
+            }),
+            Action::OpenStream {
+                thread_id,
+                stream_id,
+                url,
+            } => self.streams.push((thread_id, stream_id, url)),
+            Action::CloseStream { thread_id } => self.closed_streams.push(thread_id),
+            Action::ThreadCreated {
+                provisional,
+                thread_id,
+            } => self.created.push((provisional, thread_id)),
             other => panic!("unexpected action {other:?}"),
         }
     }

@@ -1,0 +1,693 @@
+//! The Coder backend in the sans-IO session (`Session::start_chat`): a chat is created or posted
+//! to, its stream translated into the thread, each `action_required` batch run and submitted in
+//! one POST, exactly once across reconnects; Stop interrupts; a reload settles or runs what the
+//! chat owes before the message is posted.
+
+mod common;
+use common::session_host::{tool, tool_set, user, ChatRequest, Harness};
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+use chat_runtime::coder::SubmitReply;
+use chat_runtime::json::Value as JsonValue;
+use chat_runtime::protocol::event::{Message, Tool};
+use chat_runtime::session::{
+    CoderConfig, Pending, RunRequest, RunStatus, RuntimeEvent, SessionConfig, ToolSet,
+};
+use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use serde_json::{json, Value};
+
+const CHAT: &str = "c0de0000-0000-4000-8000-000000000001";
+
+fn coder_host(token: Option<&str>) -> Harness {
+    Harness::new(SessionConfig {
+        coder: Some(CoderConfig {
+            base_url: "/api/v2".to_owned(),
+            organization_id: "org-1".to_owned(),
+            session_token: token.map(str::to_owned),
+        }),
+        ..SessionConfig::default()
+    })
+}
+
+/// `get_weather` enabled, `paint` switched off.
+fn tools() -> ToolSet {
+    tool_set(
+        &[tool("get_weather", json!({"type":"object"}))],
+        &["paint"],
+        &[],
+    )
+}
+
+fn declared() -> Vec<Tool> {
+    ["get_weather", "paint"]
+        .iter()
+        .map(|name| Tool {
+            name: (*name).to_owned(),
+            description: format!("the {name} tool"),
+            parameters: Some(JsonValue::parse(r#"{"type":"object"}"#).unwrap()),
+            metadata: None,
+        })
+        .collect()
+}
+
+/// Starts a turn (`thread` empty: a new chat) and returns the id it runs under.
+fn start(h: &mut Harness, thread: &str, text: &str, pending: Pending) -> String {
+    let request = RunRequest {
+        thread_id: thread.to_owned(),
+        messages: vec![user(&format!("u-{text}"), text)],
+        pending,
+        ..RunRequest::default()
+    };
+    let id = h.session.start_chat(request, tools(), declared()).unwrap();
+    h.pump();
+    id
+}
+
+/// The last request the session sent.
+fn last_request(h: &Harness) -> ChatRequest {
+    h.chat_requests.last().expect("a request went out").clone()
+}
+
+/// Answers the last request.
+fn reply(h: &mut Harness, status: u16, body: Value) {
+    let request = last_request(h);
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    h.session.handle_chat_reply(
+        &request.thread_id,
+        request.request_id,
+        SubmitReply::Http(status, body),
+    );
+    h.pump();
+}
+
+/// One frame of the thread's latest stream: a JSON array of events.
+fn frame(h: &mut Harness, thread: &str, events: Value) {
+    let (_, stream, _) = h
+        .streams
+        .iter()
+        .rev()
+        .find(|(t, _, _)| t == thread)
+        .expect("a stream was opened")
+        .clone();
+    h.session
+        .handle_stream_frame(thread, stream, &format!("{events}\n"));
+    h.pump();
+}
+
+/// The thread's latest stream ends.
+fn drop_stream(h: &mut Harness, thread: &str) {
+    let (_, stream, _) = h
+        .streams
+        .iter()
+        .rev()
+        .find(|(t, _, _)| t == thread)
+        .unwrap()
+        .clone();
+    h.session.handle_stream_closed(thread, stream);
+    h.pump();
+}
+
+fn message(id: i64, role: &str, content: Value) -> Value {
+    json!({"type":"message","message":{"id":id,"role":role,"content":content}})
+}
+
+fn status(s: &str) -> Value {
+    json!({"type":"status","status":{"status":s}})
+}
+
+fn call_part(id: &str, name: &str) -> Value {
+    json!({"type":"tool-call","tool_call_id":id,"tool_name":name,"args":{"city":"Paris"}})
+}
+
+fn action_required(calls: &[(&str, &str)]) -> Value {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name)| json!({"tool_call_id":id,"tool_name":name,"args":"{\"city\":\"Paris\"}"}))
+        .collect();
+    json!({"type":"action_required","action_required":{"tool_calls":calls}})
+}
+
+fn text(t: &str) -> Value {
+    json!([{"type":"text","text":t}])
+}
+
+/// Creates a chat whose first step calls `calls` and pauses: returns the chat id.
+fn paused_chat(h: &mut Harness, calls: &[(&str, &str)]) -> String {
+    start(h, "", "weather in Paris", Pending::Settle);
+    reply(h, 201, json!({"id":CHAT,"status":"running"}));
+    let parts: Vec<Value> = calls.iter().map(|(id, name)| call_part(id, name)).collect();
+    frame(
+        h,
+        CHAT,
+        json!([
+            message(1, "user", text("weather in Paris")),
+            status("running"),
+            message(2, "assistant", Value::Array(parts)),
+            status("requires_action"),
+            action_required(calls),
+        ]),
+    );
+    CHAT.to_owned()
+}
+
+fn ok(value: Value) -> ToolOutcome {
+    ToolOutcome::Value(JsonValue::parse(&value.to_string()).unwrap())
+}
+
+fn results_posts(h: &Harness) -> Vec<ChatRequest> {
+    h.chat_requests
+        .iter()
+        .filter(|r| r.url.ends_with("/tool-results"))
+        .cloned()
+        .collect()
+}
+
+fn roles(h: &Harness, thread: &str) -> Vec<String> {
+    h.session
+        .messages(thread)
+        .iter()
+        .map(|m| {
+            match m {
+                Message::User(_) => "user",
+                Message::Assistant(_) => "assistant",
+                Message::Tool(_) => "tool",
+                Message::Reasoning(_) => "reasoning",
+                _ => "other",
+            }
+            .to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn a_new_chat_is_created_with_every_tool_and_its_stream_opened_under_the_chats_id() {
+    let mut h = coder_host(Some("tok"));
+    let provisional = start(&mut h, "", "weather in Paris", Pending::Settle);
+    let create = last_request(&h);
+    assert_eq!(create.url, "/api/v2/chats");
+    assert_eq!(create.thread_id, provisional);
+    assert_eq!(
+        create.headers,
+        vec![("Coder-Session-Token".to_owned(), "tok".to_owned())]
+    );
+    assert_eq!(create.body["organization_id"], "org-1");
+    assert_eq!(
+        create.body["content"],
+        json!([{"type":"text","text":"weather in Paris"}])
+    );
+    let names: Vec<&str> = create.body["unsafe_dynamic_tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["get_weather", "paint"],
+        "the switched-off tool is declared too"
+    );
+    assert!(h.streams.is_empty(), "no stream before the chat exists");
+
+    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    assert_eq!(h.created, vec![(provisional.clone(), CHAT.to_owned())]);
+    assert_eq!(
+        h.streams.last().unwrap().2,
+        format!("/api/v2/chats/{CHAT}/stream?coder_session_token=tok")
+    );
+    assert!(h.session.is_running(CHAT));
+    assert!(!h.session.is_running(&provisional));
+    assert_eq!(
+        roles(&h, CHAT),
+        ["user"],
+        "the user's message shows under the chat's id"
+    );
+}
+
+#[test]
+fn one_call_runs_once_its_result_goes_in_one_post_and_the_turn_ends_when_the_chat_waits() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.jobs[0].tool_call_id, "toolu_1");
+    assert_eq!(
+        h.jobs[0].args,
+        JsonValue::parse(r#"{"city":"Paris"}"#).unwrap()
+    );
+    assert!(
+        results_posts(&h).is_empty(),
+        "nothing is sent before the call answers"
+    );
+
+    h.answer(&chat, "toolu_1", ok(json!({"temp":21})));
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].url, format!("/api/v2/chats/{CHAT}/tool-results"));
+    assert_eq!(
+        posts[0].body,
+        json!({"results":[{"tool_call_id":"toolu_1","output":{"temp":21},"is_error":false}]})
+    );
+    reply(&mut h, 204, Value::Null);
+    assert!(h.results.is_empty());
+
+    frame(
+        &mut h,
+        &chat,
+        json!([
+            json!({"type":"message","message":{"id":3,"role":"tool","content":[{"type":"tool-result","tool_call_id":"toolu_1","tool_name":"get_weather","result":{"temp":21}}]}}),
+            status("running"),
+            json!({"type":"message_part","message_part":{"role":"assistant","part":{"type":"text","text":"It is "},"history_version":1,"generation_attempt":1,"seq":1}}),
+        ]),
+    );
+    assert_eq!(roles(&h, &chat), ["user", "assistant", "tool", "assistant"]);
+    frame(
+        &mut h,
+        &chat,
+        json!([
+            message(4, "assistant", text("It is 21.")),
+            status("waiting")
+        ]),
+    );
+    let result = h.result().clone();
+    assert_eq!(result.status, RunStatus::Completed);
+    assert_eq!(result.thread_id, chat);
+    assert_eq!(
+        result.rounds, 2,
+        "the first step and the one resumed by the results"
+    );
+    assert_eq!(roles(&h, &chat), ["user", "assistant", "tool", "assistant"]);
+    let ids: Vec<&str> = h.session.messages(&chat).iter().map(|m| m.id()).collect();
+    assert_eq!(
+        ids,
+        ["1", "2", "3", "4"],
+        "the committed history replaced the deltas"
+    );
+    assert_eq!(h.closed_streams, vec![chat.clone()]);
+    assert_eq!(h.jobs.len(), 1);
+}
+
+#[test]
+fn parallel_calls_go_in_one_post_once_every_one_answered() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(
+        &mut h,
+        &[("toolu_1", "get_weather"), ("toolu_2", "get_weather")],
+    );
+    assert_eq!(h.jobs.len(), 2, "both run at once");
+    h.answer(&chat, "toolu_2", ok(json!("sunny")));
+    assert!(results_posts(&h).is_empty());
+    h.answer(
+        &chat,
+        "toolu_1",
+        ToolOutcome::Failed(ToolFailure::new(FailureCode::ToolExecutionFailed, "boom")),
+    );
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    let results = posts[0].body["results"].as_array().unwrap();
+    assert_eq!(results[0]["tool_call_id"], "toolu_1");
+    assert_eq!(results[0]["is_error"], true);
+    assert!(results[0]["output"].as_str().unwrap().contains("boom"));
+    assert_eq!(
+        results[1],
+        json!({"tool_call_id":"toolu_2","output":"sunny","is_error":false})
+    );
+}
+
+#[test]
+fn a_switched_off_tool_never_runs_and_is_answered_as_an_error_that_says_so() {
+    let mut h = coder_host(None);
+    paused_chat(&mut h, &[("toolu_1", "paint")]);
+    assert!(h.jobs.is_empty());
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    let result = &posts[0].body["results"][0];
+    assert_eq!(result["is_error"], true);
+    assert!(
+        result["output"]
+            .as_str()
+            .unwrap()
+            .contains("the tool paint is disabled in this chat"),
+        "{result}"
+    );
+}
+
+#[test]
+fn a_batch_sent_again_on_reconnect_is_neither_run_nor_submitted_again() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    drop_stream(&mut h, &chat);
+    assert_eq!(h.streams.len(), 2, "the stream is resumed after the wait");
+    assert_eq!(
+        h.streams[1].2,
+        format!("/api/v2/chats/{CHAT}/stream?after_id=2")
+    );
+    frame(
+        &mut h,
+        &chat,
+        json!([
+            status("requires_action"),
+            action_required(&[("toolu_1", "get_weather")])
+        ]),
+    );
+    assert_eq!(h.jobs.len(), 1, "the call running is not run again");
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    reply(&mut h, 204, Value::Null);
+    drop_stream(&mut h, &chat);
+    frame(
+        &mut h,
+        &chat,
+        json!([
+            status("requires_action"),
+            action_required(&[("toolu_1", "get_weather")])
+        ]),
+    );
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(results_posts(&h).len(), 1, "one POST per batch");
+}
+
+#[test]
+fn a_409_is_not_retried_and_the_turn_goes_on_with_the_servers_results() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    reply(
+        &mut h,
+        409,
+        json!({"message":"Chat is not waiting for tool results."}),
+    );
+    assert_eq!(results_posts(&h).len(), 1);
+    assert!(h.results.is_empty(), "the turn goes on");
+    frame(
+        &mut h,
+        &chat,
+        json!([
+            json!({"type":"message","message":{"id":3,"role":"tool","content":[{"type":"tool-result","tool_call_id":"toolu_1","tool_name":"get_weather","result":"Tool execution timed out","is_error":true}]}}),
+            status("running"),
+            message(4, "assistant", text("Sorry.")),
+            status("waiting"),
+        ]),
+    );
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn a_failed_post_is_sent_once_more_with_the_same_body_then_left_to_the_stream() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    let request = last_request(&h);
+    h.session
+        .handle_chat_reply(&chat, request.request_id, SubmitReply::Network);
+    h.pump();
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 2);
+    assert_eq!(posts[0].body, posts[1].body);
+    reply(&mut h, 502, json!({"message":"bad gateway"}));
+    assert_eq!(results_posts(&h).len(), 2, "never a third time");
+    assert!(h.results.is_empty());
+}
+
+#[test]
+fn a_refused_body_ends_the_turn_with_coders_error_kept() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    reply(
+        &mut h,
+        400,
+        json!({"message":"Cannot submit tool results to an archived chat.","validations":[{"field":"results","detail":"x"}]}),
+    );
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    let error = result.error.as_ref().unwrap();
+    assert_eq!(error.code, "coder/http");
+    assert_eq!(error.status, Some(400));
+    let details = error.details.as_ref().unwrap().to_json();
+    assert_eq!(
+        serde_json::from_str::<Value>(&details).unwrap(),
+        json!({"message":"Cannot submit tool results to an archived chat.","validations":[{"field":"results","detail":"x"}]})
+    );
+}
+
+#[test]
+fn stop_during_a_call_fires_it_sends_no_results_and_interrupts_until_the_chat_stops() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    assert_eq!(h.cancels, vec![chat.clone()]);
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    let interrupt = last_request(&h);
+    assert_eq!(interrupt.url, format!("/api/v2/chats/{CHAT}/interrupt"));
+    assert!(interrupt.body.is_null());
+    // Interrupted in requires_action, the chat goes on running: once more.
+    reply(&mut h, 200, json!({"id":CHAT,"status":"running"}));
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/interrupt")
+    );
+    assert_eq!(h.chat_requests.len(), 3, "create, interrupt, interrupt");
+    reply(&mut h, 200, json!({"id":CHAT,"status":"interrupting"}));
+    assert_eq!(h.chat_requests.len(), 3, "no third interrupt");
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    assert!(results_posts(&h).is_empty(), "nothing is sent after Stop");
+    assert!(h.closed_streams.contains(&chat));
+}
+
+#[test]
+fn stop_while_the_chat_is_created_interrupts_it_once_it_exists() {
+    let mut h = coder_host(None);
+    let provisional = start(&mut h, "", "hello", Pending::Settle);
+    h.session.abort(&provisional);
+    h.pump();
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    assert!(h.created.is_empty());
+    assert!(h.streams.is_empty());
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/interrupt")
+    );
+}
+
+#[test]
+fn a_second_turn_resumes_the_stream_and_posts_once_the_chat_is_idle() {
+    let mut h = coder_host(None);
+    start(&mut h, "", "hello", Pending::Settle);
+    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(1, "user", text("hello")),
+            message(2, "assistant", text("Hi.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.result().status, RunStatus::Completed);
+    let requests = h.chat_requests.len();
+
+    start(&mut h, CHAT, "again", Pending::Settle);
+    assert_eq!(
+        h.streams.last().unwrap().2,
+        format!("/api/v2/chats/{CHAT}/stream?after_id=2")
+    );
+    assert_eq!(
+        h.chat_requests.len(),
+        requests,
+        "nothing is posted before the snapshot"
+    );
+    assert_eq!(roles(&h, CHAT), ["user", "assistant", "user"]);
+    frame(
+        &mut h,
+        CHAT,
+        json!([status("waiting"), {"type":"preview_reset"}]),
+    );
+    let post = last_request(&h);
+    assert_eq!(post.url, format!("/api/v2/chats/{CHAT}/messages"));
+    assert_eq!(
+        post.body,
+        json!({"content":[{"type":"text","text":"again"}]})
+    );
+    reply(
+        &mut h,
+        200,
+        json!({"queued":false,"message":{"id":3,"role":"user","content":text("again")}}),
+    );
+    frame(
+        &mut h,
+        CHAT,
+        json!([message(3, "user", text("again")), status("running")]),
+    );
+    let ids: Vec<&str> = h.session.messages(CHAT).iter().map(|m| m.id()).collect();
+    assert_eq!(
+        ids,
+        ["1", "2", "3"],
+        "the posted message replaced the local one"
+    );
+    frame(
+        &mut h,
+        CHAT,
+        json!([message(4, "assistant", text("Again.")), status("waiting")]),
+    );
+    assert_eq!(h.results.len(), 2);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+/// A page reloaded while its chat waits on a call: a fresh session opens the chat.
+fn reload_in_requires_action(pending: Pending) -> Harness {
+    let mut h = coder_host(None);
+    start(&mut h, CHAT, "next", pending);
+    assert_eq!(
+        h.streams.last().unwrap().2,
+        format!("/api/v2/chats/{CHAT}/stream"),
+        "a chat this page never read is read whole"
+    );
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(1, "user", text("weather in Paris")),
+            message(2, "assistant", json!([call_part("toolu_1", "get_weather")])),
+            status("requires_action"),
+            action_required(&[("toolu_1", "get_weather")]),
+            {"type":"preview_reset"},
+        ]),
+    );
+    h
+}
+
+#[test]
+fn a_reload_with_pending_settle_answers_the_owed_call_as_interrupted_then_posts() {
+    let mut h = reload_in_requires_action(Pending::Settle);
+    assert!(h.jobs.is_empty(), "settled, not run");
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].body["results"][0]["is_error"], true);
+    assert!(posts[0].body["results"][0]["output"]
+        .as_str()
+        .unwrap()
+        .contains("INTERRUPTED"));
+    assert!(!h.chat_requests.iter().any(|r| r.url.ends_with("/messages")));
+    reply(&mut h, 204, Value::Null);
+    frame(&mut h, CHAT, json!([status("running")]));
+    assert!(
+        !h.chat_requests.iter().any(|r| r.url.ends_with("/messages")),
+        "not while it runs"
+    );
+    frame(
+        &mut h,
+        CHAT,
+        json!([message(3, "assistant", text("ok")), status("waiting")]),
+    );
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/messages")
+    );
+    assert!(h.results.is_empty(), "the turn is the new message's");
+}
+
+#[test]
+fn a_reload_with_pending_run_runs_the_owed_call_once_and_submits_it_first() {
+    let mut h = reload_in_requires_action(Pending::Run);
+    assert_eq!(h.jobs.len(), 1);
+    h.answer(CHAT, "toolu_1", ok(json!({"temp":3})));
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    assert_eq!(posts[0].body["results"][0]["output"], json!({"temp":3}));
+    assert!(!h.chat_requests.iter().any(|r| r.url.ends_with("/messages")));
+}
+
+#[test]
+fn an_error_event_ends_the_turn_with_the_chats_error_kept() {
+    let mut h = coder_host(None);
+    start(&mut h, "", "hello", Pending::Settle);
+    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            {"type":"retry","retry":{"attempt":1,"delay_ms":2000,"error":"overloaded","kind":"overloaded","provider":"anthropic","status_code":529}},
+        ]),
+    );
+    assert!(h.events.iter().any(|e| matches!(
+        e,
+        RuntimeEvent::Retry {
+            attempt: 1,
+            delay_ms: 2000,
+            status_code: Some(529),
+            ..
+        }
+    )));
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            status("error"),
+            {"type":"error","error":{"message":"Provider overloaded","kind":"overloaded","retryable":true,"provider":"anthropic","status_code":529}},
+        ]),
+    );
+    let error = h.result().error.clone().unwrap();
+    assert_eq!(error.code, "coder/error");
+    assert_eq!(error.message, "Provider overloaded");
+    assert_eq!(
+        serde_json::from_str::<Value>(&error.details.unwrap().to_json()).unwrap(),
+        json!({"kind":"overloaded","retryable":true,"provider":"anthropic","statusCode":529})
+    );
+}
+
+#[test]
+fn a_refused_create_ends_the_turn_with_the_status_and_body() {
+    let mut h = coder_host(None);
+    start(&mut h, "", "hello", Pending::Settle);
+    reply(
+        &mut h,
+        400,
+        json!({"message":"Duplicate dynamic tool name.","detail":"Tool \"x\" appears more than once."}),
+    );
+    let error = h.result().error.clone().unwrap();
+    assert_eq!(error.code, "coder/http");
+    assert_eq!(error.status, Some(400));
+    assert!(
+        error.message.contains("Duplicate dynamic tool name."),
+        "{}",
+        error.message
+    );
+    assert!(h.streams.is_empty());
+}
+
+#[test]
+fn a_stream_that_keeps_closing_without_a_message_ends_the_turn() {
+    let mut h = coder_host(None);
+    start(&mut h, "", "hello", Pending::Settle);
+    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    for _ in 0..4 {
+        drop_stream(&mut h, CHAT);
+    }
+    assert_eq!(h.streams.len(), 4, "the first and three resumes");
+    let error = h.result().error.clone().unwrap();
+    assert_eq!(error.code, "coder/stream");
+}
+
+#[test]
+fn a_frame_of_a_closed_stream_is_ignored() {
+    let mut h = coder_host(None);
+    start(&mut h, "", "hello", Pending::Settle);
+    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    let (_, first, _) = h.streams[0].clone();
+    drop_stream(&mut h, CHAT);
+    h.session.handle_stream_frame(
+        CHAT,
+        first,
+        &json!([message(1, "user", text("hello")), status("waiting")]).to_string(),
+    );
+    h.pump();
+    assert!(h.results.is_empty());
+}
