@@ -99,3 +99,98 @@ impl Drop for Socket {
         let _ = call_method(&self.socket, "close", &[&1000.into()]);
     }
 }
+
+/// The wrapper over the browser's own `WebSocket` (headless Chromium, `make test-wasm`): what it
+/// tells for a socket that cannot be made, one that is refused, and one that is dropped. Its
+/// frames, from the Coder mock's stream, are the end-to-end tests' (tests/e2e).
+#[cfg(all(test, target_arch = "wasm32"))]
+mod tests {
+    use std::cell::RefCell;
+
+    use js_sys::{Function, Promise};
+    use wasm_bindgen_futures::JsFuture;
+    use wasm_bindgen_test::{wasm_bindgen_test as test, wasm_bindgen_test_configure};
+
+    use super::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// What a socket told, as `"text:..."` and `"ended"`.
+    type Told = Rc<RefCell<Vec<String>>>;
+
+    fn open(url: &str) -> (Result<Socket, JsValue>, Told) {
+        let told: Told = Rc::default();
+        let sink = told.clone();
+        let socket = Socket::open(url, move |event| {
+            sink.borrow_mut().push(match event {
+                SocketEvent::Text(text) => format!("text:{text}"),
+                SocketEvent::Ended => "ended".to_owned(),
+            })
+        });
+        (socket, told)
+    }
+
+    async fn sleep(ms: i32) {
+        let wait = Promise::new(&mut |resolve, _| {
+            let set_timeout: Function = Reflect::get(&js_sys::global(), &"setTimeout".into())
+                .unwrap()
+                .into();
+            set_timeout
+                .call2(&JsValue::NULL, &resolve, &ms.into())
+                .unwrap();
+        });
+        JsFuture::from(wait).await.unwrap();
+    }
+
+    #[test]
+    fn a_url_websocket_refuses_is_an_error_at_once() {
+        for url in ["ftp://example.com/stream", "ws://[::1/stream"] {
+            let (socket, told) = open(url);
+            assert!(socket.is_err(), "{url}");
+            assert!(told.borrow().is_empty());
+        }
+    }
+
+    #[test]
+    fn a_page_whose_websocket_throws_is_an_error_not_a_trap() {
+        let global = js_sys::global();
+        let real = Reflect::get(&global, &"WebSocket".into()).unwrap();
+        let throwing = Function::new_no_args("throw new Error('no sockets on this page')");
+        Reflect::set(&global, &"WebSocket".into(), &throwing).unwrap();
+        let (socket, told) = open("ws://127.0.0.1:9/stream");
+        Reflect::set(&global, &"WebSocket".into(), &real).unwrap();
+        let error = socket.err().expect("refused");
+        assert!(js_sys::Error::from(error)
+            .message()
+            .as_string()
+            .unwrap()
+            .contains("no sockets"));
+        assert!(told.borrow().is_empty());
+    }
+
+    #[test]
+    async fn a_refused_connection_ends_once() {
+        // Port 9 (discard) has no listener: `error`, then `close`, are told as one end.
+        let (socket, told) = open("ws://127.0.0.1:9/stream");
+        let socket = socket.expect("a WebSocket is made before it connects");
+        for _ in 0..100 {
+            if !told.borrow().is_empty() {
+                break;
+            }
+            sleep(50).await;
+        }
+        sleep(200).await;
+        assert_eq!(*told.borrow(), ["ended"]);
+        drop(socket);
+        sleep(100).await;
+        assert_eq!(*told.borrow(), ["ended"]);
+    }
+
+    #[test]
+    async fn a_dropped_socket_tells_nothing_more() {
+        let (socket, told) = open("ws://127.0.0.1:9/stream");
+        drop(socket.expect("made"));
+        sleep(500).await;
+        assert!(told.borrow().is_empty(), "{:?}", told.borrow());
+    }
+}
