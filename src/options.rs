@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::protocol::wire::{FieldError, FromJson};
-use crate::session::{HistoryMode, Pending, RunRequest, SessionConfig};
+use crate::session::{CoderConfig, HistoryMode, Pending, RunRequest, SessionConfig};
 use crate::tools::catalog::{Catalog, CatalogError};
 
 /// Where `tools.json` is fetched from when the app says nothing.
@@ -63,6 +63,7 @@ impl OptionsError {
 
 /// The constructor's options that are data. The members the boundary reads as JSON.
 pub const RUNTIME_OPTION_KEYS: &[&str] = &[
+    "backend",
     "runUrl",
     "toolsUrl",
     "history",
@@ -92,8 +93,24 @@ impl RuntimeOptions {
     /// `null` one is `Value::Null`). The first bad member is the error, in the order of the keys.
     pub fn from_json(mut options: Map) -> Result<Self, OptionsError> {
         let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
-        let run_url = string(take("runUrl"), "runUrl", "options/invalid")?
-            .ok_or_else(|| OptionsError::invalid("runUrl", "`runUrl` is required"))?;
+        let coder = backend(take("backend"))?;
+        if coder.is_some() {
+            // What only shapes an AG-UI request would silently do nothing with a Coder chat.
+            for key in AGUI_ONLY_OPTIONS {
+                if options.get(key).is_some_and(|v| !v.is_null()) {
+                    return Err(OptionsError::invalid(
+                        key,
+                        format!("`{key}` is an AG-UI option: the coder backend does not use it"),
+                    ));
+                }
+            }
+        }
+        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
+        let run_url = match (string(take("runUrl"), "runUrl", "options/invalid")?, &coder) {
+            (Some(url), _) => url,
+            (None, Some(_)) => SessionConfig::default().run_url,
+            (None, None) => return Err(OptionsError::invalid("runUrl", "`runUrl` is required")),
+        };
         let tools_url = match options.remove("toolsUrl") {
             None => Some(DEFAULT_TOOLS_URL.to_owned()),
             Some(Value::Null) => None,
@@ -146,6 +163,7 @@ impl RuntimeOptions {
             max_rounds: max_rounds.unwrap_or(defaults.max_rounds),
             tool_timeout_ms: tool_timeout_ms.unwrap_or(defaults.tool_timeout_ms),
             headers,
+            coder,
             ..defaults
         };
         Ok(Self {
@@ -155,6 +173,67 @@ impl RuntimeOptions {
             allowed_import_origins,
         })
     }
+}
+
+/// The constructor's options that only shape an AG-UI request (its URL, its body, its headers, the
+/// restarts of a turn): refused with the coder backend, where a chat's server runs the loop and
+/// the routes, bodies and headers are Coder's. (`prepareRequest`, a function, is refused at the
+/// boundary for the same reason.)
+pub const AGUI_ONLY_OPTIONS: &[&str] = &["runUrl", "history", "headers", "maxRounds"];
+
+/// `backend`: absent, `null` or `{type: "agui"}` is AG-UI (`None`); `{type: "coder", baseUrl,
+/// organizationId, sessionToken?}` is a Coder deployment. An unknown member, a member of the
+/// wrong type or an empty string is refused, naming the member (`backend.baseUrl`); a message
+/// never quotes the session token.
+fn backend(value: Option<Value>) -> Result<Option<CoderConfig>, OptionsError> {
+    const SHAPE: &str = "`backend` must be {type: \"agui\"} or {type: \"coder\", baseUrl, organizationId, sessionToken?}";
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let Value::Object(mut members) = value else {
+        return Err(OptionsError::invalid("backend", SHAPE));
+    };
+    let kind = members.remove("type");
+    let coder = match kind.as_ref().and_then(Value::as_str) {
+        Some("agui") => false,
+        Some("coder") => true,
+        _ => return Err(OptionsError::invalid("backend.type", SHAPE)),
+    };
+    let mut text = |key: &'static str, field: &'static str, required: bool| match members
+        .remove(key)
+    {
+        None | Some(Value::Null) if !required => Ok(None),
+        Some(Value::String(s)) if !s.is_empty() => {
+            if crate::json::find_lone_surrogate(&s).is_some() {
+                return Err(OptionsError::invalid(
+                        field,
+                        format!("`{field}` holds a lone UTF-16 surrogate, which no URL or HTTP header can carry"),
+                    ));
+            }
+            Ok(Some(s))
+        }
+        _ => Err(OptionsError::invalid(
+            field,
+            format!("`{field}` must be a non-empty string"),
+        )),
+    };
+    let config = if coder {
+        Some(CoderConfig {
+            base_url: text("baseUrl", "backend.baseUrl", true)?.unwrap_or_default(),
+            organization_id: text("organizationId", "backend.organizationId", true)?
+                .unwrap_or_default(),
+            session_token: text("sessionToken", "backend.sessionToken", false)?,
+        })
+    } else {
+        None
+    };
+    if let Some(key) = members.keys().next() {
+        return Err(OptionsError::invalid(
+            "backend",
+            format!("`backend` has no member {}", quoted(key)),
+        ));
+    }
+    Ok(config)
 }
 
 /// A run's members that are data (the thread id and the signal stay at the boundary).

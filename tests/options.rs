@@ -7,10 +7,10 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::json::{Map, Value};
 use chat_runtime::options::{
-    OptionsError, RunInput, RuntimeOptions, DEFAULT_TOOLS_URL, MAX_ROUNDS, MAX_TOOL_RESULT_BYTES,
-    MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
+    OptionsError, RunInput, RuntimeOptions, AGUI_ONLY_OPTIONS, DEFAULT_TOOLS_URL, MAX_ROUNDS,
+    MAX_TOOL_RESULT_BYTES, MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
 };
-use chat_runtime::session::{HistoryMode, Pending, SessionConfig};
+use chat_runtime::session::{CoderConfig, HistoryMode, Pending, SessionConfig};
 
 fn map(json: &str) -> Map {
     match Value::parse(json).unwrap() {
@@ -75,7 +75,8 @@ fn every_data_option_is_read() {
     assert_eq!(options.catalog.prefix(), Some("web_"));
     assert_eq!(options.allowed_import_origins, ["https://cdn.example"]);
     // The keys the boundary hands over are exactly those read.
-    assert_eq!(RUNTIME_OPTION_KEYS.len(), 9);
+    assert_eq!(RUNTIME_OPTION_KEYS.len(), 10);
+    assert_eq!(options.config.coder, None);
 }
 
 #[test]
@@ -252,4 +253,150 @@ fn a_run_input_becomes_the_sessions_request_for_its_thread() {
     assert_eq!(request.messages.len(), 1);
     assert_eq!(request.now_ms, Some(42));
     assert_eq!(request.pending, Pending::Run);
+}
+
+#[test]
+fn an_absent_null_or_agui_backend_is_ag_ui_and_still_needs_run_url() {
+    for backend in ["", r#","backend":null"#, r#","backend":{"type":"agui"}"#] {
+        let options = runtime(&format!(r#"{{"runUrl":"/a"{backend}}}"#)).unwrap();
+        assert_eq!(options.config.coder, None, "{backend}");
+        assert_eq!(options.config.run_url, "/a");
+        let json = format!("{{{}}}", backend.trim_start_matches(','));
+        let (code, field, _) = refused(runtime(&json));
+        assert_eq!(
+            (code, field.as_str()),
+            ("options/invalid", "runUrl"),
+            "{json}"
+        );
+    }
+    assert!(RUNTIME_OPTION_KEYS.contains(&"backend"));
+}
+
+#[test]
+fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
+    let options = runtime(
+        r#"{"backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"o-1","sessionToken":"tok"},
+            "toolsUrl":"/t.json","toolTimeoutMs":9}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        options.config.coder,
+        Some(CoderConfig {
+            base_url: "/api/v2".to_owned(),
+            organization_id: "o-1".to_owned(),
+            session_token: Some("tok".to_owned()),
+        })
+    );
+    assert_eq!(options.config.tool_timeout_ms, 9);
+    assert_eq!(options.tools_url.as_deref(), Some("/t.json"));
+    // The token is the session's to send (a Coder header and the stream's query), never one of
+    // the app's `headers`.
+    assert!(options.config.headers.is_empty());
+
+    for token in ["", r#","sessionToken":null"#] {
+        let json = format!(
+            r#"{{"backend":{{"type":"coder","baseUrl":"https://coder.example/api/v2","organizationId":"o"{token}}}}}"#
+        );
+        let coder = runtime(&json).unwrap().config.coder.unwrap();
+        assert_eq!(coder.session_token, None, "{json}");
+        assert_eq!(coder.base_url, "https://coder.example/api/v2");
+    }
+}
+
+#[test]
+fn a_bad_backend_is_refused_naming_the_member() {
+    let coder = |members: &str| format!(r#"{{"backend":{{"type":"coder"{members}}}}}"#);
+    let ok = r#","baseUrl":"/api/v2","organizationId":"o""#;
+    let cases = [
+        (r#"{"runUrl":"/a","backend":"coder"}"#.to_owned(), "backend"),
+        (r#"{"runUrl":"/a","backend":[]}"#.to_owned(), "backend"),
+        (r#"{"runUrl":"/a","backend":{}}"#.to_owned(), "backend.type"),
+        (
+            r#"{"runUrl":"/a","backend":{"type":"AGUI"}}"#.to_owned(),
+            "backend.type",
+        ),
+        (
+            r#"{"runUrl":"/a","backend":{"type":7}}"#.to_owned(),
+            "backend.type",
+        ),
+        (
+            r#"{"runUrl":"/a","backend":{"type":"agui","baseUrl":"/x"}}"#.to_owned(),
+            "backend",
+        ),
+        (coder(r#","organizationId":"o""#), "backend.baseUrl"),
+        (
+            coder(r#","baseUrl":"","organizationId":"o""#),
+            "backend.baseUrl",
+        ),
+        (
+            coder(r#","baseUrl":null,"organizationId":"o""#),
+            "backend.baseUrl",
+        ),
+        (coder(r#","baseUrl":"/api/v2""#), "backend.organizationId"),
+        (
+            coder(r#","baseUrl":"/api/v2","organizationId":5"#),
+            "backend.organizationId",
+        ),
+        (
+            coder(&format!(r#"{ok},"sessionToken":5"#)),
+            "backend.sessionToken",
+        ),
+        (
+            coder(&format!(r#"{ok},"sessionToken":"""#)),
+            "backend.sessionToken",
+        ),
+        (coder(&format!(r#"{ok},"organization":"o""#)), "backend"),
+    ];
+    for (json, expected) in cases {
+        let (code, field, message) = refused(runtime(&json));
+        assert_eq!(
+            (code, field.as_str()),
+            ("options/invalid", expected),
+            "{json}: {message}"
+        );
+    }
+    let (_, _, message) = refused(runtime(&coder(&format!(r#"{ok},"organization":"o""#))));
+    assert_eq!(message, r#"`backend` has no member "organization""#);
+}
+
+#[test]
+fn a_refused_session_token_is_never_quoted() {
+    // A token no header can carry (a lone surrogate, `\ud800`): refused, and the message does
+    // not repeat it (errors reach logs and error trackers).
+    let json = r#"{"backend":{"type":"coder","baseUrl":"/b","organizationId":"o","sessionToken":"secret\ud800"}}"#;
+    let (code, field, message) = refused(runtime(json));
+    assert_eq!(
+        (code, field.as_str()),
+        ("options/invalid", "backend.sessionToken")
+    );
+    assert!(!message.contains("secret"), "{message}");
+}
+
+#[test]
+fn ag_ui_only_options_are_refused_with_the_coder_backend() {
+    assert_eq!(
+        AGUI_ONLY_OPTIONS,
+        ["runUrl", "history", "headers", "maxRounds"]
+    );
+    let backend = r#""backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"o"}"#;
+    for (key, value) in [
+        ("runUrl", r#""/agent""#),
+        ("history", r#""new""#),
+        ("headers", r#"{"x-tenant":"7"}"#),
+        ("maxRounds", "3"),
+    ] {
+        let json = format!(r#"{{{backend},"{key}":{value}}}"#);
+        assert_eq!(
+            refused(runtime(&json)),
+            (
+                "options/invalid",
+                key.to_owned(),
+                format!("`{key}` is an AG-UI option: the coder backend does not use it")
+            ),
+            "{json}"
+        );
+        // `null` is absent, as for every option.
+        let json = format!(r#"{{{backend},"{key}":null}}"#);
+        assert!(runtime(&json).is_ok(), "{json}");
+    }
 }

@@ -225,3 +225,37 @@ export const badHistory: ChatRuntimeOptions = { runUrl: "/r", history: "all" };
 export const runPending: RunRequest = { threadId: "t1", messages: [], pending: "run" };
 // @ts-expect-error: pending is "settle" or "run"
 export const badPending: RunRequest = { threadId: "t1", pending: "drop" };
+
+// The coder backend (issue 28): a Coder deployment's chats, no AG-UI request options.
+export const coderOptions: ChatRuntimeOptions = {
+  backend: { type: "coder", baseUrl: "/api/v2", organizationId: "6f1c", sessionToken: "t" },
+  toolsUrl: "/tools/tools.json",
+  storage: null,
+  toolTimeoutMs: 10_000,
+};
+export const aguiBackend: ChatRuntimeOptions = { backend: { type: "agui" }, runUrl: "/r" };
+// @ts-expect-error: runUrl is an AG-UI option, refused with the coder backend
+export const coderWithRunUrl: ChatRuntimeOptions = { backend: { type: "coder", baseUrl: "/b", organizationId: "o" }, runUrl: "/r" };
+// @ts-expect-error: headers are an AG-UI option (the session token is the backend's)
+export const coderWithHeaders: ChatRuntimeOptions = { backend: { type: "coder", baseUrl: "/b", organizationId: "o" }, headers: {} };
+// @ts-expect-error: a coder backend names its organization
+export const coderWithoutOrganization: ChatRuntimeOptions = { backend: { type: "coder", baseUrl: "/b" } };
+
+export async function coderChat(rt: ChatRuntime): Promise<string | undefined> {
+  // No threadId: a new chat; its id comes back as the result's.
+  const first = await rt.run({ messages: [{ id: "u1", role: "user", content: "hi" }] });
+  const next = await rt.run({ threadId: first.threadId, messages: [{ id: "u2", role: "user", content: "more" }] });
+  rt.subscribe(
+    (event) => {
+      const wait: number = event.delayMs;
+      const kind: string | undefined = event.kind;
+      console.log(event.threadId, event.attempt, wait, kind, event.retryingAt);
+    },
+    { events: ["retry"] },
+  );
+  if (next.error instanceof ChatRuntimeError && next.error.code === "coder/http") {
+    const validations = next.error.details?.validations ?? [];
+    return validations.map((v) => `${v.field}: ${v.detail}`).join(", ") + String(next.error.status);
+  }
+  return next.error?.details?.kind;
+}

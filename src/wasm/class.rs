@@ -139,6 +139,13 @@ impl ChatRuntime {
         let import_module = function(host(&options, "importModule"), "importModule")?;
         let storage = Store::from_option(&host(&options, "storage"));
         let prepare_request = function(host(&options, "prepareRequest"), "prepareRequest")?;
+        if prepare_request.is_some() && config.coder.is_some() {
+            // It shapes an AG-UI request's body: with a Coder chat it would do nothing.
+            return Err(invalid(
+                "prepareRequest",
+                "`prepareRequest` is an AG-UI option: the coder backend does not use it",
+            ));
+        }
         let host = HostConfig {
             tools_url,
             fetch: Fetch::new(fetch),
@@ -394,13 +401,21 @@ impl ChatRuntime {
                 "the request must be an object with a `threadId`",
             ));
         }
-        let thread_id = thread_id_arg(&host(&request, "threadId")).map_err(|m| {
-            field_error(
-                "run/bad-request",
-                "threadId",
-                format!("`threadId`: {m}").into(),
-            )
-        })?;
+        let thread_id = host(&request, "threadId");
+        // With the coder backend no thread id (absent, `null`, `""`) is a new chat.
+        let new_chat = self.driver.is_coder()
+            && (thread_id.is_undefined() || thread_id.is_null() || thread_id == "");
+        let thread_id = if new_chat {
+            String::new()
+        } else {
+            thread_id_arg(&thread_id).map_err(|m| {
+                field_error(
+                    "run/bad-request",
+                    "threadId",
+                    format!("`threadId`: {m}").into(),
+                )
+            })?
+        };
         let request =
             RunInput::from_json(json_members(&request, RUN_REQUEST_KEYS, "run/bad-request")?)?
                 .into_request(thread_id, super::browser::wall_clock());

@@ -225,18 +225,53 @@ export class ChatRuntimeError extends Error {
   interruptId?: string;
   /** What the app's code threw, e.g. its `fetch` for `tools/fetch`: the very value. */
   cause?: unknown;
+  /** What a Coder server said beyond the message, for a run's `coder/error` and `coder/http`. */
+  details?: ChatErrorDetails;
+}
+
+/**
+ * `ChatRuntimeError.details`, members present only when the server gave them. For `coder/error`
+ * (the chat's `error` event): `kind` (`"overloaded"`, `"rate_limit"`, ...), `retryable`,
+ * `provider`, `statusCode` (the provider's HTTP status), `detail`. For `coder/http` (a REST call
+ * refused; the status is `status`): Coder's body, `message`, `detail`, `validations`.
+ */
+export interface ChatErrorDetails {
+  kind?: string;
+  retryable?: boolean;
+  provider?: string;
+  statusCode?: number;
+  detail?: string;
+  message?: string;
+  validations?: { field: string; detail: string }[];
 }
 
 // ---- the runtime ----------------------------------------------------------------------------
 
-/** Options of `new ChatRuntime(options)`. */
-export interface ChatRuntimeOptions {
-  /**
-   * The AG-UI run endpoint; `{threadId}` is filled in as one percent-encoded path segment, e.g.
-   * `"/api/threads/{threadId}/runs"` (thread ids `""`, `"."`, `".."` and ids with a lone surrogate
-   * are refused: README, "Thread ids").
-   */
-  runUrl: string;
+/**
+ * Options of `new ChatRuntime(options)`: an AG-UI agent (`runUrl`, the default backend) or a Coder
+ * deployment's chats (`backend: { type: "coder", ... }`).
+ */
+export type ChatRuntimeOptions = AgUiRuntimeOptions | CoderRuntimeOptions;
+
+/** The `backend` option: AG-UI (the default), or a Coder deployment's chats. */
+export type ChatRuntimeBackend =
+  | { type: "agui" }
+  | {
+      type: "coder";
+      /** The deployment's API base, `"/api/v2"` (same origin as the page: no CORS) or `"https://coder.example/api/v2"`. */
+      baseUrl: string;
+      /** The organization new chats are created in (a UUID). */
+      organizationId: string;
+      /**
+       * Sent as `Coder-Session-Token` on every request and as the stream's `coder_session_token`
+       * query parameter (a browser WebSocket sends no headers); never put in `headers` nor in an
+       * error. Absent: the page's Coder session cookie authenticates.
+       */
+      sessionToken?: string;
+    };
+
+/** The options both backends take. */
+export interface RuntimeOptionsBase {
   /** Where `tools.json` is (default `"/tools/tools.json"`); `null`: no manifest. */
   toolsUrl?: string | null;
   /**
@@ -244,6 +279,30 @@ export interface ChatRuntimeOptions {
    * What it throws or rejects with is kept as `cause` (a numeric `status` on it makes `run/http`).
    */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /** How tool modules are loaded; default dynamic `import()`. */
+  importModule?: (url: string) => Promise<Record<string, unknown>>;
+  /** Where toggles are kept; default `localStorage`; `null`: memory only. */
+  storage?: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void } | null;
+  /** A tool's time limit when it sets none, in ms (default 30000): loading its module and the call together. */
+  toolTimeoutMs?: number;
+  /** The largest tool result, in bytes of UTF-8 (a string) or of its JSON text (default 1048576); larger fails `TOOL_RESULT_TOO_LARGE`. */
+  maxToolResultBytes?: number;
+  /** Sent before frontend tool names (and stripped from incoming calls), e.g. `"ui_"`. */
+  toolNamePrefix?: string;
+  /** Foreign origins tool modules may be imported from, e.g. `["https://cdn.example"]`. */
+  allowedImportOrigins?: string[];
+}
+
+/** The options of an AG-UI runtime (the default backend). */
+export interface AgUiRuntimeOptions extends RuntimeOptionsBase {
+  /** AG-UI (the default): absent, `null` or `{ type: "agui" }`. */
+  backend?: { type: "agui" } | null;
+  /**
+   * The AG-UI run endpoint; `{threadId}` is filled in as one percent-encoded path segment, e.g.
+   * `"/api/threads/{threadId}/runs"` (thread ids `""`, `"."`, `".."` and ids with a lone surrogate
+   * are refused: README, "Thread ids").
+   */
+  runUrl: string;
   /**
    * Shapes each request of a run: called before every POST with the body and `{ threadId, round }`;
    * what it returns (or resolves with) is sent as JSON. Throwing, rejecting or a non-object ends the
@@ -255,22 +314,24 @@ export interface ChatRuntimeOptions {
    * `options/invalid` (`field: "headers"`): no HTTP header can carry one.
    */
   headers?: Record<string, string>;
-  /** How tool modules are loaded; default dynamic `import()`. */
-  importModule?: (url: string) => Promise<Record<string, unknown>>;
-  /** Where toggles are kept; default `localStorage`; `null`: memory only. */
-  storage?: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void } | null;
   /** `"full"` (default) sends the whole thread; `"new"` only what the server has not seen. */
   history?: "full" | "new";
   /** Restarts one turn may make (default 8). */
   maxRounds?: number;
-  /** A tool's time limit when it sets none, in ms (default 30000): loading its module and the call together. */
-  toolTimeoutMs?: number;
-  /** The largest tool result, in bytes of UTF-8 (a string) or of its JSON text (default 1048576); larger fails `TOOL_RESULT_TOO_LARGE`. */
-  maxToolResultBytes?: number;
-  /** Sent before frontend tool names (and stripped from incoming calls), e.g. `"ui_"`. */
-  toolNamePrefix?: string;
-  /** Foreign origins tool modules may be imported from, e.g. `["https://cdn.example"]`. */
-  allowedImportOrigins?: string[];
+}
+
+/**
+ * The options of a runtime over a Coder deployment's chats. The options that only shape an AG-UI
+ * request (`runUrl`, `prepareRequest`, `headers`, `history`, `maxRounds`) throw `options/invalid`
+ * naming them: they would do nothing.
+ */
+export interface CoderRuntimeOptions extends RuntimeOptionsBase {
+  backend: Extract<ChatRuntimeBackend, { type: "coder" }>;
+  runUrl?: never;
+  prepareRequest?: never;
+  headers?: never;
+  history?: never;
+  maxRounds?: never;
 }
 
 /** The second argument of `prepareRequest`. */
@@ -282,7 +343,11 @@ export interface PrepareRequestInfo {
 
 /** One `run` call. */
 export interface RunRequest {
-  threadId: string;
+  /**
+   * The thread. With the coder backend it is the chat's id, and absent (or `null`, `""`) starts a
+   * new chat: `result.threadId` is its id, to pass in the next `run`. An AG-UI run needs one.
+   */
+  threadId?: string | null;
   /** The new messages (usually the user's); messages whose id the thread has are not added again. */
   messages?: readonly MessageInput[];
   context?: readonly Context[];
@@ -344,10 +409,15 @@ export interface RunResult {
  * ChatRuntimeError` holds for it as for every rejection), also in the `run_finished` event.
  */
 export interface RunError extends ChatRuntimeError {
-  /** `run/http` (with `status`), `run/network`, `run/prepare-request`, `run/content-type`, `run/truncated`, `run/max-rounds`, the agent's `RUN_ERROR` code or `run/error`, `decode/...`. */
+  /**
+   * `run/http` (with `status`), `run/network`, `run/prepare-request`, `run/content-type`,
+   * `run/truncated`, `run/max-rounds`, the agent's `RUN_ERROR` code or `run/error`, `decode/...`;
+   * with the coder backend `coder/error` (the chat's error, `details`), `coder/http` (a REST call
+   * refused: `status`, `details`), `coder/stream` (the stream could not be read) or `run/network`.
+   */
   code: string;
   message: string;
-  /** The HTTP status, for `run/http`. */
+  /** The HTTP status, for `run/http` and `coder/http`. */
   status?: number;
   /** What the app's `fetch` or `prepareRequest` threw or rejected with: the very value. */
   cause?: unknown;
@@ -450,6 +520,13 @@ export type RuntimeEvent =
   | { type: "toggles_changed"; threadId: string | null }
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }
+  /**
+   * Coder: the chat's server retries its model call (the turn goes on): the `attempt` (from 1),
+   * the wait before it, the failed attempt's `error`, and when known its `kind`
+   * (`"overloaded"`, `"rate_limit"`, ...), `provider`, the provider's `statusCode` and
+   * `retryingAt` (RFC 3339).
+   */
+  | { type: "retry"; threadId: string; attempt: number; delayMs: number; error: string; kind?: string; provider?: string; statusCode?: number; retryingAt?: string }
   | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: RunError; interrupts?: Interrupt[] };
 
 /** The `type` strings of the runtime events. */

@@ -86,3 +86,11 @@ test("the APIs a page or an app can break are caught: timers, JSON, storage, fet
     assert.ok(caught.has(name), `${name} is not bound with catch`);
   }
 });
+
+test("the Coder stream's WebSocket constructor is bound with catch (a bad URL, a page that replaced WebSocket)", () => {
+  // Its other calls (`close`, the `on*` handlers, `type` and `data` of an event) go through
+  // Reflect.get / Reflect.set / Function.prototype.call, caught above: no other WebSocket import.
+  const constructors = [...glue.matchAll(/^\s*__wbg_[A-Za-z0-9_]+_[0-9a-f]{16}: function\(\) \{ return handleError\(function \([^)]*\) \{\s*const ret = new WebSocket\(/gm)];
+  assert.equal(constructors.length, 1, "new WebSocket is not one import bound with catch");
+  assert.equal([...glue.matchAll(/WebSocket/g)].length, 1, "another import touches WebSocket");
+});

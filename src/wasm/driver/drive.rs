@@ -65,6 +65,23 @@ impl Driver {
                         browser::abort(&controller, &browser::timeout_reason());
                     }
                 }
+                Action::ChatRequest {
+                    thread_id,
+                    request_id,
+                    url,
+                    headers,
+                    body,
+                } => self.spawn_chat_request(thread_id, request_id, url, headers, body),
+                Action::OpenStream {
+                    thread_id,
+                    stream_id,
+                    url,
+                } => self.open_stream(thread_id, stream_id, &url),
+                Action::CloseStream { thread_id } => self.close_stream(&thread_id),
+                Action::ThreadCreated {
+                    provisional,
+                    thread_id,
+                } => self.thread_created(&provisional, thread_id),
                 Action::Finished(result) => self.finish(&result),
                 _ => {}
             }

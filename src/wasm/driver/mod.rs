@@ -17,9 +17,11 @@
 //! - [`drive`]: the loop over the session's actions, and its deadline timer.
 //! - [`network`]: each round's request, the answer streamed into the session, reconnects.
 //! - [`calls`]: tool calls, the module cache, each call's `AbortController`.
+//! - [`chat`]: Coder chats' REST calls and streams, and a new chat's id.
 //! - [`mirror`]: the per-frame `messages` events and each thread's mirror of JS objects.
 
 mod calls;
+mod chat;
 mod drive;
 mod listeners;
 mod mirror;
@@ -37,6 +39,7 @@ use web_sys::{AbortController, AbortSignal};
 use super::browser::{self, StorageEvents, Timer};
 use super::error::Error;
 use super::io::http::{self, Fetch};
+use super::io::socket::Socket;
 use super::io::storage::Store;
 use crate::lean::sorted::{SortedMap, SortedSet};
 use crate::session::Session;
@@ -93,6 +96,13 @@ struct Running {
     forget: bool,
 }
 
+/// A Coder chat's stream: the session's id for it, and its socket (closed when dropped).
+struct Stream {
+    id: u64,
+    /// Held for its drop, which closes it.
+    _socket: Socket,
+}
+
 /// Per thread: its messages as the JS objects last handed out, by position, so a `messages` event
 /// converts only what changed and `run()`'s result reuses the listeners' objects.
 #[derive(Default)]
@@ -119,6 +129,8 @@ struct State {
     /// Imported tool modules (promises), by URL: each module is imported once.
     modules: SortedMap<Promise>,
     running: SortedMap<Running>,
+    /// Each Coder chat's open stream, by thread.
+    streams: SortedMap<Stream>,
     render: Render,
     /// The timer for the session's next deadline, and that deadline.
     timer: Option<(u64, Timer)>,
@@ -148,6 +160,7 @@ impl Driver {
                 handlers: SortedMap::new(),
                 modules: SortedMap::new(),
                 running: SortedMap::new(),
+                streams: SortedMap::new(),
                 render: Render::default(),
                 timer: None,
                 storage_events: None,
@@ -186,7 +199,8 @@ impl Driver {
 
     /// `free()`: every turn is stopped as by `abort` (its `run()` promise resolves `aborted`,
     /// its fetch and handlers' signals are cancelled, a module still loading never reaches its
-    /// handler), then the listeners, handlers, modules and the storage listener are dropped.
+    /// handler), then the listeners, handlers, modules, Coder chats' sockets and the storage
+    /// listener are dropped.
     /// From then on every method throws `runtime/freed` ([`Driver::check_live`]); a second call
     /// does nothing.
     pub(crate) fn free(&self) {
@@ -205,7 +219,7 @@ impl Driver {
             self.mark_dirty(thread_id);
         }
         self.drive();
-        let (events, timer, running) = {
+        let (events, timer, running, streams) = {
             let state = &mut *self.borrow_mut();
             state.listeners.clear();
             state.handlers = SortedMap::new();
@@ -215,9 +229,11 @@ impl Driver {
                 state.storage_events.take(),
                 state.timer.take(),
                 std::mem::take(&mut state.running),
+                std::mem::take(&mut state.streams),
             )
         };
-        drop((events, timer));
+        // The sockets close as they are dropped, with no borrow held.
+        drop((events, timer, streams));
         for (_, running) in running {
             cancel_all(running.fetch, running.body, running.calls);
         }

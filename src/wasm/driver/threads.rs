@@ -78,22 +78,41 @@ impl Driver {
         self.borrow().session.is_running(thread_id)
     }
 
-    /// `run`: starts the turn; the promise settles when it ends.
+    /// Whether the runtime talks to a Coder deployment (the `backend` option).
+    pub(crate) fn is_coder(&self) -> bool {
+        self.borrow().session.config().coder.is_some()
+    }
+
+    /// `run`: starts the turn; the promise settles when it ends. With the coder backend an empty
+    /// thread id is a new chat: its turn runs under the id the session gives it until the chat is
+    /// created ([`Driver::thread_created`]).
     pub(crate) fn run(
         &self,
         request: RunRequest,
         signal: Option<AbortSignal>,
     ) -> Result<Promise, Error> {
         let thread_id = request.thread_id.clone();
-        self.load_toggles(Some(&thread_id));
+        // A new chat's tools are the defaults, those of no thread.
+        let thread = (!thread_id.is_empty()).then_some(thread_id.as_str());
+        self.load_toggles(thread);
         let (promise, resolve, reject) = browser::new_promise();
-        {
+        let thread_id = {
             let state = &mut *self.borrow_mut();
             // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
             // `begin_run` changes nothing for it.
-            state.toggles.begin_run(&thread_id);
-            let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, Some(&thread_id));
-            state.session.start_run(request, tools)?;
+            if let Some(thread) = thread {
+                state.toggles.begin_run(thread);
+            }
+            let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, thread);
+            let thread_id = if state.session.config().coder.is_some() {
+                // A chat's tools are fixed when it is created: every frontend tool is declared,
+                // and a call of one switched off is answered as disabled.
+                let declared = state.catalog.wire_tools(|_| true);
+                state.session.start_chat(request, tools, declared)?
+            } else {
+                state.session.start_run(request, tools)?;
+                thread_id
+            };
             state.running.insert(
                 thread_id.clone(),
                 Running {
@@ -108,7 +127,8 @@ impl Driver {
                     forget: false,
                 },
             );
-        }
+            thread_id
+        };
         self.save_toggles();
         if let Some(signal) = signal {
             self.follow_signal(&thread_id, signal);
@@ -127,7 +147,7 @@ impl Driver {
     }
 
     /// Aborts the thread's turn when the caller's `signal` fires.
-    fn follow_signal(&self, thread_id: &str, signal: AbortSignal) {
+    pub(super) fn follow_signal(&self, thread_id: &str, signal: AbortSignal) {
         if browser::is_aborted(&signal) {
             self.abort(thread_id);
             return;

@@ -1,10 +1,12 @@
-//! Plain async I/O for the driver: HTTP, tool modules and handlers, storage. Each function takes
-//! values and returns values; none sees the session or the driver's state, so none can hold a
-//! borrow while the app's JavaScript (its `fetch`, `importModule`, handlers, `storage`) runs.
+//! Plain async I/O for the driver: HTTP, a read-only WebSocket, tool modules and handlers,
+//! storage. Each function takes values and returns values; none sees the session or the driver's
+//! state, so none can hold a borrow while the app's JavaScript (its `fetch`, `importModule`,
+//! handlers, `storage`) runs.
 
 use wasm_bindgen::JsValue;
 
 pub(crate) mod http;
+pub(crate) mod socket;
 pub(crate) mod storage;
 pub(crate) mod tools;
 

@@ -1,0 +1,187 @@
+//! Coder chats' I/O: the REST calls (create, message, tool results, interrupt) through the app's
+//! `fetch`, each chat's stream (a read-only WebSocket, one per thread), and a new chat's move from
+//! its provisional id to the chat's id.
+
+use wasm_bindgen_futures::spawn_local;
+
+use super::{upgrade, Driver, Stream};
+use crate::session::ChatReply;
+use crate::wasm::io::http;
+use crate::wasm::io::socket::{Socket, SocketEvent};
+use crate::wasm::io::IoError;
+
+impl Driver {
+    /// An [`Action::ChatRequest`](crate::session::Action::ChatRequest): a `POST` through the
+    /// app's `fetch` (or the global one); the status and whole body, or the network's failure,
+    /// go back to the session. Never aborted: Stop is an interrupt the session sends.
+    pub(super) fn spawn_chat_request(
+        &self,
+        thread_id: String,
+        request_id: u64,
+        url: String,
+        mut headers: Vec<(String, String)>,
+        body: Option<String>,
+    ) {
+        if body.is_some() {
+            headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
+        }
+        let driver = self.clone();
+        spawn_local(async move {
+            let host = driver.host();
+            let reply: Result<ChatReply, IoError> = 'reply: {
+                let sent = match host
+                    .fetch
+                    .send("POST", &url, &headers, body.as_deref(), None)
+                {
+                    Ok(sent) => sent,
+                    Err(failure) => break 'reply Err(failure),
+                };
+                let answer = match http::answer(sent.await) {
+                    Ok(answer) => answer,
+                    Err(failure) => break 'reply Err(failure),
+                };
+                let status = http::head(&answer, &url).status;
+                let text = match http::text(&answer) {
+                    Ok(read) => http::text_of(read.await),
+                    Err(error) => Err(error),
+                };
+                match text {
+                    // The server's text, brought into the internal form.
+                    Ok(text) => Ok(ChatReply::Http(
+                        status,
+                        crate::json::from_js_string(&text).into_owned(),
+                    )),
+                    Err(failure) => Err(failure),
+                }
+            };
+            if driver.borrow().freed {
+                return;
+            }
+            {
+                let state = &mut *driver.borrow_mut();
+                let cause = reply.as_ref().err().map(IoError::cause);
+                state.session.handle_chat_reply(
+                    &thread_id,
+                    request_id,
+                    reply.unwrap_or(ChatReply::Network),
+                );
+                // What the app's `fetch` threw is the cause of the turn's end when this ended it
+                // (`run/network`); a failure the session retries past is no later error's cause.
+                if let (Some(cause), false) = (cause, state.session.is_running(&thread_id)) {
+                    if let Some(running) = state.running.get_mut(&thread_id) {
+                        running.cause = cause;
+                    }
+                }
+            }
+            driver.mark_dirty(&thread_id);
+            driver.drive();
+        });
+    }
+
+    /// An [`Action::OpenStream`](crate::session::Action::OpenStream): the thread's socket, in
+    /// place of any it had (closed first). A socket that cannot be made is over at once.
+    pub(super) fn open_stream(&self, thread_id: String, stream_id: u64, url: &str) {
+        self.close_stream(&thread_id);
+        let weak = self.weak();
+        let opened = Socket::open(url, move |event| {
+            if let Some(driver) = upgrade(&weak) {
+                driver.stream_event(stream_id, event);
+            }
+        });
+        match opened {
+            Ok(socket) => {
+                let replaced = self.borrow_mut().streams.insert(
+                    thread_id,
+                    Stream {
+                        id: stream_id,
+                        _socket: socket,
+                    },
+                );
+                // Dropped (closed) with no borrow held.
+                drop(replaced);
+            }
+            // Called from `drive`, whose loop takes the actions this queues.
+            Err(_) => {
+                self.borrow_mut()
+                    .session
+                    .handle_stream_closed(&thread_id, stream_id);
+                self.mark_dirty(&thread_id);
+            }
+        }
+    }
+
+    /// An [`Action::CloseStream`](crate::session::Action::CloseStream): the thread's socket is
+    /// closed; nothing more of it is told.
+    pub(super) fn close_stream(&self, thread_id: &str) {
+        let stream = self.borrow_mut().streams.remove(thread_id);
+        drop(stream);
+    }
+
+    /// What a stream's socket told: a frame for the session, or its end (the socket is let go).
+    /// The stream is found by its id: its thread may have moved to the chat's id since it opened.
+    fn stream_event(&self, stream_id: u64, event: SocketEvent) {
+        let thread_id = {
+            let state = self.borrow();
+            if state.freed {
+                return;
+            }
+            let found = state.streams.iter().find(|(_, s)| s.id == stream_id);
+            match found {
+                Some((thread_id, _)) => thread_id.clone(),
+                None => return,
+            }
+        };
+        match event {
+            SocketEvent::Text(text) => {
+                self.borrow_mut()
+                    .session
+                    .handle_stream_frame(&thread_id, stream_id, &text);
+            }
+            SocketEvent::Ended => {
+                let stream = self.borrow_mut().streams.remove(&thread_id);
+                drop(stream);
+                self.borrow_mut()
+                    .session
+                    .handle_stream_closed(&thread_id, stream_id);
+            }
+        }
+        self.mark_dirty(&thread_id);
+        self.drive();
+    }
+
+    /// An [`Action::ThreadCreated`](crate::session::Action::ThreadCreated): everything the driver
+    /// keeps under the provisional id (the running turn, its stream, the frames' mirror) moves to
+    /// the chat's id, the caller's `signal` now stops the chat, and the chat gets the toggles of
+    /// a new chat: a copy of the defaults (`chat:tools:default`), as a new AG-UI thread gets at
+    /// its first run, so what the user chose before the chat had an id is its own from now on.
+    pub(super) fn thread_created(&self, provisional: &str, thread_id: String) {
+        let signal = {
+            let state = &mut *self.borrow_mut();
+            let mut signal = None;
+            if let Some(mut running) = state.running.remove(provisional) {
+                signal = running.signal.take();
+                state.running.insert(thread_id.clone(), running);
+            }
+            if let Some(stream) = state.streams.remove(provisional) {
+                state.streams.insert(thread_id.clone(), stream);
+            }
+            let render = &mut state.render;
+            if render.dirty.remove(provisional).is_some() {
+                render.dirty.add(thread_id.as_str());
+            }
+            if let Some(mirror) = render.mirrors.remove(provisional) {
+                render.mirrors.insert(thread_id.clone(), mirror);
+            }
+            signal
+        };
+        if let Some((signal, listener)) = signal {
+            let _ = signal.remove_event_listener_with_callback("abort", &listener);
+            self.follow_signal(&thread_id, signal);
+        }
+        self.load_toggles(Some(&thread_id));
+        self.borrow_mut().toggles.begin_run(&thread_id);
+        self.save_toggles();
+        self.emit_toggle_diagnostics();
+        self.mark_dirty(&thread_id);
+    }
+}
