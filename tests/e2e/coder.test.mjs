@@ -126,9 +126,9 @@ async function coderRuntime({ enable = [], register = [], disable = [] } = {}) {
           await window.held;
           return { held: true };
         },
-        // Slower than the mock's deadline.
+        // Slower than the mock's deadline (tests set 100 ms).
         late: async () => {
-          await sleep(800);
+          await sleep(500);
           return { late: true };
         },
         // Runs until Stop.
@@ -373,19 +373,41 @@ for (const [when, dropAfter] of [
 
 // ---- the deadline -----------------------------------------------------------------------------
 
-test("409: the server's deadline answers first while the tool is slow; the run still completes", async () => {
+test("the server's deadline answers first while the tool is slow: nothing accepted, the run completes", async () => {
   await setup({ match: "deadline", deadlineMs: 100, turns: [{ calls: [{ id: "late1", name: "late" }] }, { quote: true }] });
   await coderRuntime({ register: ["late"] });
   const result = await run({ messages: [user("deadline test")] });
   assert.equal(result.status, "completed", JSON.stringify(result.error));
   assert.deepEqual(await ran(), ["late:late1"]);
   const r = await record(result.threadId);
-  assert.equal(r.toolResultPostCount, 1, "the late POST is not sent again");
-  assert.equal(r.toolResultPosts[0].status, 409);
+  // The stream shows the server's answer before the handler is done: a POST is useless then,
+  // and if one goes out it is refused 409 and not sent again.
+  assert.ok(r.toolResultPostCount <= 1, `POSTs: ${JSON.stringify(r.toolResultPosts)}`);
+  assert.ok(r.toolResultPosts.every((p) => p.status === 409));
   assert.equal(r.toolResultsAccepted, 0);
   assert.equal(result.messages.at(-1).content, 'I got: late(late1) failed: "Tool execution timed out".');
   const tool = result.messages.find((m) => m.role === "tool");
   assert.equal(tool.content, "Tool execution timed out");
+  assert.equal(tool.error, "Tool execution timed out");
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+});
+
+test("409: the deadline passes while the stream is down; the late POST is refused once; the run completes", async () => {
+  // The stream drops right after action_required, so the page cannot see the deadline's answer
+  // before its handler is done (500 ms; the first reconnect waits longer): it POSTs, gets 409.
+  await setup({ match: "deadline", deadlineMs: 100, dropAfter: ["action_required"], turns: [{ calls: [{ id: "late2", name: "late" }] }, { quote: true }] });
+  await coderRuntime({ register: ["late"] });
+  const result = await run({ messages: [user("deadline while down")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["late:late2"]);
+  const r = await record(result.threadId);
+  assert.equal(r.toolResultPostCount, 1, "the late POST is not sent again");
+  assert.equal(r.toolResultPosts[0].status, 409);
+  assert.deepEqual(r.toolResultPosts[0].body, { results: [{ tool_call_id: "late2", output: { late: true }, is_error: false }] });
+  assert.equal(r.toolResultsAccepted, 0);
+  assert.ok(r.streams.opened >= 2, `reconnected: ${JSON.stringify(r.streams)}`);
+  assert.equal(result.messages.at(-1).content, 'I got: late(late2) failed: "Tool execution timed out".');
+  assertNoDuplicates(result.messages);
   assert.deepEqual(norm(result.messages), committed(r.messages));
 });
 
