@@ -11,13 +11,24 @@
 // - Interrupts: with `?approvals=interrupt` the runs ask the demo agent for its interrupt mode
 //   (forwardedProps), where "Delete my notes" ends the run `interrupted`; an approval card
 //   (showInterruptCard) answers the open interrupts and resumes the run.
+// - Coder: with `?backend=coder` the same page runs on the Coder chat backend (the demo agent's
+//   Coder mock at /api/v2/chats, same origin). A thread is a chat and its id the chat's id: the
+//   first message of a new chat creates it (`run` without a threadId), and the page adopts the id
+//   the turn runs under (see adoptNewChat). Its threads are kept apart from the AG-UI ones.
 import init, { ChatRuntime } from "/pkg/chat_runtime.js";
 import { createInspector } from "/inspector.js";
 
+const params = new URLSearchParams(location.search);
+/** `?backend=coder`: the Coder chat backend instead of AG-UI. */
+const CODER = params.get("backend") === "coder";
+/** The organization the demo's Coder chats are created in (the mock takes any non-nil UUID). */
+const CODER_ORGANIZATION_ID = "0de00000-0000-4000-8000-000000000001";
+
+const PREFIX = CODER ? "chat-runtime-demo-coder" : "chat-runtime-demo";
 const KEYS = {
-  threads: "chat-runtime-demo:threads",
-  current: "chat-runtime-demo:current",
-  messages: (threadId) => `chat-runtime-demo:messages:${threadId}`,
+  threads: `${PREFIX}:threads`,
+  current: `${PREFIX}:current`,
+  messages: (threadId) => `${PREFIX}:messages:${threadId}`,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -99,14 +110,19 @@ await init();
 // The workshop inspector (demo/inspector.js): sees each request body through prepareRequest (it
 // returns it unchanged) and the run through subscribe.
 const inspector = createInspector({ root: $("inspector"), toggle: $("inspector-toggle") });
-const rt = new ChatRuntime({
-  runUrl: "/api/threads/{threadId}/runs",
-  toolsUrl: "/tools/tools.json",
-  prepareRequest: inspector.prepareRequest,
-});
+const rt = new ChatRuntime(
+  CODER
+    ? { backend: { type: "coder", baseUrl: "/api/v2", organizationId: CODER_ORGANIZATION_ID }, toolsUrl: "/tools/tools.json" }
+    : { runUrl: "/api/threads/{threadId}/runs", toolsUrl: "/tools/tools.json", prepareRequest: inspector.prepareRequest },
+);
 inspector.attach(rt);
 window.chatRuntimeDemo = { runtime: rt };
 
+/**
+ * Coder: the new chat being created by its first turn, `{ id, title }` (`id`: the thread its
+ * events arrived under so far, `null` before the first one), else `null`.
+ */
+let newChat = null;
 /** Threads with a run going on. */
 const running = new Set();
 /** How each thread's last run ended (shown under the conversation). */
@@ -135,6 +151,7 @@ const saved = readJson(KEYS.current, null);
 current = threads.some((t) => t.id === saved) ? saved : null;
 
 rt.subscribe((event) => {
+  if (newChat && event.threadId && !threads.some((t) => t.id === event.threadId)) adoptNewChat(event.threadId);
   switch (event.type) {
     case "messages":
       saveMessagesSoon(event.threadId);
@@ -436,7 +453,7 @@ function renderRunStatus() {
   const result = current ? lastResult.get(current) : undefined;
   let status = "";
   let text = "";
-  if (current && running.has(current)) {
+  if ((current && running.has(current)) || (current === null && newChat)) {
     status = "running";
     text = "The agent is working…";
   } else if (result) {
@@ -451,14 +468,15 @@ function renderRunStatus() {
 }
 
 function renderComposer() {
-  const busy = current !== null && running.has(current);
+  const busy = current === null ? newChat !== null : running.has(current);
   ui.send.hidden = busy;
   ui.stop.hidden = !busy;
 }
 
 async function send(text) {
   text = text.trim();
-  if (!text) return;
+  if (!text || newChat) return;
+  if (current === null && CODER) return createChat(text);
   if (current === null) {
     // The first message creates the thread; its toggles start as the new-chat defaults.
     const id = newThreadId();
@@ -470,13 +488,67 @@ async function send(text) {
   if (running.has(threadId)) return;
   // Open interrupts are answered on their card first (a run that leaves them is refused).
   if (rt.interrupts(threadId).length) return ui.messages.querySelector(".interrupt-approve")?.focus();
-  const message = {
-    id: `user-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
-    role: "user",
-    content: text,
-  };
+  const message = userMessage(text);
   ui.input.value = "";
   await runTurn(threadId, { threadId, messages: [message] });
+}
+
+function userMessage(text) {
+  return { id: `user-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`, role: "user", content: text };
+}
+
+/**
+ * Coder: a new chat's first turn (`run` without a threadId creates the chat). Its events arrive
+ * under the id the turn runs under (provisional until the chat exists, then the chat's id): the
+ * page adopts each as the thread (adoptNewChat), and the result's `threadId` is the chat's id.
+ */
+async function createChat(text) {
+  newChat = { id: null, title: text.replace(/\s+/g, " ").slice(0, 60) };
+  ui.input.value = "";
+  renderComposer();
+  renderRunStatus();
+  let result;
+  try {
+    result = await rt.run({ messages: [userMessage(text)] });
+  } catch (error) {
+    result = { threadId: newChat.id, status: "error", error: { code: error?.code ?? "error", message: error?.message ?? String(error) } };
+  }
+  if (result.threadId) adoptNewChat(result.threadId);
+  const threadId = newChat.id;
+  newChat = null;
+  if (threadId === null) {
+    // Refused before the chat existed: nothing to keep; say why on the new chat's status line.
+    ui.input.value = text;
+    renderComposer();
+    ui.runStatus.dataset.status = "error";
+    ui.runStatus.textContent = `Error: ${result.error?.message ?? "the chat could not be created"}${result.error?.code ? ` (${result.error.code})` : ""}`;
+    return;
+  }
+  endTurn(threadId, result);
+}
+
+/** Coder: the new chat's turn now runs under `id`: it becomes (or renames) the open thread. */
+function adoptNewChat(id) {
+  if (!newChat || newChat.id === id) return;
+  const old = newChat.id;
+  newChat.id = id;
+  if (old === null) {
+    threads.unshift({ id, title: newChat.title, createdAt: Date.now() });
+  } else {
+    const thread = threads.find((t) => t.id === old);
+    if (thread) thread.id = id;
+    running.delete(old);
+    lastResult.delete(old);
+    try {
+      localStorage.removeItem(KEYS.messages(old));
+    } catch {
+      // Storage is best effort here.
+    }
+  }
+  running.add(id);
+  saveThreads();
+  if (current === old) openThread(id);
+  else renderThreadList();
 }
 
 /** One `run` with the page's bookkeeping (status line, composer, saved messages, approval card). */
@@ -492,6 +564,11 @@ async function runTurn(threadId, request) {
   } catch (error) {
     result = { threadId, status: "error", error: { code: error?.code ?? "error", message: error?.message ?? String(error) } };
   }
+  endTurn(threadId, result);
+}
+
+/** The end of a turn: status line, composer, saved messages, approval card. */
+function endTurn(threadId, result) {
   running.delete(threadId);
   lastResult.set(threadId, result);
   saveMessages(threadId);
@@ -507,7 +584,7 @@ async function runTurn(threadId, request) {
 // ---- interrupts (AG-UI 1.0): the approval card -------------------------------------------------
 
 /** `?approvals=interrupt`: the demo agent asks through interrupts (its `forwardedProps` switch). */
-const INTERRUPT_MODE = new URLSearchParams(location.search).get("approvals") === "interrupt" ? { forwardedProps: { approvals: "interrupt" } } : {};
+const INTERRUPT_MODE = !CODER && params.get("approvals") === "interrupt" ? { forwardedProps: { approvals: "interrupt" } } : {};
 
 /**
  * Shows the thread's open interrupts (`rt.interrupts`) as one card at the end of the conversation:

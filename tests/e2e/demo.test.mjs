@@ -19,19 +19,19 @@ before(() => mkdirSync(shots, { recursive: true }));
 // ---- helpers ------------------------------------------------------------------------------------
 
 /** A fresh context (empty localStorage) and the page loaded in it. */
-async function freshPage(viewport = { width: 1100, height: 800 }) {
+async function freshPage(viewport = { width: 1100, height: 800 }, path = "/") {
   // Reduced motion: the page drops its transitions, so screenshots never catch one half-way.
   const context = await suite.browser.newContext({ viewport, reducedMotion: "reduce" });
-  const page = await open(context);
+  const page = await open(context, path);
   return { context, page };
 }
 
 /** Opens the demo in a context and waits until it is ready; fails on any page error. */
-async function open(context) {
+async function open(context, path = "/") {
   const page = await context.newPage();
   page.errors = [];
   page.on("pageerror", (error) => page.errors.push(error));
-  await page.goto(`${suite.base}/`);
+  await page.goto(`${suite.base}${path}`);
   await page.waitForSelector("body[data-ready=true]", { timeout: WAIT });
   return page;
 }
@@ -231,6 +231,39 @@ test("parallel tools: time and weather in one message run as two cards and get o
   const requests = await runRequests(await currentThread(page));
   assert.equal(requests.length, 2);
   assert.deepEqual(requests[1].body.messages.filter((m) => m.role === "tool").length, 2);
+  await close(session);
+});
+
+test("?backend=coder: the same page on the Coder mock answers a tool question end to end", async () => {
+  const session = await freshPage(undefined, "/?backend=coder");
+  const { page } = session;
+  const before = new Set((await (await fetch(`${suite.base}/test/coder/chats`)).json()).map((c) => c.id));
+  await setTool(page, "get_weather", true);
+  const answer = await ask(page, "What's the weather in Paris?");
+  assert.match(answer, /In Paris it is 18°C and partly cloudy/);
+  const [card] = await cards(page);
+  assert.equal(card.name, "get_weather");
+  assert.equal(card.status, "done");
+  assert.deepEqual(JSON.parse(card.args), { city: "Paris" });
+  // The thread is the chat: its id in the thread list is the chat's id, and the chat got the
+  // result in one POST.
+  const created = (await (await fetch(`${suite.base}/test/coder/chats`)).json()).filter((c) => !before.has(c.id));
+  assert.equal(created.length, 1, "one chat created");
+  assert.equal(await currentThread(page), created[0].id);
+  const chat = await (await fetch(`${suite.base}/test/coder/chats/${created[0].id}`)).json();
+  assert.equal(chat.chat.status, "waiting");
+  assert.equal(chat.toolResultPostCount, 1);
+  const [posted] = chat.toolResultPosts[0].body.results;
+  assert.equal(posted.is_error, false);
+  assert.equal(posted.output.temperatureC, 18, "the handler's value, as JSON");
+  assert.equal(await runRequests(created[0].id).then((r) => r.length), 0, "no AG-UI run");
+  // A second question in the same chat posts to it. The chat declared every tool at creation, so
+  // the model calls get_browser_time, which is off here: answered as an error, never run.
+  assert.match(await ask(page, "What time is it?"), /The get_browser_time tool failed: the tool get_browser_time is disabled in this chat/);
+  const again = await (await fetch(`${suite.base}/test/coder/chats/${created[0].id}`)).json();
+  assert.equal(again.messagePosts.length, 1);
+  assert.equal(await currentThread(page), created[0].id);
+  await page.screenshot({ path: shot("demo-coder.png") });
   await close(session);
 });
 

@@ -153,8 +153,12 @@ impl Coder {
             chat.epoch += 1;
             chat.drop_streams();
         }
+        // The ids keep counting: a turn task of a forgotten chat (one sleeping in a step's
+        // `delayMs`) looks its chat up by id, and must never find a new chat under it.
+        let ids = std::mem::take(&mut hub.ids);
         *hub = Hub {
             token: self.config.token.clone(),
+            ids,
             ..Hub::default()
         };
     }

@@ -1,0 +1,627 @@
+// End-to-end: ChatRuntime on the Coder backend (`backend: { type: "coder" }`) in headless Chromium
+// against the Coder mock of demo/agent (`/api/v2/chats`, same origin as the page). Each test
+// scripts what the chat's model does (`/test/coder/setup`), runs turns through the public API
+// (`run`, `abort`, `subscribe`, `messages`) with tools registered the way apps do (tools.json and
+// `registerTool`), and checks both what the page saw and what the mock received
+// (`/test/coder/chats/{id}`: tool-results POSTs, message POSTs, interrupts, streams).
+// Needs `make build` and `cargo build -p chat-runtime-agent` (make test-e2e does both).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { settle, scriptedSuite, until } from "./harness.mjs";
+
+const { suite, api, inPage } = scriptedSuite();
+
+/** Any organization: the mock only checks that it is a UUID and not the nil one. */
+const ORG = "0f1e2d3c-4b5a-4697-8877-665544332211";
+const CHAT_ID = /^c0de0000-0000-4000-8000-\d+$/;
+/** The second line of a failure's three-line `TOOL ERROR` text. */
+const INTERRUPTED = /^TOOL ERROR: INTERRUPTED\n/;
+
+// ---- the mock ---------------------------------------------------------------------------------
+
+/** Scripts the next chat created whose first text contains `match` (or a chat by `chatId`). */
+const setup = (body) => api("/test/coder/setup", body);
+/** What the mock holds and received for a chat. */
+const record = (chatId) => api(`/test/coder/chats/${chatId}`);
+/** Every chat, in creation order. */
+const chats = () => api("/test/coder/chats");
+const inject = (chatId, events) => api("/test/coder/inject", { chatId, events });
+/** The only chat the test created. */
+async function onlyChat() {
+  const list = await until("a chat", async () => {
+    const all = await chats();
+    return all.length > 0 && all;
+  });
+  assert.equal(list.length, 1, "one chat");
+  return list[0].id;
+}
+const waitStatus = (chatId, status) =>
+  until(`chat ${chatId} ${status}`, async () => {
+    const r = await record(chatId);
+    return r.chat.status === status && r;
+  });
+
+/** The mock's committed history as the AG-UI messages the runtime must show (docs/coder.md). */
+function committed(messages) {
+  const out = [];
+  for (const m of messages) {
+    const id = String(m.id);
+    const text = m.content.filter((p) => p.type === "text").map((p) => p.text).join("");
+    if (m.role === "user") out.push({ id, role: "user", content: text });
+    if (m.role === "assistant") {
+      const calls = m.content.filter((p) => p.type === "tool-call");
+      out.push({
+        id,
+        role: "assistant",
+        ...(text ? { content: text } : {}),
+        ...(calls.length
+          ? { toolCalls: calls.map((c) => ({ id: c.tool_call_id, type: "function", function: { name: c.tool_name, arguments: JSON.stringify(c.args ?? {}) } })) }
+          : {}),
+      });
+    }
+    if (m.role === "tool") {
+      m.content
+        .filter((p) => p.type === "tool-result")
+        .forEach((p, i) => {
+          const content = typeof p.result === "string" ? p.result : JSON.stringify(p.result);
+          out.push({ id: i === 0 ? id : `${id}-${i}`, role: "tool", toolCallId: p.tool_call_id, content, ...(p.is_error ? { error: content } : {}) });
+        });
+    }
+  }
+  return norm(out);
+}
+/** Compares tool-call arguments as values (key order is the server's business). */
+const norm = (messages) =>
+  messages.map((m) =>
+    m.toolCalls ? { ...m, toolCalls: m.toolCalls.map((c) => ({ ...c, function: { ...c.function, arguments: JSON.parse(c.function.arguments) } })) } : m,
+  );
+
+// ---- the page ---------------------------------------------------------------------------------
+
+/**
+ * Creates `window.rt` on the Coder backend: tools.json loaded, `enable`d as the new chat's
+ * defaults (the tools of tools.json start off), the page's test tools of `register` registered
+ * (on by default), every event collected in `window.events`, and each handler's run logged in
+ * `window.ran` (`name:toolCallId`).
+ */
+async function coderRuntime({ enable = [], register = [], disable = [] } = {}) {
+  await inPage(
+    async (spec) => {
+      window.events = [];
+      window.ran = [];
+      // Playwright hands an Error back with its name, message and stack only.
+      window.plainResult = (r) => ({
+        ...r,
+        error: r.error && { code: r.error.code, message: r.error.message, status: r.error.status, details: r.error.details },
+      });
+      const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+      window.active = 0;
+      window.maxActive = 0;
+      let release;
+      window.held = new Promise((done) => (release = done));
+      window.release = release;
+      const handlers = {
+        // Overlap with each other: maxActive is 2 only if they run concurrently.
+        overlap_a: async () => {
+          window.maxActive = Math.max(window.maxActive, ++window.active);
+          await sleep(300);
+          window.active--;
+          return { from: "a" };
+        },
+        overlap_b: async () => {
+          window.maxActive = Math.max(window.maxActive, ++window.active);
+          await sleep(300);
+          window.active--;
+          return { from: "b" };
+        },
+        cyclic: () => {
+          const loop = { name: "loop" };
+          loop.self = loop;
+          return loop;
+        },
+        switched_off: () => "it ran",
+        // Waits for the test's `window.release()`.
+        hold: async () => {
+          await window.held;
+          return { held: true };
+        },
+        // Slower than the mock's deadline (tests set 100 ms).
+        late: async () => {
+          await sleep(500);
+          return { late: true };
+        },
+        // Runs until Stop.
+        stoppable: (args, ctx) =>
+          new Promise((resolve, reject) => {
+            window.stoppable = { threadId: ctx.threadId, aborted: false };
+            ctx.signal.addEventListener("abort", () => {
+              window.stoppable.aborted = true;
+              reject(ctx.signal.reason);
+            });
+          }),
+        // Never answers in the first page; answers in the page after the reload.
+        reloaded: () => (window.reloadedAnswers ? { resumed: true } : new Promise(() => {})),
+      };
+      const rt = (window.rt = new ChatRuntime({
+        backend: { type: "coder", baseUrl: "/api/v2", organizationId: spec.org },
+        toolsUrl: "/tools/tools.json",
+        storage: localStorage,
+      }));
+      rt.subscribe((event) => window.events.push(event.type === "run_finished" && event.error ? { ...event, error: plainError(event.error) } : event));
+      await rt.loadTools();
+      for (const name of spec.register) {
+        rt.registerTool({
+          name,
+          description: `The test tool ${name}.`,
+          parameters: { type: "object", properties: {} },
+          defaultEnabled: true,
+          handler: (args, ctx) => {
+            window.ran.push(`${name}:${ctx.toolCallId}`);
+            return handlers[name](args, ctx);
+          },
+        });
+      }
+      for (const name of spec.enable) rt.setToolEnabled(null, name, true);
+      for (const name of spec.disable) rt.setToolEnabled(null, name, false);
+    },
+    { org: ORG, enable, register, disable },
+  );
+}
+
+/** `rt.run(request)` in the page, awaited (the result with a plain error, `window.plainResult`). */
+const run = (request) => inPage(async (request) => window.plainResult(await window.rt.run(request)), request);
+/** Starts `rt.run(request)` in the page; `finish()` awaits it. */
+const start = (request) =>
+  inPage((request) => {
+    window.running = window.rt.run(request);
+  }, request);
+const finish = () => inPage(async () => window.plainResult(await window.running));
+
+const user = (content, id = `u-${Math.random().toString(36).slice(2)}`) => ({ id, role: "user", content });
+const pageMessages = (threadId) => inPage((id) => window.rt.messages(id), threadId);
+const ran = () => inPage(() => window.ran);
+const events = (type) => inPage((type) => window.events.filter((e) => e.type === type), type);
+/** The tool log of tests/e2e/tools (the tools.json handlers log `tool:<name>:...` there). */
+const toolLog = () => inPage(() => (globalThis.__log ?? []).filter((entry) => entry.startsWith("tool:")));
+
+/** No message id twice, and no assistant text twice (a duplicated commit or stale partial). */
+function assertNoDuplicates(messages) {
+  const ids = messages.map((m) => m.id);
+  assert.equal(new Set(ids).size, ids.length, `duplicate message ids: ${ids}`);
+}
+
+// ---- one call ---------------------------------------------------------------------------------
+
+test("one call: create, requires_action, the tool runs in the page, one POST, the final text quotes it", async () => {
+  await setup({ match: "what time", turns: [{ text: "Let me check.", calls: [{ id: "toolu_1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
+  await coderRuntime({ enable: ["get_browser_time"] });
+
+  const result = await run({ messages: [user("what time is it?", "u1")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  const chatId = await onlyChat();
+  assert.match(chatId, CHAT_ID);
+  assert.equal(result.threadId, chatId, "the thread id is the chat id");
+  assert.deepEqual(await toolLog(), ["tool:get_browser_time:iso"], "the tool ran once, in the page");
+
+  const r = await record(chatId);
+  assert.equal(r.chat.status, "waiting");
+  assert.equal(r.chat.organization_id, ORG);
+  assert.equal(r.toolResultPostCount, 1);
+  assert.equal(r.toolResultPosts[0].status, 204);
+  assert.deepEqual(r.toolResultPosts[0].body, { results: [{ tool_call_id: "toolu_1", output: "2026-01-01T12:00:00Z", is_error: false }] });
+  assert.equal(r.messagePosts.length, 0, "the first message went with the create");
+  assert.deepEqual(r.pendingCalls, []);
+
+  // The messages as AG-UI 1.0 messages, ids the Coder message ids.
+  const ids = r.messages.map((m) => String(m.id));
+  const quote = 'I got: get_browser_time(toolu_1) = "2026-01-01T12:00:00Z".';
+  assert.deepEqual(result.messages, [
+    { id: ids[0], role: "user", content: "what time is it?" },
+    { id: ids[1], role: "assistant", content: "Let me check.", toolCalls: [{ id: "toolu_1", type: "function", function: { name: "get_browser_time", arguments: '{"format":"iso"}' } }] },
+    { id: ids[2], role: "tool", toolCallId: "toolu_1", content: "2026-01-01T12:00:00Z" },
+    { id: ids[3], role: "assistant", content: quote },
+  ]);
+  assert.deepEqual(norm(await pageMessages(chatId)), committed(r.messages));
+  const started = await events("tool_started");
+  assert.deepEqual(started.map((e) => [e.threadId, e.toolCallId, e.toolName]), [[chatId, "toolu_1", "get_browser_time"]]);
+  const finished = await events("run_finished");
+  assert.deepEqual(finished.map((e) => [e.threadId, e.status]), [[chatId, "completed"]]);
+
+  // A second turn posts to the same chat.
+  const second = await run({ threadId: chatId, messages: [user("and again", "u2")] });
+  assert.equal(second.status, "completed", JSON.stringify(second.error));
+  assert.equal(second.threadId, chatId);
+  assert.equal((await chats()).length, 1, "no second chat");
+  const r2 = await record(chatId);
+  assert.equal(r2.messagePosts.length, 1);
+  assert.equal(r2.messagePosts[0].status, 200);
+  assert.deepEqual(r2.messagePosts[0].body.content, [{ type: "text", text: "and again" }]);
+  assert.equal(second.messages.at(-1).content, "Done.");
+  assert.deepEqual(norm(second.messages), committed(r2.messages));
+  assert.equal(r2.toolResultPostCount, 1, "nothing answered again");
+});
+
+// ---- parallel calls ---------------------------------------------------------------------------
+
+test("parallel calls: both handlers run at once and are answered in ONE POST", async () => {
+  await setup({ match: "both", turns: [{ calls: [{ id: "p1", name: "overlap_a" }, { id: "p2", name: "overlap_b" }] }, { quote: true }] });
+  await coderRuntime({ register: ["overlap_a", "overlap_b"] });
+  const result = await run({ messages: [user("both at once")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual((await ran()).sort(), ["overlap_a:p1", "overlap_b:p2"]);
+  assert.equal(await inPage(() => window.maxActive), 2, "the handlers overlapped");
+
+  const r = await record(result.threadId);
+  assert.equal(r.toolResultPostCount, 1, "one POST for the batch");
+  const results = r.toolResultPosts[0].body.results;
+  assert.deepEqual(results.map((x) => x.tool_call_id).sort(), ["p1", "p2"]);
+  assert.deepEqual(Object.fromEntries(results.map((x) => [x.tool_call_id, x.output])), { p1: { from: "a" }, p2: { from: "b" } });
+  assert.match(result.messages.at(-1).content, /^I got: overlap_a\(p1\) = \{"from":"a"\}; overlap_b\(p2\) = \{"from":"b"\}\.$|^I got: overlap_b\(p2\) = \{"from":"b"\}; overlap_a\(p1\) = \{"from":"a"\}\.$/);
+});
+
+// ---- a disabled tool --------------------------------------------------------------------------
+
+test("a tool switched off: declared at creation, never runs, answered is_error 'disabled in this chat'", async () => {
+  await setup({ match: "toggles", turns: [{ calls: [{ id: "on1", name: "get_browser_time", args: { format: "iso" } }, { id: "off1", name: "switched_off" }] }, { quote: true }] });
+  await coderRuntime({ enable: ["get_browser_time"], register: ["switched_off"], disable: ["switched_off"] });
+  const listed = await inPage(() => window.rt.listTools(null).filter((t) => t.name === "switched_off").map((t) => t.enabled));
+  assert.deepEqual(listed, [false]);
+
+  const result = await run({ messages: [user("toggles test")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), [], "the switched-off handler never ran");
+  assert.deepEqual(await toolLog(), ["tool:get_browser_time:iso"]);
+  const r = await record(result.threadId);
+  assert.equal(r.toolResultPostCount, 1);
+  const byId = Object.fromEntries(r.toolResultPosts[0].body.results.map((x) => [x.tool_call_id, x]));
+  assert.deepEqual(byId.on1, { tool_call_id: "on1", output: "2026-01-01T12:00:00Z", is_error: false });
+  assert.equal(byId.off1.is_error, true);
+  assert.match(byId.off1.output, /the tool switched_off is disabled in this chat/);
+  const tool = result.messages.find((m) => m.role === "tool" && m.toolCallId === "off1");
+  assert.match(tool.error, /disabled in this chat/);
+
+  // Switched off for the thread after creation: the next call is answered the same way.
+  await setup({ chatId: result.threadId, turns: [{ calls: [{ id: "on2", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
+  await inPage((id) => window.rt.setToolEnabled(id, "get_browser_time", false), result.threadId);
+  const second = await run({ threadId: result.threadId, messages: [user("again")] });
+  assert.equal(second.status, "completed", JSON.stringify(second.error));
+  assert.deepEqual(await toolLog(), ["tool:get_browser_time:iso"], "not run the second time");
+  const r2 = await record(result.threadId);
+  assert.equal(r2.toolResultPostCount, 2);
+  const [answer] = r2.toolResultPosts[1].body.results;
+  assert.equal(answer.tool_call_id, "on2");
+  assert.equal(answer.is_error, true);
+  assert.match(answer.output, /the tool get_browser_time is disabled in this chat/);
+});
+
+// ---- built-in and dynamic ---------------------------------------------------------------------
+
+test("a built-in call and a dynamic call in one step: only the dynamic one runs in the page", async () => {
+  await setup({
+    match: "mixed",
+    turns: [
+      {
+        text: "Looking.",
+        calls: [
+          { id: "b1", name: "search_docs", builtin: true, args: { query: "toggles" }, result: { hits: 0 } },
+          { id: "d1", name: "get_browser_time", args: { format: "iso" } },
+        ],
+      },
+      { quote: true },
+    ],
+  });
+  await coderRuntime({ enable: ["get_browser_time"] });
+  const result = await run({ messages: [user("mixed step")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await toolLog(), ["tool:get_browser_time:iso"]);
+  assert.deepEqual((await events("tool_started")).map((e) => e.toolCallId), ["d1"]);
+  const r = await record(result.threadId);
+  assert.equal(r.toolResultPostCount, 1);
+  assert.deepEqual(r.toolResultPosts[0].body.results.map((x) => x.tool_call_id), ["d1"]);
+  assert.equal(result.messages.at(-1).content, 'I got: search_docs(b1) = {"hits":0}; get_browser_time(d1) = "2026-01-01T12:00:00Z".');
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+  const builtin = result.messages.find((m) => m.role === "tool" && m.toolCallId === "b1");
+  assert.equal(builtin.content, '{"hits":0}');
+});
+
+// ---- failing handlers -------------------------------------------------------------------------
+
+test("a throwing handler, a BigInt and a cyclic result: is_error in the one POST, the turn completes", async () => {
+  await setup({ match: "fail", turns: [{ calls: [{ id: "e1", name: "throws" }, { id: "e2", name: "bigint" }, { id: "e3", name: "cyclic" }] }, { quote: true }] });
+  await coderRuntime({ enable: ["throws", "bigint"], register: ["cyclic"] });
+  const result = await run({ messages: [user("fail in every way")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual((await toolLog()).sort(), ["tool:bigint", "tool:throws"]);
+  assert.deepEqual(await ran(), ["cyclic:e3"]);
+  const r = await record(result.threadId);
+  assert.equal(r.toolResultPostCount, 1);
+  assert.equal(r.toolResultPosts[0].status, 204);
+  const byId = Object.fromEntries(r.toolResultPosts[0].body.results.map((x) => [x.tool_call_id, x]));
+  assert.deepEqual(Object.keys(byId).sort(), ["e1", "e2", "e3"]);
+  for (const id of ["e1", "e2", "e3"]) {
+    assert.equal(byId[id].is_error, true, id);
+    assert.match(byId[id].output, /^TOOL ERROR: [A-Z_]+\n/, id);
+  }
+  assert.match(byId.e1.output, /the handler threw on purpose/);
+  assert.match(result.messages.at(-1).content, /^I got: .*throws\(e1\) failed: .*bigint\(e2\) failed: .*cyclic\(e3\) failed: /);
+});
+
+// ---- dropped streams --------------------------------------------------------------------------
+
+for (const [when, dropAfter] of [
+  ["before the POST", "action_required"],
+  ["after the POST", "tool_result"],
+]) {
+  test(`the stream dropped ${when} (dropAfter ${dropAfter}): one run, one POST, no duplicate`, async () => {
+    await setup({ match: "drop", dropAfter: [dropAfter], turns: [{ text: "Let me check.", calls: [{ id: "k1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
+    await coderRuntime({ enable: ["get_browser_time"] });
+    const result = await run({ messages: [user("drop the stream")] });
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+    assert.deepEqual(await toolLog(), ["tool:get_browser_time:iso"], "the tool ran once");
+    const r = await record(result.threadId);
+    assert.equal(r.toolResultPostCount, 1);
+    assert.equal(r.toolResultsAccepted, 1);
+    assert.ok(r.streams.dropped >= 1, `dropped: ${JSON.stringify(r.streams)}`);
+    assert.ok(r.streams.opened >= 2, `reconnected: ${JSON.stringify(r.streams)}`);
+    const messages = await pageMessages(result.threadId);
+    assertNoDuplicates(messages);
+    assert.deepEqual(norm(messages), committed(r.messages));
+    assert.equal(messages.at(-1).content, 'I got: get_browser_time(k1) = "2026-01-01T12:00:00Z".');
+  });
+}
+
+// ---- the deadline -----------------------------------------------------------------------------
+
+test("the server's deadline answers first while the tool is slow: nothing accepted, the run completes", async () => {
+  await setup({ match: "deadline", deadlineMs: 100, turns: [{ calls: [{ id: "late1", name: "late" }] }, { quote: true }] });
+  await coderRuntime({ register: ["late"] });
+  const result = await run({ messages: [user("deadline test")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["late:late1"]);
+  const r = await record(result.threadId);
+  // The stream shows the server's answer before the handler is done: a POST is useless then,
+  // and if one goes out it is refused 409 and not sent again.
+  assert.ok(r.toolResultPostCount <= 1, `POSTs: ${JSON.stringify(r.toolResultPosts)}`);
+  assert.ok(r.toolResultPosts.every((p) => p.status === 409));
+  assert.equal(r.toolResultsAccepted, 0);
+  assert.equal(result.messages.at(-1).content, 'I got: late(late1) failed: "Tool execution timed out".');
+  const tool = result.messages.find((m) => m.role === "tool");
+  assert.equal(tool.content, "Tool execution timed out");
+  assert.equal(tool.error, "Tool execution timed out");
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+});
+
+test("409: the deadline passes while the stream is down; the late POST is refused once; the run completes", async () => {
+  // The stream drops right after action_required, so the page cannot see the deadline's answer
+  // before its handler is done (500 ms; the first reconnect waits longer): it POSTs, gets 409.
+  await setup({ match: "deadline", deadlineMs: 100, dropAfter: ["action_required"], turns: [{ calls: [{ id: "late2", name: "late" }] }, { quote: true }] });
+  await coderRuntime({ register: ["late"] });
+  const result = await run({ messages: [user("deadline while down")] });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["late:late2"]);
+  const r = await record(result.threadId);
+  assert.equal(r.toolResultPostCount, 1, "the late POST is not sent again");
+  assert.equal(r.toolResultPosts[0].status, 409);
+  assert.deepEqual(r.toolResultPosts[0].body, { results: [{ tool_call_id: "late2", output: { late: true }, is_error: false }] });
+  assert.equal(r.toolResultsAccepted, 0);
+  assert.ok(r.streams.opened >= 2, `reconnected: ${JSON.stringify(r.streams)}`);
+  assert.equal(result.messages.at(-1).content, 'I got: late(late2) failed: "Tool execution timed out".');
+  assertNoDuplicates(result.messages);
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+});
+
+// ---- Stop -------------------------------------------------------------------------------------
+
+test("Stop during a slow tool: aborted, the signal fires, no POST, two interrupts, the chat waits", async () => {
+  // After the first interrupt the server's turn goes on (a slow step), so the second one hits
+  // `running`.
+  await setup({ match: "stop", turns: [{ calls: [{ id: "s1", name: "stoppable" }] }, { delayMs: 1500, text: "Too late." }] });
+  await coderRuntime({ register: ["stoppable"] });
+  await start({ messages: [user("stop me")] });
+  const chatId = await onlyChat();
+  await until("the handler", () => inPage(() => window.stoppable));
+  assert.equal(await inPage(() => window.stoppable.threadId), chatId, "ctx.threadId is the chat id");
+  await inPage((id) => window.rt.abort(id), chatId);
+  const result = await finish();
+  assert.equal(result.status, "aborted");
+  assert.equal(result.threadId, chatId);
+  assert.equal(await inPage(() => window.stoppable.aborted), true, "ctx.signal fired");
+  const r = await waitStatus(chatId, "waiting");
+  await settle(300);
+  const after = await record(chatId);
+  assert.equal(after.toolResultPostCount, 0, "no tool-results POST");
+  assert.deepEqual(after.interrupts.map((i) => [i.status, i.from]), [
+    [200, "requires_action"],
+    [200, "running"],
+  ]);
+  assert.equal(after.chat.status, "waiting");
+  assert.ok(!r.messages.some((m) => m.content.some((p) => p.text === "Too late.")), "the slow step was stopped");
+  assert.equal(await inPage((id) => window.rt.isRunning(id), chatId), false);
+  assertNoDuplicates(await pageMessages(chatId));
+});
+
+// ---- legacy framings --------------------------------------------------------------------------
+
+for (const framing of ["envelope", "envelope-single"]) {
+  test(`the ${framing} framing: the same outcome as the array framing`, async () => {
+    await setup({ match: "framing", framing, turns: [{ text: "Let me check.", calls: [{ id: "f1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
+    await coderRuntime({ enable: ["get_browser_time"] });
+    const result = await run({ messages: [user("framing test")] });
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+    assert.deepEqual(await toolLog(), ["tool:get_browser_time:iso"]);
+    const r = await record(result.threadId);
+    assert.equal(r.toolResultPostCount, 1);
+    assert.equal(r.toolResultPosts[0].status, 204);
+    assert.deepEqual(r.toolResultPosts[0].body, { results: [{ tool_call_id: "f1", output: "2026-01-01T12:00:00Z", is_error: false }] });
+    assert.deepEqual(
+      result.messages.map((m) => m.role),
+      ["user", "assistant", "tool", "assistant"],
+    );
+    assert.equal(result.messages.at(-1).content, 'I got: get_browser_time(f1) = "2026-01-01T12:00:00Z".');
+    assert.deepEqual(norm(result.messages), committed(r.messages));
+  });
+}
+
+// ---- resets -----------------------------------------------------------------------------------
+
+test("preview_reset and history_reset: the messages end equal to the committed history, no stale text", async () => {
+  await setup({ match: "resets", turns: [{ text: "Holding.", calls: [{ id: "h1", name: "hold" }] }, { quote: true }] });
+  await coderRuntime({ register: ["hold"] });
+  await start({ messages: [user("resets test")] });
+  const chatId = await onlyChat();
+  await until("the held call", async () => (await ran()).length === 1);
+  const stale = "stale partial text";
+  const hasStale = (messages) => messages.some((m) => typeof m.content === "string" && m.content.includes(stale));
+
+  // A part of a generation the server then drops: shown while it streams, gone after the reset.
+  await inject(chatId, [
+    { type: "message_part", message_part: { role: "assistant", part: { type: "text", text: stale }, history_version: 99, generation_attempt: 1, seq: 0 } },
+  ]);
+  await until("the stale part shown", async () => hasStale(await pageMessages(chatId)));
+  await inject(chatId, [{ type: "preview_reset" }]);
+  await until("the stale part gone", async () => !hasStale(await pageMessages(chatId)));
+  let r = await record(chatId);
+  assert.deepEqual(norm(await pageMessages(chatId)), committed(r.messages));
+
+  // The history sent again whole: nothing doubled.
+  await inject(chatId, [{ type: "history_reset" }]);
+  await settle(300);
+  r = await record(chatId);
+  const messages = await pageMessages(chatId);
+  assertNoDuplicates(messages);
+  assert.deepEqual(norm(messages), committed(r.messages));
+
+  await inPage(() => window.release());
+  const result = await finish();
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  r = await record(chatId);
+  assert.equal(r.toolResultPostCount, 1);
+  assert.equal(hasStale(result.messages), false);
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+  assert.equal(result.messages.at(-1).content, 'I got: hold(h1) = {"held":true}.');
+});
+
+// ---- errors and retries -----------------------------------------------------------------------
+
+test("a chat error event ends the run error with code coder/error and its details", async () => {
+  await setup({
+    match: "error",
+    turns: [{ text: "Thinking", error: { message: "The model provider is overloaded.", kind: "overloaded", retryable: true, provider: "anthropic", statusCode: 529 } }],
+  });
+  await coderRuntime();
+  const result = await run({ messages: [user("error please")] });
+  assert.equal(result.status, "error");
+  assert.equal(result.error.code, "coder/error");
+  assert.equal(result.error.message, "The model provider is overloaded.");
+  assert.deepEqual(result.error.details, { kind: "overloaded", retryable: true, provider: "anthropic", statusCode: 529 });
+  const finished = await events("run_finished");
+  assert.deepEqual(finished.map((e) => [e.status, e.error?.code]), [["error", "coder/error"]]);
+  assert.equal((await record(result.threadId)).chat.status, "error");
+
+  // An injected error while the model works ends the next turn the same way; detail kept.
+  await setup({ chatId: result.threadId, turns: [{ delayMs: 3000, text: "Never said." }] });
+  await start({ threadId: result.threadId, messages: [user("again")] });
+  await until("the turn running", async () => (await record(result.threadId)).chat.status === "running");
+  await inject(result.threadId, [{ type: "error", error: { message: "Injected failure.", kind: "generic", detail: "upstream said no" } }]);
+  const second = await finish();
+  assert.equal(second.status, "error");
+  assert.equal(second.error.code, "coder/error");
+  assert.equal(second.error.message, "Injected failure.");
+  assert.deepEqual(second.error.details, { kind: "generic", retryable: false, detail: "upstream said no" });
+});
+
+test("a retry event reaches a listener as a runtime `retry` event; the turn goes on", async () => {
+  await setup({ match: "retry", turns: [{ delayMs: 1500, text: "Recovered." }] });
+  await coderRuntime();
+  await start({ messages: [user("retry please")] });
+  const chatId = await onlyChat();
+  await until("the stream open", async () => (await record(chatId)).streams.open >= 1);
+  const retryingAt = "2026-01-01T12:00:01.000000Z";
+  await inject(chatId, [
+    { type: "retry", retry: { attempt: 1, delay_ms: 250, error: "overloaded_error: try again", kind: "overloaded", provider: "anthropic", status_code: 529, retrying_at: retryingAt } },
+  ]);
+  const result = await finish();
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.equal(result.messages.at(-1).content, "Recovered.");
+  assert.deepEqual(await events("retry"), [
+    { type: "retry", threadId: chatId, attempt: 1, delayMs: 250, error: "overloaded_error: try again", kind: "overloaded", provider: "anthropic", statusCode: 529, retryingAt },
+  ]);
+});
+
+test("a refused REST call ends the run coder/http with the status and Coder's body", async () => {
+  await api("/test/coder/auth", { token: "secret" });
+  try {
+    await coderRuntime();
+    const result = await run({ messages: [user("no token")] });
+    assert.equal(result.status, "error");
+    assert.equal(result.error.code, "coder/http");
+    assert.equal(result.error.status, 401);
+    assert.equal(result.error.details.message, "You are signed out or your session has expired. Please sign in again to continue.");
+    assert.equal(result.error.details.detail, 'Cookie "coder_session_token" or query parameter must be provided.');
+    assert.deepEqual(await chats(), [], "no chat was created");
+  } finally {
+    await api("/test/coder/auth", { token: null });
+  }
+});
+
+// ---- reload in requires_action ----------------------------------------------------------------
+
+/** A chat left in requires_action by a page that was reloaded before it answered. */
+async function abandonedChat(match) {
+  await setup({ match, turns: [{ text: "Let me check.", calls: [{ id: "r1", name: "reloaded" }] }, { quote: true }, { text: "Next answered." }] });
+  await coderRuntime({ register: ["reloaded"] });
+  await start({ messages: [user(`${match}: first`)] });
+  const chatId = await onlyChat();
+  await until("the call running in the first page", async () => (await ran()).length === 1);
+  await suite.page.reload();
+  await suite.page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
+  await settle(300);
+  const r = await record(chatId);
+  assert.equal(r.chat.status, "requires_action", "the reload left the chat waiting for results");
+  assert.equal(r.toolResultPostCount, 0);
+  assert.deepEqual(r.interrupts, []);
+  assert.deepEqual(r.pendingCalls.map((c) => c.tool_call_id), ["r1"]);
+  return chatId;
+}
+
+test('reload in requires_action, pending: "run": the call runs once and is submitted before the new message', async () => {
+  const chatId = await abandonedChat("reload-run");
+  await coderRuntime({ register: ["reloaded"] });
+  await inPage(() => (window.reloadedAnswers = true));
+  const result = await run({ threadId: chatId, messages: [user("next")], pending: "run" });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["reloaded:r1"], "run once, in the new page");
+  const r = await record(chatId);
+  assert.equal(r.toolResultPostCount, 1);
+  assert.deepEqual(r.toolResultPosts[0].body, { results: [{ tool_call_id: "r1", output: { resumed: true }, is_error: false }] });
+  assert.equal(r.messagePosts.length, 1);
+  assert.ok(r.toolResultPosts[0].atMs <= r.messagePosts[0].atMs, "the results went before the message");
+  assert.deepEqual(r.pendingCalls, [], "no call left dangling");
+  assert.equal(r.chat.status, "waiting");
+  assert.equal(result.messages.at(-1).content, "Next answered.");
+  assert.ok(result.messages.some((m) => m.role === "assistant" && m.content === "I got: reloaded(r1) = {\"resumed\":true}."));
+  assertNoDuplicates(result.messages);
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+});
+
+test('reload in requires_action, pending: "settle": submitted is_error INTERRUPTED without running', async () => {
+  const chatId = await abandonedChat("reload-settle");
+  await coderRuntime({ register: ["reloaded"] });
+  await inPage(() => (window.reloadedAnswers = true));
+  const result = await run({ threadId: chatId, messages: [user("next")], pending: "settle" });
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), [], "not run");
+  const r = await record(chatId);
+  assert.equal(r.toolResultPostCount, 1);
+  const [answer] = r.toolResultPosts[0].body.results;
+  assert.equal(answer.tool_call_id, "r1");
+  assert.equal(answer.is_error, true);
+  assert.match(answer.output, INTERRUPTED);
+  assert.ok(r.toolResultPosts[0].atMs <= r.messagePosts[0].atMs, "the results went before the message");
+  assert.deepEqual(r.pendingCalls, [], "no call left dangling");
+  assert.equal(r.chat.status, "waiting");
+  assert.equal(result.messages.at(-1).content, "Next answered.");
+  assertNoDuplicates(result.messages);
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+});
