@@ -139,6 +139,12 @@ fn text(t: &str) -> Value {
     json!([{"type":"text","text":t}])
 }
 
+/// Creates a chat for "hello": the create is answered, the stream opened.
+fn created_chat(h: &mut Harness) {
+    start(h, "", "hello", Pending::Settle);
+    reply(h, 201, json!({"id":CHAT,"status":"running"}));
+}
+
 /// Creates a chat whose first step calls `calls` and pauses: returns the chat id.
 fn paused_chat(h: &mut Harness, calls: &[(&str, &str)]) -> String {
     start(h, "", "weather in Paris", Pending::Settle);
@@ -480,8 +486,7 @@ fn stop_while_the_chat_is_created_interrupts_it_once_it_exists() {
 #[test]
 fn a_second_turn_resumes_the_stream_and_posts_once_the_chat_is_idle() {
     let mut h = coder_host(None);
-    start(&mut h, "", "hello", Pending::Settle);
-    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    created_chat(&mut h);
     frame(
         &mut h,
         CHAT,
@@ -608,8 +613,7 @@ fn a_reload_with_pending_run_runs_the_owed_call_once_and_submits_it_first() {
 #[test]
 fn an_error_event_ends_the_turn_with_the_chats_error_kept() {
     let mut h = coder_host(None);
-    start(&mut h, "", "hello", Pending::Settle);
-    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    created_chat(&mut h);
     frame(
         &mut h,
         CHAT,
@@ -666,8 +670,7 @@ fn a_refused_create_ends_the_turn_with_the_status_and_body() {
 #[test]
 fn a_stream_that_keeps_closing_without_a_message_ends_the_turn() {
     let mut h = coder_host(None);
-    start(&mut h, "", "hello", Pending::Settle);
-    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    created_chat(&mut h);
     for _ in 0..4 {
         drop_stream(&mut h, CHAT);
     }
@@ -679,8 +682,7 @@ fn a_stream_that_keeps_closing_without_a_message_ends_the_turn() {
 #[test]
 fn a_frame_of_a_closed_stream_is_ignored() {
     let mut h = coder_host(None);
-    start(&mut h, "", "hello", Pending::Settle);
-    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    created_chat(&mut h);
     let (_, first, _) = h.streams[0].clone();
     drop_stream(&mut h, CHAT);
     h.session.handle_stream_frame(

@@ -27,6 +27,7 @@ use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus};
 use super::stream::note_applied;
 use super::tool_set::ToolSet;
+use super::turn::message_ids;
 use super::{ReconnectWait, RoundPhase, Session, ThreadState, Turn};
 
 use crate::coder::wire::{
@@ -37,7 +38,6 @@ use crate::coder::{
     SubmitStep, TurnEnd, Update,
 };
 use crate::json::{Map, Value};
-use crate::lean::hash::HashSet;
 use crate::lean::sorted::SortedMap;
 use crate::protocol::event::{Message, Tool};
 use crate::protocol::thread::PendingCall;
@@ -142,12 +142,7 @@ impl Session {
         if state.turn.is_some() {
             return Err(SessionError::Busy { thread_id });
         }
-        let before = state
-            .thread
-            .messages()
-            .iter()
-            .map(|m| m.id().to_owned())
-            .collect::<HashSet<_>>();
+        let before = message_ids(state.thread.messages());
         let mut texts: Vec<String> = Vec::new();
         let mut local = Vec::new();
         for message in request.messages {

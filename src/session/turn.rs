@@ -82,12 +82,7 @@ impl Session {
         let state = self
             .threads
             .get_or_insert_with(&thread_id, ThreadState::default);
-        let before = state
-            .thread
-            .messages()
-            .iter()
-            .map(|m| m.id().to_owned())
-            .collect::<HashSet<_>>();
+        let before = message_ids(state.thread.messages());
         for message in request.messages {
             if before.contains(message.id()) {
                 continue;
@@ -443,4 +438,9 @@ pub(super) fn unanswered_calls(messages: &[Message]) -> Vec<String> {
         }
     }
     ids
+}
+
+/// The ids of the thread's messages: what a turn's `before` holds (for `newMessages`).
+pub(super) fn message_ids(messages: &[Message]) -> HashSet<String> {
+    messages.iter().map(|m| m.id().to_owned()).collect()
 }
