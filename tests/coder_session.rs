@@ -693,3 +693,23 @@ fn a_frame_of_a_closed_stream_is_ignored() {
     h.pump();
     assert!(h.results.is_empty());
 }
+
+#[test]
+fn a_member_only_ag_ui_sends_is_refused_not_dropped() {
+    let mut h = coder_host(None);
+    let request = RunRequest {
+        thread_id: CHAT.to_owned(),
+        messages: vec![user("u1", "hello")],
+        state: Some(JsonValue::parse(r#"{"a":1}"#).unwrap()),
+        ..RunRequest::default()
+    };
+    let error = h
+        .session
+        .start_chat(request, tools(), declared())
+        .unwrap_err();
+    assert_eq!(error.code(), "run/bad-request");
+    assert!(error.to_string().starts_with("state "), "{error}");
+    h.pump();
+    assert!(h.chat_requests.is_empty() && h.streams.is_empty());
+    assert!(h.session.messages(CHAT).is_empty(), "nothing was added");
+}

@@ -115,7 +115,8 @@ impl Session {
     /// says it is idle. Returns the id the turn runs under.
     ///
     /// The request's messages are the user's message: their text is what is posted. `context`,
-    /// `state`, `forwardedProps` and `resume` are AG-UI's and are not sent.
+    /// `state`, `forwardedProps` and `resume` are AG-UI's: a request with one is refused
+    /// ([`SessionError::NotForCoder`]).
     pub fn start_chat(
         &mut self,
         request: RunRequest,
@@ -127,6 +128,15 @@ impl Session {
                 .start_run(request.clone(), tools)
                 .map(|()| request.thread_id);
         };
+        let unsent = [
+            ("context", !request.context.is_empty()),
+            ("state", request.state.is_some()),
+            ("forwardedProps", request.forwarded_props.is_some()),
+            ("resume", !request.resume.is_empty()),
+        ];
+        if let Some((member, _)) = unsent.iter().find(|(_, given)| *given) {
+            return Err(SessionError::NotForCoder(member));
+        }
         let new_chat = request.thread_id.is_empty();
         if !new_chat {
             crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;

@@ -28,6 +28,10 @@ pub enum SessionError {
         /// The first way the payload breaks the schema (its `pointer` is in the payload).
         violation: Option<Violation>,
     },
+    /// A Coder chat's turn was given a member only an AG-UI run sends (`context`, `state`,
+    /// `forwardedProps`, `resume`): refused rather than dropped. Nothing was sent.
+    #[error("{0} is an AG-UI run's member: a Coder chat's turn does not send it")]
+    NotForCoder(&'static str),
     /// The thread has open interrupts the request does not answer (and that have not expired).
     /// Nothing was sent.
     #[error(
@@ -48,7 +52,7 @@ impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
             SessionError::Busy { .. } => "run/busy",
-            SessionError::BadThreadId(_) => "run/bad-request",
+            SessionError::BadThreadId(_) | SessionError::NotForCoder(_) => "run/bad-request",
             SessionError::BadResume { .. } => "input/invalid",
             SessionError::UnansweredInterrupts { .. } => "run/unanswered-interrupts",
         }

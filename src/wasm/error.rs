@@ -209,7 +209,8 @@ impl From<OptionsError> for Error {
 }
 
 /// A session refusal (`run/busy`, `run/bad-request`, ...); a `resume` payload off its schema
-/// (`input/invalid`) carries `interruptId` and `field`, the JSON pointer in the payload.
+/// (`input/invalid`) carries `interruptId` and `field`, the JSON pointer in the payload; an AG-UI
+/// member given to a Coder chat's run carries `field`, its name.
 impl From<SessionError> for Error {
     fn from(error: SessionError) -> Self {
         let out = Error::new(error.code(), error.to_string());
@@ -225,6 +226,7 @@ impl From<SessionError> for Error {
                     None => out,
                 }
             }
+            SessionError::NotForCoder(member) => out.with("field", member),
             _ => out,
         }
     }

@@ -565,6 +565,20 @@ test("a refused REST call ends the run coder/http with the status and Coder's bo
   }
 });
 
+test("a member only AG-UI sends (state, context, ...) is refused run/bad-request, not dropped", async () => {
+  await coderRuntime();
+  const refused = await inPage(async (request) => {
+    try {
+      await window.rt.run(request);
+      return null;
+    } catch (error) {
+      return { code: error.code, field: error.field };
+    }
+  }, { messages: [user("with state")], state: { a: 1 } });
+  assert.deepEqual(refused, { code: "run/bad-request", field: "state" });
+  assert.deepEqual(await chats(), [], "nothing was created");
+});
+
 // ---- reload in requires_action ----------------------------------------------------------------
 
 /** A chat left in requires_action by a page that was reloaded before it answered. */
