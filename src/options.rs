@@ -244,6 +244,7 @@ pub const RUN_REQUEST_KEYS: &[&str] = &[
     "state",
     "forwardedProps",
     "pending",
+    "newChat",
 ];
 
 /// What a run's data members make.
@@ -261,6 +262,8 @@ pub struct RunInput {
     pub forwarded_props: Option<Value>,
     /// `pending` (default `"settle"`).
     pub pending: Pending,
+    /// `newChat` (Coder: `threadId` names the chat to create until it has its id).
+    pub new_chat: bool,
 }
 
 impl RunInput {
@@ -287,6 +290,12 @@ impl RunInput {
                 ))
             }
         };
+        let new_chat = typed::<bool>(
+            request.remove("newChat").filter(|v| !v.is_null()),
+            "newChat",
+            "run/bad-request",
+        )?
+        .unwrap_or(false);
         Ok(Self {
             messages,
             context,
@@ -294,6 +303,7 @@ impl RunInput {
             state,
             forwarded_props,
             pending,
+            new_chat,
         })
     }
 
@@ -309,6 +319,7 @@ impl RunInput {
             resume: self.resume,
             now_ms,
             pending: self.pending,
+            new_chat: self.new_chat,
         }
     }
 }

@@ -708,8 +708,34 @@ fn a_member_only_ag_ui_sends_is_refused_not_dropped() {
         .start_chat(request, tools(), declared())
         .unwrap_err();
     assert_eq!(error.code(), "run/bad-request");
-    assert!(error.to_string().starts_with("state "), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "`state` does not apply to the coder backend"
+    );
     h.pump();
     assert!(h.chat_requests.is_empty() && h.streams.is_empty());
     assert!(h.session.messages(CHAT).is_empty(), "nothing was added");
+}
+
+#[test]
+fn a_new_chat_may_run_under_the_apps_own_id_until_it_exists() {
+    let mut h = coder_host(None);
+    let request = RunRequest {
+        thread_id: "draft-1".to_owned(),
+        messages: vec![user("u1", "hello")],
+        new_chat: true,
+        ..RunRequest::default()
+    };
+    let id = h.session.start_chat(request, tools(), declared()).unwrap();
+    h.pump();
+    assert_eq!(id, "draft-1");
+    assert_eq!(last_request(&h).url, "/api/v2/chats", "a chat is created");
+    reply(&mut h, 201, json!({"id":CHAT,"status":"running"}));
+    assert_eq!(h.created, vec![("draft-1".to_owned(), CHAT.to_owned())]);
+    assert!(h.events.iter().any(|e| *e
+        == RuntimeEvent::ThreadCreated {
+            thread_id: CHAT.to_owned(),
+            previous_thread_id: "draft-1".to_owned(),
+        }));
+    assert!(h.session.is_running(CHAT));
 }

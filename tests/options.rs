@@ -200,7 +200,18 @@ fn an_empty_run_request_is_a_turn_with_nothing_new() {
     assert_eq!(input.state, None);
     assert_eq!(input.forwarded_props, None);
     assert_eq!(input.pending, Pending::Settle);
-    assert_eq!(RUN_REQUEST_KEYS.len(), 6);
+    assert!(!input.new_chat);
+    assert_eq!(RUN_REQUEST_KEYS.len(), 7);
+}
+
+#[test]
+fn new_chat_is_a_boolean() {
+    assert!(run(r#"{"newChat":true}"#).unwrap().new_chat);
+    assert!(!run(r#"{"newChat":null}"#).unwrap().new_chat);
+    let Err(OptionsError::Field { code, field, .. }) = run(r#"{"newChat":"yes"}"#) else {
+        panic!("a string newChat is refused");
+    };
+    assert_eq!((code, field.as_ref()), ("run/bad-request", "newChat"));
 }
 
 #[test]

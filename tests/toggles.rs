@@ -451,6 +451,30 @@ fn a_change_in_an_unsaved_thread_saves_the_default_state_with_the_change() {
 }
 
 #[test]
+fn a_new_chat_adopts_what_its_provisional_id_shows_unless_it_has_its_own() {
+    let mut t = toggles(&[(DEFAULT, r#"{"a":true}"#)]);
+    t.adopt("draft", "chat-1");
+    assert_eq!(
+        t.store().raw("chat:tools:chat-1").as_deref(),
+        Some(r#"{"a":true}"#),
+        "an id with nothing saved: the defaults"
+    );
+    t.set_enabled(Some("draft2"), "b", true);
+    t.adopt("draft2", "chat-2");
+    assert_eq!(
+        t.store().raw("chat:tools:chat-2").as_deref(),
+        Some(r#"{"a":true,"b":true}"#),
+        "what the user chose under the provisional id"
+    );
+    t.set_enabled(Some("chat-2"), "a", false);
+    t.adopt("draft", "chat-2");
+    assert!(
+        !t.is_enabled(Some("chat-2"), "a"),
+        "a chat's own state is kept"
+    );
+}
+
+#[test]
 fn a_thread_named_default_has_its_own_key_and_state() {
     let mut t = toggles(&[(DEFAULT, r#"{"d":true}"#)]);
     assert!(

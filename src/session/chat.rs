@@ -108,15 +108,16 @@ enum Step {
 }
 
 impl Session {
-    /// Starts a Coder chat's turn: `request.thread_id` empty creates a chat (with `declared`,
-    /// every frontend tool in its wire form, as its dynamic tools: a chat's tools are fixed when
-    /// it is created) and the turn runs under a provisional id until
-    /// [`Action::ThreadCreated`]; otherwise the message is posted to that chat, once its stream
-    /// says it is idle. Returns the id the turn runs under.
+    /// Starts a Coder chat's turn: `request.thread_id` empty, or [`RunRequest::new_chat`],
+    /// creates a chat (with `declared`, every frontend tool in its wire form, as its dynamic
+    /// tools: a chat's tools are fixed when it is created) and the turn runs under a provisional
+    /// id (the request's, else one of the session's) until [`Action::ThreadCreated`]; otherwise
+    /// the message is posted to that chat, once its stream says it is idle. Returns the id the
+    /// turn runs under.
     ///
     /// The request's messages are the user's message: their text is what is posted. `context`,
     /// `state`, `forwardedProps` and `resume` are AG-UI's: a request with one is refused
-    /// ([`SessionError::NotForCoder`]).
+    /// ([`SessionError::NotForBackend`]).
     pub fn start_chat(
         &mut self,
         request: RunRequest,
@@ -135,15 +136,16 @@ impl Session {
             ("resume", !request.resume.is_empty()),
         ];
         if let Some((member, _)) = unsent.iter().find(|(_, given)| *given) {
-            return Err(SessionError::NotForCoder(member));
+            return Err(SessionError::NotForBackend {
+                member,
+                backend: "coder",
+            });
         }
-        let new_chat = request.thread_id.is_empty();
-        if !new_chat {
-            crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
-        }
-        let thread_id = if new_chat {
+        let new_chat = request.thread_id.is_empty() || request.new_chat;
+        let thread_id = if request.thread_id.is_empty() {
             self.next_id("chat")
         } else {
+            crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
             request.thread_id.clone()
         };
         let state = self
@@ -437,6 +439,11 @@ impl Session {
             provisional: provisional.to_owned(),
             thread_id: chat.id.clone(),
         });
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::ThreadCreated {
+                thread_id: chat.id.clone(),
+                previous_thread_id: provisional.to_owned(),
+            }));
         self.open_stream(&chat.id);
     }
 

@@ -105,6 +105,10 @@ pub struct RunRequest {
     pub now_ms: Option<u64>,
     /// What happens to the browser calls of a loaded history that have no result.
     pub pending: Pending,
+    /// Coder: `thread_id` is not a chat but the id the new chat's turn runs under until the chat
+    /// exists ([`Action::ThreadCreated`](super::Action::ThreadCreated)); a chat is created. (An
+    /// empty `thread_id` creates one too, under an id of the session's.)
+    pub new_chat: bool,
 }
 
 /// What a turn does with the browser calls of the thread's last assistant message that have no

@@ -28,10 +28,16 @@ pub enum SessionError {
         /// The first way the payload breaks the schema (its `pointer` is in the payload).
         violation: Option<Violation>,
     },
-    /// A Coder chat's turn was given a member only an AG-UI run sends (`context`, `state`,
-    /// `forwardedProps`, `resume`): refused rather than dropped. Nothing was sent.
-    #[error("{0} is an AG-UI run's member: a Coder chat's turn does not send it")]
-    NotForCoder(&'static str),
+    /// A run was given a member its backend does not send: one only an AG-UI run sends
+    /// (`context`, `state`, `forwardedProps`, `resume`) on a Coder chat, or `newChat` on AG-UI.
+    /// Refused rather than dropped; nothing was sent.
+    #[error("`{member}` does not apply to the {backend} backend")]
+    NotForBackend {
+        /// The run's member, as the app names it.
+        member: &'static str,
+        /// `"coder"` or `"agui"`.
+        backend: &'static str,
+    },
     /// The thread has open interrupts the request does not answer (and that have not expired).
     /// Nothing was sent.
     #[error(
@@ -52,7 +58,7 @@ impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
             SessionError::Busy { .. } => "run/busy",
-            SessionError::BadThreadId(_) | SessionError::NotForCoder(_) => "run/bad-request",
+            SessionError::BadThreadId(_) | SessionError::NotForBackend { .. } => "run/bad-request",
             SessionError::BadResume { .. } => "input/invalid",
             SessionError::UnansweredInterrupts { .. } => "run/unanswered-interrupts",
         }

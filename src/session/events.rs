@@ -159,6 +159,15 @@ runtime_events! {
         /// What happened.
         diagnostic "diagnostic": crate::tools::Diagnostic,
     }
+    /// A Coder chat was created for a run started without a chat id: the thread is the chat's
+    /// from now on (its messages, toggles and events).
+    ThreadCreated "thread_created" {
+        /// The chat's id.
+        thread_id "threadId": String,
+        /// The id the run started under (the app's `threadId` with `newChat`, else the
+        /// runtime's own).
+        previous_thread_id "previousThreadId": String,
+    }
     /// A Coder chat's server retries its model call (the chat's `retry` event): the turn goes on.
     Retry "retry" {
         /// The thread (the chat).

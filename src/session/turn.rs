@@ -31,6 +31,12 @@ impl Session {
     /// expired gets no answer ([`SessionError::UnansweredInterrupts`]).
     pub fn start_run(&mut self, request: RunRequest, tools: ToolSet) -> Result<(), SessionError> {
         crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
+        if request.new_chat {
+            return Err(SessionError::NotForBackend {
+                member: "newChat",
+                backend: "agui",
+            });
+        }
         let thread_id = request.thread_id.clone();
         let state = self
             .threads

@@ -359,6 +359,17 @@ impl<S: KeyValueStore> Toggles<S> {
         self.write(slot, map, None);
     }
 
+    /// A new chat got its id (`to`) for a run started under `from`: unless `to` has saved state,
+    /// the toggles `from` shows (its own, else the default state) are saved as `to`'s, so what
+    /// the user chose before the chat had an id is its own.
+    pub fn adopt(&mut self, from: &str, to: &str) {
+        if self.entry(Some(to)).status != Status::Absent {
+            return;
+        }
+        let map = self.state(Some(from)).clone();
+        self.write(Some(to), map, None);
+    }
+
     /// The browser's `storage` event (another tab changed `localStorage`): `key` and `new_value`
     /// as the event gives them. For the key of the default or of a thread (the inverse of
     /// [`storage_key`]) the cached state is replaced, the key is no longer unsaved (the other

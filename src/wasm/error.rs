@@ -226,7 +226,7 @@ impl From<SessionError> for Error {
                     None => out,
                 }
             }
-            SessionError::NotForCoder(member) => out.with("field", member),
+            SessionError::NotForBackend { member, .. } => out.with("field", member),
             _ => out,
         }
     }

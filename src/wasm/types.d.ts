@@ -367,6 +367,13 @@ export interface RunRequest {
    * and sends their results.
    */
   pending?: "settle" | "run";
+  /**
+   * Coder: `threadId` is not a chat but the id this run goes by until the new chat it creates
+   * has one (a `thread_created` event then names both, and `result.threadId` is the chat's).
+   * Lets an app (the React adapter's `useThread(null)`) follow a new chat from its first message.
+   * Refused (`run/bad-request`) on an AG-UI runtime.
+   */
+  newChat?: boolean;
 }
 
 /** The answer to an open interrupt. */
@@ -520,6 +527,12 @@ export type RuntimeEvent =
   | { type: "toggles_changed"; threadId: string | null }
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }
+  /**
+   * Coder: a run started without a chat's id created its chat: the thread is `threadId` from now
+   * on (its messages, toggles and events), and `previousThreadId` is the id the run started under
+   * (the app's, with `newChat`).
+   */
+  | { type: "thread_created"; threadId: string; previousThreadId: string }
   /**
    * Coder: the chat's server retries its model call (the turn goes on): the `attempt` (from 1),
    * the wait before it, the failed attempt's `error`, and when known its `kind`

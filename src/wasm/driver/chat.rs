@@ -151,9 +151,10 @@ impl Driver {
 
     /// An [`Action::ThreadCreated`](crate::session::Action::ThreadCreated): everything the driver
     /// keeps under the provisional id (the running turn, its stream, the frames' mirror) moves to
-    /// the chat's id, the caller's `signal` now stops the chat, and the chat gets the toggles of
-    /// a new chat: a copy of the defaults (`chat:tools:default`), as a new AG-UI thread gets at
-    /// its first run, so what the user chose before the chat had an id is its own from now on.
+    /// the chat's id, the caller's `signal` now stops the chat, and the chat gets the toggles the
+    /// provisional id shows (those the app set under it with `newChat`, else a copy of the
+    /// defaults, `chat:tools:default`, as a new AG-UI thread gets at its first run), so what the
+    /// user chose before the chat had an id is its own from now on.
     pub(super) fn thread_created(&self, provisional: &str, thread_id: String) {
         let signal = {
             let state = &mut *self.borrow_mut();
@@ -178,8 +179,9 @@ impl Driver {
             let _ = signal.remove_event_listener_with_callback("abort", &listener);
             self.follow_signal(&thread_id, signal);
         }
+        self.load_toggles(Some(provisional));
         self.load_toggles(Some(&thread_id));
-        self.borrow_mut().toggles.begin_run(&thread_id);
+        self.borrow_mut().toggles.adopt(provisional, &thread_id);
         self.save_toggles();
         self.emit_toggle_diagnostics();
         self.mark_dirty(&thread_id);

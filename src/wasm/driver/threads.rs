@@ -92,7 +92,8 @@ impl Driver {
         signal: Option<AbortSignal>,
     ) -> Result<Promise, Error> {
         let thread_id = request.thread_id.clone();
-        // A new chat's tools are the defaults, those of no thread.
+        // A new chat's tools are the defaults, those of no thread (or those the app set under
+        // the id it runs under until it has one, `newChat`).
         let thread = (!thread_id.is_empty()).then_some(thread_id.as_str());
         self.load_toggles(thread);
         let (promise, resolve, reject) = browser::new_promise();
@@ -100,7 +101,7 @@ impl Driver {
             let state = &mut *self.borrow_mut();
             // A busy thread is refused by `start_run` (`run/busy`); it has run before, so
             // `begin_run` changes nothing for it.
-            if let Some(thread) = thread {
+            if let Some(thread) = thread.filter(|_| !request.new_chat) {
                 state.toggles.begin_run(thread);
             }
             let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, thread);
