@@ -739,3 +739,42 @@ fn a_new_chat_may_run_under_the_apps_own_id_until_it_exists() {
         }));
     assert!(h.session.is_running(CHAT));
 }
+
+#[test]
+fn a_message_a_chat_cannot_take_is_refused_not_dropped() {
+    let mut h = coder_host(None);
+    let parts =
+        JsonValue::parse(r#"[{"type":"text","text":"see"},{"type":"image","url":"x"}]"#).unwrap();
+    let JsonValue::Array(parts) = parts else {
+        unreachable!()
+    };
+    let image = Message::User(chat_runtime::protocol::event::UserMessage {
+        id: "u1".to_owned(),
+        content: chat_runtime::protocol::event::Content::Parts(
+            parts
+                .into_iter()
+                .map(|p| p.as_object().unwrap().clone())
+                .collect(),
+        ),
+        name: None,
+        encrypted_value: None,
+        metadata: None,
+        subagent_run_id: None,
+    });
+    let request = RunRequest {
+        thread_id: CHAT.to_owned(),
+        messages: vec![user("u0", "hello"), image],
+        ..RunRequest::default()
+    };
+    let error = h
+        .session
+        .start_chat(request, tools(), declared())
+        .unwrap_err();
+    assert_eq!(error.code(), "run/bad-request");
+    assert_eq!(
+        error.to_string(),
+        "messages[1]: a Coder chat takes text parts only"
+    );
+    h.pump();
+    assert!(h.chat_requests.is_empty() && h.streams.is_empty());
+}

@@ -37,9 +37,10 @@ use crate::coder::{
     decode_frame, ChatStatus, CoderThread, ResultsBatch, Routes, Submission, SubmitReply,
     SubmitStep, TurnEnd, Update,
 };
+use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
 use crate::lean::sorted::SortedMap;
-use crate::protocol::event::{Message, Tool};
+use crate::protocol::event::{Content, Message, Tool};
 use crate::protocol::thread::PendingCall;
 use crate::protocol::wire::FromJson;
 use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
@@ -148,6 +149,29 @@ impl Session {
             crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
             request.thread_id.clone()
         };
+        // A chat takes the user's text: anything else would be shown here and never sent.
+        for (index, message) in request.messages.iter().enumerate() {
+            let message = match message {
+                Message::User(user) => match &user.content {
+                    Content::Parts(parts)
+                        if parts
+                            .iter()
+                            .any(|p| p.get("type").and_then(JsonValue::as_str) != Some("text")) =>
+                    {
+                        "a Coder chat takes text parts only"
+                    }
+                    _ => continue,
+                },
+                _ => "a Coder chat's run takes the user's messages only",
+            };
+            let known = self
+                .threads
+                .get(&thread_id)
+                .is_some_and(|t| t.thread.position(request.messages[index].id()).is_some());
+            if !known {
+                return Err(SessionError::NotForChat { index, message });
+            }
+        }
         let state = self
             .threads
             .get_or_insert_with(&thread_id, ThreadState::default);

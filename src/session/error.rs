@@ -38,6 +38,15 @@ pub enum SessionError {
         /// `"coder"` or `"agui"`.
         backend: &'static str,
     },
+    /// A Coder chat's run was given a message the chat cannot take: one that is not the user's,
+    /// or a user message with a part that is not text. Nothing was sent.
+    #[error("messages[{index}]: {message}")]
+    NotForChat {
+        /// Its position in the run's `messages`.
+        index: usize,
+        /// What is wrong.
+        message: &'static str,
+    },
     /// The thread has open interrupts the request does not answer (and that have not expired).
     /// Nothing was sent.
     #[error(
@@ -58,7 +67,9 @@ impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
             SessionError::Busy { .. } => "run/busy",
-            SessionError::BadThreadId(_) | SessionError::NotForBackend { .. } => "run/bad-request",
+            SessionError::BadThreadId(_)
+            | SessionError::NotForBackend { .. }
+            | SessionError::NotForChat { .. } => "run/bad-request",
             SessionError::BadResume { .. } => "input/invalid",
             SessionError::UnansweredInterrupts { .. } => "run/unanswered-interrupts",
         }
