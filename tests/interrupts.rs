@@ -154,6 +154,23 @@ fn an_interrupt_outcome_ends_the_turn_interrupted_and_nothing_restarts() {
 }
 
 #[test]
+fn a_later_run_of_the_stream_that_finishes_without_an_interrupt_completes_the_turn() {
+    let mut h = host();
+    h.try_start(request(vec![user("u1", "delete my notes")], json!([])))
+        .unwrap();
+    let both = format!("{}{}", interrupted_run(), resumed_run());
+    h.respond("t", both);
+    let result = h.result();
+    assert_eq!(
+        result.status,
+        RunStatus::Completed,
+        "the last run says how it ended"
+    );
+    assert_eq!(result.interrupts, None);
+    assert!(h.session.interrupts("t").is_empty(), "its run closed them");
+}
+
+#[test]
 fn the_call_an_interrupt_names_gets_no_tool_message_from_the_runtime() {
     let h = Harness::interrupted();
     assert_eq!(

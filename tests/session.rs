@@ -1464,6 +1464,21 @@ fn reconnects_are_bounded_and_back_off_from_retry_or_the_default() {
 }
 
 #[test]
+fn a_cut_after_a_second_run_started_in_the_stream_is_resumed_not_taken_as_finished() {
+    let mut h = asking("x");
+    let mut events = vec![started("r"), finished("r"), started("r2")];
+    events.extend(text("m2", "more"));
+    h.respond("t", sse_with_ids(&events, Some(50)));
+    assert_eq!(
+        h.reconnects.len(),
+        1,
+        "the second run did not finish: the stream is resumed"
+    );
+    assert_eq!(h.reconnects[0].2, (events.len() - 1).to_string());
+    assert!(h.results.is_empty(), "the turn goes on");
+}
+
+#[test]
 fn a_cut_stream_waits_for_the_sessions_deadline_before_it_is_resumed() {
     let mut h = asking("x");
     h.auto_wait = false;

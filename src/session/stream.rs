@@ -248,15 +248,20 @@ impl Session {
                 }
                 note_applied(&state.thread, &mut state.changes, applied.ok());
                 match &item.event {
+                    // Another run in the same stream: the round is not over until it finishes
+                    // (a cut before then is resumed, or truncated).
+                    Event::RunStarted(_) => *finished = None,
                     Event::RunFinished(e) => {
                         // A run on a thread with open interrupts answered them all: they close
-                        // here, and an `interrupt` outcome opens the new ones. A later run of the
-                        // same stream that finishes without one leaves the round interrupted.
+                        // here, and an `interrupt` outcome opens the new ones. The last run of
+                        // the stream says how the round ended: one that finishes without an
+                        // interrupt after one that had them leaves none open, and the round
+                        // completed.
                         let (end, interrupts) = match &e.outcome {
                             Some(RunFinishedOutcome::Interrupt { interrupts }) => {
                                 (RunEnd::Interrupted, interrupts.clone())
                             }
-                            _ => (finished.unwrap_or(RunEnd::Completed), Vec::new()),
+                            _ => (RunEnd::Completed, Vec::new()),
                         };
                         *finished = Some(end);
                         state.interrupts = interrupts;
