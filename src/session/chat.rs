@@ -126,9 +126,11 @@ impl Session {
         declared: Vec<Tool>,
     ) -> Result<String, SessionError> {
         let Some(coder) = self.config.coder.clone() else {
-            return self
-                .start_run(request.clone(), tools)
-                .map(|()| request.thread_id);
+            // An AG-UI session's turns start with `start_run`.
+            return Err(SessionError::NotForBackend {
+                member: "backend",
+                backend: "agui",
+            });
         };
         let unsent = [
             ("context", !request.context.is_empty()),
