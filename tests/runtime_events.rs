@@ -99,6 +99,38 @@ fn the_react_adapter_subscribes_only_to_events_of_the_table() {
     assert!(!listed.contains(&"agui"));
 }
 
+/// The quoted names of a line like `const EVENTS = ["a", "b"] as const;`.
+fn quoted(line: &str) -> Vec<&str> {
+    line.split('"').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn the_react_adapter_handles_each_event_it_subscribes_to() {
+    let react = read("react/src/react.ts");
+    let line = react
+        .lines()
+        .find(|l| l.starts_with("const EVENTS = ["))
+        .unwrap();
+    let mut listed = quoted(line);
+    listed.sort_unstable();
+    let at = react
+        .find("  private dispatch(event: AdapterEvent): void {\n")
+        .expect("react.ts's Host dispatches the events");
+    let body = &react[at..at + react[at..].find("\n  }\n").unwrap()];
+    let mut handled: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("case "))
+        .flat_map(quoted)
+        .collect();
+    handled.sort_unstable();
+    assert_eq!(
+        listed, handled,
+        "react.ts subscribes to an event its Host.dispatch does not handle, or the reverse"
+    );
+    // useThread(null) on a Coder runtime follows its new chat to the chat's id by this event.
+    assert!(listed.contains(&"thread_created"));
+}
+
 #[test]
 fn the_borrowed_writers_write_what_the_table_writes() {
     let json = Value::parse(r#"{"id":"u1","role":"user","content":"hi"}"#).unwrap();

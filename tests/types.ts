@@ -241,6 +241,14 @@ export const coderWithHeaders: ChatRuntimeOptions = { backend: { type: "coder", 
 // @ts-expect-error: a coder backend names its organization
 export const coderWithoutOrganization: ChatRuntimeOptions = { backend: { type: "coder", baseUrl: "/b" } };
 
+// Which backend a runtime was made for: a read-only literal union.
+export function isCoder(rt: ChatRuntime): boolean {
+  const backend: "agui" | "coder" = rt.backend;
+  // @ts-expect-error: read-only
+  rt.backend = "coder";
+  return backend === "coder";
+}
+
 export async function coderChat(rt: ChatRuntime): Promise<string | undefined> {
   // No threadId: a new chat; its id comes back as the result's.
   const first = await rt.run({ messages: [{ id: "u1", role: "user", content: "hi" }] });

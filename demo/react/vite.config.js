@@ -10,7 +10,8 @@ export default defineConfig({
   oxc: { jsx: { runtime: "automatic" } },
   server: {
     proxy: {
-      "/api": agent,
+      // ws: the Coder backend's chat stream is a WebSocket (/api/v2/chats/{id}/stream).
+      "/api": { target: agent, ws: true },
       "/tools": agent,
       "/test": agent,
     },

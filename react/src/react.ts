@@ -21,6 +21,10 @@
 //   has no message of the thread, so double-invoked effects never double-send.
 // - Messages keep their object identity while they do not change (`applyMessages`), so React.memo
 //   message rows render only for the message that streams.
+// - Coder (`runtime.backend`): a thread is a chat whose id the server makes. `useThread(null)`'s
+//   first run goes by an id of the hook's with `newChat`; at `thread_created` the stores of that id
+//   move to the chat's (`Host.chatCreated`): the same objects, so readers keep their subscriptions,
+//   and the old id stays an alias of the new one for whoever still holds it.
 import {
   createContext,
   createElement,
@@ -58,8 +62,11 @@ export { syncMessages, type MessagesUpdate, type SyncMessages } from "./sync-mes
 
 // ---- the events the adapter listens to --------------------------------------------------------------
 
-/** Never `agui` (one JS object per streamed token): the hooks render from these. */
-const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "toggles_changed", "tools_changed"] as const;
+/**
+ * Never `agui` (one JS object per streamed token): the hooks render from these. `thread_created`:
+ * a Coder chat got its id, and the stores of the id its first run went by become the chat's.
+ */
+const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "thread_created", "toggles_changed", "tools_changed"] as const;
 type AdapterEvent = RuntimeEventOf<(typeof EVENTS)[number]>;
 
 // ---- wasm initialisation, once per page ---------------------------------------------------------
@@ -153,8 +160,21 @@ abstract class Store<S> {
   constructor(
     protected readonly host: Host,
     private readonly map: Map<string, Store<S>>,
-    private readonly key: string,
+    private key: string,
   ) {}
+
+  /**
+   * The store answers under `key` from now on (a Coder chat got its id), keeping its snapshot and
+   * its listeners. `false`, and nothing moves, when another store holds `key` already.
+   */
+  protected move(key: string): boolean {
+    const occupant = this.map.get(key);
+    if (occupant !== undefined && occupant !== this) return false;
+    if (this.map.get(this.key) === this) this.map.delete(this.key);
+    this.map.set(key, this);
+    this.key = key;
+    return true;
+  }
 
   readonly subscribe = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
@@ -201,6 +221,8 @@ abstract class Store<S> {
 }
 
 interface ThreadSnapshot {
+  /** The thread the store reads: its key, until a Coder chat created for it gives it the chat's. */
+  threadId: string | null;
   messages: readonly Message[];
   running: boolean;
   error: ChatRuntimeError | null;
@@ -215,7 +237,9 @@ export type ThreadInput = string | NonNullable<RunRequest["messages"]> | Omit<Ru
 export interface ThreadRunOptions extends RunOptions {
   /**
    * For a new chat (`useThread(null)` before its first run): the id of the thread to start;
-   * default `crypto.randomUUID()`. Ignored when the handle already shows a thread.
+   * default `crypto.randomUUID()`. Ignored when the handle already shows a thread. On a Coder
+   * runtime it is the id the run goes by until the chat it creates has its own (the handle's
+   * `threadId` then becomes the chat's).
    */
   threadId?: string;
 }
@@ -251,13 +275,21 @@ class ThreadStore extends Store<ThreadSnapshot> {
    * the runtime forgets it once no hook reads it ({@link Host.forget}).
    */
   private owned = false;
+  /**
+   * Whether the id is a new chat's first one (`useThread(null)`'s first run): on a Coder runtime
+   * its runs are sent with `newChat` (the runtime creates the chat) until `thread_created` gives
+   * the store the chat's id. A run that failed before the chat existed leaves it set, so the next
+   * one creates the chat; on AG-UI the id is the thread's, and the first send clears it.
+   */
+  startsChat = false;
 
-  constructor(host: Host, map: Map<string, ThreadStore>, readonly threadId: string) {
+  constructor(host: Host, map: Map<string, ThreadStore>, public threadId: string) {
     super(host, map as Map<string, Store<ThreadSnapshot>>, threadId);
     const runtime = host.runtime;
     const messages = runtime ? this.read(runtime) : [];
     this.index = indexMessages(messages);
     this.snapshot = {
+      threadId,
       messages,
       running: isRunning(runtime, threadId),
       error: null,
@@ -283,6 +315,7 @@ class ThreadStore extends Store<ThreadSnapshot> {
     const prev = this.snapshot;
     const next = { ...prev, ...patch };
     if (
+      next.threadId === prev.threadId &&
       next.messages === prev.messages &&
       next.running === prev.running &&
       next.error === prev.error &&
@@ -356,6 +389,24 @@ class ThreadStore extends Store<ThreadSnapshot> {
   /** The runtime forgot the thread: a later `useThread(id, { history })` seeds it again. */
   forgotten(): void {
     this.seeded = false;
+  }
+
+  /**
+   * The Coder chat created for this store's id has `chatId`: the store is the chat's from now on
+   * (its messages are the chat's: the runtime moved them, and its later events name the chat), and
+   * its readers re-render with the new `threadId`. Another store of `chatId` (a hook that named
+   * the chat first) wins: this one's readers are sent there.
+   */
+  rename(chatId: string): void {
+    if (!this.move(chatId)) {
+      // An equal but new snapshot: the readers render again and look the store up again (the
+      // host's alias leads them to the chat's).
+      this.emit({ ...this.snapshot });
+      return;
+    }
+    this.threadId = chatId;
+    this.startsChat = false;
+    this.set({ threadId: chatId });
   }
 
   handle(event: AdapterEvent): void {
@@ -454,6 +505,13 @@ class ThreadStore extends Store<ThreadSnapshot> {
   }
 
   private send(runtime: ChatRuntime, request: RunRequest, options: RunOptions): Promise<RunResult> {
+    // The id now: a run that waited for the runtime goes to the chat a run before it created.
+    request = { ...request, threadId: this.threadId };
+    if (this.startsChat) {
+      // Known only now: the runtime may not have existed when `run` was called.
+      if (runtime.backend === "coder") request.newChat = true;
+      else this.startsChat = false;
+    }
     try {
       return runtime.run(request, options);
     } catch (error) {
@@ -481,9 +539,16 @@ interface ToggleSnapshot {
 class ToggleStore extends Store<ToggleSnapshot> {
   protected snapshot: ToggleSnapshot;
 
-  constructor(host: Host, map: Map<string, ToggleStore>, key: string, readonly threadId: string | null) {
+  constructor(host: Host, map: Map<string, ToggleStore>, key: string, public threadId: string | null) {
     super(host, map as Map<string, Store<ToggleSnapshot>>, key);
     this.snapshot = this.compute(null);
+  }
+
+  /** A Coder chat was created for this thread's id: the chat's toggles (it adopted these). */
+  rename(chatId: string): void {
+    if (!this.move(chatId)) return this.emit({ ...this.snapshot });
+    this.threadId = chatId;
+    this.refresh();
   }
 
   private compute(prev: ToggleSnapshot | null): ToggleSnapshot {
@@ -519,9 +584,19 @@ class ToggleStore extends Store<ToggleSnapshot> {
 class StateStore extends Store<unknown> {
   protected snapshot: unknown;
 
-  constructor(host: Host, map: Map<string, StateStore>, readonly threadId: string) {
+  constructor(host: Host, map: Map<string, StateStore>, public threadId: string) {
     super(host, map as Map<string, Store<unknown>>, threadId);
     this.snapshot = this.read();
+  }
+
+  /**
+   * A Coder chat was created for this thread's id: the store reads the chat's. (A chat has no
+   * AG-UI state: nothing to send readers elsewhere when another store has the chat's id.)
+   */
+  rename(chatId: string): void {
+    if (!this.move(chatId)) return;
+    this.threadId = chatId;
+    this.refresh();
   }
 
   private read(): unknown {
@@ -590,6 +665,12 @@ class Host {
   private readonly registered = new Map<string, Claim>();
   /** Threads to forget at their `run_finished`: no hook reads them, and they were running. */
   private readonly forgetting = new Map<string, ThreadStore>();
+  /**
+   * The id a new Coder chat's first run went by -> the chat's id (`thread_created`): a hook or an
+   * app still holding the first (it was the handle's `threadId` until then) reaches the chat. One
+   * pair per chat created from this provider.
+   */
+  private readonly aliases = new Map<string, string>();
 
   constructor(public config: HostConfig) {
     // An app's runtime is there from the first render (reading it has no side effect); the host
@@ -614,6 +695,7 @@ class Host {
   }
 
   thread(threadId: string): ThreadStore {
+    threadId = this.aliases.get(threadId) ?? threadId;
     let store = this.threads.get(threadId);
     if (!store) {
       store = new ThreadStore(this, this.threads, threadId);
@@ -623,6 +705,7 @@ class Host {
   }
 
   toggles(threadId: string | null): ToggleStore {
+    if (threadId !== null) threadId = this.aliases.get(threadId) ?? threadId;
     // Thread ids never hold U+10FFFF (README, "Thread ids"): no thread's key is the default's.
     const key = threadId === null ? "\u{10FFFF}default" : threadId;
     let store = this.toggleStores.get(key);
@@ -634,11 +717,24 @@ class Host {
   }
 
   state(threadId: string): StateStore {
+    threadId = this.aliases.get(threadId) ?? threadId;
     let store = this.states.get(threadId);
     if (!store) {
       store = new StateStore(this, this.states, threadId);
       this.states.set(threadId, store);
     }
+    return store;
+  }
+
+  /**
+   * The store of a new chat's first run (`useThread(null)`): on a Coder runtime the id is the one
+   * the run goes by until its chat is created. An id used so before (an app's fixed
+   * `options.threadId`) is a new chat again, not the chat it led to.
+   */
+  startChat(threadId: string): ThreadStore {
+    this.aliases.delete(threadId);
+    const store = this.thread(threadId);
+    store.startsChat = true;
     return store;
   }
 
@@ -741,8 +837,32 @@ class Host {
       case "tools_changed":
         for (const store of this.toggleStores.values()) store.refresh();
         break;
+      case "thread_created":
+        this.chatCreated(event.previousThreadId, event.threadId);
+        break;
       default:
         break;
+    }
+  }
+
+  /**
+   * A Coder chat was created for a run that went by `previous`: the stores of that id become the
+   * chat's (the same objects, so the hooks keep their subscriptions and the messages flow on), and
+   * the app's store (`syncMessages`) gets the chat's messages under its id: the runtime's later
+   * `messages` events name the chat and carry only what changes.
+   */
+  private chatCreated(previous: string, chatId: string): void {
+    this.aliases.set(previous, chatId);
+    this.threads.get(previous)?.rename(chatId);
+    this.toggleStores.get(previous)?.rename(chatId);
+    this.states.get(previous)?.rename(chatId);
+    const runtime = this.snapshot.runtime;
+    if (this.syncMessages && runtime) {
+      try {
+        writeMessages(this.syncMessages, chatId, runtime.messages(chatId));
+      } catch {
+        // A freed runtime has no threads.
+      }
     }
   }
 
@@ -1050,7 +1170,8 @@ export function useChatRuntime(): ChatRuntime | null {
 export interface ThreadHandle {
   /**
    * The thread shown: the hook's `threadId`, or for `useThread(null)` the thread its first `run`
-   * started (`null` until then).
+   * started (`null` until then). Coder: a new chat's first id until the chat has its own (the
+   * runtime's `thread_created`), then the chat's id; also when the app passed the first id back.
    */
   threadId: string | null;
   /**
@@ -1108,6 +1229,7 @@ export interface UseThreadOptions {
 }
 
 const EMPTY_THREAD: ThreadSnapshot = Object.freeze({
+  threadId: null,
   messages: Object.freeze([]) as readonly Message[],
   running: false,
   error: null,
@@ -1121,6 +1243,11 @@ const emptyThread = (): ThreadSnapshot => EMPTY_THREAD;
  * `run`, which starts a thread (`options.threadId`, else a random UUID); from then on the handle
  * shows that thread (`threadId` in the result). Pass the id back (router, app state) or keep
  * passing `null`: both show the same thread; a change from an id to `null` is a new chat again.
+ *
+ * On a Coder runtime (`runtime.backend === "coder"`) that first id is not a chat's: the first run
+ * is sent with `newChat: true` and creates the chat, and when it has its id (`thread_created`) the
+ * handle's store becomes the chat's (no remount, the messages stay): `threadId` is then the chat's,
+ * and later runs post to the chat. The first id, passed back, still leads to the chat.
  */
 export function useThread(threadId: string | null, options: UseThreadOptions = {}): ThreadHandle {
   const { stalledAfter, history, pending = "settle" } = options;
@@ -1136,6 +1263,10 @@ export function useThread(threadId: string | null, options: UseThreadOptions = {
     store ? store.getSnapshot : emptyThread,
     store ? store.getSnapshot : emptyThread,
   );
+  // The thread the store reads: `shown`, or once a Coder chat was created for a new chat's first
+  // id, the chat's. The hook takes it as its own (no remount: the store is the same object).
+  const current = store ? snapshot.threadId : shown;
+  if (threadId === null && own !== null && current !== own) setOwn(current);
   const hostReady = useSyncExternalStore(
     host ? host.subscribe : noSubscribe,
     () => host?.runtime != null,
@@ -1144,7 +1275,8 @@ export function useThread(threadId: string | null, options: UseThreadOptions = {
   useStart(host);
   useEffect(() => {
     if (threadId !== null) ownRef.current = null;
-  }, [threadId]);
+    else if (ownRef.current !== null && current !== null) ownRef.current = current;
+  }, [threadId, current]);
   // The history goes in once the runtime is there (an effect: StrictMode's second run finds the
   // thread's messages in the runtime and does nothing).
   useEffect(() => {
@@ -1155,13 +1287,13 @@ export function useThread(threadId: string | null, options: UseThreadOptions = {
   const run = useCallback(
     (input: ThreadInput, options?: ThreadRunOptions): Promise<RunResult> => {
       if (host === null) return Promise.reject(noProvider());
-      let target = threadId ?? ownRef.current;
-      if (target === null) {
-        target = options?.threadId ?? newId();
-        ownRef.current = target;
-        setOwn(target);
-      }
-      return host.thread(target).run(input, options);
+      const target = threadId ?? ownRef.current;
+      if (target !== null) return host.thread(target).run(input, options);
+      // A new chat: on a Coder runtime this id is not a chat's, and the run creates the chat.
+      const first = options?.threadId ?? newId();
+      ownRef.current = first;
+      setOwn(first);
+      return host.startChat(first).run(input, options);
     },
     [host, threadId],
   );
@@ -1171,7 +1303,7 @@ export function useThread(threadId: string | null, options: UseThreadOptions = {
   }, [host, threadId]);
 
   return {
-    threadId: shown,
+    threadId: current,
     messages: snapshot.messages,
     running: snapshot.running,
     error: snapshot.error,

@@ -291,6 +291,19 @@ impl ChatRuntime {
         }
     }
 
+    // The backend the runtime was made for, `"agui"` or `"coder"` (the `backend` option): for
+    // code handed a runtime it did not make (the React adapter's `runtime` prop). A fact of the
+    // options, so it is read after `free()` too, where the methods throw `runtime/freed`.
+    #[wasm_bindgen(getter, skip_typescript, skip_jsdoc)]
+    pub fn backend(&self) -> JsValue {
+        // A `JsValue` made here, not a `String`: the glue then has nothing to copy and free.
+        JsValue::from_str(if self.driver.is_coder() {
+            "coder"
+        } else {
+            "agui"
+        })
+    }
+
     // The thread's messages (none for an unknown thread, or an id no thread can have).
     #[wasm_bindgen(skip_typescript, skip_jsdoc)]
     pub fn messages(&self, thread_id: JsThreadId) -> Result<JsMessages, Error> {

@@ -559,6 +559,12 @@ export interface SubscribeOptions {
 // the JS glue as well as into this file: the package would ship every comment twice.
 export interface ChatRuntime {
   /**
+   * The backend the runtime was made for (the `backend` option): `"agui"` (the default) or
+   * `"coder"`. For code handed a runtime it did not make (the React adapter's `runtime` prop).
+   * Read-only; readable after `free()` too.
+   */
+  readonly backend: "agui" | "coder";
+  /**
    * Fetches and validates `tools.json` (`toolsUrl`). Bad entries are skipped and reported in
    * `diagnostics`; the whole file fails (`tools/fetch`, `tools/not-json`, ...) only when it
    * cannot be used at all.

@@ -196,6 +196,7 @@ function assertNoDuplicates(messages) {
 test("one call: create, requires_action, the tool runs in the page, one POST, the final text quotes it", async () => {
   await setup({ match: "what time", turns: [{ text: "Let me check.", calls: [{ id: "toolu_1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
   await coderRuntime({ enable: ["get_browser_time"] });
+  assert.equal(await inPage(() => window.rt.backend), "coder", "the runtime says which backend it was made for");
 
   const result = await run({ messages: [user("what time is it?", "u1")] });
   assert.equal(result.status, "completed", JSON.stringify(result.error));

@@ -1,8 +1,8 @@
 // End-to-end: nothing outlives the runtime and nothing strands a promise (docs/guarantees.md).
 // `free()` while a tool module loads, while the stream is open and while tools.json loads; a
-// method called after `free()`; `unregisterTool` with a call in flight; the one error shape of
-// `RunResult.error` and `run_finished`; `registerTool`'s option errors. Headless Chromium against
-// the scripted agent.
+// method called after `free()` (the `backend` property is still read); `unregisterTool` with a
+// call in flight; the one error shape of `RunResult.error` and `run_finished`; `registerTool`'s
+// option errors. Headless Chromium against the scripted agent.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
@@ -80,6 +80,8 @@ test("free() while a tool module loads: run() resolves aborted, the handler neve
       tool: result.messages?.filter((m) => m.role === "tool").map((m) => m.content.split("\n")[0]),
       handlerRan: window.handlerRan,
       after: await new Function(`return (${AFTER_FREE})`)()(rt),
+      // A fact of the options, not a method: still read after free().
+      backend: rt.backend,
     };
   }, AFTER_FREE.toString());
   assert.deepEqual(seen, {
@@ -87,6 +89,7 @@ test("free() while a tool module loads: run() resolves aborted, the handler neve
     tool: ["TOOL ERROR: INTERRUPTED"],
     handlerRan: false,
     after: everyMethodRefused,
+    backend: "agui",
   });
   // The stopped round's restart was never sent.
   assert.equal((await requests("t-free")).length, 1);

@@ -3,8 +3,9 @@
 // state queues a scripted answer for its thread). The Vite dev server runs it (development React:
 // StrictMode double-renders and double-mounts) and proxies /api, /tools and /test to the agent.
 // One more test serves the production build through the agent itself. The page's modes: a thread
-// (?thread=), a new chat (no thread), a chat behind a button (?home: lazy start), and the app's own
-// runtime handed to the provider (?runtime).
+// (?thread=), a new chat (no thread), a chat behind a button (?home: lazy start), the app's own
+// runtime handed to the provider (?runtime), and the Coder backend (?backend=coder, against the
+// agent's Coder mock, /api/v2/chats; ?keepNull: the app keeps calling useThread(null)).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -174,6 +175,109 @@ test("new chat (useThread(null)): toggle stores made after the catalog loaded wo
   await page.waitForSelector('.app[data-thread=""]', { timeout: WAIT });
   assert.equal(await page.$$eval("#messages > li", (l) => l.length), 0);
   assert.equal(await page.isChecked("input[data-tool=calculate]"), false);
+  await done(app);
+});
+
+// ---- the Coder backend: useThread(null) creates a chat ---------------------------------------------
+
+const CHAT_ID = /^c0de0000-0000-4000-8000-\d+$/;
+
+/** What the agent's Coder mock holds and received for a chat (`/test/coder/chats/{id}`). */
+async function coderChat(chatId, base = agentUrl) {
+  const res = await fetch(`${base}/test/coder/chats/${chatId}`);
+  const text = await res.text();
+  assert.equal(res.status, 200, text);
+  return JSON.parse(text);
+}
+
+/** The texts of a Coder message's text parts, joined. */
+const coderText = (message) => message.content.filter((p) => p.type === "text").map((p) => p.text).join("");
+
+/**
+ * A new chat on a Coder runtime (`?backend=coder`), as a user goes: switch a page tool on before the
+ * first message (the defaults, `useToolToggles(null)`), ask, see the answer; then ask again.
+ */
+async function coderNewChat(query) {
+  const context = await browser.newContext();
+  const page = await newPage(context);
+  await page.goto(`${devUrl}/?backend=coder${query}`);
+  await page.waitForSelector('.app[data-thread=""][data-ready=true] input[data-tool=get_weather]:not(:checked)', { timeout: WAIT });
+  await page.check("input[data-tool=get_weather]");
+  await activeCount(page, 1);
+  assert.deepEqual(JSON.parse(await page.evaluate(() => localStorage.getItem("chat:tools:default"))), { get_weather: true });
+
+  // The thread the handle shows, each time it changes (a MutationObserver: the provisional id
+  // shows for the length of the create request only).
+  await page.evaluate(() => {
+    const app = document.querySelector(".app");
+    window.__shownThreads = [app.dataset.thread];
+    new MutationObserver(() => {
+      if (window.__shownThreads.at(-1) !== app.dataset.thread) window.__shownThreads.push(app.dataset.thread);
+    }).observe(app, { attributes: true, attributeFilter: ["data-thread"] });
+  });
+  assert.equal(await say(page, "What's the weather in Paris?"), "completed");
+  const chatId = await page.getAttribute(".app", "data-thread");
+  assert.match(chatId, CHAT_ID, "the handle's threadId is the chat's id");
+  const shownThreads = await page.evaluate(() => window.__shownThreads);
+  assert.equal(shownThreads[0], "", "a new chat");
+  assert.equal(shownThreads.at(-1), chatId);
+  assert.ok(shownThreads.length <= 3, `"" -> the provisional id -> the chat's: ${shownThreads}`);
+  assert.equal(await lastAssistantText(page), "In Paris it is 18°C and partly cloudy.", "the page tool ran and the chat's answer shows");
+  assert.deepEqual(
+    await page.$$eval("#messages > li", (els) => els.map((el) => el.dataset.role)),
+    ["user", "assistant", "tool", "assistant"],
+    "the first message's run, all of it, in the handle (the store moved to the chat's id with its messages)",
+  );
+  assert.deepEqual(await page.evaluate(() => window.__chatTrace.runs), ["completed"]);
+  assert.equal((await page.evaluate(() => window.__chatTrace.toolRuns)).length, 1, "the tool ran once (StrictMode)");
+
+  let record = await coderChat(chatId);
+  assert.equal(record.chat.organization_id, "0de00000-0000-4000-8000-000000000001");
+  assert.equal(coderText(record.messages[0]), "What's the weather in Paris?", "the first message went with the create");
+  assert.equal(record.messagePosts.length, 0);
+  assert.equal(record.toolResultPostCount, 1);
+  assert.equal(record.toolResultPosts[0].body.results[0].is_error ?? false, false, "the chat adopted the defaults: get_weather is on in it");
+  // The page's message ids are the chat's.
+  const ids = await page.$$eval("#messages > li", (els) => els.map((el) => el.dataset.id));
+  assert.deepEqual(ids, record.messages.map((m) => String(m.id)));
+  // The chat's toggles are its own from now on (adopted from the defaults).
+  await page.waitForSelector("input[data-tool=get_weather]:checked", { timeout: WAIT });
+  assert.deepEqual(JSON.parse(await page.evaluate((t) => localStorage.getItem(`chat:tools:${t}`), chatId)), { get_weather: true });
+
+  // The second message from the same hook posts to the same chat.
+  assert.equal(await say(page, "What's the weather in Tokyo?"), "completed");
+  assert.equal(await page.getAttribute(".app", "data-thread"), chatId);
+  record = await coderChat(chatId);
+  assert.equal(record.messagePosts.length, 1, "one message POST to the chat");
+  assert.equal(record.messagePosts[0].status, 200);
+  assert.deepEqual(record.messagePosts[0].body.content, [{ type: "text", text: "What's the weather in Tokyo?" }]);
+  assert.equal(record.toolResultPostCount, 2);
+  const shown = await page.$$eval("#messages > li", (els) => els.map((el) => el.dataset.id));
+  assert.deepEqual(shown, record.messages.map((m) => String(m.id)), "the handle shows the chat's whole history");
+  assert.deepEqual(await page.evaluate(() => window.__chatTrace.runs), ["completed", "completed"]);
+  return { context, page, chatId };
+}
+
+test("coder: useThread(null)'s first message creates a chat, the page tool runs, the handle's threadId becomes the chat's, the next message posts to it", async () => {
+  // The app keeps calling useThread(null) (?keepNull): the hook itself follows the chat.
+  const app = await coderNewChat("&keepNull");
+  assert.equal(new URL(app.page.url()).searchParams.get("thread"), null, "the app never passed an id");
+  await done(app);
+});
+
+test("coder: an app that passes the handle's threadId back (router) follows the provisional id to the chat's", async () => {
+  // The demo app puts the handle's threadId in its URL and passes it to useThread: first the id the
+  // run goes by, then the chat's. Both reach the same store.
+  const app = await coderNewChat("");
+  assert.equal(new URL(app.page.url()).searchParams.get("thread"), app.chatId, "the app took the chat's id");
+  // A hook given the chat's id works as on AG-UI: a page opened on it posts to the chat.
+  const other = await newPage(app.context);
+  await other.goto(`${devUrl}/?backend=coder&thread=${app.chatId}`);
+  await other.waitForSelector(`.app[data-thread="${app.chatId}"][data-ready=true] input[data-tool=get_weather]:checked`, { timeout: WAIT });
+  assert.equal(await say(other, "What's the weather in Paris?"), "completed");
+  assert.equal(await other.getAttribute(".app", "data-thread"), app.chatId);
+  assert.equal((await coderChat(app.chatId)).messagePosts.length, 2, "the other page's message went to the same chat");
+  assert.deepEqual(other.errors, []);
   await done(app);
 });
 

@@ -10,6 +10,7 @@ export const trace = (window.__chatTrace ??= { renders: [], toolRuns: [], themeC
 /**
  * The chat. `initialThreadId` null is a new chat: `useThread(null)`, whose first run starts a
  * thread; the app then takes that id (URL and state), as an app whose server creates threads does.
+ * With `?keepNull` it does not: it keeps calling `useThread(null)`, and the handle shows the thread.
  */
 export function App({ initialThreadId }) {
   const [threadId, setThreadId] = useState(initialThreadId);
@@ -22,7 +23,7 @@ export function App({ initialThreadId }) {
   const { tools, ready } = useToolToggles(shown);
 
   useEffect(() => {
-    if (shown !== null && shown !== threadId) {
+    if (shown !== null && shown !== threadId && !new URLSearchParams(location.search).has("keepNull")) {
       history.replaceState(null, "", `?${withThread(shown)}`);
       setThreadId(shown);
     }

@@ -4,11 +4,20 @@ import { ChatRuntime, ChatRuntimeError, applyMessages as applyFromMain } from "c
 import { ChatRuntimeProvider, initChatRuntime, useThread, applyMessages as applyFromReact } from "chat-runtime/react";
 import { App, trace } from "./App.jsx";
 
+const params = new URLSearchParams(location.search);
+
+/** The organization the page's Coder chats are created in (the demo agent's mock takes any non-nil UUID). */
+const CODER_ORGANIZATION_ID = "0de00000-0000-4000-8000-000000000001";
+
 // Read once by the provider; everything else goes through the hooks. The React demo's manifest
 // (public/chat-tools.json) has the module tools; get_browser_time, set_theme and confirm_action are
-// defined in React code (the provider's `tools`, `useFrontendTool`).
+// defined in React code (the provider's `tools`, `useFrontendTool`). `?backend=coder`: the same app
+// on the Coder chat backend (the demo agent's Coder mock at /api/v2/chats, same origin: the dev
+// server proxies it, its WebSocket too); a thread is a chat, created by a new chat's first message.
 const options = {
-  runUrl: "/api/threads/{threadId}/runs",
+  ...(params.get("backend") === "coder"
+    ? { backend: { type: "coder", baseUrl: "/api/v2", organizationId: CODER_ORGANIZATION_ID } }
+    : { runUrl: "/api/threads/{threadId}/runs" }),
   toolsUrl: "/chat-tools.json",
   // An app's fetch wrapper (an auth layer does this): the test makes it throw once, as an auth
   // fetch throws its FetchError(401); the hook's `error` keeps what was thrown as `cause`.
@@ -41,7 +50,6 @@ const HISTORY = [
   { id: "h2", role: "assistant", content: "Earlier answer" },
 ];
 
-const params = new URLSearchParams(location.search);
 // ?thread=ID opens that thread; without it the page is a new chat (useThread(null)).
 const threadId = params.get("thread");
 
