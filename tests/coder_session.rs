@@ -703,18 +703,23 @@ fn a_member_only_ag_ui_sends_is_refused_not_dropped() {
         state: Some(JsonValue::parse(r#"{"a":1}"#).unwrap()),
         ..RunRequest::default()
     };
+    assert_eq!(
+        refused(&mut h, request),
+        "`state` does not apply to the coder backend"
+    );
+    assert!(h.session.messages(CHAT).is_empty(), "nothing was added");
+}
+
+/// Starts a turn the session must refuse `run/bad-request`, with nothing sent: its message.
+fn refused(h: &mut Harness, request: RunRequest) -> String {
     let error = h
         .session
         .start_chat(request, tools(), declared())
         .unwrap_err();
     assert_eq!(error.code(), "run/bad-request");
-    assert_eq!(
-        error.to_string(),
-        "`state` does not apply to the coder backend"
-    );
     h.pump();
     assert!(h.chat_requests.is_empty() && h.streams.is_empty());
-    assert!(h.session.messages(CHAT).is_empty(), "nothing was added");
+    error.to_string()
 }
 
 #[test]
@@ -766,15 +771,8 @@ fn a_message_a_chat_cannot_take_is_refused_not_dropped() {
         messages: vec![user("u0", "hello"), image],
         ..RunRequest::default()
     };
-    let error = h
-        .session
-        .start_chat(request, tools(), declared())
-        .unwrap_err();
-    assert_eq!(error.code(), "run/bad-request");
     assert_eq!(
-        error.to_string(),
+        refused(&mut h, request),
         "messages[1]: a Coder chat takes text parts only"
     );
-    h.pump();
-    assert!(h.chat_requests.is_empty() && h.streams.is_empty());
 }
