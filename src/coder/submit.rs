@@ -16,6 +16,7 @@
 //!   reconcile from the history (a `tool` message for each id means it landed).
 
 use crate::json::Value;
+use crate::lean::text::concat;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 
 use super::wire::{tool_results_body, ApiError, ToolResult};
@@ -98,7 +99,7 @@ pub fn result(tool_call_id: &str, outcome: &ToolOutcome) -> ToolResult {
 pub fn tool_off(tool_name: &str) -> ToolOutcome {
     ToolOutcome::Failed(ToolFailure::new(
         FailureCode::ToolNotAvailable,
-        format!("the tool {tool_name} is disabled in this chat"),
+        concat(&["the tool ", tool_name, " is disabled in this chat"]),
     ))
 }
 

@@ -52,6 +52,7 @@
 
 use crate::json::Value;
 use crate::lean::hash::HashSet;
+use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{
     AssistantMessage, Content, Event, FunctionCall, FunctionKind, Message, ReasoningMessage,
     ReasoningMessageContent, ReasoningMessageEnd, ReasoningMessageStart, ReasoningRole,
@@ -358,7 +359,7 @@ impl CoderThread {
                 message: if error.path.is_empty() {
                     error.message
                 } else {
-                    format!("{}: {}", error.path, error.message)
+                    concat(&[&error.path, ": ", &error.message])
                 },
             }),
         }
@@ -436,7 +437,7 @@ impl CoderThread {
             }
             generation.last_seq = part.seq;
         }
-        let base = format!("coder-{}-{}", key.0, key.1);
+        let base = concat(&["coder-", &decimal(key.0), "-", &decimal(key.1)]);
         match part.part {
             Part::Text(text) => {
                 let id = generation.assistant.get_or_insert(base).clone();
@@ -463,7 +464,7 @@ impl CoderThread {
                 let id = match &generation.reasoning {
                     Some(id) => id.clone(),
                     None => {
-                        let id = format!("{base}-reasoning");
+                        let id = concat(&[&base, "-reasoning"]);
                         generation.reasoning = Some(id.clone());
                         out.push(Update::Event(Event::ReasoningMessageStart(
                             ReasoningMessageStart {
@@ -578,7 +579,7 @@ impl CoderThread {
 
     /// A committed Coder message as AG-UI messages (see the module docs).
     fn convert(&mut self, message: ChatMessage) -> Vec<Message> {
-        let id = message.id.to_string();
+        let id = decimal(message.id);
         let mut text = String::new();
         let mut reasoning: Option<String> = None;
         let mut calls = Vec::new();
@@ -613,7 +614,7 @@ impl CoderThread {
             Role::Assistant => {
                 if let Some(content) = reasoning {
                     out.push(Message::Reasoning(ReasoningMessage {
-                        id: format!("{id}-reasoning"),
+                        id: concat(&[&id, "-reasoning"]),
                         content,
                         encrypted_value: None,
                         metadata: None,
@@ -661,7 +662,7 @@ impl CoderThread {
                     id: if first && i == 0 {
                         id.clone()
                     } else {
-                        format!("{id}-{}", i + usize::from(!first))
+                        concat(&[&id, "-", &decimal((i + usize::from(!first)) as i64)])
                     },
                     error: result.is_error.then(|| content.clone()),
                     content: Content::Text(content),

@@ -40,6 +40,7 @@ use crate::coder::{
 use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
 use crate::lean::sorted::SortedMap;
+use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{Content, Message, Tool};
 use crate::protocol::thread::PendingCall;
 use crate::protocol::wire::FromJson;
@@ -334,7 +335,7 @@ impl Session {
             Err(error) => {
                 self.chat_diagnostic(
                     "coder/bad-frame",
-                    format!("a stream message was skipped: {error}"),
+                    concat(&["a stream message was skipped: ", &error.to_string()]),
                 );
                 return;
             }
@@ -371,10 +372,11 @@ impl Session {
             return;
         };
         if round.reconnects >= max {
-            let message = format!(
-                "the chat's stream closed {} times in a row without a message",
-                round.reconnects + 1
-            );
+            let message = concat(&[
+                "the chat's stream closed ",
+                &decimal(i64::from(round.reconnects) + 1),
+                " times in a row without a message",
+            ]);
             self.fail(thread_id, "coder/stream", message, None);
             return;
         }
@@ -445,10 +447,10 @@ impl Session {
         let chat = match read_chat(body) {
             Some(chat) if crate::thread_id::check(&chat.id).is_ok() => chat,
             _ => {
-                let message = format!(
-                    "creating the chat: the answer is not a chat with a usable id: {}",
-                    crate::http::error_excerpt(body).unwrap_or("(empty)")
-                );
+                let message = concat(&[
+                    "creating the chat: the answer is not a chat with a usable id: ",
+                    crate::http::error_excerpt(body).unwrap_or("(empty)"),
+                ]);
                 return self.fail(provisional, "coder/http", message, None);
             }
         };
@@ -573,7 +575,12 @@ impl Session {
                 message,
             } => self.chat_diagnostic(
                 "coder/bad-event",
-                format!("a {event_type} event of the chat's stream was skipped: {message}"),
+                concat(&[
+                    "a ",
+                    &event_type,
+                    " event of the chat's stream was skipped: ",
+                    &message,
+                ]),
             ),
         }
     }
@@ -750,7 +757,7 @@ impl Session {
             SubmitReply::Network => self.fail(
                 thread_id,
                 "run/network",
-                format!("no answer from the server {what}"),
+                concat(&["no answer from the server ", what]),
                 None,
             ),
         }
@@ -758,7 +765,13 @@ impl Session {
 
     fn fail_api(&mut self, thread_id: &str, what: &str, error: ApiError) {
         let status = error.status;
-        let message = format!("{what}: HTTP {status}: {}", error.message);
+        let message = concat(&[
+            what,
+            ": HTTP ",
+            &decimal(status.into()),
+            ": ",
+            &error.message,
+        ]);
         let error = RunError {
             code: "coder/http".to_owned(),
             message,
@@ -874,7 +887,7 @@ fn read_chat(body: &str) -> Option<Chat> {
 
 fn routes(coder: &CoderConfig) -> Routes {
     let base = coder.base_url.strip_suffix('/').unwrap_or(&coder.base_url);
-    Routes::new(&format!("{base}/chats"))
+    Routes::new(&concat(&[base, "/chats"]))
 }
 
 /// A frontend tool as a chat's dynamic tool.
