@@ -906,38 +906,50 @@ fn dynamic_tool(tool: Tool) -> DynamicTool {
 /// A chat's error as `RunError.details`: `kind`, `retryable`, `provider`, `statusCode`,
 /// `detail` (absent ones left out).
 fn chat_error_details(error: ChatError) -> Value {
-    let mut details = Map::new();
-    if let Some(kind) = error.kind {
-        details.insert("kind".to_owned(), Value::String(kind));
-    }
-    details.insert("retryable".to_owned(), Value::Bool(error.retryable));
-    if let Some(provider) = error.provider {
-        details.insert("provider".to_owned(), Value::String(provider));
-    }
-    if let Some(code) = error.status_code {
-        details.insert("statusCode".to_owned(), Value::from(code));
-    }
-    if let Some(detail) = error.detail {
-        details.insert("detail".to_owned(), Value::String(detail));
-    }
-    Value::Object(details)
+    let mut details = Vec::new();
+    member(&mut details, "kind", error.kind.map(Value::String));
+    member(
+        &mut details,
+        "retryable",
+        Some(Value::Bool(error.retryable)),
+    );
+    member(&mut details, "provider", error.provider.map(Value::String));
+    member(
+        &mut details,
+        "statusCode",
+        error.status_code.map(Value::from),
+    );
+    member(&mut details, "detail", error.detail.map(Value::String));
+    Value::Object(Map::from_unique(details))
 }
 
 /// Coder's error body as `RunError.details`: `message`, `detail`, `validations`.
 fn api_error_details(error: ApiError) -> Value {
-    let mut details = Map::new();
-    details.insert("message".to_owned(), Value::String(error.message));
-    if let Some(detail) = error.detail {
-        details.insert("detail".to_owned(), Value::String(detail));
-    }
+    let mut details = Vec::new();
+    member(&mut details, "message", Some(Value::String(error.message)));
+    member(&mut details, "detail", error.detail.map(Value::String));
     if !error.validations.is_empty() {
         let items = error.validations.into_iter().map(|(field, detail)| {
-            let mut item = Map::new();
-            item.insert("field".to_owned(), Value::String(field));
-            item.insert("detail".to_owned(), Value::String(detail));
-            Value::Object(item)
+            let mut item = Vec::new();
+            member(&mut item, "field", Some(Value::String(field)));
+            member(&mut item, "detail", Some(Value::String(detail)));
+            Value::Object(Map::from_unique(item))
         });
-        details.insert("validations".to_owned(), Value::Array(items.collect()));
+        member(
+            &mut details,
+            "validations",
+            Some(Value::Array(items.collect())),
+        );
     }
-    Value::Object(details)
+    Value::Object(Map::from_unique(details))
+}
+
+/// Adds `key: value` to an object's members being built (keys unique by construction), or
+/// nothing when the value is absent: one copy of the push, where a `Map::insert` per member
+/// inlined its key search and its owned key each time.
+#[inline(never)]
+fn member(members: &mut Vec<(String, Value)>, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        members.push((key.to_owned(), value));
+    }
 }
