@@ -31,7 +31,7 @@ use super::turn::message_ids;
 use super::{ReconnectWait, RoundPhase, Session, ThreadState, Turn};
 
 use crate::coder::wire::{
-    input_texts, post_message_body, ApiError, Chat, ChatError, CreateChat, DynamicTool,
+    input_texts, post_message_body, ApiError, ChatError, CreateChat, DynamicTool,
 };
 use crate::coder::{
     decode_frame, ChatStatus, CoderThread, ResultsBatch, Routes, Submission, SubmitReply,
@@ -43,7 +43,6 @@ use crate::lean::sorted::SortedMap;
 use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{Content, Message, Tool};
 use crate::protocol::thread::PendingCall;
-use crate::protocol::wire::FromJson;
 use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
 
 /// What a thread keeps of its Coder chat across turns.
@@ -283,14 +282,14 @@ impl Session {
             Request::CreateStopped if ok => {
                 // The run was stopped while the chat was being created: it is interrupted, and
                 // nothing of it is kept here.
-                if let Some(chat) = read_chat(body) {
-                    let url = routes(self.coder_config()).interrupt(&chat.id);
+                if let Some((chat_id, _)) = read_chat(body) {
+                    let url = routes(self.coder_config()).interrupt(&chat_id);
                     self.threads.remove(thread_id);
                     let state = self
                         .threads
-                        .get_or_insert_with(&chat.id, ThreadState::default);
+                        .get_or_insert_with(&chat_id, ThreadState::default);
                     state.chat = Some(Box::default());
-                    self.chat_request(&chat.id, Request::Interrupt, url, None);
+                    self.chat_request(&chat_id, Request::Interrupt, url, None);
                 }
             }
             Request::Create | Request::Message => {
@@ -311,7 +310,7 @@ impl Session {
                 let chat = status
                     .filter(|s| crate::http::is_success(*s))
                     .and_then(|_| read_chat(body));
-                if chat.is_some_and(|c| c.status == ChatStatus::Running) {
+                if chat.is_some_and(|(_, status)| status == ChatStatus::Running) {
                     let url = routes(self.coder_config()).interrupt(thread_id);
                     self.chat_request(thread_id, Request::InterruptAgain, url, None);
                 }
@@ -444,8 +443,8 @@ impl Session {
 
     /// `POST /chats` answered: the thread takes the chat's id and the stream opens.
     fn chat_created(&mut self, provisional: &str, body: &str) {
-        let chat = match read_chat(body) {
-            Some(chat) if crate::thread_id::check(&chat.id).is_ok() => chat,
+        let chat_id = match read_chat(body) {
+            Some((chat_id, _)) if crate::thread_id::check(&chat_id).is_ok() => chat_id,
             _ => {
                 let message = concat(&[
                     "creating the chat: the answer is not a chat with a usable id: ",
@@ -462,17 +461,17 @@ impl Session {
         if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
             round.step = Step::Live;
         }
-        self.threads.insert(chat.id.clone(), state);
+        self.threads.insert(chat_id.clone(), state);
         self.actions.push_back(Action::ThreadCreated {
             provisional: provisional.to_owned(),
-            thread_id: chat.id.clone(),
+            thread_id: chat_id.clone(),
         });
         self.actions
             .push_back(Action::Emit(RuntimeEvent::ThreadCreated {
-                thread_id: chat.id.clone(),
+                thread_id: chat_id.clone(),
                 previous_thread_id: provisional.to_owned(),
             }));
-        self.open_stream(&chat.id);
+        self.open_stream(&chat_id);
     }
 
     /// What one translated change of the stream does.
@@ -880,9 +879,19 @@ impl ChatRound {
     }
 }
 
-/// A `Chat` answer's body, if it is one.
-fn read_chat(body: &str) -> Option<Chat> {
-    Chat::from_json(Value::parse(body).ok()?).ok()
+/// A `Chat` answer's body, if it is one: its `id` and `status`, the two members the client
+/// uses (read straight from the object: `Chat::from_json` and its `last_error` reader cost more
+/// than the members are worth here).
+fn read_chat(body: &str) -> Option<(String, ChatStatus)> {
+    let Value::Object(mut chat) = Value::parse(body).ok()? else {
+        return None;
+    };
+    match (chat.remove("id"), chat.remove("status")) {
+        (Some(Value::String(id)), Some(Value::String(status))) => {
+            Some((id, ChatStatus::from_wire(&status)))
+        }
+        _ => None,
+    }
 }
 
 fn routes(coder: &CoderConfig) -> Routes {
