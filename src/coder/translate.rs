@@ -564,15 +564,15 @@ impl CoderThread {
             start += len;
         }
         let len = converted.len();
+        // The span's messages give way to the new ones. Not `Vec::splice`: its drop, which does
+        // the work, is a large function of its own; the tail moves once either way.
+        let tail = self.messages.split_off(start + found.unwrap_or(0));
+        self.messages.truncate(start);
+        self.messages.extend(converted);
+        self.messages.extend(tail);
         match found {
-            Some(old) => {
-                self.messages.splice(start..start + old, converted);
-                self.spans[slot].1 = len;
-            }
-            None => {
-                self.messages.splice(start..start, converted);
-                self.spans.insert(slot, (id, len));
-            }
+            Some(_) => self.spans[slot].1 = len,
+            None => self.spans.insert(slot, (id, len)),
         }
         self.replace = true;
     }
