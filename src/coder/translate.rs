@@ -189,6 +189,21 @@ impl CoderThread {
         &self.messages
     }
 
+    /// Whether the committed history holds a user message whose Coder id is above `after` (any
+    /// id, when `None`): the message a turn posted, once committed.
+    pub fn has_user_message_after(&self, after: Option<i64>) -> bool {
+        let mut messages = self.messages.iter();
+        for &(id, len) in &self.spans {
+            let user = (&mut messages)
+                .take(len)
+                .fold(false, |user, m| user | matches!(m, Message::User(_)));
+            if user && after.is_none_or(|after| id > after) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// The highest committed message id seen: reconnect with `?after_id=` this.
     pub fn last_message_id(&self) -> Option<i64> {
         self.last_id

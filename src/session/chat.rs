@@ -491,13 +491,7 @@ impl Session {
                 let mut messages = chat.coder.messages().to_vec();
                 if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
                     let posted = matches!(round.step, Step::Live)
-                        && messages.iter().any(|m| {
-                            matches!(m, Message::User(_))
-                                && m.id()
-                                    .parse::<i64>()
-                                    .ok()
-                                    .is_some_and(|id| round.posted_after.is_none_or(|a| id > a))
-                        });
+                        && chat.coder.has_user_message_after(round.posted_after);
                     if posted {
                         round.local.clear();
                     }
