@@ -420,6 +420,18 @@ impl Session {
     /// Sends a `POST` and remembers what it was.
     fn chat_request(&mut self, thread_id: &str, kind: Request, url: String, body: Option<String>) {
         let request_id = self.next_number();
+        self.post(thread_id, request_id, kind, url, body);
+    }
+
+    /// Sends the `POST` `request_id` (a number of the session's) and remembers what it was.
+    fn post(
+        &mut self,
+        thread_id: &str,
+        request_id: u64,
+        kind: Request,
+        url: String,
+        body: Option<String>,
+    ) {
         let mut headers = Vec::new();
         if let Some(token) = self
             .config
@@ -672,24 +684,8 @@ impl Session {
     }
 
     fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
-        let Some(coder) = self.config.coder.as_ref() else {
-            return;
-        };
-        let url = routes(coder).tool_results(thread_id);
-        let mut headers = Vec::new();
-        if let Some(token) = &coder.session_token {
-            headers.push(("Coder-Session-Token".to_owned(), token.clone()));
-        }
-        if let Some(chat) = self.chat_mut(thread_id) {
-            chat.requests.push((request_id, Request::Results));
-        }
-        self.actions.push_back(Action::ChatRequest {
-            thread_id: thread_id.to_owned(),
-            request_id,
-            url,
-            headers,
-            body: Some(body),
-        });
+        let url = routes(self.coder_config()).tool_results(thread_id);
+        self.post(thread_id, request_id, Request::Results, url, Some(body));
     }
 
     /// The answer to a `tool-results` POST.
