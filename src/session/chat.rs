@@ -181,23 +181,22 @@ impl Session {
             return Err(SessionError::Busy { thread_id });
         }
         let before = message_ids(state.thread.messages());
-        let mut texts: Vec<String> = Vec::new();
-        let mut local = Vec::new();
-        for message in request.messages {
-            if before.contains(message.id()) {
-                continue;
-            }
-            if let Message::User(user) = &message {
-                texts.extend(input_texts(&user.content).into_iter().map(str::to_owned));
-            }
-            local.push(message.clone());
+        let mut local = request.messages;
+        local.retain(|m| !before.contains(m.id()));
+        for message in &local {
             // A new chat's messages show under its id, once it has one.
             if !new_chat {
                 state.changes.ids.push(message.id().to_owned());
             }
-            state.thread.push_message(message);
+            state.thread.push_message(message.clone());
         }
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // The text posted: borrowed from the turn's own messages, which it keeps.
+        let mut texts: Vec<&str> = Vec::new();
+        for message in &local {
+            if let Message::User(user) = message {
+                texts.extend(input_texts(&user.content));
+            }
+        }
         let run_id = self.next_id("run");
         let (step, body) = if new_chat {
             let tools: Vec<DynamicTool> = declared.into_iter().map(dynamic_tool).collect();
