@@ -73,14 +73,21 @@ impl ResultsBatch {
         let results = self
             .results
             .iter()
-            .map(|(id, outcome)| outcome.as_ref().map(|o| ResultOut(id, o)))
+            .map(|(id, outcome)| outcome.as_ref().map(|o| (id.as_str(), o)))
             .collect::<Option<Vec<_>>>()?;
-        let mut out = String::new();
-        let mut w = ObjWriter::new(&mut out);
-        w.field("results", &results);
-        w.end();
-        Some(out)
+        Some(results_body(&results))
     }
+}
+
+/// The `tool-results` body of these `(id, outcome)` pairs, in order (ids unique), written as
+/// [`ResultsBatch::body`] writes it, from outcomes borrowed where they are kept.
+pub fn results_body(results: &[(&str, &ToolOutcome)]) -> String {
+    let results: Vec<ResultOut<'_>> = results.iter().map(|&(id, o)| ResultOut(id, o)).collect();
+    let mut out = String::new();
+    let mut w = ObjWriter::new(&mut out);
+    w.field("results", &results);
+    w.end();
+    out
 }
 
 /// One result of the body, borrowed from the batch: written as its [`result`] is.

@@ -9,7 +9,7 @@
 //!   [`CoderThread`] into the AG-UI events the thread reducer folds, whole committed histories,
 //!   the calls to run and the end of the turn;
 //! - **how results go back**: one `POST .../tool-results` per `action_required` batch
-//!   ([`ResultsBatch`], [`Submission`]), where AG-UI restarts the run. The turn goes on on the
+//!   ([`results_body`], [`Submission`]), where AG-UI restarts the run. The turn goes on on the
 //!   same stream.
 //!
 //! The calls themselves are dispatched, validated, timed out, removed and reported exactly as for
@@ -30,12 +30,13 @@ use super::tool_set::ToolSet;
 use super::turn::message_ids;
 use super::{ReconnectWait, RoundPhase, Session, ThreadState, Turn};
 
+use crate::coder::submit::results_body;
 use crate::coder::wire::{
     input_texts, post_message_body, ApiError, ChatError, CreateChat, DynamicTool,
 };
 use crate::coder::{
-    decode_frame, ChatStatus, CoderThread, ResultsBatch, Routes, Submission, SubmitReply,
-    SubmitStep, TurnEnd, Update,
+    decode_frame, ChatStatus, CoderThread, Routes, Submission, SubmitReply, SubmitStep, TurnEnd,
+    Update,
 };
 use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
@@ -633,35 +634,26 @@ impl Session {
             });
             round.outcomes.push((call.tool_call_id, outcome));
         }
-        // The server's pending set: the batch, less what the history answers already.
-        let ids: Vec<&str> = chat
-            .coder
-            .batch()
-            .iter()
-            .map(|c| c.tool_call_id.as_str())
-            .filter(|id| !chat.coder.is_answered(id))
-            .collect();
-        if ids.is_empty() {
+        // The server's pending set: the batch (each id once), less what the history answers
+        // already. A call handed out to this page before and answered by no one since is not
+        // run twice: its result is lost.
+        let lost = ToolOutcome::Failed(ToolFailure::interrupted(
+            Interruption::RunEnded,
+            "this call was handed out before and its result was lost",
+        ));
+        let mut results: Vec<(&str, &ToolOutcome)> = Vec::new();
+        for call in chat.coder.batch() {
+            let id = call.tool_call_id.as_str();
+            if chat.coder.is_answered(id) || results.iter().any(|&(have, _)| have == id) {
+                continue;
+            }
+            let outcome = round.outcomes.iter().find(|(done, _)| done == id);
+            results.push((id, outcome.map_or(&lost, |(_, outcome)| outcome)));
+        }
+        if results.is_empty() {
             return;
         }
-        let mut batch = ResultsBatch::new(ids);
-        for (id, outcome) in &round.outcomes {
-            batch.set(id, outcome.clone());
-        }
-        let missing: Vec<String> = batch.missing().map(str::to_owned).collect();
-        for id in missing {
-            // Handed out to this page before and answered by no one since: not run twice.
-            batch.set(
-                &id,
-                ToolOutcome::Failed(ToolFailure::interrupted(
-                    Interruption::RunEnded,
-                    "this call was handed out before and its result was lost",
-                )),
-            );
-        }
-        let Some(body) = batch.body() else {
-            return;
-        };
+        let body = results_body(&results);
         let submission = Submission::new(body.clone());
         let request_id = self.next_number();
         let run_id = self.next_id("run");
