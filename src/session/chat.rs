@@ -227,7 +227,7 @@ impl Session {
             round: 1,
             run_id: run_id.clone(),
             phase: RoundPhase::Chat(Box::new(ChatRound {
-                step: step.clone(),
+                step,
                 pending: request.pending,
                 answers: Vec::new(),
                 outcomes: Vec::new(),
@@ -524,15 +524,15 @@ impl Session {
                     .as_mut()
                     .and_then(Turn::chat_mut)
                     .filter(|round| idle && round.submission.is_none())
-                    .and_then(|round| match &round.step {
-                        Step::Waiting(body) => {
-                            let body = body.clone();
-                            round.step = Step::Live;
-                            round.posted_after =
-                                state.chat.as_ref().and_then(|c| c.coder.last_message_id());
-                            Some(body)
+                    .filter(|round| matches!(round.step, Step::Waiting(_)))
+                    .and_then(|round| {
+                        round.posted_after =
+                            state.chat.as_ref().and_then(|c| c.coder.last_message_id());
+                        // The body moves out: the step is `Live` from now on.
+                        match std::mem::replace(&mut round.step, Step::Live) {
+                            Step::Waiting(body) => Some(body),
+                            _ => None,
                         }
-                        _ => None,
                     });
                 if let Some(body) = waiting {
                     if let Some(chat) = state.chat.as_mut() {
