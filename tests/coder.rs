@@ -395,6 +395,24 @@ fn a_message_sent_again_is_upserted_in_place() {
 }
 
 #[test]
+fn a_user_message_after_an_id_is_found_by_its_coder_id() {
+    let mut chat = Chat::new();
+    assert!(!chat.coder.has_user_message_after(None), "no history yet");
+    chat.feed(TURN);
+    // The user's message is 1; 2 (assistant) and 3 (tool) are not the user's.
+    assert!(chat.coder.has_user_message_after(None));
+    assert!(chat.coder.has_user_message_after(Some(0)));
+    assert!(!chat.coder.has_user_message_after(Some(1)));
+    chat.feed(concat!(
+        r#"[{"type":"message","message":{"id":12,"role":"user","content":[{"type":"text","text":"And tomorrow?"}]}}]"#,
+        "\n"
+    ));
+    assert!(chat.coder.has_user_message_after(Some(3)));
+    assert!(chat.coder.has_user_message_after(Some(11)));
+    assert!(!chat.coder.has_user_message_after(Some(12)));
+}
+
+#[test]
 fn history_reset_replaces_the_transcript() {
     let mut chat = Chat::new();
     chat.feed(TURN);

@@ -16,9 +16,12 @@
 //!   reconcile from the history (a `tool` message for each id means it landed).
 
 use crate::json::Value;
+use crate::lean::text::concat;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 
-use super::wire::{tool_results_body, ApiError, ToolResult};
+use crate::protocol::wire::{ObjWriter, ToJson};
+
+use super::wire::{ApiError, ToolResult};
 
 /// The results of one `action_required` batch, gathered until every id has one.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,14 +67,47 @@ impl ResultsBatch {
         self.missing().next().is_none()
     }
 
-    /// The `tool-results` body, once every id has an outcome.
+    /// The `tool-results` body, once every id has an outcome: what [`tool_results_body`](super::wire::tool_results_body) writes
+    /// for each id's [`result`], written from the outcomes as they are (no copy of the values).
     pub fn body(&self) -> Option<String> {
         let results = self
             .results
             .iter()
-            .map(|(id, outcome)| outcome.as_ref().map(|o| result(id, o)))
+            .map(|(id, outcome)| outcome.as_ref().map(|o| (id.as_str(), o)))
             .collect::<Option<Vec<_>>>()?;
-        Some(tool_results_body(&results))
+        Some(results_body(&results))
+    }
+}
+
+/// The `tool-results` body of these `(id, outcome)` pairs, in order (ids unique), written as
+/// [`ResultsBatch::body`] writes it, from outcomes borrowed where they are kept.
+pub fn results_body(results: &[(&str, &ToolOutcome)]) -> String {
+    let results: Vec<ResultOut<'_>> = results.iter().map(|&(id, o)| ResultOut(id, o)).collect();
+    let mut out = String::new();
+    let mut w = ObjWriter::new(&mut out);
+    w.field("results", &results);
+    w.end();
+    out
+}
+
+/// One result of the body, borrowed from the batch: written as its [`result`] is.
+struct ResultOut<'a>(&'a str, &'a ToolOutcome);
+
+impl ToJson for ResultOut<'_> {
+    fn write_json(&self, out: &mut String) {
+        let mut w = ObjWriter::new(out);
+        w.field("tool_call_id", self.0);
+        match self.1 {
+            ToolOutcome::Value(value) => {
+                w.field("output", value);
+                w.field("is_error", &false);
+            }
+            ToolOutcome::Failed(failure) => {
+                w.field("output", &failure.content());
+                w.field("is_error", &true);
+            }
+        }
+        w.end();
     }
 }
 
@@ -98,7 +134,7 @@ pub fn result(tool_call_id: &str, outcome: &ToolOutcome) -> ToolResult {
 pub fn tool_off(tool_name: &str) -> ToolOutcome {
     ToolOutcome::Failed(ToolFailure::new(
         FailureCode::ToolNotAvailable,
-        format!("the tool {tool_name} is disabled in this chat"),
+        concat(&["the tool ", tool_name, " is disabled in this chat"]),
     ))
 }
 

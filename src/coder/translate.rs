@@ -52,6 +52,7 @@
 
 use crate::json::Value;
 use crate::lean::hash::HashSet;
+use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{
     AssistantMessage, Content, Event, FunctionCall, FunctionKind, Message, ReasoningMessage,
     ReasoningMessageContent, ReasoningMessageEnd, ReasoningMessageStart, ReasoningRole,
@@ -186,6 +187,21 @@ impl CoderThread {
     /// The committed messages, in AG-UI form: what the thread holds after [`Update::Replace`].
     pub fn messages(&self) -> &[Message] {
         &self.messages
+    }
+
+    /// Whether the committed history holds a user message whose Coder id is above `after` (any
+    /// id, when `None`): the message a turn posted, once committed.
+    pub fn has_user_message_after(&self, after: Option<i64>) -> bool {
+        let mut messages = self.messages.iter();
+        for &(id, len) in &self.spans {
+            let user = (&mut messages)
+                .take(len)
+                .fold(false, |user, m| user | matches!(m, Message::User(_)));
+            if user && after.is_none_or(|after| id > after) {
+                return true;
+            }
+        }
+        false
     }
 
     /// The highest committed message id seen: reconnect with `?after_id=` this.
@@ -358,7 +374,7 @@ impl CoderThread {
                 message: if error.path.is_empty() {
                     error.message
                 } else {
-                    format!("{}: {}", error.path, error.message)
+                    concat(&[&error.path, ": ", &error.message])
                 },
             }),
         }
@@ -436,7 +452,7 @@ impl CoderThread {
             }
             generation.last_seq = part.seq;
         }
-        let base = format!("coder-{}-{}", key.0, key.1);
+        let base = concat(&["coder-", &decimal(key.0), "-", &decimal(key.1)]);
         match part.part {
             Part::Text(text) => {
                 let id = generation.assistant.get_or_insert(base).clone();
@@ -463,7 +479,7 @@ impl CoderThread {
                 let id = match &generation.reasoning {
                     Some(id) => id.clone(),
                     None => {
-                        let id = format!("{base}-reasoning");
+                        let id = concat(&[&base, "-reasoning"]);
                         generation.reasoning = Some(id.clone());
                         out.push(Update::Event(Event::ReasoningMessageStart(
                             ReasoningMessageStart {
@@ -563,22 +579,22 @@ impl CoderThread {
             start += len;
         }
         let len = converted.len();
+        // The span's messages give way to the new ones. Not `Vec::splice`: its drop, which does
+        // the work, is a large function of its own; the tail moves once either way.
+        let tail = self.messages.split_off(start + found.unwrap_or(0));
+        self.messages.truncate(start);
+        self.messages.extend(converted);
+        self.messages.extend(tail);
         match found {
-            Some(old) => {
-                self.messages.splice(start..start + old, converted);
-                self.spans[slot].1 = len;
-            }
-            None => {
-                self.messages.splice(start..start, converted);
-                self.spans.insert(slot, (id, len));
-            }
+            Some(_) => self.spans[slot].1 = len,
+            None => self.spans.insert(slot, (id, len)),
         }
         self.replace = true;
     }
 
     /// A committed Coder message as AG-UI messages (see the module docs).
     fn convert(&mut self, message: ChatMessage) -> Vec<Message> {
-        let id = message.id.to_string();
+        let id = decimal(message.id);
         let mut text = String::new();
         let mut reasoning: Option<String> = None;
         let mut calls = Vec::new();
@@ -613,7 +629,7 @@ impl CoderThread {
             Role::Assistant => {
                 if let Some(content) = reasoning {
                     out.push(Message::Reasoning(ReasoningMessage {
-                        id: format!("{id}-reasoning"),
+                        id: concat(&[&id, "-reasoning"]),
                         content,
                         encrypted_value: None,
                         metadata: None,
@@ -661,7 +677,7 @@ impl CoderThread {
                     id: if first && i == 0 {
                         id.clone()
                     } else {
-                        format!("{id}-{}", i + usize::from(!first))
+                        concat(&[&id, "-", &decimal((i + usize::from(!first)) as i64)])
                     },
                     error: result.is_error.then(|| content.clone()),
                     content: Content::Text(content),

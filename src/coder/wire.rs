@@ -9,6 +9,7 @@
 //! (a Go `omitempty` member is left out when empty, the others are always written).
 
 use crate::json::{write_str, Map, Value};
+use crate::lean::text::{concat, decimal};
 use crate::protocol::event::Content;
 use crate::protocol::wire::{FieldError, Fields, FromJson, ObjWriter, ToJson};
 use crate::wire_struct;
@@ -557,7 +558,7 @@ impl ApiError {
         if error.message.is_empty() {
             error.message = match crate::http::error_excerpt(body) {
                 Some(excerpt) => excerpt.to_owned(),
-                None => format!("HTTP {status}"),
+                None => concat(&["HTTP ", &decimal(status.into())]),
             };
         }
         error
@@ -737,11 +738,13 @@ impl Routes {
     }
 
     fn chat(&self, chat_id: &str, tail: &str) -> String {
-        format!(
-            "{}/{}/{tail}",
-            self.base,
-            crate::thread_id::path_segment(chat_id)
-        )
+        concat(&[
+            &self.base,
+            "/",
+            &crate::thread_id::path_segment(chat_id),
+            "/",
+            tail,
+        ])
     }
 
     /// `POST` here sends a user message.
@@ -764,7 +767,7 @@ impl Routes {
     pub fn stream(&self, chat_id: &str, after_id: Option<i64>) -> String {
         let mut url = self.chat(chat_id, "stream");
         if let Some(rest) = url.strip_prefix("http") {
-            url = format!("ws{rest}");
+            url = concat(&["ws", rest]);
         }
         if let Some(id) = after_id {
             url.push_str("?after_id=");

@@ -42,6 +42,25 @@ pub(crate) fn split_once<'a>(hay: &'a str, needle: &str) -> Option<(&'a str, &'a
     Some((sub(hay, ..at), sub(hay, at + needle.len()..)))
 }
 
+/// The pieces, joined: a message or an id put together without `format!` (each `format!` site
+/// builds its `fmt::Arguments` inline; one shared copy of this is smaller).
+#[inline(never)]
+pub(crate) fn concat(pieces: &[&str]) -> String {
+    let mut out = String::new();
+    for piece in pieces {
+        out.push_str(piece);
+    }
+    out
+}
+
+/// The decimal digits of `n` (no `core::fmt`).
+#[inline(never)]
+pub(crate) fn decimal(n: i64) -> String {
+    let mut out = String::new();
+    crate::json::push_i64(&mut out, n);
+    out
+}
+
 /// `s.replace(from, to)` for a non-empty `from`.
 pub(crate) fn replace(s: &str, from: &str, to: &str) -> String {
     let mut out = String::with_capacity(s.len());

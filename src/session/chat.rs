@@ -9,7 +9,7 @@
 //!   [`CoderThread`] into the AG-UI events the thread reducer folds, whole committed histories,
 //!   the calls to run and the end of the turn;
 //! - **how results go back**: one `POST .../tool-results` per `action_required` batch
-//!   ([`ResultsBatch`], [`Submission`]), where AG-UI restarts the run. The turn goes on on the
+//!   ([`results_body`], [`Submission`]), where AG-UI restarts the run. The turn goes on on the
 //!   same stream.
 //!
 //! The calls themselves are dispatched, validated, timed out, removed and reported exactly as for
@@ -30,19 +30,20 @@ use super::tool_set::ToolSet;
 use super::turn::message_ids;
 use super::{ReconnectWait, RoundPhase, Session, ThreadState, Turn};
 
+use crate::coder::submit::results_body;
 use crate::coder::wire::{
-    input_texts, post_message_body, ApiError, Chat, ChatError, CreateChat, DynamicTool,
+    input_texts, post_message_body, ApiError, ChatError, CreateChat, DynamicTool,
 };
 use crate::coder::{
-    decode_frame, ChatStatus, CoderThread, ResultsBatch, Routes, Submission, SubmitReply,
-    SubmitStep, TurnEnd, Update,
+    decode_frame, ChatStatus, CoderThread, Routes, Submission, SubmitReply, SubmitStep, TurnEnd,
+    Update,
 };
 use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
 use crate::lean::sorted::SortedMap;
+use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{Content, Message, Tool};
 use crate::protocol::thread::PendingCall;
-use crate::protocol::wire::FromJson;
 use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
 
 /// What a thread keeps of its Coder chat across turns.
@@ -181,23 +182,22 @@ impl Session {
             return Err(SessionError::Busy { thread_id });
         }
         let before = message_ids(state.thread.messages());
-        let mut texts: Vec<String> = Vec::new();
-        let mut local = Vec::new();
-        for message in request.messages {
-            if before.contains(message.id()) {
-                continue;
-            }
-            if let Message::User(user) = &message {
-                texts.extend(input_texts(&user.content).into_iter().map(str::to_owned));
-            }
-            local.push(message.clone());
+        let mut local = request.messages;
+        local.retain(|m| !before.contains(m.id()));
+        for message in &local {
             // A new chat's messages show under its id, once it has one.
             if !new_chat {
                 state.changes.ids.push(message.id().to_owned());
             }
-            state.thread.push_message(message);
+            state.thread.push_message(message.clone());
         }
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // The text posted: borrowed from the turn's own messages, which it keeps.
+        let mut texts: Vec<&str> = Vec::new();
+        for message in &local {
+            if let Message::User(user) = message {
+                texts.extend(input_texts(&user.content));
+            }
+        }
         let run_id = self.next_id("run");
         let (step, body) = if new_chat {
             let tools: Vec<DynamicTool> = declared.into_iter().map(dynamic_tool).collect();
@@ -227,7 +227,7 @@ impl Session {
             round: 1,
             run_id: run_id.clone(),
             phase: RoundPhase::Chat(Box::new(ChatRound {
-                step: step.clone(),
+                step,
                 pending: request.pending,
                 answers: Vec::new(),
                 outcomes: Vec::new(),
@@ -282,14 +282,14 @@ impl Session {
             Request::CreateStopped if ok => {
                 // The run was stopped while the chat was being created: it is interrupted, and
                 // nothing of it is kept here.
-                if let Some(chat) = read_chat(body) {
-                    let url = routes(self.coder_config()).interrupt(&chat.id);
+                if let Some((chat_id, _)) = read_chat(body) {
+                    let url = routes(self.coder_config()).interrupt(&chat_id);
                     self.threads.remove(thread_id);
                     let state = self
                         .threads
-                        .get_or_insert_with(&chat.id, ThreadState::default);
+                        .get_or_insert_with(&chat_id, ThreadState::default);
                     state.chat = Some(Box::default());
-                    self.chat_request(&chat.id, Request::Interrupt, url, None);
+                    self.chat_request(&chat_id, Request::Interrupt, url, None);
                 }
             }
             Request::Create | Request::Message => {
@@ -310,7 +310,7 @@ impl Session {
                 let chat = status
                     .filter(|s| crate::http::is_success(*s))
                     .and_then(|_| read_chat(body));
-                if chat.is_some_and(|c| c.status == ChatStatus::Running) {
+                if chat.is_some_and(|(_, status)| status == ChatStatus::Running) {
                     let url = routes(self.coder_config()).interrupt(thread_id);
                     self.chat_request(thread_id, Request::InterruptAgain, url, None);
                 }
@@ -334,7 +334,7 @@ impl Session {
             Err(error) => {
                 self.chat_diagnostic(
                     "coder/bad-frame",
-                    format!("a stream message was skipped: {error}"),
+                    concat(&["a stream message was skipped: ", &error.to_string()]),
                 );
                 return;
             }
@@ -371,10 +371,11 @@ impl Session {
             return;
         };
         if round.reconnects >= max {
-            let message = format!(
-                "the chat's stream closed {} times in a row without a message",
-                round.reconnects + 1
-            );
+            let message = concat(&[
+                "the chat's stream closed ",
+                &decimal(i64::from(round.reconnects) + 1),
+                " times in a row without a message",
+            ]);
             self.fail(thread_id, "coder/stream", message, None);
             return;
         }
@@ -419,6 +420,18 @@ impl Session {
     /// Sends a `POST` and remembers what it was.
     fn chat_request(&mut self, thread_id: &str, kind: Request, url: String, body: Option<String>) {
         let request_id = self.next_number();
+        self.post(thread_id, request_id, kind, url, body);
+    }
+
+    /// Sends the `POST` `request_id` (a number of the session's) and remembers what it was.
+    fn post(
+        &mut self,
+        thread_id: &str,
+        request_id: u64,
+        kind: Request,
+        url: String,
+        body: Option<String>,
+    ) {
         let mut headers = Vec::new();
         if let Some(token) = self
             .config
@@ -442,13 +455,13 @@ impl Session {
 
     /// `POST /chats` answered: the thread takes the chat's id and the stream opens.
     fn chat_created(&mut self, provisional: &str, body: &str) {
-        let chat = match read_chat(body) {
-            Some(chat) if crate::thread_id::check(&chat.id).is_ok() => chat,
+        let chat_id = match read_chat(body) {
+            Some((chat_id, _)) if crate::thread_id::check(&chat_id).is_ok() => chat_id,
             _ => {
-                let message = format!(
-                    "creating the chat: the answer is not a chat with a usable id: {}",
-                    crate::http::error_excerpt(body).unwrap_or("(empty)")
-                );
+                let message = concat(&[
+                    "creating the chat: the answer is not a chat with a usable id: ",
+                    crate::http::error_excerpt(body).unwrap_or("(empty)"),
+                ]);
                 return self.fail(provisional, "coder/http", message, None);
             }
         };
@@ -460,17 +473,17 @@ impl Session {
         if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
             round.step = Step::Live;
         }
-        self.threads.insert(chat.id.clone(), state);
+        self.threads.insert(chat_id.clone(), state);
         self.actions.push_back(Action::ThreadCreated {
             provisional: provisional.to_owned(),
-            thread_id: chat.id.clone(),
+            thread_id: chat_id.clone(),
         });
         self.actions
             .push_back(Action::Emit(RuntimeEvent::ThreadCreated {
-                thread_id: chat.id.clone(),
+                thread_id: chat_id.clone(),
                 previous_thread_id: provisional.to_owned(),
             }));
-        self.open_stream(&chat.id);
+        self.open_stream(&chat_id);
     }
 
     /// What one translated change of the stream does.
@@ -490,13 +503,7 @@ impl Session {
                 let mut messages = chat.coder.messages().to_vec();
                 if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
                     let posted = matches!(round.step, Step::Live)
-                        && messages.iter().any(|m| {
-                            matches!(m, Message::User(_))
-                                && m.id()
-                                    .parse::<i64>()
-                                    .ok()
-                                    .is_some_and(|id| round.posted_after.is_none_or(|a| id > a))
-                        });
+                        && chat.coder.has_user_message_after(round.posted_after);
                     if posted {
                         round.local.clear();
                     }
@@ -517,15 +524,15 @@ impl Session {
                     .as_mut()
                     .and_then(Turn::chat_mut)
                     .filter(|round| idle && round.submission.is_none())
-                    .and_then(|round| match &round.step {
-                        Step::Waiting(body) => {
-                            let body = body.clone();
-                            round.step = Step::Live;
-                            round.posted_after =
-                                state.chat.as_ref().and_then(|c| c.coder.last_message_id());
-                            Some(body)
+                    .filter(|round| matches!(round.step, Step::Waiting(_)))
+                    .and_then(|round| {
+                        round.posted_after =
+                            state.chat.as_ref().and_then(|c| c.coder.last_message_id());
+                        // The body moves out: the step is `Live` from now on.
+                        match std::mem::replace(&mut round.step, Step::Live) {
+                            Step::Waiting(body) => Some(body),
+                            _ => None,
                         }
-                        _ => None,
                     });
                 if let Some(body) = waiting {
                     if let Some(chat) = state.chat.as_mut() {
@@ -573,7 +580,12 @@ impl Session {
                 message,
             } => self.chat_diagnostic(
                 "coder/bad-event",
-                format!("a {event_type} event of the chat's stream was skipped: {message}"),
+                concat(&[
+                    "a ",
+                    &event_type,
+                    " event of the chat's stream was skipped: ",
+                    &message,
+                ]),
             ),
         }
     }
@@ -622,35 +634,26 @@ impl Session {
             });
             round.outcomes.push((call.tool_call_id, outcome));
         }
-        // The server's pending set: the batch, less what the history answers already.
-        let ids: Vec<&str> = chat
-            .coder
-            .batch()
-            .iter()
-            .map(|c| c.tool_call_id.as_str())
-            .filter(|id| !chat.coder.is_answered(id))
-            .collect();
-        if ids.is_empty() {
+        // The server's pending set: the batch (each id once), less what the history answers
+        // already. A call handed out to this page before and answered by no one since is not
+        // run twice: its result is lost.
+        let lost = ToolOutcome::Failed(ToolFailure::interrupted(
+            Interruption::RunEnded,
+            "this call was handed out before and its result was lost",
+        ));
+        let mut results: Vec<(&str, &ToolOutcome)> = Vec::new();
+        for call in chat.coder.batch() {
+            let id = call.tool_call_id.as_str();
+            if chat.coder.is_answered(id) || results.iter().any(|&(have, _)| have == id) {
+                continue;
+            }
+            let outcome = round.outcomes.iter().find(|(done, _)| done == id);
+            results.push((id, outcome.map_or(&lost, |(_, outcome)| outcome)));
+        }
+        if results.is_empty() {
             return;
         }
-        let mut batch = ResultsBatch::new(ids);
-        for (id, outcome) in &round.outcomes {
-            batch.set(id, outcome.clone());
-        }
-        let missing: Vec<String> = batch.missing().map(str::to_owned).collect();
-        for id in missing {
-            // Handed out to this page before and answered by no one since: not run twice.
-            batch.set(
-                &id,
-                ToolOutcome::Failed(ToolFailure::interrupted(
-                    Interruption::RunEnded,
-                    "this call was handed out before and its result was lost",
-                )),
-            );
-        }
-        let Some(body) = batch.body() else {
-            return;
-        };
+        let body = results_body(&results);
         let submission = Submission::new(body.clone());
         let request_id = self.next_number();
         let run_id = self.next_id("run");
@@ -672,24 +675,8 @@ impl Session {
     }
 
     fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
-        let Some(coder) = self.config.coder.as_ref() else {
-            return;
-        };
-        let url = routes(coder).tool_results(thread_id);
-        let mut headers = Vec::new();
-        if let Some(token) = &coder.session_token {
-            headers.push(("Coder-Session-Token".to_owned(), token.clone()));
-        }
-        if let Some(chat) = self.chat_mut(thread_id) {
-            chat.requests.push((request_id, Request::Results));
-        }
-        self.actions.push_back(Action::ChatRequest {
-            thread_id: thread_id.to_owned(),
-            request_id,
-            url,
-            headers,
-            body: Some(body),
-        });
+        let url = routes(self.coder_config()).tool_results(thread_id);
+        self.post(thread_id, request_id, Request::Results, url, Some(body));
     }
 
     /// The answer to a `tool-results` POST.
@@ -750,7 +737,7 @@ impl Session {
             SubmitReply::Network => self.fail(
                 thread_id,
                 "run/network",
-                format!("no answer from the server {what}"),
+                concat(&["no answer from the server ", what]),
                 None,
             ),
         }
@@ -758,7 +745,13 @@ impl Session {
 
     fn fail_api(&mut self, thread_id: &str, what: &str, error: ApiError) {
         let status = error.status;
-        let message = format!("{what}: HTTP {status}: {}", error.message);
+        let message = concat(&[
+            what,
+            ": HTTP ",
+            &decimal(status.into()),
+            ": ",
+            &error.message,
+        ]);
         let error = RunError {
             code: "coder/http".to_owned(),
             message,
@@ -867,14 +860,24 @@ impl ChatRound {
     }
 }
 
-/// A `Chat` answer's body, if it is one.
-fn read_chat(body: &str) -> Option<Chat> {
-    Chat::from_json(Value::parse(body).ok()?).ok()
+/// A `Chat` answer's body, if it is one: its `id` and `status`, the two members the client
+/// uses (read straight from the object: `Chat::from_json` and its `last_error` reader cost more
+/// than the members are worth here).
+fn read_chat(body: &str) -> Option<(String, ChatStatus)> {
+    let Value::Object(mut chat) = Value::parse(body).ok()? else {
+        return None;
+    };
+    match (chat.remove("id"), chat.remove("status")) {
+        (Some(Value::String(id)), Some(Value::String(status))) => {
+            Some((id, ChatStatus::from_wire(&status)))
+        }
+        _ => None,
+    }
 }
 
 fn routes(coder: &CoderConfig) -> Routes {
     let base = coder.base_url.strip_suffix('/').unwrap_or(&coder.base_url);
-    Routes::new(&format!("{base}/chats"))
+    Routes::new(&concat(&[base, "/chats"]))
 }
 
 /// A frontend tool as a chat's dynamic tool.
@@ -893,38 +896,50 @@ fn dynamic_tool(tool: Tool) -> DynamicTool {
 /// A chat's error as `RunError.details`: `kind`, `retryable`, `provider`, `statusCode`,
 /// `detail` (absent ones left out).
 fn chat_error_details(error: ChatError) -> Value {
-    let mut details = Map::new();
-    if let Some(kind) = error.kind {
-        details.insert("kind".to_owned(), Value::String(kind));
-    }
-    details.insert("retryable".to_owned(), Value::Bool(error.retryable));
-    if let Some(provider) = error.provider {
-        details.insert("provider".to_owned(), Value::String(provider));
-    }
-    if let Some(code) = error.status_code {
-        details.insert("statusCode".to_owned(), Value::from(code));
-    }
-    if let Some(detail) = error.detail {
-        details.insert("detail".to_owned(), Value::String(detail));
-    }
-    Value::Object(details)
+    let mut details = Vec::new();
+    member(&mut details, "kind", error.kind.map(Value::String));
+    member(
+        &mut details,
+        "retryable",
+        Some(Value::Bool(error.retryable)),
+    );
+    member(&mut details, "provider", error.provider.map(Value::String));
+    member(
+        &mut details,
+        "statusCode",
+        error.status_code.map(Value::from),
+    );
+    member(&mut details, "detail", error.detail.map(Value::String));
+    Value::Object(Map::from_unique(details))
 }
 
 /// Coder's error body as `RunError.details`: `message`, `detail`, `validations`.
 fn api_error_details(error: ApiError) -> Value {
-    let mut details = Map::new();
-    details.insert("message".to_owned(), Value::String(error.message));
-    if let Some(detail) = error.detail {
-        details.insert("detail".to_owned(), Value::String(detail));
-    }
+    let mut details = Vec::new();
+    member(&mut details, "message", Some(Value::String(error.message)));
+    member(&mut details, "detail", error.detail.map(Value::String));
     if !error.validations.is_empty() {
         let items = error.validations.into_iter().map(|(field, detail)| {
-            let mut item = Map::new();
-            item.insert("field".to_owned(), Value::String(field));
-            item.insert("detail".to_owned(), Value::String(detail));
-            Value::Object(item)
+            let mut item = Vec::new();
+            member(&mut item, "field", Some(Value::String(field)));
+            member(&mut item, "detail", Some(Value::String(detail)));
+            Value::Object(Map::from_unique(item))
         });
-        details.insert("validations".to_owned(), Value::Array(items.collect()));
+        member(
+            &mut details,
+            "validations",
+            Some(Value::Array(items.collect())),
+        );
     }
-    Value::Object(details)
+    Value::Object(Map::from_unique(details))
+}
+
+/// Adds `key: value` to an object's members being built (keys unique by construction), or
+/// nothing when the value is absent: one copy of the push, where a `Map::insert` per member
+/// inlined its key search and its owned key each time.
+#[inline(never)]
+fn member(members: &mut Vec<(String, Value)>, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        members.push((key.to_owned(), value));
+    }
 }

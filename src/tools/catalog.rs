@@ -916,6 +916,12 @@ impl Catalog {
     /// The enabled active frontend tools as sent to the agent in `RunAgentInput.tools`: wire
     /// (prefixed) names, descriptions and schemas. `enabled` is asked with the unprefixed name.
     pub fn wire_tools(&self, enabled: impl Fn(&str) -> bool) -> Vec<Tool> {
+        self.wire_tools_where(&enabled)
+    }
+
+    /// [`Catalog::wire_tools`], one copy for every caller's `enabled` (once per run: the call
+    /// through `dyn` costs nothing that matters, a copy per closure type costs bytes).
+    fn wire_tools_where(&self, enabled: &dyn Fn(&str) -> bool) -> Vec<Tool> {
         self.frontend_tools()
             .filter(|t| enabled(&t.name))
             .map(|t| Tool {
