@@ -164,6 +164,13 @@ fn paused_chat(h: &mut Harness, calls: &[(&str, &str)]) -> String {
     CHAT.to_owned()
 }
 
+/// A chat paused on `toolu_1`, which the page answered: its results POST is out.
+fn answered_chat(h: &mut Harness) -> String {
+    let chat = paused_chat(h, &[("toolu_1", "get_weather")]);
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    chat
+}
+
 fn ok(value: Value) -> ToolOutcome {
     ToolOutcome::Value(JsonValue::parse(&value.to_string()).unwrap())
 }
@@ -381,8 +388,7 @@ fn a_batch_sent_again_on_reconnect_is_neither_run_nor_submitted_again() {
 #[test]
 fn a_409_is_not_retried_and_the_turn_goes_on_with_the_servers_results() {
     let mut h = coder_host(None);
-    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
-    h.answer(&chat, "toolu_1", ok(json!(1)));
+    let chat = answered_chat(&mut h);
     reply(
         &mut h,
         409,
@@ -406,8 +412,7 @@ fn a_409_is_not_retried_and_the_turn_goes_on_with_the_servers_results() {
 #[test]
 fn a_failed_post_is_sent_once_more_with_the_same_body_then_left_to_the_stream() {
     let mut h = coder_host(None);
-    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
-    h.answer(&chat, "toolu_1", ok(json!(1)));
+    let chat = answered_chat(&mut h);
     let request = last_request(&h);
     h.session
         .handle_chat_reply(&chat, request.request_id, SubmitReply::Network);
@@ -423,8 +428,7 @@ fn a_failed_post_is_sent_once_more_with_the_same_body_then_left_to_the_stream() 
 #[test]
 fn a_refused_body_ends_the_turn_with_coders_error_kept() {
     let mut h = coder_host(None);
-    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
-    h.answer(&chat, "toolu_1", ok(json!(1)));
+    answered_chat(&mut h);
     reply(
         &mut h,
         400,
