@@ -351,6 +351,18 @@ fn a_switched_off_tool_never_runs_and_is_answered_as_an_error_that_says_so() {
     );
 }
 
+/// The server sends `toolu_1`'s batch again, as it does on every reconnect.
+fn batch_again(h: &mut Harness, chat: &str) {
+    frame(
+        h,
+        chat,
+        json!([
+            status("requires_action"),
+            action_required(&[("toolu_1", "get_weather")])
+        ]),
+    );
+}
+
 #[test]
 fn a_batch_sent_again_on_reconnect_is_neither_run_nor_submitted_again() {
     let mut h = coder_host(None);
@@ -361,26 +373,12 @@ fn a_batch_sent_again_on_reconnect_is_neither_run_nor_submitted_again() {
         h.streams[1].2,
         format!("/api/v2/chats/{CHAT}/stream?after_id=2")
     );
-    frame(
-        &mut h,
-        &chat,
-        json!([
-            status("requires_action"),
-            action_required(&[("toolu_1", "get_weather")])
-        ]),
-    );
+    batch_again(&mut h, &chat);
     assert_eq!(h.jobs.len(), 1, "the call running is not run again");
     h.answer(&chat, "toolu_1", ok(json!(1)));
     reply(&mut h, 204, Value::Null);
     drop_stream(&mut h, &chat);
-    frame(
-        &mut h,
-        &chat,
-        json!([
-            status("requires_action"),
-            action_required(&[("toolu_1", "get_weather")])
-        ]),
-    );
+    batch_again(&mut h, &chat);
     assert_eq!(h.jobs.len(), 1);
     assert_eq!(results_posts(&h).len(), 1, "one POST per batch");
 }
