@@ -14,13 +14,15 @@
 // - Coder: with `?backend=coder` the same page runs on the Coder chat backend (the demo agent's
 //   Coder mock at /api/v2/chats, same origin). A thread is a chat and its id the chat's id: the
 //   first message of a new chat creates it (`run` without a threadId), and the page adopts the id
-//   the turn runs under (see adoptNewChat). Its threads are kept apart from the AG-UI ones.
-import init, { ChatRuntime } from "/pkg/chat_runtime.js";
+//   the turn runs under (see adoptNewChat). Its threads are kept apart from the AG-UI ones. It
+//   loads the package's Coder build (`chat-runtime/coder`); the AG-UI page loads the AG-UI build.
 import { createInspector } from "/inspector.js";
 
 const params = new URLSearchParams(location.search);
 /** `?backend=coder`: the Coder chat backend instead of AG-UI. */
 const CODER = params.get("backend") === "coder";
+// The package's two builds: `chat-runtime` (AG-UI only) and `chat-runtime/coder` (both backends).
+const { default: init, ChatRuntime } = await import(CODER ? "/pkg/coder/chat_runtime.js" : "/pkg/chat_runtime.js");
 /** The organization the demo's Coder chats are created in (the mock takes any non-nil UUID). */
 const CODER_ORGANIZATION_ID = "0de00000-0000-4000-8000-000000000001";
 

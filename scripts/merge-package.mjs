@@ -63,30 +63,48 @@ export = pkg;
 // `ChatRuntimeError` (js/error.js) is imported by the wasm glue, which wasm-bindgen copies to
 // pkg/snippets/<crate>-<hash>/js/error.js; the entry re-exports that very module, so the class an app
 // imports is the one the runtime throws (`instanceof` holds). The declaration is in src/wasm/types.d.ts.
-{
-  const fail = (message) => {
-    console.error(`merge-package: ${message}`);
-    process.exit(1);
-  };
+// The Coder build (pkg/coder/, the `coder` feature) is finished the same way, its glue pointed at
+// pkg/snippets/ (the same files, checked byte for byte): both builds throw the one class, and a Coder
+// app that imports `ChatRuntimeError` from `chat-runtime` gets the class `chat-runtime/coder` throws.
+const fail = (message) => {
+  console.error(`merge-package: ${message}`);
+  process.exit(1);
+};
+if (existsSync("pkg/coder/snippets")) {
+  const glue = readFileSync("pkg/coder/chat_runtime.js", "utf8");
+  const used = [...glue.matchAll(/from ['"]\.\/snippets\/([^'"]+)['"]/g)].map((m) => m[1]);
+  for (const file of used) {
+    const ours = `pkg/coder/snippets/${file}`;
+    const theirs = `pkg/snippets/${file}`;
+    if (!existsSync(theirs) || !readFileSync(ours).equals(readFileSync(theirs))) {
+      fail(`the Coder build's snippet ${file} is not the AG-UI build's (pkg/snippets/${file}): the two builds would throw different ChatRuntimeError classes`);
+    }
+  }
+  writeFileSync("pkg/coder/chat_runtime.js", glue.replace(/from (['"])\.\/snippets\//g, "from $1../snippets/"));
+  rmSync("pkg/coder/snippets", { recursive: true, force: true });
+}
+for (const dir of ["pkg", "pkg/coder"]) {
+  if (dir === "pkg/coder" && !existsSync("pkg/coder/chat_runtime.js")) fail("pkg/coder/ is missing: `make pkg` builds both builds");
+  const up = dir === "pkg" ? "./" : "../";
   const found = readdirSync("pkg/snippets", { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(`pkg/snippets/${d.name}/js/error.js`))
-    .map((d) => `./snippets/${d.name}/js/error.js`);
+    .map((d) => `${up}snippets/${d.name}/js/error.js`);
   if (found.length !== 1) {
     fail(`expected exactly one pkg/snippets/*/js/error.js, found ${found.length}: ${found.join(", ") || "none"} (a stale pkg/? rm -rf pkg and build again)`);
   }
   const [snippet] = found;
-  const glue = readFileSync("pkg/chat_runtime.js", "utf8");
+  const glue = readFileSync(`${dir}/chat_runtime.js`, "utf8");
   const escaped = snippet.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   if (!new RegExp(`^import \\{[^}]*\\bChatRuntimeError\\b[^}]*\\} from ['"]${escaped}['"]`, "m").test(glue)) {
-    fail(`pkg/chat_runtime.js does not import ChatRuntimeError from ${snippet}: re-exporting it would give apps another class`);
+    fail(`${dir}/chat_runtime.js does not import ChatRuntimeError from ${snippet}: re-exporting it would give apps another class`);
   }
   const line = `export { ChatRuntimeError } from "${snippet}";`;
   // `applyMessages` (react/src/apply-messages.ts, compiled above): the merge-by-id of the React
   // adapter, for apps that keep their own message store. The very module chat-runtime/react uses.
   // `toAguiV0Message` and `syncMessages` (react/src/agui-v0.ts, sync-messages.ts): the 0.0.x mapping
   // and the feed of an app's own store, pure JS like applyMessages.
-  const applyLine = `export { applyMessages } from "./apply-messages.js";`;
-  const glueLines = [`export { toAguiV0Message } from "./agui-v0.js";`, `export { syncMessages } from "./sync-messages.js";`];
+  const applyLine = `export { applyMessages } from "${up}apply-messages.js";`;
+  const glueLines = [`export { toAguiV0Message } from "${up}agui-v0.js";`, `export { syncMessages } from "${up}sync-messages.js";`];
   // `free()` stops the runtime and keeps the object (`__free`, src/wasm/class.rs): every method then
   // throws a `ChatRuntimeError` (`runtime/freed`) instead of wasm-bindgen's "null pointer passed to
   // rust"; the memory is released when the object is collected (the glue's FinalizationRegistry).
@@ -99,25 +117,25 @@ export = pkg;
     }`;
   let patched = glue;
   if (!glue.includes(ourFree)) {
-    if (!glue.includes(generatedFree)) fail("pkg/chat_runtime.js has no `free()` of the shape wasm-bindgen 0.2.130 writes: update the patch in scripts/merge-package.mjs");
+    if (!glue.includes(generatedFree)) fail(`${dir}/chat_runtime.js has no \`free()\` of the shape wasm-bindgen 0.2.130 writes: update the patch in scripts/merge-package.mjs`);
     patched = glue.replace(generatedFree, ourFree);
   }
-  if (!/^    __free\(\) \{$/m.test(patched)) fail("pkg/chat_runtime.js has no `__free()` method (src/wasm/class.rs)");
+  if (!/^    __free\(\) \{$/m.test(patched)) fail(`${dir}/chat_runtime.js has no \`__free()\` method (src/wasm/class.rs)`);
   let entry = patched.trimEnd();
   for (const l of [line, applyLine, ...glueLines]) if (!entry.includes(l)) entry += `\n${l}`;
-  writeFileSync("pkg/chat_runtime.js", `${entry}\n`);
-  const types = readFileSync("pkg/chat_runtime.d.ts", "utf8");
+  writeFileSync(`${dir}/chat_runtime.js`, `${entry}\n`);
+  const types = readFileSync(`${dir}/chat_runtime.d.ts`, "utf8");
   if (!/^export class ChatRuntimeError extends Error \{/m.test(types)) {
-    fail("pkg/chat_runtime.d.ts does not declare `export class ChatRuntimeError extends Error` (src/wasm/types.d.ts)");
+    fail(`${dir}/chat_runtime.d.ts does not declare \`export class ChatRuntimeError extends Error\` (src/wasm/types.d.ts)`);
   }
   const typeLines = [
-    `export { applyMessages, type HasId } from "./apply-messages.js";`,
-    `export { toAguiV0Message, type AguiV0ContentPart, type AguiV0Message } from "./agui-v0.js";`,
-    `export { syncMessages, type MessagesUpdate, type SyncMessages } from "./sync-messages.js";`,
+    `export { applyMessages, type HasId } from "${up}apply-messages.js";`,
+    `export { toAguiV0Message, type AguiV0ContentPart, type AguiV0Message } from "${up}agui-v0.js";`,
+    `export { syncMessages, type MessagesUpdate, type SyncMessages } from "${up}sync-messages.js";`,
   ];
   let declared = types.trimEnd();
   for (const l of typeLines) if (!declared.includes(l)) declared += `\n${l}`;
-  if (declared !== types.trimEnd()) writeFileSync("pkg/chat_runtime.d.ts", `${declared}\n`);
+  if (declared !== types.trimEnd()) writeFileSync(`${dir}/chat_runtime.d.ts`, `${declared}\n`);
 }
 
 const missing = [];

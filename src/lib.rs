@@ -6,7 +6,7 @@
 //! The core (everything but `wasm`):
 //! - [`protocol`]: the AG-UI 1.0 wire protocol: the `text/event-stream` decoder, the event types,
 //!   chunk expansion, ordering rules, the thread reducer and the `RunAgentInput` builder.
-//! - [`coder`]: the Coder chat backend: its wire types, the stream's translation into the
+//! - `coder` (the `coder` feature): the Coder chat backend: its wire types, the stream's translation into the
 //!   thread's events, and the results submission.
 //! - [`options`]: the app's options (constructor and run), their defaults and limits.
 //! - [`session`]: the execute-and-restart loop as a state machine over every thread of a runtime.
@@ -21,6 +21,7 @@
 //!
 //! The core never does I/O and never reads a clock: bytes and values go in, events and messages come out.
 
+#[cfg(feature = "coder")]
 pub mod coder;
 pub mod http;
 pub mod json;

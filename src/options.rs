@@ -10,7 +10,9 @@ use std::borrow::Cow;
 use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::protocol::wire::{FieldError, FromJson};
-use crate::session::{CoderConfig, HistoryMode, Pending, RunRequest, SessionConfig};
+#[cfg(feature = "coder")]
+use crate::session::CoderConfig;
+use crate::session::{HistoryMode, Pending, RunRequest, SessionConfig};
 use crate::tools::catalog::{Catalog, CatalogError};
 
 /// Where `tools.json` is fetched from when the app says nothing.
@@ -163,6 +165,7 @@ impl RuntimeOptions {
             max_rounds: max_rounds.unwrap_or(defaults.max_rounds),
             tool_timeout_ms: tool_timeout_ms.unwrap_or(defaults.tool_timeout_ms),
             headers,
+            #[cfg(feature = "coder")]
             coder,
             ..defaults
         };
@@ -181,10 +184,41 @@ impl RuntimeOptions {
 /// boundary for the same reason.)
 pub const AGUI_ONLY_OPTIONS: &[&str] = &["runUrl", "history", "headers", "maxRounds"];
 
+/// `backend` in the AG-UI build: absent, `null` or `{type: "agui"}`. `{type: "coder"}` is refused,
+/// naming the build that has it (`chat-runtime/coder`).
+#[cfg(not(feature = "coder"))]
+fn backend(value: Option<Value>) -> Result<Option<std::convert::Infallible>, OptionsError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let Value::Object(members) = value else {
+        return Err(OptionsError::invalid(
+            "backend",
+            "`backend` must be {type: \"agui\"}",
+        ));
+    };
+    match members.get("type").and_then(Value::as_str) {
+        Some("agui") if members.len() == 1 => Ok(None),
+        Some("coder") => Err(OptionsError::invalid(
+            "backend.type",
+            "this build has no Coder backend: import the runtime from `chat-runtime/coder`",
+        )),
+        Some("agui") => Err(OptionsError::invalid(
+            "backend",
+            "`backend` {type: \"agui\"} has no other member",
+        )),
+        _ => Err(OptionsError::invalid(
+            "backend.type",
+            "`backend` must be {type: \"agui\"}",
+        )),
+    }
+}
+
 /// `backend`: absent, `null` or `{type: "agui"}` is AG-UI (`None`); `{type: "coder", baseUrl,
 /// organizationId, sessionToken?}` is a Coder deployment. An unknown member, a member of the
 /// wrong type or an empty string is refused, naming the member (`backend.baseUrl`); a message
 /// never quotes the session token.
+#[cfg(feature = "coder")]
 fn backend(value: Option<Value>) -> Result<Option<CoderConfig>, OptionsError> {
     const SHAPE: &str = "`backend` must be {type: \"agui\"} or {type: \"coder\", baseUrl, organizationId, sessionToken?}";
     let Some(value) = value else {

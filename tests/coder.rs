@@ -1,6 +1,7 @@
 //! The Coder backend's core (`chat_runtime::coder`): frames written from the Coder chat API
 //! (`tests/fixtures/coder/*.jsonl`, one WebSocket text frame a line) through the translation
 //! into the runtime's own thread reducer, the request bodies, and the submission rules.
+#![cfg(feature = "coder")]
 
 mod common;
 use common::*;

@@ -2,6 +2,7 @@
 //! to, its stream translated into the thread, each `action_required` batch run and submitted in
 //! one POST, exactly once across reconnects; Stop interrupts; a reload settles or runs what the
 //! chat owes before the message is posted.
+#![cfg(feature = "coder")]
 
 mod common;
 use common::session_host::{tool, tool_set, user, ChatRequest, Harness};

@@ -6,11 +6,15 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::json::{Map, Value};
+#[cfg(feature = "coder")]
+use chat_runtime::options::AGUI_ONLY_OPTIONS;
 use chat_runtime::options::{
-    OptionsError, RunInput, RuntimeOptions, AGUI_ONLY_OPTIONS, DEFAULT_TOOLS_URL, MAX_ROUNDS,
-    MAX_TOOL_RESULT_BYTES, MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
+    OptionsError, RunInput, RuntimeOptions, DEFAULT_TOOLS_URL, MAX_ROUNDS, MAX_TOOL_RESULT_BYTES,
+    MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
 };
-use chat_runtime::session::{CoderConfig, HistoryMode, Pending, SessionConfig};
+#[cfg(feature = "coder")]
+use chat_runtime::session::CoderConfig;
+use chat_runtime::session::{HistoryMode, Pending, SessionConfig};
 
 fn map(json: &str) -> Map {
     match Value::parse(json).unwrap() {
@@ -76,6 +80,7 @@ fn every_data_option_is_read() {
     assert_eq!(options.allowed_import_origins, ["https://cdn.example"]);
     // The keys the boundary hands over are exactly those read.
     assert_eq!(RUNTIME_OPTION_KEYS.len(), 10);
+    #[cfg(feature = "coder")]
     assert_eq!(options.config.coder, None);
 }
 
@@ -270,6 +275,7 @@ fn a_run_input_becomes_the_sessions_request_for_its_thread() {
 fn an_absent_null_or_agui_backend_is_ag_ui_and_still_needs_run_url() {
     for backend in ["", r#","backend":null"#, r#","backend":{"type":"agui"}"#] {
         let options = runtime(&format!(r#"{{"runUrl":"/a"{backend}}}"#)).unwrap();
+        #[cfg(feature = "coder")]
         assert_eq!(options.config.coder, None, "{backend}");
         assert_eq!(options.config.run_url, "/a");
         let json = format!("{{{}}}", backend.trim_start_matches(','));
@@ -284,6 +290,7 @@ fn an_absent_null_or_agui_backend_is_ag_ui_and_still_needs_run_url() {
 }
 
 #[test]
+#[cfg(feature = "coder")]
 fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
     let options = runtime(
         r#"{"backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"o-1","sessionToken":"tok"},
@@ -315,6 +322,7 @@ fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
 }
 
 #[test]
+#[cfg(feature = "coder")]
 fn a_bad_backend_is_refused_naming_the_member() {
     let coder = |members: &str| format!(r#"{{"backend":{{"type":"coder"{members}}}}}"#);
     let ok = r#","baseUrl":"/api/v2","organizationId":"o""#;
@@ -371,6 +379,7 @@ fn a_bad_backend_is_refused_naming_the_member() {
 }
 
 #[test]
+#[cfg(feature = "coder")]
 fn a_refused_session_token_is_never_quoted() {
     // A token no header can carry (a lone surrogate, `\ud800`): refused, and the message does
     // not repeat it (errors reach logs and error trackers).
@@ -384,6 +393,7 @@ fn a_refused_session_token_is_never_quoted() {
 }
 
 #[test]
+#[cfg(feature = "coder")]
 fn ag_ui_only_options_are_refused_with_the_coder_backend() {
     assert_eq!(
         AGUI_ONLY_OPTIONS,
@@ -409,5 +419,37 @@ fn ag_ui_only_options_are_refused_with_the_coder_backend() {
         // `null` is absent, as for every option.
         let json = format!(r#"{{{backend},"{key}":null}}"#);
         assert!(runtime(&json).is_ok(), "{json}");
+    }
+}
+
+/// The AG-UI build (no `coder` feature) refuses a Coder backend, naming the build that has one;
+/// a malformed `backend` is refused as in the build with both.
+#[test]
+#[cfg(not(feature = "coder"))]
+fn the_ag_ui_build_refuses_a_coder_backend_naming_the_coder_build() {
+    let json = r#"{"backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"o"}}"#;
+    let (code, field, message) = refused(runtime(json));
+    assert_eq!((code, field.as_str()), ("options/invalid", "backend.type"));
+    assert!(message.contains("chat-runtime/coder"), "{message}");
+    for (json, expected) in [
+        (r#"{"runUrl":"/a","backend":"coder"}"#, "backend"),
+        (r#"{"runUrl":"/a","backend":[]}"#, "backend"),
+        (r#"{"runUrl":"/a","backend":{}}"#, "backend.type"),
+        (
+            r#"{"runUrl":"/a","backend":{"type":"AGUI"}}"#,
+            "backend.type",
+        ),
+        (r#"{"runUrl":"/a","backend":{"type":7}}"#, "backend.type"),
+        (
+            r#"{"runUrl":"/a","backend":{"type":"agui","baseUrl":"/x"}}"#,
+            "backend",
+        ),
+    ] {
+        let (code, field, message) = refused(runtime(json));
+        assert_eq!(
+            (code, field.as_str()),
+            ("options/invalid", expected),
+            "{json}: {message}"
+        );
     }
 }

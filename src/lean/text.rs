@@ -45,6 +45,7 @@ pub(crate) fn split_once<'a>(hay: &'a str, needle: &str) -> Option<(&'a str, &'a
 /// The pieces, joined: a message or an id put together without `format!` (each `format!` site
 /// builds its `fmt::Arguments` inline; one shared copy of this is smaller).
 #[inline(never)]
+#[cfg_attr(not(feature = "coder"), allow(dead_code))]
 pub(crate) fn concat(pieces: &[&str]) -> String {
     let mut out = String::new();
     for piece in pieces {
@@ -55,6 +56,7 @@ pub(crate) fn concat(pieces: &[&str]) -> String {
 
 /// The decimal digits of `n` (no `core::fmt`).
 #[inline(never)]
+#[cfg_attr(not(feature = "coder"), allow(dead_code))]
 pub(crate) fn decimal(n: i64) -> String {
     let mut out = String::new();
     crate::json::push_i64(&mut out, n);

@@ -81,6 +81,7 @@ pub enum Action {
         /// The call.
         tool_call_id: String,
     },
+    #[cfg(feature = "coder")]
     /// Coder: `POST` to `url` with `headers` (and `Content-Type: application/json` when there
     /// is a body); hand the answer (status and body text, or a network failure) to
     /// [`Session::handle_chat_reply`](super::Session::handle_chat_reply) with `request_id`. A
@@ -98,6 +99,7 @@ pub enum Action {
         /// The JSON body (`None`: no body, as for an interrupt).
         body: Option<String>,
     },
+    #[cfg(feature = "coder")]
     /// Coder: open the chat's stream, a WebSocket at `url` (a path resolves against the page; an
     /// `http(s)` URL is `ws(s)` already). Never send on it. Hand each text message to
     /// [`Session::handle_stream_frame`](super::Session::handle_stream_frame) and its end (closed,
@@ -111,11 +113,13 @@ pub enum Action {
         /// The WebSocket URL.
         url: String,
     },
+    #[cfg(feature = "coder")]
     /// Coder: close the thread's stream (the turn is over); nothing more of it is read.
     CloseStream {
         /// The thread.
         thread_id: String,
     },
+    #[cfg(feature = "coder")]
     /// Coder: a new chat was created for a turn started under the provisional id
     /// [`Session::start_chat`](super::Session::start_chat) returned: the thread, its turn and
     /// everything the host keeps for it are under `thread_id` from now on (the new chat's

@@ -72,6 +72,7 @@ impl Session {
 
     /// Sends [`Action::Reconnect`] for every cut stream whose wait ended by `now`.
     fn resume_waited(&mut self, now: u64) {
+        #[cfg(feature = "coder")]
         let mut streams = Vec::new();
         for (thread_id, state) in self.threads.iter_mut() {
             let Some(turn) = state.turn.as_mut() else {
@@ -81,6 +82,7 @@ impl Session {
             if due.is_none_or(|d| d > now) {
                 continue;
             }
+            #[cfg(feature = "coder")]
             if turn.chat_mut().is_some() {
                 turn.reconnect = None;
                 streams.push(thread_id.clone());
@@ -97,6 +99,7 @@ impl Session {
                 last_event_id: wait.last_event_id,
             });
         }
+        #[cfg(feature = "coder")]
         for thread_id in streams {
             self.open_stream(&thread_id);
         }

@@ -45,10 +45,12 @@ pub struct SessionConfig {
     /// The Coder chat backend (`None`: AG-UI). With it, a turn is a chat's turn
     /// ([`Session::start_chat`](super::Session::start_chat)) and the AG-UI fields above that
     /// shape a request (`history`, `run_url`, `headers`, `max_rounds`) are not used.
+    #[cfg(feature = "coder")]
     pub coder: Option<CoderConfig>,
 }
 
 /// Where a runtime's Coder chats live, and as whom it calls.
+#[cfg(feature = "coder")]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoderConfig {
     /// The deployment's API base (`/api/v2`, or `https://coder.example/api/v2`): the chats are
@@ -78,6 +80,7 @@ impl Default for SessionConfig {
             headers: Vec::new(),
             max_reconnects: 3,
             reconnect_delay_ms: 1_000,
+            #[cfg(feature = "coder")]
             coder: None,
         }
     }

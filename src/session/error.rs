@@ -40,6 +40,7 @@ pub enum SessionError {
     },
     /// A Coder chat's run was given a message the chat cannot take: one that is not the user's,
     /// or a user message with a part that is not text. Nothing was sent.
+    #[cfg(feature = "coder")]
     #[error("messages[{index}]: {message}")]
     NotForChat {
         /// Its position in the run's `messages`.
@@ -67,9 +68,9 @@ impl SessionError {
     pub fn code(&self) -> &'static str {
         match self {
             SessionError::Busy { .. } => "run/busy",
-            SessionError::BadThreadId(_)
-            | SessionError::NotForBackend { .. }
-            | SessionError::NotForChat { .. } => "run/bad-request",
+            SessionError::BadThreadId(_) | SessionError::NotForBackend { .. } => "run/bad-request",
+            #[cfg(feature = "coder")]
+            SessionError::NotForChat { .. } => "run/bad-request",
             SessionError::BadResume { .. } => "input/invalid",
             SessionError::UnansweredInterrupts { .. } => "run/unanswered-interrupts",
         }

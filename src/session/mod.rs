@@ -30,7 +30,8 @@
 
 mod action;
 mod calls;
-mod chat;
+#[cfg(feature = "coder")]
+mod coder;
 mod config;
 mod error;
 mod events;
@@ -40,11 +41,12 @@ mod stream;
 mod tool_set;
 mod turn;
 
+#[cfg(feature = "coder")]
 pub use crate::coder::SubmitReply as ChatReply;
 pub use action::{Action, RoundRequest, ToolCallJob};
-pub use config::{
-    CoderConfig, HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES,
-};
+#[cfg(feature = "coder")]
+pub use config::CoderConfig;
+pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
 pub use error::SessionError;
 pub use events::{write_messages_event, write_state_event, ChangedMessages, RuntimeEvent};
 pub use result::{RunError, RunResult, RunStatus, ToolErrorInfo};
@@ -109,7 +111,8 @@ struct ThreadState {
     /// The turn in progress.
     turn: Option<Turn>,
     /// The Coder chat behind the thread, with a Coder backend.
-    chat: Option<Box<chat::ChatState>>,
+    #[cfg(feature = "coder")]
+    chat: Option<Box<coder::ChatState>>,
 }
 
 /// What changed in a thread since the host last took the changes (for coalesced rendering).
@@ -183,7 +186,7 @@ impl Turn {
     fn decoder(&mut self) -> Option<&mut EventDecoder> {
         match &mut self.phase {
             RoundPhase::Streaming { decoder, .. } => Some(decoder.as_mut()),
-            RoundPhase::Answering { .. } | RoundPhase::Chat(_) => None,
+            _ => None,
         }
     }
 
@@ -192,6 +195,7 @@ impl Turn {
         match &mut self.phase {
             RoundPhase::Streaming { .. } => None,
             RoundPhase::Answering { answers, .. } => Some(answers),
+            #[cfg(feature = "coder")]
             RoundPhase::Chat(round) => Some(&mut round.answers),
         }
     }
@@ -222,8 +226,9 @@ enum RoundPhase {
         answers: Vec<(PendingCall, Option<ToolOutcome>)>,
     },
     /// A Coder chat's turn: one stream, read until the chat is idle again, and one submission
-    /// per batch of calls ([`chat`]).
-    Chat(Box<chat::ChatRound>),
+    /// per batch of calls (`coder`).
+    #[cfg(feature = "coder")]
+    Chat(Box<coder::ChatRound>),
 }
 
 /// How a round's run ended, by its `RUN_FINISHED`.

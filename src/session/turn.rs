@@ -160,6 +160,7 @@ impl Session {
         self.actions.push_back(Action::Cancel {
             thread_id: thread_id.to_owned(),
         });
+        #[cfg(feature = "coder")]
         self.stop_chat(thread_id);
         for (id, name) in running {
             let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
@@ -265,6 +266,7 @@ impl Session {
         }
         let answers = match &mut turn.phase {
             RoundPhase::Streaming { .. } => return,
+            #[cfg(feature = "coder")]
             RoundPhase::Chat(round) => {
                 if round.batch_ready() {
                     self.submit_batch(thread_id);
@@ -334,11 +336,13 @@ impl Session {
         // Results gathered for a restart that will not happen are real answers: keep them. A
         // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
         let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
+        #[cfg(feature = "coder")]
         let chat = matches!(turn.phase, RoundPhase::Chat(_));
         let answers = match turn.phase {
             RoundPhase::Streaming { .. } => Vec::new(),
             RoundPhase::Answering { answers, .. } => answers,
             // A chat's calls are the server's to settle (its interrupt, its deadline).
+            #[cfg(feature = "coder")]
             RoundPhase::Chat(_) => {
                 held.extend(unanswered_calls(state.thread.messages()));
                 Vec::new()
@@ -365,6 +369,7 @@ impl Session {
         for (tool_call_id, outcome) in &settle {
             self.record_result(thread_id, tool_call_id, outcome);
         }
+        #[cfg(feature = "coder")]
         if chat {
             self.end_chat_turn(thread_id);
         }

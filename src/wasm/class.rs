@@ -139,6 +139,7 @@ impl ChatRuntime {
         let import_module = function(host(&options, "importModule"), "importModule")?;
         let storage = Store::from_option(&host(&options, "storage"));
         let prepare_request = function(host(&options, "prepareRequest"), "prepareRequest")?;
+        #[cfg(feature = "coder")]
         if prepare_request.is_some() && config.coder.is_some() {
             // It shapes an AG-UI request's body: with a Coder chat it would do nothing.
             return Err(invalid(

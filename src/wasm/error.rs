@@ -227,6 +227,7 @@ impl From<SessionError> for Error {
                 }
             }
             SessionError::NotForBackend { member, .. } => out.with("field", member),
+            #[cfg(feature = "coder")]
             SessionError::NotForChat { .. } => out.with("field", "messages"),
             _ => out,
         }

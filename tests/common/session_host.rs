@@ -183,6 +183,7 @@ impl Harness {
                 self.reconnects
                     .push((thread_id, run_id, last_event_id, waited));
             }
+            #[cfg(feature = "coder")]
             Action::ChatRequest {
                 thread_id,
                 request_id,
@@ -196,12 +197,15 @@ impl Harness {
                 headers,
                 body: body.map_or(Value::Null, |b| serde_json::from_str(&b).unwrap()),
             }),
+            #[cfg(feature = "coder")]
             Action::OpenStream {
                 thread_id,
                 stream_id,
                 url,
             } => self.streams.push((thread_id, stream_id, url)),
+            #[cfg(feature = "coder")]
             Action::CloseStream { thread_id } => self.closed_streams.push(thread_id),
+            #[cfg(feature = "coder")]
             Action::ThreadCreated {
                 provisional,
                 thread_id,

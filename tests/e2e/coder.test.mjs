@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 
 import { settle, scriptedSuite, until } from "./harness.mjs";
 
-const { suite, api, inPage } = scriptedSuite();
+// The package's Coder build (`chat-runtime/coder`): the AG-UI build has no Coder backend.
+const { suite, api, inPage } = scriptedSuite({ page: "/runtime.html?build=coder" });
 
 /** Any organization: the mock only checks that it is a UUID and not the nil one. */
 const ORG = "0f1e2d3c-4b5a-4697-8877-665544332211";

@@ -55,10 +55,11 @@ export const settle = (ms = 400) => new Promise((done) => setTimeout(done, ms));
  * (fresh localStorage) on `/runtime.html`, the server reset, and no uncaught page error allowed.
  * The server is the scripted one by default (its scripts and records cleared before each test);
  * `start` (resolving with `{ base, stop }`) and `reset` (given the base URL; `null`: nothing) serve
- * another one that serves the same page (tests/servers). Returns the live state:
+ * another one that serves the same page (tests/servers); `page` is the page's path (`/runtime.html?build=coder`:
+ * the Coder build). Returns the live state:
  * `{ base, page, context }`.
  */
-export function browserSuite({ start = startScriptAgent, reset = (base) => api(base, "/test/reset", {}) } = {}) {
+export function browserSuite({ start = startScriptAgent, reset = (base) => api(base, "/test/reset", {}), page = "/runtime.html" } = {}) {
   const suite = { server: null, base: null, browser: null, context: null, page: null, pageErrors: [] };
   before(async () => {
     suite.server = await start();
@@ -75,7 +76,7 @@ export function browserSuite({ start = startScriptAgent, reset = (base) => api(b
     suite.page = await suite.context.newPage();
     suite.pageErrors = [];
     suite.page.on("pageerror", (error) => suite.pageErrors.push(error));
-    await suite.page.goto(`${suite.base}/runtime.html`);
+    await suite.page.goto(`${suite.base}${page}`);
     await suite.page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
   });
   afterEach(async () => {

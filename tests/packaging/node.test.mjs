@@ -18,11 +18,12 @@ test("node: initSync with the wasm from import.meta.resolve / require.resolve, t
   assert.deepEqual(JSON.parse(out.trim().split("\n").at(-1)), { ...EXPECTED, sameFile: true, version });
 });
 
-test("node: the package's exports resolve, react included, and nothing outside them", async () => {
+test("node: the package's exports resolve, react and the Coder build included, and nothing outside them", async () => {
   const script = `
     const r = (s) => { try { return import.meta.resolve(s).replace(/^.*node_modules\\//, ""); } catch (e) { return e.code; } };
     console.log(JSON.stringify(["chat-runtime", "chat-runtime/react", "chat-runtime/chat_runtime_bg.wasm",
-      "chat-runtime/package.json", "chat-runtime/chat_runtime.js"].map(r)));`;
+      "chat-runtime/package.json", "chat-runtime/chat_runtime.js", "chat-runtime/coder",
+      "chat-runtime/coder/chat_runtime_bg.wasm"].map(r)));`;
   const out = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: fixture.dir });
   assert.deepEqual(JSON.parse(out.trim()), [
     "chat-runtime/chat_runtime.js",
@@ -30,5 +31,7 @@ test("node: the package's exports resolve, react included, and nothing outside t
     "chat-runtime/chat_runtime_bg.wasm",
     "chat-runtime/package.json",
     "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    "chat-runtime/coder/chat_runtime.js",
+    "chat-runtime/coder/chat_runtime_bg.wasm",
   ]);
 });

@@ -240,6 +240,27 @@ test("vite build passes; the agent serves the build", async () => {
   ({ child: agent, url: agentUrl } = await startAgent({ paceMs: 5, statics: [`/=${dist}`, "/tools=demo/tools"], timeoutMs: WAIT }));
 });
 
+// What only the Coder build holds (its routes, its wire members), found in the package's Coder wasm
+// and in no file of an app that imports `chat-runtime` and `chat-runtime/react` alone.
+const CODER_MARKERS = ["coder_session_token", "unsafe_dynamic_tools", "tool-results", "Coder-Session-Token"];
+
+test("an AG-UI app's build holds no Coder code: one wasm, the AG-UI build's, and none of the Coder build's strings", () => {
+  const dist = join(fixture.dir, "dist");
+  const built = files(dist);
+  assert.ok(built.length > 0, "the app was built (the vite build test ran)");
+  const pkg = join(fixture.dir, "node_modules/chat-runtime");
+  const coderWasm = readFileSync(join(pkg, "coder/chat_runtime_bg.wasm"));
+  // The markers are the Coder build's: the check below could fail.
+  for (const marker of CODER_MARKERS) assert.ok(coderWasm.includes(marker), `the Coder build holds ${marker}`);
+  const wasms = built.filter((f) => f.endsWith(".wasm"));
+  assert.equal(wasms.length, 1, `one wasm in the app: ${wasms}`);
+  assert.ok(readFileSync(wasms[0]).equals(readFileSync(join(pkg, "chat_runtime_bg.wasm"))), "the app's wasm is the AG-UI build");
+  for (const file of built) {
+    const bytes = readFileSync(file);
+    for (const marker of CODER_MARKERS) assert.ok(!bytes.includes(marker), `${file.slice(dist.length + 1)} holds ${marker}`);
+  }
+});
+
 test("@ag-ui/core 1.0.0: the same glue type-checks (tsc --noEmit) and builds (vite build)", async () => {
   const installed = JSON.parse(readFileSync(join(fixtureV1.dir, "node_modules/@ag-ui/core/package.json"), "utf8"));
   assert.equal(installed.version, "1.0.0");

@@ -41,13 +41,14 @@ const NAMES_ONLY = new Set([
 /**
  * The names an app can use: each entry point's exports (re-exports followed), and for the runtime's
  * own types their property names and string literal values, through anonymous object types.
- * The declarations of `./chat_runtime_bg.wasm` (the module's raw exports, internal) and of
+ * The declarations of `./chat_runtime_bg.wasm` and `./coder/chat_runtime_bg.wasm` (the modules' raw
+ * exports, internal) and of
  * `./package.json` (the file's own fields) are not API.
  */
 function publicNames(dir) {
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const entries = Object.entries(pkg.exports)
-    .filter(([subpath]) => subpath !== "./chat_runtime_bg.wasm" && subpath !== "./package.json")
+    .filter(([subpath]) => !subpath.endsWith("chat_runtime_bg.wasm") && subpath !== "./package.json")
     .map(([subpath, target]) => [subpath, join(dir, target.types)]);
   const program = ts.createProgram(entries.map(([, file]) => file), { strict: true, noEmit: true, skipLibCheck: true, lib: ["lib.esnext.full.d.ts"] });
   const checker = program.getTypeChecker();

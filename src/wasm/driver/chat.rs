@@ -4,11 +4,18 @@
 
 use wasm_bindgen_futures::spawn_local;
 
-use super::{upgrade, Driver, Stream};
+use super::{upgrade, Driver};
 use crate::session::ChatReply;
 use crate::wasm::io::http;
 use crate::wasm::io::socket::{Socket, SocketEvent};
 use crate::wasm::io::IoError;
+
+/// A Coder chat's stream: the session's id for it, and its socket (closed when dropped).
+pub(super) struct Stream {
+    id: u64,
+    /// Held for its drop, which closes it.
+    _socket: Socket,
+}
 
 impl Driver {
     /// An [`Action::ChatRequest`](crate::session::Action::ChatRequest): a `POST` through the

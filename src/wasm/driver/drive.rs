@@ -65,6 +65,7 @@ impl Driver {
                         browser::abort(&controller, &browser::timeout_reason());
                     }
                 }
+                #[cfg(feature = "coder")]
                 Action::ChatRequest {
                     thread_id,
                     request_id,
@@ -72,12 +73,15 @@ impl Driver {
                     headers,
                     body,
                 } => self.spawn_chat_request(thread_id, request_id, url, headers, body),
+                #[cfg(feature = "coder")]
                 Action::OpenStream {
                     thread_id,
                     stream_id,
                     url,
                 } => self.open_stream(thread_id, stream_id, &url),
+                #[cfg(feature = "coder")]
                 Action::CloseStream { thread_id } => self.close_stream(&thread_id),
+                #[cfg(feature = "coder")]
                 Action::ThreadCreated {
                     provisional,
                     thread_id,

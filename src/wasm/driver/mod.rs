@@ -21,6 +21,7 @@
 //! - [`mirror`]: the per-frame `messages` events and each thread's mirror of JS objects.
 
 mod calls;
+#[cfg(feature = "coder")]
 mod chat;
 mod drive;
 mod listeners;
@@ -39,7 +40,6 @@ use web_sys::{AbortController, AbortSignal};
 use super::browser::{self, StorageEvents, Timer};
 use super::error::Error;
 use super::io::http::{self, Fetch};
-use super::io::socket::Socket;
 use super::io::storage::Store;
 use crate::lean::sorted::{SortedMap, SortedSet};
 use crate::session::Session;
@@ -96,13 +96,6 @@ struct Running {
     forget: bool,
 }
 
-/// A Coder chat's stream: the session's id for it, and its socket (closed when dropped).
-struct Stream {
-    id: u64,
-    /// Held for its drop, which closes it.
-    _socket: Socket,
-}
-
 /// Per thread: its messages as the JS objects last handed out, by position, so a `messages` event
 /// converts only what changed and `run()`'s result reuses the listeners' objects.
 #[derive(Default)]
@@ -130,7 +123,8 @@ struct State {
     modules: SortedMap<Promise>,
     running: SortedMap<Running>,
     /// Each Coder chat's open stream, by thread.
-    streams: SortedMap<Stream>,
+    #[cfg(feature = "coder")]
+    streams: SortedMap<chat::Stream>,
     render: Render,
     /// The timer for the session's next deadline, and that deadline.
     timer: Option<(u64, Timer)>,
@@ -160,6 +154,7 @@ impl Driver {
                 handlers: SortedMap::new(),
                 modules: SortedMap::new(),
                 running: SortedMap::new(),
+                #[cfg(feature = "coder")]
                 streams: SortedMap::new(),
                 render: Render::default(),
                 timer: None,
@@ -219,7 +214,7 @@ impl Driver {
             self.mark_dirty(thread_id);
         }
         self.drive();
-        let (events, timer, running, streams) = {
+        let (events, timer, running) = {
             let state = &mut *self.borrow_mut();
             state.listeners.clear();
             state.handlers = SortedMap::new();
@@ -229,11 +224,12 @@ impl Driver {
                 state.storage_events.take(),
                 state.timer.take(),
                 std::mem::take(&mut state.running),
-                std::mem::take(&mut state.streams),
             )
         };
         // The sockets close as they are dropped, with no borrow held.
-        drop((events, timer, streams));
+        #[cfg(feature = "coder")]
+        drop(std::mem::take(&mut self.borrow_mut().streams));
+        drop((events, timer));
         for (_, running) in running {
             cancel_all(running.fetch, running.body, running.calls);
         }

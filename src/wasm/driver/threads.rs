@@ -80,7 +80,10 @@ impl Driver {
 
     /// Whether the runtime talks to a Coder deployment (the `backend` option).
     pub(crate) fn is_coder(&self) -> bool {
-        self.borrow().session.config().coder.is_some()
+        #[cfg(feature = "coder")]
+        return self.borrow().session.config().coder.is_some();
+        #[cfg(not(feature = "coder"))]
+        false
     }
 
     /// `run`: starts the turn; the promise settles when it ends. With the coder backend an empty
@@ -105,14 +108,18 @@ impl Driver {
                 state.toggles.begin_run(thread);
             }
             let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, thread);
-            let thread_id = if state.session.config().coder.is_some() {
+            let thread_id = match () {
                 // A chat's tools are fixed when it is created: every frontend tool is declared,
                 // and a call of one switched off is answered as disabled.
-                let declared = state.catalog.wire_tools(|_| true);
-                state.session.start_chat(request, tools, declared)?
-            } else {
-                state.session.start_run(request, tools)?;
-                thread_id
+                #[cfg(feature = "coder")]
+                () if state.session.config().coder.is_some() => {
+                    let declared = state.catalog.wire_tools(|_| true);
+                    state.session.start_chat(request, tools, declared)?
+                }
+                () => {
+                    state.session.start_run(request, tools)?;
+                    thread_id
+                }
             };
             state.running.insert(
                 thread_id.clone(),

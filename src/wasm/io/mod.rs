@@ -6,6 +6,7 @@
 use wasm_bindgen::JsValue;
 
 pub(crate) mod http;
+#[cfg(feature = "coder")]
 pub(crate) mod socket;
 pub(crate) mod storage;
 pub(crate) mod tools;

@@ -20,15 +20,15 @@
 //! only once the stream's snapshot says the chat is idle: a chat found waiting on calls
 //! (`requires_action`) first has them run or settled, as the `pending` option says.
 
-use super::action::Action;
-use super::config::{CoderConfig, Pending, RunRequest};
-use super::error::SessionError;
-use super::events::RuntimeEvent;
-use super::result::{RunError, RunStatus};
-use super::stream::note_applied;
-use super::tool_set::ToolSet;
-use super::turn::message_ids;
-use super::{ReconnectWait, RoundPhase, Session, ThreadState, Turn};
+use crate::session::action::Action;
+use crate::session::config::{CoderConfig, Pending, RunRequest};
+use crate::session::error::SessionError;
+use crate::session::events::RuntimeEvent;
+use crate::session::result::{RunError, RunStatus};
+use crate::session::stream::note_applied;
+use crate::session::tool_set::ToolSet;
+use crate::session::turn::message_ids;
+use crate::session::{ReconnectWait, RoundPhase, Session, ThreadState, Turn};
 
 use crate::coder::submit::results_body;
 use crate::coder::wire::{
@@ -240,7 +240,7 @@ impl Session {
             resumed_from: None,
             running: SortedMap::new(),
             resume: Vec::new(),
-            outgoing: super::Outgoing::NotYet,
+            outgoing: crate::session::Outgoing::NotYet,
             reconnect: None,
         });
         let chat = state.chat.get_or_insert_with(Box::default);
@@ -352,7 +352,7 @@ impl Session {
     /// The stream opened by [`Action::OpenStream`] `stream_id` ended (closed by the server,
     /// dropped, or refused before it opened). A turn going on resumes it after a wait (the
     /// session's deadline, as for a cut AG-UI stream), from the last committed message; after
-    /// [`SessionConfig::max_reconnects`](super::SessionConfig::max_reconnects) ends in a row
+    /// [`SessionConfig::max_reconnects`](crate::session::SessionConfig::max_reconnects) ends in a row
     /// without a frame, the turn ends in error (`coder/stream`).
     pub fn handle_stream_closed(&mut self, thread_id: &str, stream_id: u64) {
         let base = self.config.reconnect_delay_ms;
