@@ -2,11 +2,13 @@
 //! server's `pendingToolCallIds` says about them.
 
 use super::action::{Action, ToolCallJob};
+use super::agui::{AguiRound, Outgoing};
 use super::error::quoted_list;
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus, ToolErrorInfo};
 use super::tool_set::CallKind;
-use super::{Outgoing, RunningCall, Session};
+use super::turn::Round;
+use super::Session;
 
 use crate::json::{quoted, Value};
 
@@ -15,6 +17,19 @@ use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 use crate::tools::schema::validate;
 use crate::tools::TimeLimit;
+
+/// A browser call handed to the host and not answered yet.
+pub(super) struct RunningCall {
+    pub(super) tool_name: String,
+    /// Whether its result is sent back in a restart (else it is recorded and nothing restarts).
+    pub(super) follow_up: bool,
+    /// Its time limit (`None`: none).
+    pub(super) timeout_ms: Option<u32>,
+    /// When its time is up (the host's clock, in ms); `None` until the host took the job.
+    pub(super) deadline: Option<u64>,
+    /// Whether the host called the handler ([`Session::begin_call`]): its module had loaded.
+    pub(super) called: bool,
+}
 
 impl Session {
     /// The host's clock reached `now`: a cut stream whose wait has passed is resumed
@@ -82,14 +97,21 @@ impl Session {
             if due.is_none_or(|d| d > now) {
                 continue;
             }
-            #[cfg(feature = "coder")]
-            if turn.chat_mut().is_some() {
-                turn.reconnect = None;
-                streams.push(thread_id.clone());
-                continue;
-            }
-            let (Some(wait), Outgoing::Sent(request)) = (turn.reconnect.take(), &turn.outgoing)
-            else {
+            let wait = turn.reconnect.take();
+            let request = match &turn.backend {
+                Round::Agui(AguiRound {
+                    outgoing: Outgoing::Sent(request),
+                    ..
+                }) => request,
+                Round::Agui(_) => continue,
+                // A chat's stream reopens after the last committed message.
+                #[cfg(feature = "coder")]
+                Round::Coder(_) => {
+                    streams.push(thread_id.clone());
+                    continue;
+                }
+            };
+            let Some(wait) = wait else {
                 continue;
             };
             self.actions.push_back(Action::Reconnect {

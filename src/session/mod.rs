@@ -29,15 +29,15 @@
 //! Inputs for a round or a call that is over (a late chunk, a late tool result) are ignored.
 
 mod action;
+mod agui;
 mod calls;
 #[cfg(feature = "coder")]
 mod coder;
 mod config;
 mod error;
 mod events;
-mod interrupts;
 mod result;
-mod stream;
+mod thread;
 mod tool_set;
 mod turn;
 
@@ -54,15 +54,14 @@ pub use tool_set::{CallKind, ToolSet};
 
 use std::collections::VecDeque;
 
-use crate::lean::hash::HashSet;
+use thread::ThreadState;
+use turn::Turn;
+
 use crate::lean::sorted::SortedMap;
 
 use crate::json::Value;
 
-use crate::protocol::decode::EventDecoder;
-use crate::protocol::event::{Context, Interrupt, Message, ResumeEntry};
-use crate::protocol::thread::{PendingCall, Thread};
-use crate::tools::outcome::ToolOutcome;
+use crate::protocol::event::{Interrupt, Message};
 use crate::tools::schema::PatternMatcher;
 
 /// What [`Session::forget_thread`] did.
@@ -90,185 +89,6 @@ pub struct Session {
     next_id: u64,
     /// Whether a [`ReconnectWait`] waits for its deadline (the next `poll_action`'s `now`).
     unstamped_waits: bool,
-}
-
-/// One thread's lasting state.
-#[derive(Default)]
-struct ThreadState {
-    thread: Thread,
-    /// Every tool call this thread ever executed or answered locally: exactly once per id.
-    handled: HashSet<String>,
-    /// Message ids the server has not seen yet (for [`HistoryMode::New`]).
-    unsent: Vec<String>,
-    /// What changed since the host last took the changes.
-    changes: Changes,
-    /// Whether bytes of the current round's body arrived since the host last asked: a flag per
-    /// chunk, so a long stream costs nothing more (see [`Session::take_activity`]).
-    active: bool,
-    /// The open interrupts: those of the last `RUN_FINISHED` whose outcome was `interrupt`,
-    /// until a later `RUN_FINISHED` (of a run that answered them).
-    interrupts: Vec<Interrupt>,
-    /// The turn in progress.
-    turn: Option<Turn>,
-    /// The Coder chat behind the thread, with a Coder backend.
-    #[cfg(feature = "coder")]
-    chat: Option<Box<coder::ChatState>>,
-}
-
-/// What changed in a thread since the host last took the changes (for coalesced rendering).
-#[derive(Default)]
-struct Changes {
-    /// Ids of messages changed.
-    ids: Vec<String>,
-    /// Whether the whole list changed.
-    all: bool,
-    /// Whether the AG-UI state changed.
-    state: bool,
-}
-
-/// A browser call handed to the host and not answered yet.
-struct RunningCall {
-    tool_name: String,
-    /// Whether its result is sent back in a restart (else it is recorded and nothing restarts).
-    follow_up: bool,
-    /// Its time limit (`None`: none).
-    timeout_ms: Option<u32>,
-    /// When its time is up (the host's clock, in ms); `None` until the host took the job.
-    deadline: Option<u64>,
-    /// Whether the host called the handler ([`Session::begin_call`]): its module had loaded.
-    called: bool,
-}
-
-/// A `run` call in progress.
-struct Turn {
-    /// What the agent may call, resolved when the turn started.
-    tools: ToolSet,
-    context: Vec<Context>,
-    forwarded_props: Option<Value>,
-    /// Ids of the messages that were in the thread before the turn (for `newMessages`).
-    before: HashSet<String>,
-    /// The calls open interrupts named when the turn started: the server's, so the end of the
-    /// turn does not settle them even when its run closed those interrupts.
-    held_before: Vec<String>,
-    /// Runs sent so far.
-    round: u32,
-    /// The current round's run id.
-    run_id: String,
-    /// Where the current round is: streaming its response, or answering its calls.
-    phase: RoundPhase,
-    /// Reconnects of this round in a row without a new event, and the id resumed from last.
-    reconnects: u32,
-    resumed_from: Option<String>,
-    /// Calls the host is running, by id.
-    running: SortedMap<RunningCall>,
-    /// The answers to the open interrupts, sent with the first round (taken then).
-    resume: Vec<ResumeEntry>,
-    /// Where the current round's request is: a reconnect sends it again.
-    outgoing: Outgoing,
-    /// A cut stream waiting to be resumed: [`Action::Reconnect`] goes out at its deadline.
-    reconnect: Option<ReconnectWait>,
-}
-
-/// The wait before a cut stream is resumed ([`Session::poll_timeout`] and
-/// [`Session::handle_timeout`], the same clock as the calls' deadlines).
-struct ReconnectWait {
-    /// The id of the last complete event received.
-    last_event_id: String,
-    /// How long to wait, in milliseconds.
-    delay_ms: u64,
-    /// When to resume in the host's clock: set by the first [`Session::poll_action`] after the
-    /// cut (its `now`), as a call's deadline is.
-    deadline: Option<u64>,
-}
-
-impl Turn {
-    /// The current round's response decoder, while its body streams in.
-    fn decoder(&mut self) -> Option<&mut EventDecoder> {
-        match &mut self.phase {
-            RoundPhase::Streaming { decoder, .. } => Some(decoder.as_mut()),
-            _ => None,
-        }
-    }
-
-    /// The current round's follow-up calls and their outcomes, once its stream has ended.
-    fn answers_mut(&mut self) -> Option<&mut Vec<(PendingCall, Option<ToolOutcome>)>> {
-        match &mut self.phase {
-            RoundPhase::Streaming { .. } => None,
-            RoundPhase::Answering { answers, .. } => Some(answers),
-            #[cfg(feature = "coder")]
-            RoundPhase::Chat(round) => Some(&mut round.answers),
-        }
-    }
-}
-
-/// The phase of a turn's current round: one value, where four flags (the stream's end,
-/// `RUN_FINISHED`, its `interrupt` outcome, the calls' answers) were read together. Each
-/// variant holds what its phase needs, so a round cannot have answers while it streams, nor a
-/// decoder after its body ended.
-enum RoundPhase {
-    /// The response is awaited or streaming in ([`Action::Send`] or [`Action::Reconnect`] went
-    /// out): events fold into the thread as they arrive.
-    Streaming {
-        /// The response's decoder (kept across reconnects: it knows the last event id); boxed,
-        /// as the other phase is small.
-        decoder: Box<EventDecoder>,
-        /// How the round's `RUN_FINISHED` ended the run, once one arrived (`None`: the stream
-        /// may still be resumed, and a body that ends now is truncated).
-        finished: Option<RunEnd>,
-    },
-    /// The body ended after `RUN_FINISHED`, or no request went out yet (a loaded history's
-    /// calls run first): the round waits for the host's running calls, then restarts with the
-    /// answers ([`Session::maybe_advance`]) or, without any, ends the turn.
-    Answering {
-        /// How the run ended: the turn's status if nothing restarts.
-        end: RunEnd,
-        /// Follow-up calls of this round in call order, and their outcomes once known.
-        answers: Vec<(PendingCall, Option<ToolOutcome>)>,
-    },
-    /// A Coder chat's turn: one stream, read until the chat is idle again, and one submission
-    /// per batch of calls (`coder`).
-    #[cfg(feature = "coder")]
-    Chat(Box<coder::ChatRound>),
-}
-
-/// How a round's run ended, by its `RUN_FINISHED`.
-#[derive(Clone, Copy)]
-enum RunEnd {
-    /// Without an `interrupt` outcome (or there was no run yet: a loaded history's calls).
-    Completed,
-    /// With an `interrupt` outcome: the turn ends `interrupted` unless it restarts.
-    Interrupted,
-}
-
-/// Where a round's request is, between [`Action::Send`] and the answer.
-enum Outgoing {
-    /// No request yet (a loaded history's calls run first).
-    NotYet,
-    /// [`Action::Send`] is out; the host may still shape its body (the app's `prepareRequest`).
-    Preparing(RoundRequest),
-    /// It went out as this.
-    Sent(RoundRequest),
-}
-
-impl Outgoing {
-    /// The request goes out (with `body` when the host shaped it): `false` unless it was being
-    /// prepared.
-    fn send(&mut self, body: Option<&str>) -> bool {
-        match std::mem::replace(self, Outgoing::NotYet) {
-            Outgoing::Preparing(mut request) => {
-                // The host's own body, unless it is the one it was given (no copy of it then).
-                if let Some(body) = body.filter(|b| **b != *request.body) {
-                    request.body = body.into();
-                }
-                *self = Outgoing::Sent(request);
-                true
-            }
-            other => {
-                *self = other;
-                false
-            }
-        }
-    }
 }
 
 impl Session {

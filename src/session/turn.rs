@@ -1,147 +1,120 @@
-//! Turns: starting one ([`Session::start_run`]), each round's request, restarting when the
-//! round's calls are answered, and ending it (completed, aborted, failed).
+//! What every backend's turn has ([`Turn`], [`Round`], one reconnect wait and one backoff), and how
+//! a turn goes on or ends: the next round once the calls are answered, Stop, the end (completed,
+//! aborted, failed).
 
-use std::rc::Rc;
-
-use super::action::{Action, RoundRequest};
-use super::config::{HistoryMode, Pending, RunRequest};
-use super::error::SessionError;
+use super::action::Action;
+use super::agui::interrupts::held_calls;
+use super::agui::{AguiRound, Phase, RunEnd};
+use super::calls::RunningCall;
+#[cfg(feature = "coder")]
+use super::coder::ChatRound;
 use super::events::RuntimeEvent;
-use super::interrupts::{answer_interrupts, held_calls};
 use super::result::{RunError, RunResult, RunStatus};
-use super::tool_set::{CallKind, ToolSet};
-use super::{Outgoing, RoundPhase, RunEnd, Session, ThreadState, Turn};
+use super::tool_set::ToolSet;
+use super::Session;
 
 use crate::lean::hash::HashSet;
 use crate::lean::sorted::{SortedMap, StrSet};
 
-use crate::json::Value;
-
-use crate::protocol::decode::{DecodeOptions, EventDecoder, Output};
+use crate::protocol::decode::EventDecoder;
 use crate::protocol::event::Message;
-use crate::protocol::input::RunInputBuilder;
+use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 
-impl Session {
-    /// Starts a turn: adds the request's messages and sends the first run.
-    /// Refused, with nothing sent and nothing changed, while a turn is going on in the thread
-    /// ([`SessionError::Busy`]), when the thread id cannot be one segment of the run URL
-    /// ([`SessionError::BadThreadId`]), when a `resume` payload breaks its interrupt's
-    /// `responseSchema` ([`SessionError::BadResume`]), or when an open interrupt that has not
-    /// expired gets no answer ([`SessionError::UnansweredInterrupts`]).
-    pub fn start_run(&mut self, request: RunRequest, tools: ToolSet) -> Result<(), SessionError> {
-        crate::thread_id::check(&request.thread_id).map_err(SessionError::BadThreadId)?;
-        if request.new_chat {
-            return Err(SessionError::NotForBackend {
-                member: "newChat",
-                backend: "agui",
-            });
+/// A `run` call in progress: what every backend's turn has, and its round ([`Round`]).
+pub(super) struct Turn {
+    /// What the agent may call, resolved when the turn started.
+    pub(super) tools: ToolSet,
+    /// Ids of the messages that were in the thread before the turn (for `newMessages`).
+    pub(super) before: HashSet<String>,
+    /// The calls open interrupts named when the turn started: the server's, so the end of the
+    /// turn does not settle them even when its run closed those interrupts.
+    pub(super) held_before: Vec<String>,
+    /// Rounds so far (AG-UI: runs sent; Coder: the message and each submission).
+    pub(super) round: u32,
+    /// The current round's run id.
+    pub(super) run_id: String,
+    /// The call table: calls the host is running, by id, with their deadlines.
+    pub(super) running: SortedMap<RunningCall>,
+    /// A cut stream waiting to be resumed (either backend's): its deadline is the session's.
+    pub(super) reconnect: Option<ReconnectWait>,
+    /// What the backend keeps of the turn.
+    pub(super) backend: Round,
+}
+
+/// What differs between the backends in a turn: each backend's round, in its own room
+/// (`agui/`, and `coder/` with the `coder` feature). The AG-UI round is held inline, as before
+/// the Coder one existed (a turn is one per running thread; boxing it would cost an allocation per
+/// turn on the path every AG-UI app takes), the Coder one boxed.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Round {
+    /// Runs of an AG-UI agent, restarted with the tool results.
+    Agui(AguiRound),
+    /// A Coder chat's turn: one stream, read until the chat is idle again, and one submission
+    /// per batch of calls.
+    #[cfg(feature = "coder")]
+    Coder(Box<ChatRound>),
+}
+
+/// The wait before a cut stream is resumed ([`Session::poll_timeout`] and
+/// [`Session::handle_timeout`], the same clock as the calls' deadlines): one wait for both
+/// backends.
+pub(super) struct ReconnectWait {
+    /// The id of the last complete event received (AG-UI's `Last-Event-ID`; empty for Coder,
+    /// whose stream resumes after the last committed message).
+    pub(super) last_event_id: String,
+    /// How long to wait, in milliseconds.
+    pub(super) delay_ms: u64,
+    /// When to resume in the host's clock: set by the first [`Session::poll_action`] after the
+    /// cut (its `now`), as a call's deadline is.
+    pub(super) deadline: Option<u64>,
+}
+
+/// The one backoff of both backends: `base`, doubled for each attempt in a row.
+pub(super) fn backoff(base: u64, attempt: u32) -> u64 {
+    base.saturating_mul(1 << attempt.min(16))
+}
+
+impl Turn {
+    /// The AG-UI round, for an AG-UI turn.
+    pub(super) fn agui(&mut self) -> Option<&mut AguiRound> {
+        match &mut self.backend {
+            Round::Agui(round) => Some(round),
+            #[cfg(feature = "coder")]
+            Round::Coder(_) => None,
         }
-        let thread_id = request.thread_id.clone();
-        let state = self
-            .threads
-            .get_or_insert_with(&thread_id, ThreadState::default);
-        if state.turn.is_some() {
-            return Err(SessionError::Busy { thread_id });
-        }
-        let resume = answer_interrupts(
-            &thread_id,
-            &state.interrupts,
-            request.resume,
-            request.now_ms,
-            self.patterns.as_ref(),
-        )?;
-        // A history whose calls never got an answer (a reload mid-tool, a crash) is rejected by
-        // providers that demand a result for every call: settle those first, or run those of
-        // the last assistant message that are the browser's (`pending: "run"`). A call an open
-        // interrupt names is the server's until it is resumed: it is neither settled nor run here.
-        let held = held_calls(&state.interrupts);
-        let mut dangling = unanswered_calls(state.thread.messages());
-        dangling.retain(|id| !held.contains(id));
-        let mut to_run = Vec::new();
-        let last = state.thread.messages().iter().rev().find_map(|m| match m {
-            Message::Assistant(a) if request.pending == Pending::Run => Some(a),
-            _ => None,
-        });
-        // Calls answered in the loaded history are in `handled` (`set_messages`).
-        for call in last
-            .and_then(|a| a.tool_calls.as_ref())
-            .into_iter()
-            .flatten()
-        {
-            let backend = matches!(
-                tools.calls.get(&call.function.name),
-                Some(CallKind::Backend)
-            );
-            if !backend && !state.handled.contains(&call.id) && !held.contains(&call.id) {
-                dangling.retain(|id| *id != call.id);
-                to_run.extend(state.thread.pending_call(&call.id));
-            }
-        }
-        for tool_call_id in dangling {
-            let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
-                Interruption::Abandoned,
-                "this call was never answered (the page was closed or reloaded while it ran)",
-            ));
-            self.record_result(&thread_id, &tool_call_id, &outcome);
-        }
-        let state = self
-            .threads
-            .get_or_insert_with(&thread_id, ThreadState::default);
-        let before = message_ids(state.thread.messages());
-        for message in request.messages {
-            if before.contains(message.id()) {
-                continue;
-            }
-            state.unsent.push(message.id().to_owned());
-            state.changes.ids.push(message.id().to_owned());
-            if let Message::Tool(tool) = &message {
-                state.handled.insert(tool.tool_call_id.clone());
-            }
-            state.thread.push_message(message);
-        }
-        if let Some(initial) = request.state {
-            state.thread.set_state(initial);
-            state.changes.state = true;
-        }
-        state.turn = Some(Turn {
-            tools,
-            context: request.context,
-            forwarded_props: request.forwarded_props,
-            before,
-            held_before: held,
-            round: 0,
-            run_id: String::new(),
-            // No request yet: `send_round` starts the stream, or a loaded history's calls are
-            // answered first.
-            phase: RoundPhase::Answering {
-                end: RunEnd::Completed,
-                answers: Vec::new(),
-            },
-            reconnects: 0,
-            resumed_from: None,
-            running: SortedMap::new(),
-            resume,
-            outgoing: Outgoing::NotYet,
-            reconnect: None,
-        });
-        if to_run.is_empty() {
-            self.send_round(&thread_id);
-            return Ok(());
-        }
-        // The calls run first, under the run id of the request that will carry their results;
-        // that request goes out once they are all answered (`maybe_advance`).
-        let run_id = self.next_id("run");
-        if let Some(turn) = self.turn_mut(&thread_id) {
-            turn.run_id = run_id;
-        }
-        for call in to_run {
-            self.dispatch(&thread_id, call, true);
-        }
-        self.maybe_advance(&thread_id);
-        Ok(())
     }
 
+    /// The current round's response decoder, while an AG-UI run's body streams in.
+    pub(super) fn decoder(&mut self) -> Option<&mut EventDecoder> {
+        self.agui()?.decoder()
+    }
+
+    /// The current round's follow-up calls and their outcomes, once its stream has ended.
+    pub(super) fn answers_mut(&mut self) -> Option<&mut Vec<(PendingCall, Option<ToolOutcome>)>> {
+        match &mut self.backend {
+            Round::Agui(AguiRound {
+                phase: Phase::Answering { answers, .. },
+                ..
+            }) => Some(answers),
+            Round::Agui(_) => None,
+            #[cfg(feature = "coder")]
+            Round::Coder(round) => Some(&mut round.answers),
+        }
+    }
+
+    /// A cut stream waits `delay_ms` before it is resumed; the session stamps its deadline at the
+    /// host's next `poll_action` (`Session::unstamped_waits`).
+    pub(super) fn wait_to_reconnect(&mut self, last_event_id: String, delay_ms: u64) {
+        self.reconnect = Some(ReconnectWait {
+            last_event_id,
+            delay_ms,
+            deadline: None,
+        });
+    }
+}
+
+impl Session {
     /// Aborts the thread's turn: the fetch and the handlers are cancelled, no restart happens,
     /// and every call of the turn that got no result is settled with an `INTERRUPTED` result.
     pub fn abort(&mut self, thread_id: &str) {
@@ -172,90 +145,6 @@ impl Session {
         self.finish(thread_id, RunStatus::Aborted, None);
     }
 
-    pub(super) fn send_round(&mut self, thread_id: &str) {
-        // The first round of a turn that ran a loaded history's calls has its id already.
-        let preset = self
-            .turn_mut(thread_id)
-            .filter(|t| t.round == 0)
-            .map(|t| std::mem::take(&mut t.run_id))
-            .filter(|id| !id.is_empty());
-        let run_id = preset.unwrap_or_else(|| self.next_id("run"));
-        let history = self.config.history;
-        let options = DecodeOptions {
-            max_event_bytes: self.config.max_event_bytes,
-            output: Output::Both,
-            resumable: true,
-            ..DecodeOptions::default()
-        };
-        let Some(state) = self.threads.get_mut(thread_id) else {
-            return;
-        };
-        let Some(turn) = state.turn.as_mut() else {
-            return;
-        };
-        turn.round += 1;
-        turn.run_id = run_id.clone();
-        turn.phase = RoundPhase::Streaming {
-            decoder: Box::new(EventDecoder::new(&options)),
-            finished: None,
-        };
-        turn.reconnects = 0;
-        turn.resumed_from = None;
-        let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
-            .tools(turn.tools.wire.clone())
-            .context(turn.context.clone())
-            .state(request_state(state.thread.state()));
-        if !turn.resume.is_empty() {
-            builder = builder.resume(std::mem::take(&mut turn.resume));
-        }
-        if let Some(props) = &turn.forwarded_props {
-            builder = builder.forwarded_props(props.clone());
-        }
-        // Written from the thread's own messages: no copy of them (the whole thread, for
-        // `HistoryMode::Full`, at every request).
-        let body: Rc<str> = match history {
-            HistoryMode::Full => builder.body(state.thread.messages()).into(),
-            HistoryMode::New => {
-                let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
-                let messages = state.thread.messages().iter();
-                builder
-                    .body(messages.filter(|m| unsent.contains(m.id())))
-                    .into()
-            }
-        };
-        state.unsent.clear();
-        state.thread.begin_run();
-        let round = turn.round;
-        // The id passed `thread_id::check` in `start_run`.
-        let url = crate::thread_id::fill(&self.config.run_url, thread_id);
-        self.actions
-            .push_back(Action::Emit(RuntimeEvent::RoundStarted {
-                thread_id: thread_id.to_owned(),
-                run_id: run_id.clone(),
-                round,
-            }));
-        let mut headers: Vec<(String, String)> = Vec::new();
-        for (name, value) in &self.config.headers {
-            if !name.eq_ignore_ascii_case("content-type") && !name.eq_ignore_ascii_case("accept") {
-                headers.push((name.clone(), value.clone()));
-            }
-        }
-        headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
-        headers.push(("Accept".to_owned(), "text/event-stream".to_owned()));
-        turn.outgoing = Outgoing::Preparing(RoundRequest {
-            url: url.clone(),
-            headers: headers.clone(),
-            body: Rc::clone(&body),
-        });
-        self.actions.push_back(Action::Send {
-            thread_id: thread_id.to_owned(),
-            run_id,
-            url,
-            headers,
-            body,
-        });
-    }
-
     /// Restarts when every follow-up call of the round is answered, or ends the turn.
     pub(super) fn maybe_advance(&mut self, thread_id: &str) {
         let Some(turn) = self.turn_mut(thread_id) else {
@@ -264,16 +153,22 @@ impl Session {
         if !turn.running.is_empty() {
             return;
         }
-        let answers = match &mut turn.phase {
-            RoundPhase::Streaming { .. } => return,
+        let answers = match &mut turn.backend {
+            Round::Agui(AguiRound {
+                phase: Phase::Streaming { .. },
+                ..
+            }) => return,
             #[cfg(feature = "coder")]
-            RoundPhase::Chat(round) => {
+            Round::Coder(round) => {
                 if round.batch_ready() {
                     self.submit_batch(thread_id);
                 }
                 return;
             }
-            RoundPhase::Answering { end, answers } if answers.is_empty() => {
+            Round::Agui(AguiRound {
+                phase: Phase::Answering { end, answers },
+                ..
+            }) if answers.is_empty() => {
                 let status = match end {
                     RunEnd::Completed => RunStatus::Completed,
                     RunEnd::Interrupted => RunStatus::Interrupted,
@@ -281,7 +176,10 @@ impl Session {
                 self.finish(thread_id, status, None);
                 return;
             }
-            RoundPhase::Answering { answers, .. } => std::mem::take(answers),
+            Round::Agui(AguiRound {
+                phase: Phase::Answering { answers, .. },
+                ..
+            }) => std::mem::take(answers),
         };
         for (call, outcome) in answers {
             let outcome = outcome.unwrap_or_else(|| {
@@ -337,13 +235,19 @@ impl Session {
         // call still without one (it may be a loaded history's, `Pending::Run`) gets one below.
         let mut settle: Vec<(String, ToolOutcome)> = Vec::new();
         #[cfg(feature = "coder")]
-        let chat = matches!(turn.phase, RoundPhase::Chat(_));
-        let answers = match turn.phase {
-            RoundPhase::Streaming { .. } => Vec::new(),
-            RoundPhase::Answering { answers, .. } => answers,
+        let chat = matches!(turn.backend, Round::Coder(_));
+        let answers = match turn.backend {
+            Round::Agui(AguiRound {
+                phase: Phase::Streaming { .. },
+                ..
+            }) => Vec::new(),
+            Round::Agui(AguiRound {
+                phase: Phase::Answering { answers, .. },
+                ..
+            }) => answers,
             // A chat's calls are the server's to settle (its interrupt, its deadline).
             #[cfg(feature = "coder")]
-            RoundPhase::Chat(_) => {
+            Round::Coder(_) => {
                 held.extend(unanswered_calls(state.thread.messages()));
                 Vec::new()
             }
@@ -401,31 +305,6 @@ impl Session {
             }));
         self.actions.push_back(Action::Finished(Box::new(result)));
     }
-}
-
-/// The thread's AG-UI state as a request sends it: without a top-level `tools` member that holds
-/// a list of tools (an array of objects, each with a string `name`, as `RunAgentInput.tools` has).
-/// The request's own `tools` is the one list of the tools offered; a server that keeps a copy of
-/// them in its state (ag-ui-langgraph does, and sends it back in `STATE_SNAPSHOT`) would otherwise
-/// get the copy back and offer again a tool the user has just turned off (README, "Servers"). A
-/// `tools` member of any other shape is the app's own and is sent. The thread keeps its state as
-/// received (`state()`).
-pub(super) fn request_state(state: &Value) -> Value {
-    let mut state = state.clone();
-    if let Some(members) = state.as_object_mut() {
-        let copy_of_tools = members
-            .get("tools")
-            .and_then(Value::as_array)
-            .is_some_and(|tools| {
-                tools
-                    .iter()
-                    .all(|tool| tool.get("name").and_then(Value::as_str).is_some())
-            });
-        if copy_of_tools {
-            members.remove("tools");
-        }
-    }
-    state
 }
 
 /// The ids of tool calls that no tool message answers, in thread order.

@@ -1,11 +1,14 @@
 //! A round's response: its status, its body folded into the thread as it streams, its end,
 //! and resuming a cut stream ([`Action::Reconnect`]).
 
-use super::action::{Action, RoundRequest};
-use super::events::RuntimeEvent;
-use super::result::{RunError, RunStatus};
-use super::tool_set::CallKind;
-use super::{Changes, Outgoing, ReconnectWait, RoundPhase, RunEnd, Session, Turn};
+use super::{AguiRound, Outgoing, Phase, RunEnd};
+use crate::session::action::{Action, RoundRequest};
+use crate::session::events::RuntimeEvent;
+use crate::session::result::{RunError, RunStatus};
+use crate::session::thread::Changes;
+use crate::session::tool_set::CallKind;
+use crate::session::turn::{backoff, Round, Turn};
+use crate::session::Session;
 
 use crate::protocol::decode::DecodeError;
 use crate::protocol::event::{Event, Message, RunFinishedOutcome, ToolMessage};
@@ -20,13 +23,14 @@ impl Session {
     /// reconnect.
     pub fn handle_request_prepared(&mut self, thread_id: &str, run_id: &str, body: &str) -> bool {
         self.current_turn(thread_id, run_id)
-            .is_some_and(|turn| turn.outgoing.send(Some(body)))
+            .and_then(Turn::agui)
+            .is_some_and(|round| round.outgoing.send(Some(body)))
     }
 
     /// The current round's request as it went out (after [`handle_request_prepared`](
     /// Self::handle_request_prepared)): what the host sends, sharing the session's body.
     pub fn sent_request(&mut self, thread_id: &str, run_id: &str) -> Option<RoundRequest> {
-        match &self.current_turn(thread_id, run_id)?.outgoing {
+        match &self.current_turn(thread_id, run_id)?.agui()?.outgoing {
             Outgoing::Sent(request) => Some(request.clone()),
             _ => None,
         }
@@ -43,11 +47,11 @@ impl Session {
         content_type: Option<&str>,
         error_body: Option<&str>,
     ) {
-        let Some(turn) = self.current_turn(thread_id, run_id) else {
+        let Some(round) = self.current_turn(thread_id, run_id).and_then(Turn::agui) else {
             return;
         };
         // Not reported: the `Send` went out as it was.
-        turn.outgoing.send(None);
+        round.outgoing.send(None);
         if !crate::http::is_success(status) {
             let message = match error_body.and_then(crate::http::error_excerpt) {
                 Some(body) => format!("the agent answered HTTP {status}: {body}"),
@@ -79,8 +83,11 @@ impl Session {
             return;
         };
         state.active |= !bytes.is_empty();
-        turn.outgoing.send(None);
-        let Some(decoder) = turn.decoder() else {
+        let Some(round) = turn.agui() else {
+            return;
+        };
+        round.outgoing.send(None);
+        let Some(decoder) = round.decoder() else {
             return;
         };
         // At an error the turn ends and the decoder goes with it: it need not keep the error.
@@ -105,10 +112,10 @@ impl Session {
             return;
         }
         self.drain_decoder(thread_id);
-        let Some(turn) = self.turn_mut(thread_id) else {
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::agui) else {
             return;
         };
-        let RoundPhase::Streaming { finished, .. } = &turn.phase else {
+        let Phase::Streaming { finished, .. } = &round.phase else {
             return;
         };
         let Some(end) = *finished else {
@@ -120,7 +127,7 @@ impl Session {
             );
             return;
         };
-        turn.phase = RoundPhase::Answering {
+        round.phase = Phase::Answering {
             end,
             answers: Vec::new(),
         };
@@ -175,17 +182,24 @@ impl Session {
     /// it had events with SSE ids and attempts are left, starts a new connection of the same
     /// stream ([`Action::Reconnect`]) and returns `true`. The delay is the stream's `retry:`
     /// (else [`SessionConfig::reconnect_delay_ms`]), doubled for each attempt in a row.
-    pub(super) fn try_reconnect(&mut self, thread_id: &str) -> bool {
+    pub(in crate::session) fn try_reconnect(&mut self, thread_id: &str) -> bool {
         let max = self.config.max_reconnects;
         let base = self.config.reconnect_delay_ms;
         let Some(turn) = self.turn_mut(thread_id) else {
             return false;
         };
         // A stream past `RUN_FINISHED`, or over, is not resumed.
-        let RoundPhase::Streaming {
-            decoder,
-            finished: None,
-        } = &mut turn.phase
+        let Round::Agui(AguiRound {
+            phase:
+                Phase::Streaming {
+                    decoder,
+                    finished: None,
+                },
+            outgoing,
+            reconnects,
+            resumed_from,
+            ..
+        }) = &mut turn.backend
         else {
             return false;
         };
@@ -193,41 +207,42 @@ impl Session {
             return false;
         };
         // The cut stream had events: its request went out.
-        let Outgoing::Sent(_) = &turn.outgoing else {
+        let Outgoing::Sent(_) = outgoing else {
             return false;
         };
-        if turn.resumed_from.as_ref() != Some(&id) {
-            turn.reconnects = 0;
+        if resumed_from.as_ref() != Some(&id) {
+            *reconnects = 0;
         }
-        if turn.reconnects >= max {
+        if *reconnects >= max {
             return false;
         }
         let base = decoder.reconnection_time().unwrap_or(base);
-        let delay_ms = base.saturating_mul(1 << turn.reconnects.min(16));
+        let delay_ms = backoff(base, *reconnects);
         decoder.reconnect();
-        turn.reconnects += 1;
-        turn.resumed_from = Some(id.clone());
+        *reconnects += 1;
+        // SSE text, not JSON: in the internal form, like every string an action carries.
+        let last_event_id = crate::json::from_js_string(&id).into_owned();
+        *resumed_from = Some(id);
         // The wait is a deadline of the session's, stamped at the host's next `poll_action`:
         // `handle_timeout` sends `Action::Reconnect` when it passes.
-        turn.reconnect = Some(ReconnectWait {
-            // SSE text, not JSON: in the internal form, like every string an action carries.
-            last_event_id: crate::json::from_js_string(&id).into_owned(),
-            delay_ms,
-            deadline: None,
-        });
+        turn.wait_to_reconnect(last_event_id, delay_ms);
         self.unstamped_waits = true;
         true
     }
 
     /// Folds everything the decoder has ready into the thread and tells the listeners.
-    pub(super) fn drain_decoder(&mut self, thread_id: &str) {
+    pub(in crate::session) fn drain_decoder(&mut self, thread_id: &str) {
         let Some(state) = self.threads.get_mut(thread_id) else {
             return;
         };
         let Some(turn) = state.turn.as_mut() else {
             return;
         };
-        let RoundPhase::Streaming { decoder, finished } = &mut turn.phase else {
+        let Round::Agui(AguiRound {
+            phase: Phase::Streaming { decoder, finished },
+            ..
+        }) = &mut turn.backend
+        else {
             return;
         };
         let mut fire_and_forget = Vec::new();
@@ -309,7 +324,7 @@ impl Session {
         }
     }
 
-    pub(super) fn decode_failed(&mut self, thread_id: &str, error: DecodeError) {
+    pub(in crate::session) fn decode_failed(&mut self, thread_id: &str, error: DecodeError) {
         self.actions.push_back(Action::Cancel {
             thread_id: thread_id.to_owned(),
         });
@@ -318,7 +333,10 @@ impl Session {
 }
 
 /// The tool messages the runtime put into a thread that the server has not been sent yet.
-pub(super) fn unsent_tool_messages(thread: &Thread, unsent: &[String]) -> Vec<ToolMessage> {
+pub(in crate::session) fn unsent_tool_messages(
+    thread: &Thread,
+    unsent: &[String],
+) -> Vec<ToolMessage> {
     let messages = thread.messages();
     unsent
         .iter()
@@ -331,7 +349,7 @@ pub(super) fn unsent_tool_messages(thread: &Thread, unsent: &[String]) -> Vec<To
 
 /// Puts a recorded tool message back after a snapshot dropped it, unless the thread has it, or
 /// a result for its call, already.
-pub(super) fn keep_tool_message(thread: &mut Thread, message: ToolMessage) {
+pub(in crate::session) fn keep_tool_message(thread: &mut Thread, message: ToolMessage) {
     let answered = thread.messages().iter().any(|m| match m {
         Message::Tool(t) => t.id == message.id || t.tool_call_id == message.tool_call_id,
         _ => false,
@@ -344,7 +362,11 @@ pub(super) fn keep_tool_message(thread: &mut Thread, message: ToolMessage) {
 /// Records what folding an event changed, for the coalesced `messages` and `state` events. A
 /// fold that failed (`None`: a patch that does not apply) leaves the thread as it was; the TS
 /// client logs and continues, and so does the loop.
-pub(super) fn note_applied(thread: &Thread, changes: &mut Changes, applied: Option<Applied>) {
+pub(in crate::session) fn note_applied(
+    thread: &Thread,
+    changes: &mut Changes,
+    applied: Option<Applied>,
+) {
     match applied {
         Some(Applied::Added(at)) if at + 1 != thread.messages().len() => {
             // Inserted before other messages: every later position moved.

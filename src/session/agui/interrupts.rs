@@ -1,7 +1,7 @@
 //! Answering AG-UI interrupts: the calls open interrupts hold, the `resume` a run sends, and
 //! the ISO 8601 parser of `expiresAt`.
 
-use super::error::SessionError;
+use crate::session::error::SessionError;
 
 use crate::json::Value;
 
@@ -9,7 +9,7 @@ use crate::protocol::event::{Interrupt, ResumeEntry, ResumeStatus};
 use crate::tools::schema::{validate, PatternMatcher, Violation};
 
 /// The tool calls the open `interrupts` name: the server's until they are resumed.
-pub(super) fn held_calls(interrupts: &[Interrupt]) -> Vec<String> {
+pub(in crate::session) fn held_calls(interrupts: &[Interrupt]) -> Vec<String> {
     interrupts
         .iter()
         .filter_map(|i| i.tool_call_id.clone())
@@ -22,7 +22,7 @@ pub(super) fn held_calls(interrupts: &[Interrupt]) -> Vec<String> {
 /// `expiresAt` at `now_ms`. An interrupt answered twice, a payload off its schema, or an open
 /// interrupt left unanswered that has not expired refuses the run. An answer to an interrupt
 /// the thread does not hold (the app kept it across a reload) is sent as it is.
-pub(super) fn answer_interrupts(
+pub(in crate::session) fn answer_interrupts(
     thread_id: &str,
     open: &[Interrupt],
     mut answers: Vec<ResumeEntry>,
@@ -91,7 +91,7 @@ pub(super) fn answer_interrupts(
 /// An ISO 8601 date-time (`2026-05-01T12:00:00Z`, `2026-05-01T14:00:00.5+02:00`, years 0000 to
 /// 9999) as ms since the Unix epoch, negative before 1970; `None` for any other text (such an
 /// `expiresAt` never expires).
-pub(super) fn epoch_ms(text: &str) -> Option<i64> {
+pub(in crate::session) fn epoch_ms(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         let digits = b.get(from..from + len)?;

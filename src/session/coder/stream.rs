@@ -1,0 +1,214 @@
+//! A chat's stream: opening it, each frame translated into the thread, and its end (resumed
+//! after the one reconnect wait, or the turn's end).
+
+use super::requests::chat_error_details;
+use super::{routes, Request, Step};
+use crate::session::action::Action;
+use crate::session::agui::note_applied;
+use crate::session::events::RuntimeEvent;
+use crate::session::result::{RunError, RunStatus};
+use crate::session::turn::backoff;
+use crate::session::turn::Turn;
+use crate::session::Session;
+
+use crate::coder::{decode_frame, ChatStatus, TurnEnd, Update};
+use crate::lean::text::{concat, decimal};
+use crate::protocol::event::Message;
+
+impl Session {
+    /// One text message of the stream opened by [`Action::OpenStream`] `stream_id`. A message of
+    /// another stream (closed since) is ignored.
+    pub fn handle_stream_frame(&mut self, thread_id: &str, stream_id: u64, text: &str) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(chat) = state.chat.as_mut().filter(|c| c.stream == Some(stream_id)) else {
+            return;
+        };
+        state.active = true;
+        let frame = match decode_frame(text) {
+            Ok(frame) => frame,
+            Err(error) => {
+                self.chat_diagnostic(
+                    "coder/bad-frame",
+                    concat(&["a stream message was skipped: ", &error.to_string()]),
+                );
+                return;
+            }
+        };
+        let updates = chat.coder.handle_frame(frame);
+        if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+            round.reconnects = 0;
+        }
+        for update in updates {
+            self.chat_update(thread_id, update);
+        }
+        self.maybe_advance(thread_id);
+    }
+
+    /// The stream opened by [`Action::OpenStream`] `stream_id` ended (closed by the server,
+    /// dropped, or refused before it opened). A turn going on resumes it after a wait (the
+    /// session's deadline, as for a cut AG-UI stream), from the last committed message; after
+    /// [`SessionConfig::max_reconnects`](crate::session::SessionConfig::max_reconnects) ends in a row
+    /// without a frame, the turn ends in error (`coder/stream`).
+    pub fn handle_stream_closed(&mut self, thread_id: &str, stream_id: u64) {
+        let base = self.config.reconnect_delay_ms;
+        let max = self.config.max_reconnects;
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let Some(chat) = state.chat.as_mut().filter(|c| c.stream == Some(stream_id)) else {
+            return;
+        };
+        chat.stream = None;
+        let Some(turn) = state.turn.as_mut() else {
+            return;
+        };
+        let Some(round) = turn.chat_mut() else {
+            return;
+        };
+        if round.reconnects >= max {
+            let message = concat(&[
+                "the chat's stream closed ",
+                &decimal(i64::from(round.reconnects) + 1),
+                " times in a row without a message",
+            ]);
+            self.fail(thread_id, "coder/stream", message, None);
+            return;
+        }
+        let delay_ms = backoff(base, round.reconnects);
+        round.reconnects += 1;
+        turn.wait_to_reconnect(String::new(), delay_ms);
+        self.unstamped_waits = true;
+    }
+
+    /// The turn's stream is opened (again): after the last committed message this page holds,
+    /// or from the start.
+    pub(in crate::session) fn open_stream(&mut self, thread_id: &str) {
+        let stream_id = self.next_number();
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let (Some(coder), Some(chat)) = (self.config.coder.as_ref(), state.chat.as_mut()) else {
+            return;
+        };
+        chat.stream = Some(stream_id);
+        let after = chat.coder.last_message_id();
+        let mut url = routes(coder).stream(thread_id, after);
+        if let Some(token) = &coder.session_token {
+            // A browser WebSocket sends no headers: the token goes in the query.
+            url.push(if after.is_some() { '&' } else { '?' });
+            url.push_str("coder_session_token=");
+            url.push_str(&crate::thread_id::path_segment(token));
+        }
+        self.actions.push_back(Action::OpenStream {
+            thread_id: thread_id.to_owned(),
+            stream_id,
+            url,
+        });
+    }
+
+    /// What one translated change of the stream does.
+    pub(super) fn chat_update(&mut self, thread_id: &str, update: Update) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        match update {
+            Update::Event(event) => {
+                let applied = state.thread.fold(&event).ok();
+                note_applied(&state.thread, &mut state.changes, applied);
+            }
+            Update::Replace => {
+                let Some(chat) = state.chat.as_ref() else {
+                    return;
+                };
+                let mut messages = chat.coder.messages().to_vec();
+                if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+                    let posted = matches!(round.step, Step::Live)
+                        && chat.coder.has_user_message_after(round.posted_after);
+                    if posted {
+                        round.local.clear();
+                    }
+                    messages.extend(round.local.iter().cloned());
+                }
+                for message in &messages {
+                    if let Message::Tool(tool) = message {
+                        state.handled.insert(tool.tool_call_id.clone());
+                    }
+                }
+                state.thread.set_messages(messages);
+                state.changes.all = true;
+            }
+            Update::Status(status) => {
+                let idle = matches!(status, ChatStatus::Waiting | ChatStatus::Error);
+                let waiting = state
+                    .turn
+                    .as_mut()
+                    .and_then(Turn::chat_mut)
+                    .filter(|round| idle && round.submission.is_none())
+                    .filter(|round| matches!(round.step, Step::Waiting(_)))
+                    .and_then(|round| {
+                        round.posted_after =
+                            state.chat.as_ref().and_then(|c| c.coder.last_message_id());
+                        // The body moves out: the step is `Live` from now on.
+                        match std::mem::replace(&mut round.step, Step::Live) {
+                            Step::Waiting(body) => Some(body),
+                            _ => None,
+                        }
+                    });
+                if let Some(body) = waiting {
+                    if let Some(chat) = state.chat.as_mut() {
+                        chat.coder.begin_turn();
+                    }
+                    let url = routes(self.coder_config()).messages(thread_id);
+                    self.chat_request(thread_id, Request::Message, url, Some(body));
+                }
+            }
+            Update::Retry(retry) => {
+                self.actions.push_back(Action::Emit(RuntimeEvent::Retry {
+                    thread_id: thread_id.to_owned(),
+                    attempt: retry.attempt,
+                    delay_ms: retry.delay_ms,
+                    error: retry.error,
+                    kind: retry.kind,
+                    provider: retry.provider,
+                    status_code: retry.status_code,
+                    retrying_at: retry.retrying_at,
+                }));
+            }
+            Update::Queue(_) => {}
+            Update::ActionRequired(calls) => self.calls_required(thread_id, calls),
+            Update::TurnEnded(end) => {
+                let (code, message, details) = match end {
+                    TurnEnd::Completed => {
+                        return self.finish(thread_id, RunStatus::Completed, None);
+                    }
+                    TurnEnd::Error(error) => {
+                        let message = error.message.clone();
+                        ("coder/error", message, Some(chat_error_details(error)))
+                    }
+                    TurnEnd::StreamError(message) => ("coder/stream", message, None),
+                };
+                let error = RunError {
+                    code: code.to_owned(),
+                    message,
+                    status: None,
+                    details,
+                };
+                self.finish(thread_id, RunStatus::Error, Some(error));
+            }
+            Update::Invalid {
+                event_type,
+                message,
+            } => self.chat_diagnostic(
+                "coder/bad-event",
+                concat(&[
+                    "a ",
+                    &event_type,
+                    " event of the chat's stream was skipped: ",
+                    &message,
+                ]),
+            ),
+        }
+    }
+}

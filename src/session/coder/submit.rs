@@ -1,0 +1,159 @@
+//! A batch of calls: run (or settled), then answered in one `POST .../tool-results`, and that
+//! POST's answer.
+
+use super::{routes, Request, Step};
+use crate::session::action::Action;
+use crate::session::config::Pending;
+use crate::session::events::RuntimeEvent;
+use crate::session::turn::Turn;
+use crate::session::Session;
+
+use crate::coder::submit::results_body;
+use crate::coder::{Submission, SubmitReply, SubmitStep};
+use crate::protocol::thread::PendingCall;
+use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
+
+impl Session {
+    /// An `action_required` batch handed out these calls: each runs (or is answered at once, as
+    /// a disabled or unknown tool's call is); a turn that found them owed before posting its
+    /// message follows its `pending` option.
+    pub(super) fn calls_required(&mut self, thread_id: &str, calls: Vec<PendingCall>) {
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            return;
+        };
+        let settle = matches!(round.step, Step::Waiting(_)) && round.pending == Pending::Settle;
+        for call in calls {
+            if settle {
+                let outcome = ToolOutcome::Failed(ToolFailure::interrupted(
+                    Interruption::Abandoned,
+                    "this call was never answered (the page was closed or reloaded while it ran)",
+                ));
+                if let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) {
+                    round.answers.push((call, Some(outcome)));
+                }
+            } else {
+                self.dispatch(thread_id, call, true);
+            }
+        }
+    }
+
+    /// Every call of the batch is answered: its one submission goes out.
+    pub(in crate::session) fn submit_batch(&mut self, thread_id: &str) {
+        let Some(state) = self.threads.get_mut(thread_id) else {
+            return;
+        };
+        let (Some(turn), Some(chat)) = (state.turn.as_mut(), state.chat.as_ref()) else {
+            return;
+        };
+        let round_number = turn.round;
+        let Some(round) = turn.chat_mut() else {
+            return;
+        };
+        for (call, outcome) in std::mem::take(&mut round.answers) {
+            let outcome = outcome.unwrap_or_else(|| {
+                ToolOutcome::Failed(ToolFailure::new(
+                    crate::tools::outcome::FailureCode::ToolExecutionFailed,
+                    "the tool produced no result",
+                ))
+            });
+            round.outcomes.push((call.tool_call_id, outcome));
+        }
+        // The server's pending set: the batch (each id once), less what the history answers
+        // already. A call handed out to this page before and answered by no one since is not
+        // run twice: its result is lost.
+        let lost = ToolOutcome::Failed(ToolFailure::interrupted(
+            Interruption::RunEnded,
+            "this call was handed out before and its result was lost",
+        ));
+        let mut results: Vec<(&str, &ToolOutcome)> = Vec::new();
+        for call in chat.coder.batch() {
+            let id = call.tool_call_id.as_str();
+            if chat.coder.is_answered(id) || results.iter().any(|&(have, _)| have == id) {
+                continue;
+            }
+            let outcome = round.outcomes.iter().find(|(done, _)| done == id);
+            results.push((id, outcome.map_or(&lost, |(_, outcome)| outcome)));
+        }
+        if results.is_empty() {
+            return;
+        }
+        let body = results_body(&results);
+        let submission = Submission::new(body.clone());
+        let request_id = self.next_number();
+        let run_id = self.next_id("run");
+        let Some(turn) = self.turn_mut(thread_id) else {
+            return;
+        };
+        turn.round = round_number + 1;
+        turn.run_id = run_id.clone();
+        if let Some(round) = turn.chat_mut() {
+            round.submission = Some((request_id, submission));
+        }
+        self.actions
+            .push_back(Action::Emit(RuntimeEvent::RoundStarted {
+                thread_id: thread_id.to_owned(),
+                run_id,
+                round: round_number + 1,
+            }));
+        self.send_results(thread_id, request_id, body);
+    }
+
+    pub(super) fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
+        let url = routes(self.coder_config()).tool_results(thread_id);
+        self.post(thread_id, request_id, Request::Results, url, Some(body));
+    }
+
+    /// The answer to a `tool-results` POST.
+    pub(super) fn results_answered(
+        &mut self,
+        thread_id: &str,
+        request_id: u64,
+        reply: SubmitReply,
+    ) {
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            // The turn is over (stopped): whatever the answer, nothing more is sent.
+            return;
+        };
+        let Some((id, submission)) = round.submission.as_mut() else {
+            return;
+        };
+        if *id != request_id {
+            return;
+        }
+        match submission.handle_reply(reply) {
+            // Taken, or answered first by someone else (the server's deadline, another tab, an
+            // interrupt): the stream tells how the turn goes on.
+            SubmitStep::Done | SubmitStep::Superseded(_) | SubmitStep::Reconcile(_) => {
+                round.submission = None;
+            }
+            SubmitStep::Resend => {
+                let body = submission.body().to_owned();
+                let request_id = self.next_number();
+                if let Some((id, _)) = self
+                    .turn_mut(thread_id)
+                    .and_then(Turn::chat_mut)
+                    .and_then(|r| r.submission.as_mut())
+                {
+                    *id = request_id;
+                }
+                self.send_results(thread_id, request_id, body);
+            }
+            // The pending set is not the one answered: the next `action_required` (sent on
+            // every reconnect) says what is; the calls already answered are not run again.
+            SubmitStep::Refresh(_) => {
+                round.submission = None;
+                if let Some(chat) = self.chat_mut(thread_id) {
+                    chat.stream = None;
+                }
+                self.actions.push_back(Action::CloseStream {
+                    thread_id: thread_id.to_owned(),
+                });
+                self.open_stream(thread_id);
+            }
+            SubmitStep::Failed(error) => {
+                round.submission = None;
+                self.fail_api(thread_id, "submitting the tool results", error);
+            }
+        }
+    }
+}

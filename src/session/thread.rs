@@ -1,0 +1,44 @@
+//! One thread's lasting state in the session ([`ThreadState`]): its messages, the calls it
+//! answered, its open interrupts, what changed since the host last looked, and its turn.
+
+#[cfg(feature = "coder")]
+use super::coder::ChatState;
+use super::turn::Turn;
+
+use crate::lean::hash::HashSet;
+use crate::protocol::event::Interrupt;
+use crate::protocol::thread::Thread;
+
+/// One thread's lasting state.
+#[derive(Default)]
+pub(super) struct ThreadState {
+    pub(super) thread: Thread,
+    /// Every tool call this thread ever executed or answered locally: exactly once per id.
+    pub(super) handled: HashSet<String>,
+    /// Message ids the server has not seen yet (for [`HistoryMode::New`]).
+    pub(super) unsent: Vec<String>,
+    /// What changed since the host last took the changes.
+    pub(super) changes: Changes,
+    /// Whether bytes of the current round's body arrived since the host last asked: a flag per
+    /// chunk, so a long stream costs nothing more (see [`Session::take_activity`]).
+    pub(super) active: bool,
+    /// The open interrupts: those of the last `RUN_FINISHED` whose outcome was `interrupt`,
+    /// until a later `RUN_FINISHED` (of a run that answered them).
+    pub(super) interrupts: Vec<Interrupt>,
+    /// The turn in progress.
+    pub(super) turn: Option<Turn>,
+    /// The Coder chat behind the thread, with a Coder backend.
+    #[cfg(feature = "coder")]
+    pub(super) chat: Option<Box<ChatState>>,
+}
+
+/// What changed in a thread since the host last took the changes (for coalesced rendering).
+#[derive(Default)]
+pub(super) struct Changes {
+    /// Ids of messages changed.
+    pub(super) ids: Vec<String>,
+    /// Whether the whole list changed.
+    pub(super) all: bool,
+    /// Whether the AG-UI state changed.
+    pub(super) state: bool,
+}
