@@ -1,0 +1,170 @@
+// chat-runtime/react, the provider: one host per provider, handed down by context; and the
+// plumbing the hooks share (the host of the context, the lazy start, tool slots).
+import { createContext, createElement, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
+import type { ChatRuntime, ChatRuntimeOptions, FrontendTool, InitInput, Message } from "./chat_runtime.js";
+import type { HasId } from "./apply-messages.js";
+import { Host, type Claim, type HostConfig } from "./host.js";
+import type { SyncMessages } from "./sync-messages.js";
+
+const HostContext = createContext<Host | null>(null);
+HostContext.displayName = "ChatRuntimeContext";
+
+interface ProviderCommonProps<M extends HasId> {
+  /**
+   * Tools defined in code, registered once the runtime exists; a tool removed from the array (or
+   * all of them, when the provider unmounts) is unregistered. The handler called is always the
+   * latest one given for that name, so an inline array does not re-register on every render.
+   */
+  tools?: readonly FrontendTool<any, any>[];
+  /**
+   * Load tools.json when the runtime is created: default `true` with `options`, `false` with
+   * `runtime` (the app's runtime is the app's to load). `run` waits for it to settle.
+   */
+  loadTools?: boolean;
+  /**
+   * Rendered instead of the children until the runtime exists. Giving one starts the runtime when
+   * the provider mounts (there is no lazy start for children that are not rendered yet).
+   */
+  fallback?: ReactNode;
+  /**
+   * The app's own message store, fed from every `messages` event (the latest value given is used):
+   * `write(threadId, update)` gets the updater of the thread's list, `map` maps each message first.
+   * react-query: `{ write: (threadId, update) => client.setQueryData(key(threadId), update) }`,
+   * with `map: toAguiV0Message` for a cache typed by `@ag-ui/core` 0.0.x.
+   */
+  syncMessages?: SyncMessages<M> | undefined;
+  children?: ReactNode;
+}
+
+/** Props of {@link ChatRuntimeProvider}: `options` (it creates the runtime) or `runtime` (yours). */
+export type ChatRuntimeProviderProps<M extends HasId = Message> = ProviderCommonProps<M> &
+  (
+    | {
+        /** Read once, when the runtime is created (remount with a new `key` to change them). */
+        options: ChatRuntimeOptions;
+        runtime?: never;
+        /** Where the `.wasm` is, when the default URL next to the package's JS does not work. */
+        wasm?: InitInput | Promise<InitInput>;
+      }
+    | {
+        /**
+         * Your own `ChatRuntime` (created after `initChatRuntime()`): the provider subscribes to
+         * it and registers `tools` in it, and never frees it. Read once, like `options`.
+         */
+        runtime: ChatRuntime;
+        options?: never;
+        wasm?: never;
+      }
+  );
+
+/**
+ * Gives its subtree one `ChatRuntime` (also under StrictMode's double mounting): one it creates
+ * from `options` (freed when the provider unmounts) or the app's `runtime` (never freed).
+ *
+ * The start is lazy: nothing is fetched at mount. The first `useThread`, `useToolToggles` or
+ * `useAgentState` to mount (or the first `run`) initialises the wasm, creates the runtime and loads
+ * tools.json; `initChatRuntime()` preloads the wasm. A `run` before then waits for all of it.
+ * Bad options, a wasm that cannot load or a tool that cannot be registered are thrown from the
+ * provider's render, for an error boundary.
+ */
+export function ChatRuntimeProvider<M extends HasId = Message>(props: ChatRuntimeProviderProps<M>): ReactNode {
+  const ref = useRef<Host | null>(null);
+  const config: HostConfig = {
+    options: props.options,
+    runtime: props.runtime,
+    loadTools: props.loadTools ?? props.runtime === undefined,
+    wasm: props.wasm,
+  };
+  const host = (ref.current ??= new Host(config));
+  // Read when the host starts, which may be in a child's effect (before this provider's effects).
+  if (!host.runtime) host.config = config;
+  const snapshot = useSyncExternalStore(host.subscribe, host.getSnapshot, host.getSnapshot);
+  const eager = props.fallback !== undefined || props.runtime !== undefined;
+
+  useEffect(() => {
+    host.mount();
+    return () => host.unmount();
+  }, [host]);
+  useEffect(() => {
+    if (eager) host.start();
+  }, [host, eager]);
+  useProviderTools(host, props.tools);
+  const { syncMessages } = props;
+  useIsomorphicLayoutEffect(() => {
+    host.syncMessages = syncMessages;
+  }, [host, syncMessages]);
+
+  if (snapshot.failure) throw snapshot.failure;
+  if (snapshot.runtime === null && props.fallback !== undefined) return props.fallback;
+  return createElement(HostContext.Provider, { value: host }, props.children);
+}
+
+export const useIsomorphicLayoutEffect = typeof document !== "undefined" ? useLayoutEffect : useEffect;
+
+/** The definition without its handler, as a key: a change of it registers the tool again. */
+export function definitionKey(tool: FrontendTool<any, unknown>): string {
+  const { handler: _handler, ...definition } = tool;
+  return JSON.stringify(definition);
+}
+
+export interface ToolSlot {
+  key: string;
+  claim: Claim;
+  latest: FrontendTool<any, unknown>;
+}
+
+export function slotFor(tool: FrontendTool<any, unknown>): ToolSlot {
+  const slot: ToolSlot = {
+    key: definitionKey(tool),
+    latest: tool,
+    claim: { definition: tool, call: (args, ctx) => slot.latest.handler(args, ctx) },
+  };
+  return slot;
+}
+
+function useProviderTools(host: Host, tools: readonly FrontendTool<any, any>[] | undefined): void {
+  const slots = useRef(new Map<string, ToolSlot>());
+  useIsomorphicLayoutEffect(() => {
+    const seen = new Set<string>();
+    for (const tool of tools ?? []) {
+      seen.add(tool.name);
+      const slot = slots.current.get(tool.name);
+      const key = definitionKey(tool);
+      if (slot && slot.key === key) {
+        slot.latest = tool;
+        continue;
+      }
+      if (slot) host.release(tool.name, slot.claim);
+      const fresh = slotFor(tool);
+      slots.current.set(tool.name, fresh);
+      host.claim(tool.name, fresh.claim);
+    }
+    for (const [name, slot] of [...slots.current]) {
+      if (!seen.has(name)) {
+        slots.current.delete(name);
+        host.release(name, slot.claim);
+      }
+    }
+  }, [host, tools]);
+  useEffect(
+    () => () => {
+      for (const [name, slot] of slots.current) host.release(name, slot.claim);
+      slots.current.clear();
+    },
+    [host],
+  );
+}
+
+export function useHost(): Host | null {
+  return useContext(HostContext);
+}
+
+export const noSubscribe = (): (() => void) => () => {};
+
+/** Starts the provider's runtime from an effect (after the first commit, never in render). */
+export function useStart(host: Host | null): void {
+  useEffect(() => {
+    host?.start();
+  }, [host]);
+}
+
