@@ -54,3 +54,23 @@ export function deferred<T>(): Deferred<T> {
   promise.catch(() => {});
   return { promise, resolve, reject };
 }
+
+/**
+ * What kind of failure an error is, for the copy a user sees: `"auth"` (an HTTP 401 or 403, also
+ * one the app's own `fetch` threw with that `status`), `"network"` (no answer: `run/network`, a
+ * tools.json fetch that got none), `"unavailable"` (the runtime could not start: the build or its
+ * `.wasm` did not load), `"app"` (the app's own mistake: bad options, a bad tool, a run while one
+ * runs, a hook outside the provider) or `"server"` (anything the server did: an HTTP error, a
+ * broken stream, the agent's `RUN_ERROR`).
+ */
+export type ErrorKind = "auth" | "network" | "server" | "unavailable" | "app";
+
+const APP_CODES = /^(options|tool|input|react|runtime)\/|^run\/(busy|bad-request|prepare-request|unanswered-interrupts|unknown-pending-call)$/;
+
+/** The {@link ErrorKind} of a `ChatRuntimeError` (what `useThread().error` and `useToolToggles().error` hold). */
+export function errorKind(error: ChatRuntimeError): ErrorKind {
+  if (error.status === 401 || error.status === 403) return "auth";
+  if (error.code === "react/start-failed") return "unavailable";
+  if (error.code === "run/network" || (error.code === "tools/fetch" && error.status === undefined)) return "network";
+  return APP_CODES.test(error.code) ? "app" : "server";
+}

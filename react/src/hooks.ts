@@ -4,6 +4,7 @@ import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from "
 import type { ChatRuntime, ChatRuntimeError, FrontendTool, Message, MessageInput, RunResult, ToolEntry } from "./chat_runtime.js";
 import { newId, noProvider } from "./errors.js";
 import { definitionKey, noSubscribe, slotFor, useHost, useIsomorphicLayoutEffect, useStart, type ToolSlot } from "./provider.js";
+import type { Host } from "./host.js";
 import type { ThreadInput, ThreadRunOptions, ThreadSnapshot, ThreadStore } from "./thread-store.js";
 import type { ToggleSnapshot } from "./toggle-store.js";
 
@@ -14,6 +15,14 @@ export function useChatRuntime(): ChatRuntime | null {
     () => host?.runtime ?? null,
     () => host?.runtime ?? null,
   );
+}
+
+const noFailure = (): null => null;
+
+/** Why the provider's runtime could not start (`null` while it starts, is there, or was not asked for). */
+function useFailure(host: Host | null): ChatRuntimeError | null {
+  const read = host ? () => host.getSnapshot().failure : noFailure;
+  return useSyncExternalStore(host ? host.subscribe : noSubscribe, read, read);
 }
 
 /** What {@link useThread} returns. */
@@ -33,13 +42,20 @@ export interface ThreadHandle {
   running: boolean;
   /**
    * The last run's error, one shape: a failed run's `RunResult.error` (`code`, `message`, `status`,
-   * `cause`) as a `ChatRuntimeError`, or what `run` rejected with (`run/busy`, ...).
+   * `cause`) as a `ChatRuntimeError`, or what `run` rejected with (`run/busy`, ...); or, when the
+   * runtime could not start (a `.wasm` answering 404), that failure (`react/start-failed` with the
+   * `cause`) until a later start succeeds.
    */
   error: ChatRuntimeError | null;
   /** The last finished run's result. */
   result: RunResult | null;
   /** Whether the runtime exists (the wasm module is loaded). */
   ready: boolean;
+  /**
+   * Whether the hook was given a `history` that is still `undefined` (the app's query loads it):
+   * a message sent now would go before the thread's history is in, so Send waits for it.
+   */
+  loading: boolean;
   /**
    * Sends a run (a string becomes one user message); resolves with the run's result. Before the
    * runtime exists it starts it and waits (also for tools.json). Stable across renders.
@@ -50,7 +66,10 @@ export interface ThreadHandle {
   /**
    * Whether the thread runs and its stream showed no life (no byte: no event, not even a
    * `STATE_DELTA`, `STEP_*` or keep-alive comment) for `stalledAfter` ms (the option); always
-   * `false` without that option. Flips back at the next sign of life.
+   * `false` without that option. Flips back at the next sign of life. Stream silence only: the
+   * clock pauses while the thread waits on the page (one of its browser tools runs, e.g. an
+   * approval card waiting for a person, a `timeoutMs: null` tool, a permission prompt) and starts
+   * again when the tool ends; a run that ends on an interrupt is not running.
    */
   stalled: boolean;
 }
@@ -65,10 +84,11 @@ export interface UseThreadOptions {
   /**
    * The thread's history as the app has it (its server's GET, e.g. from react-query), given to
    * the runtime (`setMessages`) once it is there, when the runtime has no message of the thread
-   * and no run of it was started from this page (`undefined` while it loads). A server that keeps
-   * its threads (`history: "new"`) then gets only new messages from the next run.
+   * and no run of it was started from this page (`undefined` while it loads; `null`, as a query
+   * answering "no such thread yet" gives it, is an empty history). A server that keeps its threads
+   * (`history: "new"`) then gets only new messages from the next run.
    */
-  history?: readonly MessageInput[] | undefined;
+  history?: readonly MessageInput[] | null | undefined;
   /**
    * Tool calls of the history's last assistant message that have no result (a reload while a
    * browser tool ran): `"settle"` (the default) lets the next run answer them `INTERRUPTED`;
@@ -122,6 +142,7 @@ export function useThread(threadId: string | null, options: UseThreadOptions = {
     () => host?.runtime != null,
     () => host?.runtime != null,
   );
+  const failure = useFailure(host);
   useStart(host);
   useEffect(() => {
     if (threadId !== null) ownRef.current = null;
@@ -130,7 +151,7 @@ export function useThread(threadId: string | null, options: UseThreadOptions = {
   // The history goes in once the runtime is there (an effect: StrictMode's second run finds the
   // thread's messages in the runtime and does nothing).
   useEffect(() => {
-    if (store !== null && hostReady && history !== undefined) store.seed(history, pending);
+    if (store !== null && hostReady && history != null) store.seed(history, pending);
   }, [store, hostReady, history, pending]);
   const stalled = useStalled(store, snapshot.running, stalledAfter);
 
@@ -156,9 +177,10 @@ export function useThread(threadId: string | null, options: UseThreadOptions = {
     threadId: current,
     messages: snapshot.messages,
     running: snapshot.running,
-    error: snapshot.error,
+    error: snapshot.error ?? failure,
     result: snapshot.result,
     ready: store ? snapshot.ready : hostReady,
+    loading: "history" in options && history === undefined,
     run,
     abort,
     stalled,
@@ -180,7 +202,11 @@ function useStalled(store: ThreadStore | null, running: boolean, after: number |
     const check = (): void => {
       const silent = Date.now() - store.lastActivityAt;
       timer = undefined;
-      if (silent >= after) {
+      if (store.toolsRunning > 0) {
+        // The thread waits on the page (a browser tool, a person deciding): the clock is paused
+        // until the tool's end, which counts as life.
+        setStalled(false);
+      } else if (silent >= after) {
         setStalled(true);
       } else {
         setStalled(false);
@@ -189,7 +215,10 @@ function useStalled(store: ThreadStore | null, running: boolean, after: number |
     };
     check();
     const off = store.onActivity(() => {
-      if (timer === undefined) check();
+      if (timer === undefined || store.toolsRunning > 0) {
+        clearTimeout(timer);
+        check();
+      }
     });
     return () => {
       off();
@@ -240,12 +269,13 @@ export function useToolToggles(threadId: string | null): ToolToggles {
     store ? store.getSnapshot : emptyToggles,
     store ? store.getSnapshot : emptyToggles,
   );
+  const failure = useFailure(host);
   useStart(host);
   return {
     tools: snapshot.tools,
     activeCount: snapshot.activeCount,
     ready: snapshot.ready,
-    error: snapshot.error,
+    error: snapshot.error ?? failure,
     setEnabled: store ? store.setEnabled : setEnabledWithoutProvider,
   };
 }

@@ -1,10 +1,10 @@
 // chat-runtime/react, the host: one per provider. It starts the runtime (once, lazily), subscribes
 // to it, dispatches its events to the stores, registers the code-defined tools, and tears it all
 // down when the provider really unmounts.
-import { ChatRuntime, ChatRuntimeError, type ChatRuntimeOptions, type FrontendTool, type InitInput, type RuntimeEventOf, type ToolHandler } from "./chat_runtime.js";
+import { ChatRuntimeError, type ChatRuntime, type ChatRuntimeOptions, type FrontendTool, type InitInput, type RuntimeEventOf, type ToolHandler, type BackendTools } from "./chat_runtime.js";
 import type { HasId } from "./apply-messages.js";
 import { asError, deferred, type Deferred } from "./errors.js";
-import { initChatRuntime } from "./init.js";
+import { loadBuild, type ChatRuntimeBuild } from "./init.js";
 import { StateStore } from "./state-store.js";
 import type { Store } from "./store.js";
 import { ThreadStore } from "./thread-store.js";
@@ -17,7 +17,7 @@ import { writeMessages, type SyncMessages } from "./sync-messages.js";
  * Never `agui` (one JS object per streamed token): the hooks render from these. `thread_created`:
  * a Coder chat got its id, and the stores of the id its first run went by become the chat's.
  */
-const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "thread_created", "toggles_changed", "tools_changed"] as const;
+const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "thread_created", "toggles_changed", "tool_finished", "tool_started", "tools_changed"] as const;
 export type AdapterEvent = RuntimeEventOf<(typeof EVENTS)[number]>;
 
 /** A tool a provider's `tools` or a `useFrontendTool` holds; the last claim of a name is registered. */
@@ -27,9 +27,19 @@ export interface Claim {
   call: ToolHandler<any, unknown>;
 }
 
+/**
+ * Where the provider's runtime is: not asked for yet, loading (the build, its wasm, tools.json),
+ * there, or failed to start (the hooks report `error`; the next start tries again).
+ */
+export type RuntimeStatus = "idle" | "loading" | "ready" | "failed";
+
 export interface HostSnapshot {
   runtime: ChatRuntime | null;
-  /** What the provider throws from render (bad options, a wasm that cannot load, a bad tool). */
+  status: RuntimeStatus;
+  /**
+   * Why the last start failed (bad options, a build or wasm that cannot load), kept while a retry
+   * loads; `null` once the runtime is there.
+   */
   failure: ChatRuntimeError | null;
 }
 
@@ -38,6 +48,9 @@ export interface HostConfig {
   runtime?: ChatRuntime | undefined;
   loadTools: boolean;
   wasm?: InitInput | Promise<InitInput> | undefined;
+  build?: (() => Promise<ChatRuntimeBuild>) | undefined;
+  /** `"mount"`: the first hook that needs the runtime starts it; `"demand"`: the first `run` or `load()`. */
+  load: "mount" | "demand";
 }
 
 export class Host {
@@ -54,6 +67,8 @@ export class Host {
   /** Whether tools.json is loaded (or failed, or is not to be loaded) for the current runtime. */
   catalogSettled = false;
   toolsError: ChatRuntimeError | null = null;
+  /** The last tool the runtime refused to register (`tool/invalid`, ...). */
+  toolError: ChatRuntimeError | null = null;
   private teardownTimer: ReturnType<typeof setTimeout> | null = null;
   /** The provider's `syncMessages` of the latest commit: each `messages` event is written there. */
   syncMessages: SyncMessages<HasId> | undefined = undefined;
@@ -74,7 +89,7 @@ export class Host {
   constructor(public config: HostConfig) {
     // An app's runtime is there from the first render (reading it has no side effect); the host
     // subscribes and registers when it starts (an effect).
-    this.snapshot = { runtime: config.runtime ?? null, failure: null };
+    this.snapshot = { runtime: config.runtime ?? null, status: "idle", failure: null };
   }
 
   get runtime(): ChatRuntime | null {
@@ -137,15 +152,21 @@ export class Host {
     return store;
   }
 
-  /** Starts the runtime once (no-op when it is starting or there). Never rejects. */
+  /**
+   * Starts the runtime once (no-op when it is starting or there). Never rejects: a failure is the
+   * host's state (`failed`, with the error), reported to `onError`, and the next `start` (a hook
+   * that mounts, a `run`, `load()`) tries again.
+   */
   start(): void {
     if (this.started) return;
     this.started = true;
     const generation = this.generation;
-    const { runtime: external, options, wasm } = this.config;
+    const { runtime: external, options, wasm, build } = this.config;
     const created: Promise<ChatRuntime> = external
       ? Promise.resolve(external)
-      : initChatRuntime(wasm).then(() => new ChatRuntime(options as ChatRuntimeOptions));
+      : loadBuild(build, wasm).then((module) => new module.ChatRuntime(options as ChatRuntimeOptions));
+    // The last failure stays until the runtime is there: a retry does not blank what shows it.
+    if (!external) this.setSnapshot({ status: "loading" });
     created.then(
       (runtime) => {
         if (generation !== this.generation) {
@@ -158,11 +179,42 @@ export class Host {
       (error: unknown) => {
         if (generation !== this.generation) return;
         const failure = asError(error, "react/start-failed");
+        // The runs that waited for this start fail with it; the next start is a new attempt.
+        this.started = false;
         this.gate.reject(failure);
-        this.setSnapshot({ failure });
+        this.gate = deferred();
+        this.failed = failure;
+        this.setSnapshot({ status: "failed", failure });
+        this.report(failure);
       },
     );
   }
+
+  /** The last start's failure: a thread whose run it failed shows it until the runtime is there. */
+  private failed: ChatRuntimeError | null = null;
+
+  /** The provider's `onError` of the latest commit. */
+  onError: ((error: ChatRuntimeError) => void) | undefined = undefined;
+
+  /** Hands a failure to the provider's `onError` (a throwing callback is the app's bug: logged). */
+  report(error: ChatRuntimeError): void {
+    try {
+      this.onError?.(error);
+    } catch (thrown) {
+      console.error(thrown);
+    }
+  }
+
+  /**
+   * Starts the runtime (again, after a failure); resolves once it is there and tools.json settled,
+   * or once the attempt failed (never rejects: the status and error say which).
+   */
+  readonly load = (): Promise<void> => {
+    return this.ready().then(
+      () => undefined,
+      () => undefined,
+    );
+  };
 
   /** Starts the runtime and resolves with it once tools.json settled (when the provider loads it). */
   ready(): Promise<ChatRuntime> {
@@ -170,11 +222,37 @@ export class Host {
     return this.gate.promise;
   }
 
+  /** The provider's `backendTools` of the latest commit; `undefined`: the provider does not set them. */
+  private backendTools: BackendTools | undefined = undefined;
+
+  /** Sets the agent's own tools in the runtime (now, or when it is there), when the provider has them. */
+  setBackendTools(tools: BackendTools | undefined): void {
+    if (tools === this.backendTools) return;
+    this.backendTools = tools;
+    this.applyBackendTools();
+  }
+
+  private applyBackendTools(): void {
+    const runtime = this.unsubscribe !== null ? this.snapshot.runtime : null;
+    if (runtime === null || this.backendTools === undefined) return;
+    try {
+      runtime.setBackendTools(this.backendTools);
+    } catch (error) {
+      this.report(asError(error, "tools/backend"));
+    }
+  }
+
   private attach(runtime: ChatRuntime): void {
     const generation = this.generation;
     this.unsubscribe = runtime.subscribe((event) => this.dispatch(event), { events: EVENTS });
-    this.snapshot = { ...this.snapshot, runtime };
+    this.snapshot = { ...this.snapshot, runtime, status: "ready", failure: null };
+    if (this.failed !== null) {
+      // Recovered: the runs the failed start refused are not the thread's errors any more.
+      for (const store of this.threads.values()) store.clearError(this.failed);
+      this.failed = null;
+    }
     for (const name of this.claims.keys()) this.sync(name);
+    this.applyBackendTools();
     for (const store of this.allStores()) store.refresh();
     for (const listener of [...this.listeners]) listener();
     const settle = (error: ChatRuntimeError | null): void => {
@@ -208,6 +286,8 @@ export class Host {
         break;
       case "activity":
       case "round_started":
+      case "tool_started":
+      case "tool_finished":
         this.threads.get(event.threadId)?.handle(event);
         break;
       case "run_finished": {
@@ -329,7 +409,12 @@ export class Host {
       this.registered.set(name, top);
     } catch (error) {
       this.registered.delete(name);
-      this.setSnapshot({ failure: asError(error, "tool/invalid") });
+      // A tool the runtime refuses is the app's bug, not a reason to take the page down: it shows
+      // in `useToolToggles().error` and goes to `onError`.
+      const failure = asError(error, "tool/invalid");
+      this.toolError = failure;
+      for (const store of this.toggleStores.values()) store.refresh();
+      this.report(failure);
     }
   }
 
@@ -382,10 +467,12 @@ export class Host {
     this.started = false;
     this.catalogSettled = false;
     this.toolsError = null;
+    this.toolError = null;
+    this.failed = null;
     this.gate.reject(new ChatRuntimeError("react/unmounted", "the ChatRuntimeProvider was unmounted before the runtime was ready"));
     this.gate = deferred();
     // Mounted again later (an <Activity> shown again): it starts anew, lazily.
-    this.snapshot = { runtime: external ?? null, failure: null };
+    this.snapshot = { runtime: external ?? null, status: "idle", failure: null };
     for (const store of this.allStores()) store.refresh();
     for (const listener of [...this.listeners]) listener();
   }

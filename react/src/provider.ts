@@ -1,9 +1,11 @@
 // chat-runtime/react, the provider: one host per provider, handed down by context; and the
 // plumbing the hooks share (the host of the context, the lazy start, tool slots).
 import { createContext, createElement, useContext, useEffect, useLayoutEffect, useRef, useSyncExternalStore, type ReactNode } from "react";
-import type { ChatRuntime, ChatRuntimeOptions, FrontendTool, InitInput, Message } from "./chat_runtime.js";
+import type { BackendTools, ChatRuntime, ChatRuntimeError, ChatRuntimeOptions, FrontendTool, InitInput, Message } from "./chat_runtime.js";
 import type { HasId } from "./apply-messages.js";
-import { Host, type Claim, type HostConfig } from "./host.js";
+import { noProvider } from "./errors.js";
+import { Host, type Claim, type HostConfig, type RuntimeStatus } from "./host.js";
+import type { ChatRuntimeBuild } from "./init.js";
 import type { SyncMessages } from "./sync-messages.js";
 
 const HostContext = createContext<Host | null>(null);
@@ -23,9 +25,30 @@ interface ProviderCommonProps<M extends HasId> {
   loadTools?: boolean;
   /**
    * Rendered instead of the children until the runtime exists. Giving one starts the runtime when
-   * the provider mounts (there is no lazy start for children that are not rendered yet).
+   * the provider mounts (there is no lazy start for children that are not rendered yet). When
+   * the start fails the children are rendered (their hooks report the error), not the fallback.
    */
   fallback?: ReactNode;
+  /**
+   * When the runtime starts: `"mount"` (the default), when the first `useThread`, `useToolToggles`
+   * or `useAgentState` mounts; `"demand"`, only at the first `run(...)` or `useRuntimeStatus().load()`
+   * (nothing is fetched before).
+   */
+  load?: "mount" | "demand";
+  /**
+   * The agent's own tools (its `capabilities.tools`, an array or `{ items }`, absent while the
+   * app's agents query loads): set in the runtime (`setBackendTools`) once it exists and whenever
+   * the value changes (compared by identity). Not given: the provider leaves them to the app.
+   */
+  backendTools?: BackendTools;
+  /**
+   * Called with every failure the provider meets outside a run: the runtime could not start (bad
+   * options, a build or `.wasm` that cannot load: `react/start-failed` with the `cause`, or the
+   * options' own code), or a tool could not be registered (`tool/invalid`, ...). The provider
+   * renders its children whatever happens; the hooks report the failure too. The latest one given
+   * is called.
+   */
+  onError?: ((error: ChatRuntimeError) => void) | undefined;
   /**
    * The app's own message store, fed from every `messages` event (the latest value given is used):
    * `write(threadId, update)` gets the updater of the thread's list, `map` maps each message first.
@@ -45,6 +68,11 @@ export type ChatRuntimeProviderProps<M extends HasId = Message> = ProviderCommon
         runtime?: never;
         /** Where the `.wasm` is, when the default URL next to the package's JS does not work. */
         wasm?: InitInput | Promise<InitInput>;
+        /**
+         * Which chat-runtime build to load: default the AG-UI build (`chat-runtime`, imported
+         * when the runtime starts). A Coder app: `build={() => import("chat-runtime/coder")}`.
+         */
+        build?: () => Promise<ChatRuntimeBuild>;
       }
     | {
         /**
@@ -54,6 +82,7 @@ export type ChatRuntimeProviderProps<M extends HasId = Message> = ProviderCommon
         runtime: ChatRuntime;
         options?: never;
         wasm?: never;
+        build?: never;
       }
   );
 
@@ -64,8 +93,12 @@ export type ChatRuntimeProviderProps<M extends HasId = Message> = ProviderCommon
  * The start is lazy: nothing is fetched at mount. The first `useThread`, `useToolToggles` or
  * `useAgentState` to mount (or the first `run`) initialises the wasm, creates the runtime and loads
  * tools.json; `initChatRuntime()` preloads the wasm. A `run` before then waits for all of it.
- * Bad options, a wasm that cannot load or a tool that cannot be registered are thrown from the
- * provider's render, for an error boundary.
+ * With `load="demand"`, only a `run` or `useRuntimeStatus().load()` starts it.
+ *
+ * A failure never throws from render: bad options or a build or `.wasm` that cannot load (a 404
+ * during a rolling deploy) leave the children rendered, and show as `useThread(...).error`,
+ * `useToolToggles(...).error`, `useRuntimeStatus()` and `onError`. The next start (a hook that
+ * mounts, a `run`, `useRuntimeStatus().load()`) tries again and recovers when the wasm is back.
  */
 export function ChatRuntimeProvider<M extends HasId = Message>(props: ChatRuntimeProviderProps<M>): ReactNode {
   const ref = useRef<Host | null>(null);
@@ -74,6 +107,8 @@ export function ChatRuntimeProvider<M extends HasId = Message>(props: ChatRuntim
     runtime: props.runtime,
     loadTools: props.loadTools ?? props.runtime === undefined,
     wasm: props.wasm,
+    build: props.build,
+    load: props.load ?? "mount",
   };
   const host = (ref.current ??= new Host(config));
   // Read when the host starts, which may be in a child's effect (before this provider's effects).
@@ -89,13 +124,18 @@ export function ChatRuntimeProvider<M extends HasId = Message>(props: ChatRuntim
     if (eager) host.start();
   }, [host, eager]);
   useProviderTools(host, props.tools);
-  const { syncMessages } = props;
+  const { syncMessages, onError, backendTools } = props;
+  const hasBackendTools = "backendTools" in props;
   useIsomorphicLayoutEffect(() => {
     host.syncMessages = syncMessages;
-  }, [host, syncMessages]);
+    host.onError = onError;
+  }, [host, syncMessages, onError]);
+  useEffect(() => {
+    // `backendTools={undefined}` (the query is loading) is "none yet", not "not the provider's".
+    if (hasBackendTools) host.setBackendTools(backendTools ?? null);
+  }, [host, hasBackendTools, backendTools]);
 
-  if (snapshot.failure) throw snapshot.failure;
-  if (snapshot.runtime === null && props.fallback !== undefined) return props.fallback;
+  if (snapshot.runtime === null && snapshot.failure === null && props.fallback !== undefined) return props.fallback;
   return createElement(HostContext.Provider, { value: host }, props.children);
 }
 
@@ -161,10 +201,46 @@ export function useHost(): Host | null {
 
 export const noSubscribe = (): (() => void) => () => {};
 
-/** Starts the provider's runtime from an effect (after the first commit, never in render). */
+/**
+ * Starts the provider's runtime from an effect (after the first commit, never in render), unless
+ * the provider loads on demand.
+ */
 export function useStart(host: Host | null): void {
   useEffect(() => {
-    host?.start();
+    if (host?.config.load === "mount") host.start();
   }, [host]);
+}
+
+/** What {@link useRuntimeStatus} returns. */
+export interface RuntimeStatusHandle {
+  /**
+   * `"idle"`: nothing asked for the runtime yet (`load="demand"`, or no hook mounted);
+   * `"loading"`: the build, its `.wasm` and tools.json are on their way; `"ready"`: the runtime
+   * exists; `"failed"`: the last start failed (`error` says why).
+   */
+  status: RuntimeStatus;
+  /** Why the last start failed; kept while `load()` retries, `null` once the runtime is there. */
+  error: ChatRuntimeError | null;
+  /**
+   * Starts the runtime now (a preload on intent, or the retry after a failure); resolves once it
+   * is ready (tools.json settled) or the attempt failed. Never rejects: `status` and `error` say
+   * which. Stable across renders.
+   */
+  load(): Promise<void>;
+}
+
+const noLoad = (): Promise<void> => Promise.resolve();
+const IDLE = { runtime: null, status: "idle", failure: null } as const;
+const idle = () => IDLE;
+
+/**
+ * Where the provider's runtime is (`status`, `error`) and `load()`, which starts it or retries a
+ * failed start. Outside a provider: `failed` with `react/no-provider`.
+ */
+export function useRuntimeStatus(): RuntimeStatusHandle {
+  const host = useHost();
+  const snapshot = useSyncExternalStore(host ? host.subscribe : noSubscribe, host ? host.getSnapshot : idle, host ? host.getSnapshot : idle);
+  if (host === null) return { status: "failed", error: noProvider(), load: noLoad };
+  return { status: snapshot.status, error: snapshot.failure, load: host.load };
 }
 

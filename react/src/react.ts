@@ -35,9 +35,11 @@
 export { applyMessages, type HasId } from "./apply-messages.js";
 export { toAguiV0Message, type AguiV0ContentPart, type AguiV0Message } from "./agui-v0.js";
 export { syncMessages, type MessagesUpdate, type SyncMessages } from "./sync-messages.js";
-export { initChatRuntime } from "./init.js";
+export { initChatRuntime, type ChatRuntimeBuild } from "./init.js";
+export { errorKind, type ErrorKind } from "./errors.js";
 export type { ThreadInput, ThreadRunOptions } from "./thread-store.js";
-export { ChatRuntimeProvider, type ChatRuntimeProviderProps } from "./provider.js";
+export { ChatRuntimeProvider, useRuntimeStatus, type ChatRuntimeProviderProps, type RuntimeStatusHandle } from "./provider.js";
+export type { RuntimeStatus } from "./host.js";
 export {
   useAgentState,
   useChatRuntime,

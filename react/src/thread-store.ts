@@ -52,7 +52,13 @@ export class ThreadStore extends Store<ThreadSnapshot> {
    * event): outside the snapshot, so a stream's activity re-renders nothing by itself.
    */
   lastActivityAt = 0;
-  /** Called on each `activity` (and round start): the hooks that wait for a stalled stream. */
+  /**
+   * The thread's browser tool calls that are running (`tool_started` without its `tool_finished`):
+   * while there is one the thread waits on the page (a tool, or a person answering an approval
+   * card), not on the server, and its stream's silence is no stall.
+   */
+  toolsRunning = 0;
+  /** Called on each `activity` (and round start, tool start and end): the hooks that wait for a stalled stream. */
   private readonly pulses = new Set<() => void>();
   /** Whether this store gave the thread a history (`useThread`'s `history`): at most once. */
   private seeded = false;
@@ -204,7 +210,15 @@ export class ThreadStore extends Store<ThreadSnapshot> {
     } else if (event.type === "round_started") {
       this.pulse(Date.now());
       if (!this.snapshot.running) this.set({ running: true });
+    } else if (event.type === "tool_started") {
+      this.toolsRunning++;
+      this.pulse(Date.now());
+    } else if (event.type === "tool_finished") {
+      // The silence counts again from now: the answer goes to the server.
+      this.toolsRunning = Math.max(0, this.toolsRunning - 1);
+      this.pulse(Date.now());
     } else if (event.type === "run_finished") {
+      this.toolsRunning = 0;
       const patch: Partial<ThreadSnapshot> = { running: false };
       // A run this store did not start (the app called `runtime.run`): its messages are read back
       // and its error shows too. Our own runs do both from the result (which carries the `cause`).
@@ -215,6 +229,11 @@ export class ThreadStore extends Store<ThreadSnapshot> {
       }
       this.set(patch);
     }
+  }
+
+  /** The runtime recovered from a failed start: an error that start gave the thread goes. */
+  clearError(error: ChatRuntimeError): void {
+    if (this.snapshot.error === error) this.set({ error: null });
   }
 
   readonly run = (input: ThreadInput, options?: ThreadRunOptions): Promise<RunResult> => {

@@ -39,7 +39,7 @@ export class ToggleStore extends Store<ToggleSnapshot> {
     }
     if (prev && sameValue(prev.tools, tools)) tools = prev.tools;
     const ready = runtime !== null && this.host.catalogSettled;
-    const error = this.host.toolsError;
+    const error = this.host.toolsError ?? this.host.toolError;
     if (prev && prev.tools === tools && prev.ready === ready && prev.error === error) return prev;
     const activeCount = tools.filter((t) => t.enabled && !t.locked).length;
     return { tools, activeCount, ready, error };
