@@ -1,7 +1,7 @@
 // Prints raw / gzip / brotli sizes of what the package ships: the .wasm and the JS glue (the
 // generated chat_runtime.js and the snippets it imports, pkg/snippets/**: wasm-bindgen's inline_js
 // and js modules, which ship and load with it).
-import { readFileSync, readdirSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const snippets = readdirSync("pkg/snippets", { recursive: true, withFileTypes: true })
@@ -24,6 +24,9 @@ for (const file of files) {
 }
 console.log(`${"total".padEnd(60)} ${kb(total.raw)} ${kb(total.gzip)} ${kb(total.brotli)}`);
 console.log(`(bytes: raw ${total.raw}, gzip ${total.gzip}, brotli ${total.brotli})`);
+// The figures the docs quote (scripts/doc-sizes.mjs writes them there; a packaging test compares).
+mkdirSync("target", { recursive: true });
+writeFileSync("target/size.json", `${JSON.stringify(total)}\n`);
 
 // `--budget BYTES`: fail when the gzip total is over it (make test-size).
 const flag = process.argv.indexOf("--budget");
