@@ -238,7 +238,7 @@ export class Host {
     try {
       runtime.setBackendTools(this.backendTools);
     } catch (error) {
-      this.report(asError(error, "tools/backend"));
+      this.report(asError(error, "tool/invalid"));
     }
   }
 

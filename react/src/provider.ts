@@ -32,7 +32,8 @@ interface ProviderCommonProps<M extends HasId> {
   /**
    * When the runtime starts: `"mount"` (the default), when the first `useThread`, `useToolToggles`
    * or `useAgentState` mounts; `"demand"`, only at the first `run(...)` or `useRuntimeStatus().load()`
-   * (nothing is fetched before).
+   * (nothing is fetched before). A `fallback` starts it at mount either way (the children it stands
+   * for cannot ask).
    */
   load?: "mount" | "demand";
   /**
