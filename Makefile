@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help check tools rust-tools browser node-deps build pkg pack demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size servers-venv test-servers demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
+.PHONY: help check tools rust-tools browser node-deps build pkg pack vendor demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size servers-venv test-servers demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -28,6 +28,7 @@ help:
 	@echo "make check  - formatting, clippy (host and wasm32, the size rules of clippy.toml), tsc of the React adapter"
 	@echo "make build  - build pkg/ (wasm-pack --target web, wasm-opt -Os) and print its size"
 	@echo "make pack   - npm pack pkg/ into target/pack/chat-runtime-<version>.tgz"
+	@echo "make vendor APP=dir - copy that tarball into dir/vendor/ (an app built without a registry)"
 	@echo "make demo-react - the React demo (demo/react) on the packed tarball, served by the demo agent"
 	@echo "make bench  - browser benchmark vs @ag-ui/client (headless Chromium), writes bench/RESULTS.md"
 	@echo "make bench-native - native decode+reduce throughput (cargo bench)"
@@ -95,6 +96,7 @@ pkg: rust-tools node-deps
 	cp -r target/pkg-coder/snippets pkg/coder/snippets
 	node scripts/merge-package.mjs
 	node scripts/size-report.mjs
+	node scripts/doc-sizes.mjs --write
 
 size:
 	node scripts/size-report.mjs
@@ -123,6 +125,19 @@ pack: node-deps
 	@mkdir -p target/pack && rm -f target/pack/chat-runtime-*.tgz
 	cd pkg && npm pack --pack-destination ../target/pack --loglevel=error >/dev/null
 	@ls -l target/pack/chat-runtime-*.tgz
+
+# The tarball inside an app's own folder, for a build without a registry whose context is that
+# folder (a Docker build of frontend/): `make vendor APP=path/to/frontend` writes
+# APP/vendor/chat-runtime-<version>.tgz (an older one there is removed); then, once, in APP:
+# `npm install ./vendor/chat-runtime-<version>.tgz` (package.json gets a `file:vendor/...` spec, the
+# lockfile its integrity), and commit both with the tarball. docs/packaging.md, "Without a registry".
+vendor: pack
+	@[ -n "$(APP)" ] || { echo "usage: make vendor APP=path/to/app" >&2; exit 1; }
+	@[ -f "$(APP)/package.json" ] || { echo "make vendor: $(APP)/package.json not found" >&2; exit 1; }
+	mkdir -p "$(APP)/vendor"
+	rm -f "$(APP)"/vendor/chat-runtime-*.tgz
+	cp target/pack/chat-runtime-*.tgz "$(APP)/vendor/"
+	@echo "then, in $(APP): npm install ./vendor/$$(cd target/pack && ls chat-runtime-*.tgz)"
 
 # The demo's frontend tools: TypeScript in demo/tools-src, compiled to the ES modules the browser
 # imports from /tools (demo/tools/*.js, generated and gitignored; demo/tools/tools.json is committed).

@@ -7,7 +7,7 @@
 // `applyMessages` from the entry (below), and checks that every `files` entry, `bin` and `exports`
 // target exists, so `npm pack` can never ship a package that points at nothing.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync, existsSync, copyFileSync, cpSync, readdirSync, rmSync } from "node:fs";
+import { readFileSync, writeFileSync, existsSync, copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 
 import { npmReadme } from "./npm-readme.mjs";
 
@@ -35,12 +35,23 @@ for (const file of ["LICENSE-MIT", "LICENSE-APACHE"]) copyFileSync(file, `pkg/${
 // `npx chat-runtime check-tools <dir>` (bin/chat-runtime.js), run on the package's own wasm.
 rmSync("pkg/bin", { recursive: true, force: true });
 cpSync("pkg-template/bin", "pkg/bin", { recursive: true });
+// The command's one dependency, es-module-lexer (MIT), ships inside bin/ (one self-contained ES
+// module, no import of its own, with its license), so the package has no dependencies and an app's
+// `npm ls --omit=dev` lists chat-runtime alone. Pinned by the repository's devDependencies.
+mkdirSync("pkg/bin/vendor", { recursive: true });
+const lexer = readFileSync("node_modules/es-module-lexer/dist/lexer.js", "utf8");
+if (/^\s*import\s|\brequire\(/m.test(lexer)) {
+  console.error("merge-package: es-module-lexer's dist/lexer.js imports something: it cannot ship alone in bin/vendor/");
+  process.exit(1);
+}
+writeFileSync("pkg/bin/vendor/es-module-lexer.js", lexer);
+copyFileSync("node_modules/es-module-lexer/LICENSE", "pkg/bin/vendor/es-module-lexer.LICENSE");
 
 // The React adapter, strict TypeScript compiled against the glue's declarations (react/tsconfig.json
 // resolves `./chat_runtime.js` to pkg/chat_runtime.d.ts). The TypeScript of node_modules.
 // Its outputs go first: a second run of this script (the entry already re-exports apply-messages.js)
 // would otherwise read last run's apply-messages.d.ts as an input.
-const adapterModules = ["react", "apply-messages", "agui-v0", "sync-messages"];
+const adapterModules = ["react", "init", "errors", "store", "thread-store", "toggle-store", "state-store", "host", "provider", "hooks", "apply-messages", "agui-v0", "sync-messages"];
 for (const file of adapterModules.flatMap((m) => [`${m}.js`, `${m}.d.ts`])) rmSync(`pkg/${file}`, { force: true });
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "react"], { stdio: "inherit" });
 // A JSON file's module is its value, as for CommonJS' `module.exports =`: so `export =` in a `.d.cts`

@@ -5,8 +5,11 @@
 // a `##`; links are rewritten for a page that stands alone, since the package has no public
 // repository URL: a link to an included file (or an anchor in one) becomes an anchor of the page, a
 // link to any other file of the repository becomes its text, and full URLs stay. Code blocks are
-// copied as they are. Run by scripts/merge-package.mjs (`make build`) and by `make pack`; checked by
-// tests/packaging/readme.test.mjs.
+// copied as they are. The page stands alone: what only the repository has is left out, namely each
+// `<!-- repo -->...<!-- /repo -->` span of the docs (a sentence naming a test, the demo, a doc that
+// is not on the page), a link whose text is an included file's path shows that file's title, and
+// `deploy/` is `templates/` (the package ships it so). Run by scripts/merge-package.mjs
+// (`make build`) and by `make pack`; checked by tests/packaging/readme.test.mjs.
 import { readFileSync, writeFileSync } from "node:fs";
 import { posix } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +17,7 @@ import { fileURLToPath } from "node:url";
 const INCLUDE = /^<!-- include (\S+?)(?:#(.+?))? -->$/;
 const HEADING = /^(#{1,6}) (.*)$/;
 const FENCE = /^\s*(```|~~~)/;
+const REPO_ONLY = /<!-- repo -->[\s\S]*?<!-- \/repo -->/g;
 
 /** GitHub's (and npm's) anchor of a heading: lower case, punctuation dropped, spaces as `-`. */
 export function slug(heading) {
@@ -91,8 +95,13 @@ export function npmReadme(root) {
   // Where a link to an included file lands: the anchor of its first heading, or of the page's title
   // for a file included by sections (README.md).
   const wholeFiles = new Map();
+  const titles = new Map();
   for (const { file, heading } of includes) {
-    if (heading === undefined) wholeFiles.set(file, slug(headings(read(file))[0].text));
+    if (heading === undefined) {
+      const title = headings(read(file))[0].text;
+      wholeFiles.set(file, slug(title));
+      titles.set(file, title.replace(/`/g, ""));
+    }
   }
   const partFiles = new Set(includes.filter((i) => i.heading !== undefined).map((i) => i.file));
   const pageTop = slug(headings(template)[0].text);
@@ -102,20 +111,23 @@ export function npmReadme(root) {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith("#")) return whole;
       const [path, anchor] = target.split("#");
       const file = posix.normalize(posix.join(posix.dirname(from), path));
-      if (wholeFiles.has(file)) return `${bang}[${text}](#${anchor ?? wholeFiles.get(file)})`;
+      // A link named by the file's path is named by its title on the page.
+      const shown = text === path || text === `\`${path}\`` || text === file ? titles.get(file) : text;
+      if (wholeFiles.has(file)) return `${bang}[${shown}](#${anchor ?? wholeFiles.get(file)})`;
       if (partFiles.has(file)) return `${bang}[${text}](#${anchor ?? pageTop})`;
       return text;
     });
 
   const expand = ({ file, heading }) => {
-    const text = heading === undefined ? read(file).trimEnd() : section(read(file), heading, file);
+    const text = (heading === undefined ? read(file).trimEnd() : section(read(file), heading, file)).replace(REPO_ONLY, "");
     const top = Math.min(...headings(text).map((h) => h.level));
     const shift = 2 - top;
     return mapLines(text, (line, inCode) => {
       if (inCode) return line;
       const h = HEADING.exec(line);
       const moved = h ? `${"#".repeat(Math.min(6, h[1].length + shift))} ${h[2]}` : line;
-      return rewriteLinks(moved, file);
+      // The repository's deploy/ ships as the package's templates/ (scripts/merge-package.mjs).
+      return rewriteLinks(moved, file).replace(/(?<![\w./-])deploy\/(?!README\.md)/g, "templates/");
     });
   };
 

@@ -6,7 +6,7 @@
 //
 //   --budget BYTES        fail when the AG-UI build's gzip total is over it (make test-size)
 //   --coder-budget BYTES  the same for the Coder build
-import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
 const snippets = readdirSync("pkg/snippets", { recursive: true, withFileTypes: true })
@@ -25,6 +25,7 @@ if (existsSync("pkg/coder/chat_runtime.js")) {
 }
 const kb = (n) => `${(n / 1024).toFixed(1).padStart(7)} KiB`;
 let failed = false;
+const report = {};
 for (const build of builds) {
   let total = { raw: 0, gzip: 0, brotli: 0 };
   console.log(`\n${build.name}`);
@@ -41,6 +42,8 @@ for (const build of builds) {
   }
   console.log(`${"total".padEnd(60)} ${kb(total.raw)} ${kb(total.gzip)} ${kb(total.brotli)}`);
   console.log(`(bytes: raw ${total.raw}, gzip ${total.gzip}, brotli ${total.brotli})`);
+  if (build.flag === "--budget") Object.assign(report, total);
+  else report.coder = total;
   const at = process.argv.indexOf(build.flag);
   if (at >= 0) {
     const budget = Number(process.argv[at + 1]);
@@ -57,4 +60,9 @@ if (process.argv.includes("--coder-budget") && builds.length < 2) {
   console.error("size budget: pkg/coder/ is missing (make build builds both)");
   failed = true;
 }
+// The figures the docs quote (scripts/doc-sizes.mjs writes them there; a packaging test compares):
+// the AG-UI build's at the top level (what an app that imports `chat-runtime` ships), the Coder
+// build's under `coder`.
+mkdirSync("target", { recursive: true });
+writeFileSync("target/size.json", `${JSON.stringify(report)}\n`);
 if (failed) process.exit(1);

@@ -82,17 +82,17 @@ fn types_d_ts_declares_each_event_of_the_table_with_its_fields() {
 
 #[test]
 fn the_react_adapter_subscribes_only_to_events_of_the_table() {
-    let react = read("react/src/react.ts");
+    let react = read("react/src/host.ts");
     let line = react
         .lines()
         .find(|l| l.starts_with("const EVENTS = ["))
-        .expect("react.ts lists its events in `const EVENTS = [...]`");
+        .expect("host.ts lists its events in `const EVENTS = [...]`");
     let listed: Vec<&str> = line.split('"').skip(1).step_by(2).collect();
     assert!(!listed.is_empty());
     for kind in &listed {
         assert!(
             RuntimeEvent::KINDS.contains(kind),
-            "react.ts subscribes to `{kind}`, which runtime_events! does not declare"
+            "host.ts subscribes to `{kind}`, which runtime_events! does not declare"
         );
     }
     // The adapter never asks for the per-token AG-UI events.
@@ -106,7 +106,7 @@ fn quoted(line: &str) -> Vec<&str> {
 
 #[test]
 fn the_react_adapter_handles_each_event_it_subscribes_to() {
-    let react = read("react/src/react.ts");
+    let react = read("react/src/host.ts");
     let line = react
         .lines()
         .find(|l| l.starts_with("const EVENTS = ["))
@@ -115,7 +115,7 @@ fn the_react_adapter_handles_each_event_it_subscribes_to() {
     listed.sort_unstable();
     let at = react
         .find("  private dispatch(event: AdapterEvent): void {\n")
-        .expect("react.ts's Host dispatches the events");
+        .expect("host.ts's Host dispatches the events");
     let body = &react[at..at + react[at..].find("\n  }\n").unwrap()];
     let mut handled: Vec<&str> = body
         .lines()
@@ -125,7 +125,7 @@ fn the_react_adapter_handles_each_event_it_subscribes_to() {
     handled.sort_unstable();
     assert_eq!(
         listed, handled,
-        "react.ts subscribes to an event its Host.dispatch does not handle, or the reverse"
+        "host.ts subscribes to an event its Host.dispatch does not handle, or the reverse"
     );
     // useThread(null) on a Coder runtime follows its new chat to the chat's id by this event.
     assert!(listed.contains(&"thread_created"));

@@ -9,7 +9,8 @@
 // browser links them, and everything printed goes through terminal.js.
 import { closeSync, constants, fstatSync, openSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
-import { init as initLexer, parse as parseModule } from "es-module-lexer";
+// es-module-lexer (MIT, its license beside it), shipped in bin/vendor/ by scripts/merge-package.mjs.
+import { init as initLexer, parse as parseModule } from "./vendor/es-module-lexer.js";
 
 import { ChatRuntime, ChatRuntimeError, initSync } from "../chat_runtime.js";
 import { printable } from "./terminal.js";

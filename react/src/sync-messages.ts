@@ -6,12 +6,13 @@ import type { ChatRuntime, Message } from "./chat_runtime.js";
 import { mergeMessages, type HasId } from "./apply-messages.js";
 
 /**
- * A thread's list as the app's store holds it (`prev`, `undefined` before it has one), returned with
- * a `messages` event's messages merged in by id ({@link applyMessages}'s rules: unchanged objects
- * and `prev` itself kept). Generic in the store's element type, so it is react-query's updater as it
- * is: `client.setQueryData(key, update)`.
+ * A thread's list as the app's store holds it (`prev`: `undefined` before it has one, `null` for a
+ * query that answers "no thread yet" so), returned with a `messages` event's messages merged in by
+ * id ({@link applyMessages}'s rules: unchanged objects and `prev` itself kept). Generic in the
+ * store's element type, so it is react-query's updater as it is, also on a nullable query:
+ * `client.setQueryData(key, update)`.
  */
-export type MessagesUpdate<M extends HasId> = <P extends HasId>(prev: readonly P[] | undefined) => (P | M)[];
+export type MessagesUpdate<M extends HasId> = <P extends HasId>(prev: readonly P[] | null | undefined) => (P | M)[];
 
 /** Where a thread's messages go: {@link syncMessages} and `<ChatRuntimeProvider syncMessages>`. */
 export interface SyncMessages<M extends HasId = Message> {
@@ -43,7 +44,7 @@ export function syncMessages<M extends HasId = Message>(runtime: ChatRuntime, sy
 /** One `messages` event into `sync` (also the provider's). @internal */
 export function writeMessages<M extends HasId>(sync: SyncMessages<M>, threadId: string, messages: readonly Message[]): void {
   const changed: readonly HasId[] = sync.map ? messages.map(sync.map) : messages;
-  const update = <P extends HasId>(prev: readonly P[] | undefined): (P | M)[] =>
+  const update = <P extends HasId>(prev: readonly P[] | null | undefined): (P | M)[] =>
     // The merged list holds `prev`'s objects and `changed`'s (of type M when `map` is given, else
     // the runtime's messages, which M then is); the app's array is handed back when nothing changed.
     mergeMessages<HasId>(prev ?? [], changed, null) as (P | M)[];

@@ -4,10 +4,12 @@
 // `fetch` that throws `FetchError(401)`, an approval tool defined in code with `useFrontendTool` and
 // `timeoutMs: null`, a tool on by default, `prepareRequest` sending no `runId`/`state`), on the
 // packed tarball. It must type-check with no cast of chat-runtime's types, build, and work in
-// Chromium against the demo agent, which serves the build (`--static`). Its glue (the code that wires
-// chat-runtime in: src/chat/runtime.tsx) is at most 30 lines of code, and the same glue type-checks,
-// builds and runs against @ag-ui/core 1.0.0 (a second install, with agui-1/schemas.ts for the one
-// file of the app's API layer that imports 0.0.x's zod schemas).
+// Chromium against the demo agent, which serves the build (`--static`). The app is formatted as
+// Biome's defaults write it (80 columns); its glue (src/chat/runtime.tsx, which wires chat-runtime
+// in, and every other module of the app that adapts to it) is at most 30 lines of code so
+// formatted, and the same glue type-checks, builds and runs against @ag-ui/core 1.0.0 (a second
+// install, with agui-1/schemas.ts for the one file of the app's API layer that imports 0.0.x's zod
+// schemas).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { cpSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -22,22 +24,38 @@ const SOURCE = join(ROOT, "tests/packaging/react-agui");
 // The default tool deadline the app is given (`?toolTimeoutMs=`): short, so that a tool that had
 // one would run out while the approval card waits.
 const TOOL_TIMEOUT_MS = 1000;
+// The stall notice's delay the app is given (`?stalledAfter=`): shorter than the approval card's
+// wait below, so a clock that counted the card's time would show the notice.
+const STALLED_AFTER_MS = 1000;
 
 const GLUE = join(SOURCE, "src/chat/runtime.tsx");
 const GLUE_MAX_LINES = 30;
+// The formatter the glue is counted under, from the repository's devDependencies (pinned).
+const BIOME = join(ROOT, "node_modules/@biomejs/biome/bin/biome");
 
 let fixture, fixtureV1, browser, agent, agentUrl, agentV1, agentV1Url;
 
 /** The fixture on @ag-ui/core 1.0.0: the same app, with agui-1/schemas.ts as src/api/schemas.ts. */
-async function installV1() {
+/**
+ * The fixture installed, with the demo's tool modules (demo/tools/*.js, `make demo-tools`) beside
+ * its tools.json in public/tools/: the app serves its tools under /tools/, the default `toolsUrl`.
+ */
+async function install() {
   const installed = await installFixture(SOURCE);
+  const tools = join(ROOT, "demo/tools");
+  for (const name of readdirSync(tools).filter((n) => n.endsWith(".js"))) cpSync(join(tools, name), join(installed.dir, "public/tools", name));
+  return installed;
+}
+
+async function installV1() {
+  const installed = await install();
   cpSync(join(SOURCE, "agui-1/schemas.ts"), join(installed.dir, "src/api/schemas.ts"));
   await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--save-exact", "@ag-ui/core@1.0.0"], { cwd: installed.dir });
   return installed;
 }
 
 before(async () => {
-  [fixture, fixtureV1, browser] = await Promise.all([installFixture(SOURCE), installV1(), launch()]);
+  [fixture, fixtureV1, browser] = await Promise.all([install(), installV1(), launch()]);
 });
 
 after(async () => {
@@ -76,7 +94,7 @@ async function openApp(hash = "#/chat", { context = null, beforeGoto = null } = 
   // Console errors, except the browser's own line for an HTTP error the test asked for (a 401).
   page.on("console", (m) => m.type() === "error" && !/^Failed to load resource/.test(m.text()) && page.errors.push(`console: ${m.text()}`));
   await beforeGoto?.(page);
-  await page.goto(`${agentUrl}/?toolTimeoutMs=${TOOL_TIMEOUT_MS}${hash}`);
+  await page.goto(`${agentUrl}/?toolTimeoutMs=${TOOL_TIMEOUT_MS}&stalledAfter=${STALLED_AFTER_MS}${hash}`);
   return { context: ctx, page };
 }
 
@@ -158,18 +176,40 @@ test("the app's source casts none of chat-runtime's types and its tsconfig is st
   assert.equal(versions["@ag-ui/core"], "0.0.57");
 });
 
-test(`the glue: chat-runtime is wired in by src/chat/runtime.tsx alone, in at most ${GLUE_MAX_LINES} lines of code`, () => {
-  const lines = linesOfCode(readFileSync(GLUE, "utf8"));
-  assert.ok(lines.length <= GLUE_MAX_LINES, `${lines.length} lines of code in the glue:\n${lines.join("\n")}`);
+/**
+ * The modules that adapt the app to chat-runtime: the glue file, and every other module of src/
+ * that imports chat-runtime, except the app's tools (src/chat/tools/: the features the runtime
+ * runs) and its React components (.tsx files that render what the hooks return: the tools menu,
+ * the error notice, the trace).
+ */
+function adapting() {
+  const imports = /from\s+"chat-runtime(\/react)?"/;
+  const others = files(join(SOURCE, "src")).filter(
+    (f) => f !== GLUE && f.endsWith(".ts") && !f.includes(`${join("src", "chat", "tools")}`) && imports.test(readFileSync(f, "utf8")),
+  );
+  return [GLUE, ...others];
+}
+
+test(`the glue: Biome-formatted (80 columns), the modules that adapt to chat-runtime are at most ${GLUE_MAX_LINES} lines of code`, async () => {
+  // `biome format` without --write fails when a file is not as Biome's defaults write it.
+  await run(process.execPath, [BIOME, "format", "src", "agui-1", "vite.config.ts"], { cwd: SOURCE });
+  const counted = adapting().map((file) => [file, linesOfCode(readFileSync(file, "utf8"))]);
+  const total = counted.reduce((n, [, lines]) => n + lines.length, 0);
+  const listing = counted.map(([file, lines]) => `${file}: ${lines.length}\n${lines.join("\n")}`).join("\n");
+  assert.ok(total <= GLUE_MAX_LINES, `${total} lines of code that adapt to chat-runtime:\n${listing}`);
+  // The docs quote that count and no other.
+  const docs = readFileSync(join(ROOT, "docs/react.md"), "utf8");
+  assert.deepEqual([...docs.matchAll(/\*\*(\d+) lines of code\*\*/g)].map((m) => Number(m[1])), [total], "docs/react.md quotes the count");
   // What wires the runtime in (the provider and its options, the store feed and the 0.0.x mapping,
   // the thread with its history, the agent's tools, the preload) is in the glue and nowhere else.
-  const wiring = /\b(ChatRuntimeProvider|initChatRuntime|useThread|syncMessages|toAguiV0Message|applyMessages|setMessages|setBackendTools)\b|events:\s*\[[^\]]*"messages"/;
+  const wiring = /\b(ChatRuntimeProvider|initChatRuntime|useThread|syncMessages|toAguiV0Message|applyMessages|setMessages|setBackendTools|backendTools)\b|events:\s*\[[^\]]*"messages"/;
   const elsewhere = [];
   for (const file of files(join(SOURCE, "src")).filter((f) => /\.tsx?$/.test(f) && f !== GLUE)) {
     for (const line of linesOfCode(readFileSync(file, "utf8"))) if (wiring.test(line)) elsewhere.push(`${file}: ${line}`);
   }
   assert.deepEqual(elsewhere, [], "the runtime is wired in the glue only (its lines of code)");
-  for (const name of ["ChatRuntimeProvider", "syncMessages", "toAguiV0Message", "useThread", "initChatRuntime", "setBackendTools"]) {
+  const lines = counted[0][1];
+  for (const name of ["ChatRuntimeProvider", "syncMessages", "toAguiV0Message", "useThread", "initChatRuntime", "backendTools"]) {
     assert.ok(lines.some((line) => line.includes(name)), `the glue uses ${name}`);
   }
 });
@@ -236,8 +276,8 @@ test("vite build passes; the agent serves the build", async () => {
   const dist = join(fixture.dir, "dist");
   const built = files(dist).map((f) => f.slice(dist.length + 1));
   assert.ok(built.some((f) => /^assets\/.*\.wasm$/.test(f)), `the package's wasm is an emitted asset: ${built}`);
-  assert.ok(built.includes("tools.json") && built.includes("history/seeded.json"), `public/ is copied: ${built}`);
-  ({ child: agent, url: agentUrl } = await startAgent({ paceMs: 5, statics: [`/=${dist}`, "/tools=demo/tools"], timeoutMs: WAIT }));
+  assert.ok(built.includes("tools/tools.json") && built.includes("history/seeded.json"), `public/ is copied: ${built}`);
+  ({ child: agent, url: agentUrl } = await startAgent({ paceMs: 5, statics: [`/=${dist}`], timeoutMs: WAIT }));
 });
 
 // What only the Coder build holds (its routes, its wire members), found in the package's Coder wasm
@@ -267,7 +307,7 @@ test("@ag-ui/core 1.0.0: the same glue type-checks (tsc --noEmit) and builds (vi
   assert.equal(readFileSync(join(fixtureV1.dir, "src/chat/runtime.tsx"), "utf8"), readFileSync(GLUE, "utf8"));
   await run(process.execPath, [join(fixtureV1.dir, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", "."], { cwd: fixtureV1.dir });
   await run(process.execPath, [join(fixtureV1.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: fixtureV1.dir });
-  ({ child: agentV1, url: agentV1Url } = await startAgent({ paceMs: 5, statics: [`/=${join(fixtureV1.dir, "dist")}`, "/tools=demo/tools"], timeoutMs: WAIT }));
+  ({ child: agentV1, url: agentV1Url } = await startAgent({ paceMs: 5, statics: [`/=${join(fixtureV1.dir, "dist")}`], timeoutMs: WAIT }));
 });
 
 // ---- in the browser -------------------------------------------------------------------------------
@@ -289,17 +329,17 @@ scenario("lazy start: a page without a chat loads no wasm; hovering New chat pre
   const { page } = app;
   await page.waitForSelector("#home", { timeout: WAIT });
   await page.waitForTimeout(500);
-  assert.deepEqual(page.requested.filter((p) => p.endsWith(".wasm") || p === "/tools.json"), [], "nothing of the chat is fetched on the home page");
+  assert.deepEqual(page.requested.filter((p) => p.endsWith(".wasm") || p === "/tools/tools.json"), [], "nothing of the chat is fetched on the home page");
 
   const wasm = page.waitForRequest((r) => r.url().endsWith(".wasm"), { timeout: WAIT });
   await page.hover("#new-chat");
   await wasm;
   await page.waitForTimeout(300);
-  assert.ok(!page.requested.includes("/tools.json"), "preloading initialises the module only: no runtime, no tools.json yet");
+  assert.ok(!page.requested.includes("/tools/tools.json"), "preloading initialises the module only: no runtime, no tools.json yet");
 
   await page.click("#new-chat");
   await chatReady(page);
-  assert.ok(page.requested.includes("/tools.json"), "the chat's first hook started the runtime and loaded the catalog");
+  assert.ok(page.requested.includes("/tools/tools.json"), "the chat's first hook started the runtime and loaded the catalog");
   assert.equal(page.requested.filter((p) => p.endsWith(".wasm")).length, 1, "the wasm is fetched once");
   await done(app);
 });
@@ -323,9 +363,11 @@ scenario("new chat: the first message creates the thread, the default-on tool ru
   assert.equal(await page.textContent(".approval .approval-action"), "delete all my notes");
   await page.waitForSelector("#tool-trace li[data-tool=get_browser_time][data-state=done]", { timeout: WAIT });
 
-  // Well past the default deadline: the approval tool has none (timeoutMs: null).
+  // Well past the default deadline: the approval tool has none (timeoutMs: null). And past
+  // `stalledAfter`: the stream is silent, but the thread waits for a person, not for the server.
   await page.waitForTimeout(TOOL_TIMEOUT_MS * 2.5);
   assert.equal(await page.$$eval(".approval", (els) => els.length), 1, "the card is still waiting");
+  assert.equal(await page.$$eval("#stalled", (els) => els.length), 0, "no stall notice while a person decides");
   assert.equal(await page.getAttribute("#tool-trace li[data-tool=confirm_action]", "data-state"), "running");
   assert.equal(await page.getAttribute("#status", "data-running"), "true");
 
@@ -573,6 +615,64 @@ scenario("a message sent before the wasm module is loaded waits for the runtime 
   const sent = await requests(thread);
   assert.equal(sent.length, 2);
   assert.ok(toolNames(sent[0]).includes("get_browser_time"), "the first request waited for tools.json (the default-on tool was offered)");
+  await done(app);
+});
+
+scenario("a waiting approval survives leaving the chat page and coming back (the tool registered above the router)", async () => {
+  const app = await openApp("#/chat");
+  const { page } = app;
+  await chatReady(page);
+  await send(page, "Please delete all my notes.");
+  await page.waitForSelector(".approval", { timeout: WAIT });
+  const thread = await threadOf(page);
+  const call = await page.getAttribute(".approval", "data-call");
+
+  // Away from the chat (its page unmounts), past the default tool deadline, and back.
+  await page.click("nav a[href='#/']");
+  await page.waitForSelector("#home", { timeout: WAIT });
+  await page.waitForTimeout(TOOL_TIMEOUT_MS * 1.5);
+  await page.evaluate((id) => (location.hash = `#/chat/${encodeURIComponent(id)}`), thread);
+  await page.waitForSelector(".approval", { timeout: WAIT });
+  assert.equal(await page.getAttribute(".approval", "data-call"), call, "the same call's card");
+  assert.equal(await page.getAttribute("#status", "data-running"), "true", "the run kept waiting");
+
+  await page.click(".approval .approval-approve");
+  await page.waitForFunction(() => {
+    const texts = [...document.querySelectorAll("#messages > li[data-role=assistant] .text")];
+    return texts.at(-1)?.textContent === "Done: delete all my notes.";
+  }, null, { timeout: WAIT });
+  await page.waitForSelector("#status[data-running=false]", { timeout: WAIT });
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2, "the send, then the restart with the answer");
+  const results = sent[1].body.messages.filter((m) => m.role === "tool");
+  assert.deepEqual(results.map((m) => m.content), ['{"confirmed":true}'], "answered by the user, not INTERRUPTED");
+  await done(app);
+});
+
+scenario("a wasm that answers 404 (a rolling deploy) leaves the app's shell; the error shows; the next send recovers once it answers 200", async () => {
+  let missing = true;
+  const app = await openApp("#/chat", {
+    beforeGoto: (page) =>
+      page.route(/\.wasm$/, (route) => (missing ? route.fulfill({ status: 404, contentType: "text/plain", body: "not found" }) : route.continue())),
+  });
+  const { page } = app;
+  // The provider rendered its children: the shell (nav) and the chat page are there, with the error.
+  await page.waitForSelector("#run-error", { timeout: WAIT });
+  assert.deepEqual(await page.$eval("#run-error", (el) => ({ category: el.dataset.category, code: el.dataset.code })), {
+    category: "unavailable",
+    code: "react/start-failed",
+  });
+  assert.equal(await page.textContent("#run-error .error"), "The chat could not load. Try again.");
+  assert.ok(await page.$("nav a[href='#/']"), "the app's shell stays");
+  assert.ok(await page.$("#input"), "the chat page stays");
+  assert.equal(await page.getAttribute("#tools-error", "data-code"), "react/start-failed", "useToolToggles reports it too");
+
+  // The wasm is back: the next send starts the runtime again, and the run goes through.
+  missing = false;
+  assert.equal(await say(page, "What time is it?"), "completed");
+  assert.match(await lastAssistantText(page), /^Your browser says it is /);
+  assert.equal(await page.$$eval("#run-error", (els) => els.length), 0, "the error went with the recovery");
+  await chatReady(page);
   await done(app);
 });
 

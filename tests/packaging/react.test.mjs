@@ -651,6 +651,54 @@ test("lazy start: no wasm request until a hook needs the runtime; a run sent whi
   await context.close();
 });
 
+test("build and load=\"demand\": the app's build (the same AG-UI module) loads only at load(); the runtime works", async () => {
+  const context = await browser.newContext();
+  const page = await newPage(context);
+  const thread = freshThread();
+  const wasm = [];
+  page.on("request", (r) => r.url().endsWith(".wasm") && wasm.push(r.url()));
+  await page.goto(`${devUrl}/?thread=${thread}&build=same&load=demand`);
+  await page.waitForSelector("#runtime[data-status=idle]", { timeout: WAIT });
+  await page.waitForLoadState("networkidle");
+  await page.waitForTimeout(500);
+  assert.deepEqual(wasm, [], "the hooks mounted and nothing was fetched");
+  assert.equal(await page.evaluate(() => window.__chatTrace.builds), 0, "the build was not asked for");
+  assert.equal(await page.getAttribute(".app", "data-ready"), "false");
+
+  await page.click("#load");
+  await page.waitForSelector("#runtime[data-status=ready]", { timeout: WAIT });
+  await page.waitForSelector(".app[data-ready=true] input[data-tool=get_weather]", { timeout: WAIT });
+  assert.equal(await page.evaluate(() => window.__chatTrace.builds), 1, "the provider loaded the app's build once");
+  assert.equal(wasm.length, 1, "its wasm, once");
+  assert.equal(await say(page, "What time is it?"), "completed");
+  assert.match(await lastAssistantText(page), /get_browser_time tool is turned off/, "the agent answered (the tool starts off)");
+  assert.equal((await requests(thread)).length, 1);
+  assert.deepEqual(await page.evaluate(() => window.__chatTrace.errors), []);
+  await done({ context, page });
+});
+
+test("a build that fails to load: the provider renders its children, the hooks and onError report it, load() retries and recovers", async () => {
+  const context = await browser.newContext();
+  const page = await newPage(context);
+  const thread = freshThread();
+  await page.goto(`${devUrl}/?thread=${thread}&build=fail`);
+  await page.waitForSelector("#runtime[data-status=failed]", { timeout: WAIT });
+  assert.equal(await page.getAttribute("#runtime", "data-code"), "react/start-failed");
+  // The app's tree is there (no error boundary took it), and the hooks say why the chat is not.
+  assert.ok(await page.isVisible("#input"), "the chat's children render");
+  assert.equal(await page.getAttribute(".app", "data-ready"), "false");
+  await page.waitForSelector(".tools .error, .error", { timeout: WAIT });
+  assert.deepEqual(await page.evaluate(() => window.__chatTrace.errors), ["react/start-failed"], "onError, once");
+
+  await page.click("#load");
+  await page.waitForSelector("#runtime[data-status=ready]", { timeout: WAIT });
+  assert.equal(await page.getAttribute("#runtime", "data-code"), "", "the error went with the recovery");
+  await page.waitForSelector(".app[data-ready=true] input[data-tool=get_weather]", { timeout: WAIT });
+  assert.equal(await page.evaluate(() => window.__chatTrace.builds), 2, "one failed load, one retry");
+  assert.equal(await say(page, "What time is it?"), "completed");
+  await done({ context, page });
+});
+
 test("provider with the app's runtime: it is the one the hooks use, its tools are registered in it, a remount keeps the thread, an unmount neither frees it nor leaves tools behind", async () => {
   const app = await openApp(devUrl, { query: "&runtime" });
   const { page, thread } = app;

@@ -129,7 +129,36 @@ test("the npm README is made from the docs as they are: README.md, docs/api.md, 
   // Self-contained: no link into the repository (there is no public URL for one).
   const relative = [...readme.matchAll(/\]\((?!https?:|#)([^)]*)\)/g)].map((m) => m[1]);
   assert.deepEqual(relative, [], "links in the npm README are full URLs or anchors in it");
+  // Nor a path of the repository in its text (a test, the demo, a doc that is not on the page): the
+  // docs keep those in `<!-- repo -->` spans, which the page leaves out, and deploy/ is templates/.
+  const text = readme
+    .replace(/```[\s\S]*?```/g, "")
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .replace(/\]\(#[^)]*\)/g, "]");
+  const repoPath = /(?<![\w@/.~-])(?:(?:tests|scripts|bench|benches|fuzz|demo|pkg-template|react\/src|js)\/[\w./-]*|src\/\w[\w./-]*|docs\/\w+\.md|deploy\/[\w./-]*)/g;
+  const paths = text.split("\n").flatMap((line) => [...line.matchAll(repoPath)].map((m) => `${m[0]} in: ${line.trim()}`));
+  assert.deepEqual(paths, [], "the npm README names no file of the repository");
   const anchors = new Set([...readme.matchAll(/^#{1,6} (.*)$/gm)].map((m) => slug(m[1])));
   const dangling = [...readme.matchAll(/\]\(#([^)]+)\)/g)].map((m) => m[1]).filter((a) => !anchors.has(a));
   assert.deepEqual(dangling, [], "every anchor names a heading of the page");
+});
+
+test("the size figures of the docs are the last build's report (make build writes them; none by hand)", async () => {
+  const { DOCS, MARKER, figure } = await import(join(ROOT, "scripts/doc-sizes.mjs"));
+  const sizes = JSON.parse(readFileSync(join(ROOT, "target/size.json"), "utf8"));
+  // The report of the pkg/ that was packed: the same bytes as the tarball's .wasm and glue.
+  assert.ok(Number.isInteger(sizes.gzip) && sizes.gzip > 0, JSON.stringify(sizes));
+  let quoted = 0;
+  for (const doc of DOCS) {
+    for (const m of readFileSync(join(ROOT, doc), "utf8").matchAll(MARKER)) {
+      quoted++;
+      assert.equal(m[3], figure(sizes, m[1], m[2] !== undefined), `${doc}: ${m[0]}`);
+    }
+  }
+  assert.ok(quoted >= 2, "README.md and docs/react.md quote the size");
+  // And the npm README, made from those docs, carries the same figures.
+  for (const m of readme.matchAll(MARKER)) assert.equal(m[3], figure(sizes, m[1], m[2] !== undefined), m[0]);
+  // No hand-written gzip figure beside them in the npm README's prose.
+  const prose = readme.replace(/```[\s\S]*?```/g, "").replace(MARKER, "");
+  assert.doesNotMatch(prose, /\b[\d,.]+ (KiB|KB|bytes)( of)? gzip\b/, "a gzip figure outside a size marker");
 });

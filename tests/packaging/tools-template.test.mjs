@@ -25,10 +25,10 @@ async function npx(...args) {
   }
 }
 
-test("the tarball ships LICENSE-MIT, LICENSE-APACHE and the bin, with es-module-lexer as its one dependency", async () => {
+test("the tarball ships LICENSE-MIT, LICENSE-APACHE and the bin (es-module-lexer inside it), and has no dependencies", async () => {
   const listing = await run("tar", ["tzf", tarball()], { cwd: ROOT });
   const files = listing.trim().split("\n");
-  for (const file of ["package/LICENSE-MIT", "package/LICENSE-APACHE", "package/bin/chat-runtime.js", "package/bin/check-tools.js"]) {
+  for (const file of ["package/LICENSE-MIT", "package/LICENSE-APACHE", "package/bin/chat-runtime.js", "package/bin/check-tools.js", "package/bin/vendor/es-module-lexer.js", "package/bin/vendor/es-module-lexer.LICENSE"]) {
     assert.ok(files.includes(file), `${file} in the tarball`);
   }
   const installed = join(fixture.dir, "node_modules/chat-runtime");
@@ -37,7 +37,17 @@ test("the tarball ships LICENSE-MIT, LICENSE-APACHE and the bin, with es-module-
   const pkg = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
   assert.equal(pkg.license, "MIT OR Apache-2.0");
   assert.deepEqual(pkg.bin, { "chat-runtime": "bin/chat-runtime.js" });
-  assert.deepEqual(Object.keys(pkg.dependencies), ["es-module-lexer"]);
+  assert.equal(pkg.dependencies, undefined, "no dependencies: the command's lexer ships in bin/vendor/");
+  assert.match(readFileSync(join(installed, "bin/vendor/es-module-lexer.LICENSE"), "utf8"), /^MIT License/);
+  // What an app installs with it: chat-runtime alone (npm ls --omit=dev).
+  const app = await installFixture(join(ROOT, "tests/packaging/node"));
+  try {
+    // --parseable: one line per installed package (the optional peer `react`, absent here, is not one).
+    const installed = (await run("npm", ["ls", "--omit=dev", "--all", "--parseable"], { cwd: app.dir })).trim().split("\n").slice(1);
+    assert.deepEqual(installed.map((path) => path.slice(app.dir.length + 1)), ["node_modules/chat-runtime"], "chat-runtime brings nothing along");
+  } finally {
+    app.cleanup();
+  }
 });
 
 test("the template compiles against the package's ToolHandler type and `npx chat-runtime check-tools public/tools` passes", async () => {

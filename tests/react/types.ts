@@ -2,17 +2,25 @@
 // `@ts-expect-error` lines must stay errors.
 import { createElement, type ReactNode } from "react";
 import type { Message as AgUiMessage } from "@ag-ui/core";
+import { QueryClient } from "@tanstack/react-query";
+import * as aguiBuild from "../../pkg/chat_runtime.js";
 import { ChatRuntime, ChatRuntimeError, applyMessages as applyFromMain, type FrontendTool, type Message, type RunResult } from "../../pkg/chat_runtime.js";
 import {
   ChatRuntimeProvider,
   applyMessages,
+  errorKind,
   initChatRuntime,
+  toAguiV0Message,
+  useRuntimeStatus,
   useAgentState,
   useChatRuntime,
   useFrontendTool,
   useThread,
   useToolToggles,
+  type ChatRuntimeBuild,
   type ChatRuntimeProviderProps,
+  type ErrorKind,
+  type RuntimeStatus,
   type ThreadHandle,
   type ToolToggles,
   type UseThreadOptions,
@@ -106,3 +114,53 @@ export function merges(prev: Message[], frozen: readonly Message[], changed: Mes
   const d: AgUiMessage[] = applyMessages(ag, changed);
   void [a, b, c, d];
 }
+
+// ---- react-query's shapes as they are: a nullable query, its own setQueryData ----
+export function nullableQuery(client: QueryClient): ReactNode {
+  // A query that answers `null` for "no thread yet" (issue 39): `update` is its updater as it is.
+  const key = (threadId: string) => ["thread", threadId] as const;
+  const byKey = (threadId: string) => client.getQueryData<AgUiMessage[] | null>(key(threadId));
+  const history: AgUiMessage[] | null | undefined = byKey("t1");
+  const thread = useThread("t1", { history });
+  same<typeof thread.loading, boolean>(true);
+  // The cache holds @ag-ui/core 1.0 messages: no `map`. (0.0.x: `map: toAguiV0Message`, below.)
+  const props: ChatRuntimeProviderProps = {
+    options: { runUrl: "/r/{threadId}" },
+    syncMessages: { write: (threadId, update) => client.setQueryData<AgUiMessage[] | null>(key(threadId), update) },
+  };
+  const v0: ChatRuntimeProviderProps<ReturnType<typeof toAguiV0Message>> = {
+    options: { runUrl: "/r/{threadId}" },
+    syncMessages: { map: toAguiV0Message, write: (threadId, update) => client.setQueryData<ReturnType<typeof toAguiV0Message>[] | null>(key(threadId), update) },
+  };
+  return createElement(ChatRuntimeProvider, props, createElement(ChatRuntimeProvider, v0, null));
+}
+
+// ---- which build, when to load, a failed load as state ----
+export function Status(): ReactNode {
+  const { status, error, load } = useRuntimeStatus();
+  same<typeof status, RuntimeStatus>(true);
+  same<RuntimeStatus, "idle" | "loading" | "ready" | "failed">(true);
+  same<typeof error, ChatRuntimeError | null>(true);
+  const retry: () => Promise<void> = load;
+  const kind: ErrorKind | null = error ? errorKind(error) : null;
+  same<ErrorKind, "auth" | "network" | "server" | "unavailable" | "app">(true);
+  void retry;
+  return kind;
+}
+// The AG-UI build's module namespace is a build; a Coder app passes `() => import("chat-runtime/coder")`.
+const agui: ChatRuntimeBuild = aguiBuild;
+export const onDemand = createElement(
+  ChatRuntimeProvider,
+  {
+    options: { runUrl: "/r/{threadId}" },
+    build: () => Promise.resolve(agui),
+    load: "demand",
+    onError: (error: ChatRuntimeError) => console.log(error.code),
+    backendTools: { items: [] },
+  },
+  null,
+);
+// @ts-expect-error: load is "mount" or "demand"
+export const badLoad = createElement(ChatRuntimeProvider, { options: { runUrl: "/r" }, load: "eager" }, null);
+// @ts-expect-error: the build is the provider's to load, not for the app's own runtime
+export const buildWithRuntime: ChatRuntimeProviderProps = { runtime: null as unknown as ChatRuntime, build: () => Promise.resolve(agui) };

@@ -1,7 +1,7 @@
 import { StrictMode, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { ChatRuntime, ChatRuntimeError, applyMessages as applyFromMain } from "chat-runtime";
-import { ChatRuntimeProvider, initChatRuntime, useThread, applyMessages as applyFromReact } from "chat-runtime/react";
+import { ChatRuntimeProvider, initChatRuntime, useRuntimeStatus, useThread, applyMessages as applyFromReact } from "chat-runtime/react";
 import { App, trace } from "./App.jsx";
 
 const params = new URLSearchParams(location.search);
@@ -185,9 +185,42 @@ if (params.has("runtime")) {
     </StrictMode>,
   );
 } else {
+  // ?build=same: the provider loads a build the app names (here the same AG-UI module, as a Coder
+  // app names `chat-runtime/coder`); ?build=fail: a build whose first load fails (a chunk that did
+  // not load), then loads. ?load=demand: nothing is fetched before a run or `load()`. The provider's
+  // `onError` calls are in `trace.errors`; `#runtime` shows `useRuntimeStatus()`.
+  const which = params.get("build");
+  let failures = which === "fail" ? 1 : 0;
+  trace.builds = 0;
+  trace.errors = [];
+  // `?backend=coder` loads the package's Coder build (`chat-runtime/coder`, both backends); the
+  // AG-UI app imports none of it.
+  const build =
+    which === null
+      ? params.get("backend") === "coder"
+        ? () => import("chat-runtime/coder")
+        : undefined
+      : () => {
+          trace.builds++;
+          if (failures-- > 0) return Promise.reject(new Error("the build's chunk did not load"));
+          return import("chat-runtime");
+        };
+  const load = params.get("load") ?? undefined;
+  function RuntimeStatus() {
+    const { status, error, load } = useRuntimeStatus();
+    return (
+      <p id="runtime" className="bar" data-status={status} data-code={error?.code ?? ""}>
+        runtime: {status} {error && `(${error.code}: ${error.message})`}{" "}
+        <button id="load" type="button" onClick={() => void load()}>
+          Load
+        </button>
+      </p>
+    );
+  }
   root.render(
     <StrictMode>
-      <ChatRuntimeProvider options={options} tools={tools}>
+      <ChatRuntimeProvider options={options} tools={tools} build={build} load={load} onError={(error) => trace.errors.push(error.code)}>
+        <RuntimeStatus />
         <App initialThreadId={threadId} />
       </ChatRuntimeProvider>
     </StrictMode>,

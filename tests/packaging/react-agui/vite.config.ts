@@ -4,6 +4,6 @@ import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
 
 export default defineConfig({
-  plugins: [react()],
-  logLevel: "warn",
+	plugins: [react()],
+	logLevel: "warn",
 });

@@ -4,6 +4,7 @@ import { createRoot } from "react-dom/client";
 
 import * as auth from "./auth";
 import { ChatPage } from "./chat";
+import { ApprovalsRoot } from "./chat/approvals";
 import { ChatRuntimeRoot } from "./chat/runtime";
 import { HomePage, UserMenu } from "./home";
 import { useRoute } from "./router";
@@ -15,32 +16,38 @@ const client = new QueryClient();
 
 // The login flow (a real app redirects to its identity provider when there is no session).
 if (auth.getToken() === null) {
-  auth.signIn();
+	auth.signIn();
 }
 
 function App(): ReactNode {
-  const route = useRoute();
-  return (
-    <div className="app">
-      <nav>
-        <a href="#/">Home</a> <UserMenu />
-      </nav>
-      {route.page === "chat" ? <ChatPage threadId={route.threadId} /> : <HomePage />}
-    </div>
-  );
+	const route = useRoute();
+	return (
+		<div className="app">
+			<nav>
+				<a href="#/">Home</a> <UserMenu />
+			</nav>
+			{route.page === "chat" ? (
+				<ChatPage threadId={route.threadId} />
+			) : (
+				<HomePage />
+			)}
+		</div>
+	);
 }
 
 const root = document.getElementById("root");
 if (root === null) {
-  throw new Error("#root is missing");
+	throw new Error("#root is missing");
 }
 
 createRoot(root).render(
-  <StrictMode>
-    <QueryClientProvider client={client}>
-      <ChatRuntimeRoot>
-        <App />
-      </ChatRuntimeRoot>
-    </QueryClientProvider>
-  </StrictMode>,
+	<StrictMode>
+		<QueryClientProvider client={client}>
+			<ChatRuntimeRoot>
+				<ApprovalsRoot>
+					<App />
+				</ApprovalsRoot>
+			</ChatRuntimeRoot>
+		</QueryClientProvider>
+	</StrictMode>,
 );

@@ -6,6 +6,6 @@ export type Agent = ReturnType<typeof parseAgents>[number];
 
 /** Fetches the agents. */
 export async function getAgents(): Promise<readonly Agent[]> {
-  const resp = await auth.fetch("/api/agents");
-  return parseAgents(await resp.json());
+	const resp = await auth.fetch("/api/agents");
+	return parseAgents(await resp.json());
 }

@@ -6,10 +6,21 @@ import * as z from "zod";
 
 /** A thread's messages as the server stores them: AG-UI messages (the app's model). */
 export function parseMessages(json: unknown): agui.Message[] {
-  return z.array(agui.MessageSchema).parse(json);
+	return z.array(agui.MessageSchema).parse(json);
 }
 
 /** `GET /api/agents`: the agents and what they can do (their own tools among it). */
-export function parseAgents(json: unknown): { name: string; capabilities?: agui.AgentCapabilities | undefined }[] {
-  return z.object({ agents: z.array(z.object({ name: z.string(), capabilities: agui.AgentCapabilitiesSchema.optional() })) }).parse(json).agents;
+export function parseAgents(
+	json: unknown,
+): { name: string; capabilities?: agui.AgentCapabilities | undefined }[] {
+	return z
+		.object({
+			agents: z.array(
+				z.object({
+					name: z.string(),
+					capabilities: agui.AgentCapabilitiesSchema.optional(),
+				}),
+			),
+		})
+		.parse(json).agents;
 }

@@ -8,18 +8,18 @@ const nativeFetch = window.fetch.bind(window);
 
 /** A failed request: carries the HTTP status so callers classify it without parsing a message. */
 export class FetchError extends Error {
-  /** The HTTP status (401 for a missing or expired token). */
-  readonly status: number;
+	/** The HTTP status (401 for a missing or expired token). */
+	readonly status: number;
 
-  /** The HTTP status text. */
-  readonly statusText: string;
+	/** The HTTP status text. */
+	readonly statusText: string;
 
-  constructor(status: number, statusText: string) {
-    super(`Fetch failure: ${status} ${statusText}`);
-    this.name = "FetchError";
-    this.status = status;
-    this.statusText = statusText;
-  }
+	constructor(status: number, statusText: string) {
+		super(`Fetch failure: ${status} ${statusText}`);
+		this.name = "FetchError";
+		this.status = status;
+		this.statusText = statusText;
+	}
 }
 
 // Where the token is kept (a login flow would put it there).
@@ -30,25 +30,25 @@ const listeners = new Set<() => void>();
 
 /** The current token, or `null` when signed out (or the session expired). */
 export function getToken(): string | null {
-  return localStorage.getItem(TOKEN_KEY);
+	return localStorage.getItem(TOKEN_KEY);
 }
 
 /** Signs in (here: a fresh token; a real app redirects to its identity provider). */
 export function signIn(): void {
-  localStorage.setItem(TOKEN_KEY, `token-${crypto.randomUUID()}`);
-  listeners.forEach((listener) => listener());
+	localStorage.setItem(TOKEN_KEY, `token-${crypto.randomUUID()}`);
+	listeners.forEach((listener) => listener());
 }
 
 /** Signs out: the next request fails with a 401 `FetchError`, as with an expired token. */
 export function signOut(): void {
-  localStorage.removeItem(TOKEN_KEY);
-  listeners.forEach((listener) => listener());
+	localStorage.removeItem(TOKEN_KEY);
+	listeners.forEach((listener) => listener());
 }
 
 /** Subscribes to sign-in changes (for `useSyncExternalStore`). */
 export function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
+	listeners.add(listener);
+	return () => listeners.delete(listener);
 }
 
 /**
@@ -56,21 +56,24 @@ export function subscribe(listener: () => void): () => void {
  * before sending anything when there is no token, `FetchError(status)` for an answer that is not
  * ok. Called as `fetch(url, init)`, which is how chat-runtime calls its `fetch` option.
  */
-export async function fetch(url: string, init: RequestInit = {}): Promise<Response> {
-  // No token (signed out, or the refresh failed): the request would be refused anyway.
-  const token = getToken();
-  if (token === null) {
-    throw new FetchError(401, "Unauthorized");
-  }
+export async function fetch(
+	url: string,
+	init: RequestInit = {},
+): Promise<Response> {
+	// No token (signed out, or the refresh failed): the request would be refused anyway.
+	const token = getToken();
+	if (token === null) {
+		throw new FetchError(401, "Unauthorized");
+	}
 
-  // Copy the caller's headers and add ours.
-  const headers = new Headers(init.headers);
-  headers.set("Authorization", `Bearer ${token}`);
+	// Copy the caller's headers and add ours.
+	const headers = new Headers(init.headers);
+	headers.set("Authorization", `Bearer ${token}`);
 
-  // Send, and turn a failed answer into an error.
-  const resp = await nativeFetch(url, { ...init, headers });
-  if (!resp.ok) {
-    throw new FetchError(resp.status, resp.statusText);
-  }
-  return resp;
+	// Send, and turn a failed answer into an error.
+	const resp = await nativeFetch(url, { ...init, headers });
+	if (!resp.ok) {
+		throw new FetchError(resp.status, resp.statusText);
+	}
+	return resp;
 }

@@ -8,15 +8,19 @@ import * as api from "../api";
  * thread reads this.
  */
 export const threadMessagesQuery = (threadId: string | null) =>
-  queryOptions({
-    queryKey: ["thread", "messages", threadId],
-    queryFn: (): Promise<api.ThreadMessages> => (threadId === null ? Promise.resolve([]) : api.getThreadMessages(threadId)),
-    staleTime: Number.POSITIVE_INFINITY,
-  });
+	queryOptions({
+		queryKey: ["thread", "messages", threadId],
+		// `null`: a new chat has no thread yet (chat-runtime takes the nullable cache as it is).
+		queryFn: (): Promise<api.ThreadMessages | null> =>
+			threadId === null
+				? Promise.resolve(null)
+				: api.getThreadMessages(threadId),
+		staleTime: Number.POSITIVE_INFINITY,
+	});
 
 /** The agents (`GET /api/agents`). */
 export const agentsQuery = queryOptions({
-  queryKey: ["agents"],
-  queryFn: () => api.getAgents(),
-  staleTime: Number.POSITIVE_INFINITY,
+	queryKey: ["agents"],
+	queryFn: () => api.getAgents(),
+	staleTime: Number.POSITIVE_INFINITY,
 });
