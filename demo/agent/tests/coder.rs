@@ -319,7 +319,7 @@ async fn one_dynamic_call_pauses_the_turn_and_tool_results_resume_it() {
         .map(|e| &e["message_part"])
         .collect();
     let seqs: Vec<u64> = parts.iter().map(|p| p["seq"].as_u64().unwrap()).collect();
-    assert_eq!(seqs, [0, 1, 2, 3, 4, 5], "seq is contiguous per generation");
+    assert_eq!(seqs, [1, 2, 3, 4, 5, 6], "seq starts at 1, contiguous per generation");
     assert!(parts.iter().all(
         |p| p["history_version"] == parts[0]["history_version"] && p["generation_attempt"] == 1
     ));

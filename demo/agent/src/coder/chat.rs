@@ -116,6 +116,9 @@ pub struct Setup {
     pub drop_after: VecDeque<String>,
     /// Server generation.
     pub era: Era,
+    /// No live `status` event of `running` or `waiting` (a turn between two of coderd's
+    /// syncs); the snapshot still says the status.
+    pub quiet_status: bool,
 }
 
 /// The test log of one chat (`GET /test/coder/chats/{id}`).
@@ -179,16 +182,12 @@ impl Chat {
     pub fn new(
         id: String,
         body: &Map<String, Value>,
+        text: &str,
         dynamic: HashSet<String>,
         setup: Setup,
     ) -> Chat {
         let now = now_rfc3339();
-        let text = first_text(body.get("content"));
-        let title: String = if text.is_empty() {
-            "New Chat".into()
-        } else {
-            text.chars().take(80).collect()
-        };
+        let title = title_of(text);
         Chat {
             id,
             organization_id: body
@@ -339,7 +338,8 @@ impl Chat {
             .filter_map(|p| {
                 let id = p["tool_call_id"].as_str()?.to_string();
                 let name = p["tool_name"].as_str()?.to_string();
-                (self.dynamic.contains(&name) && !handled.contains(&id)).then(|| {
+                let client = self.dynamic.contains(&name) && !super::is_chatd_builtin(&name);
+                (client && !handled.contains(&id)).then(|| {
                     let args = p.get("args").cloned().unwrap_or(json!({}));
                     (id, name, args)
                 })
@@ -400,7 +400,10 @@ impl Chat {
     /// Publishes a batch to the live streams, applying the `dropAfter` triggers: a batch holding
     /// the next trigger's event is cut right after it and the streams are dropped (the rest of
     /// the batch is not delivered live; committed messages come back through the snapshot).
-    pub fn publish(&mut self, batch: Vec<Value>) {
+    pub fn publish(&mut self, mut batch: Vec<Value>) {
+        if self.setup.quiet_status {
+            batch.retain(|e| !(e["type"] == "status" && quiet(&e["status"]["status"])));
+        }
         if batch.is_empty() {
             return;
         }
@@ -436,6 +439,12 @@ impl Chat {
     }
 }
 
+/// The statuses a `quietStatus` chat never publishes live: those of a turn that starts and
+/// ends between two of coderd's syncs.
+fn quiet(status: &Value) -> bool {
+    status == "running" || status == "waiting"
+}
+
 /// Whether `event` is the one a `dropAfter` trigger names: `requires_action`, `running`,
 /// `waiting`, `error`, `interrupting` (that `status`), `action_required`, `message` (any
 /// committed message), `tool_result` (a committed `role: "tool"` message), `message_part`.
@@ -446,6 +455,20 @@ fn matches_trigger(event: &Value, trigger: &str) -> bool {
         "tool_result" => kind == "message" && event["message"]["role"] == "tool",
         status => kind == "status" && event["status"]["status"] == status,
     }
+}
+
+/// coderd's `chatTitleFromMessage`: the first six words (then `…`), at most 80 characters;
+/// `New Chat` when there are none.
+pub fn title_of(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        return "New Chat".into();
+    }
+    let mut title = words[..words.len().min(6)].join(" ");
+    if words.len() > 6 {
+        title.push('…');
+    }
+    title.chars().take(80).collect()
 }
 
 /// The parts of a message.
