@@ -316,7 +316,12 @@ async fn read_capped(req: Request) -> Result<(Map<String, Value>, Value), Respon
 /// part."; a part of another type → 400 "Invalid input part.". The stored parts hold the
 /// trimmed text.
 fn input_content(content: Option<&Value>) -> Result<Vec<Value>, (StatusCode, Value)> {
-    let fail = |m: &str, d: String| (StatusCode::BAD_REQUEST, json!({ "message": m, "detail": d }));
+    let fail = |m: &str, d: String| {
+        (
+            StatusCode::BAD_REQUEST,
+            json!({ "message": m, "detail": d }),
+        )
+    };
     let parts = match content {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.clone(),
@@ -329,7 +334,10 @@ fn input_content(content: Option<&Value>) -> Result<Vec<Value>, (StatusCode, Val
         }
     };
     if parts.is_empty() {
-        return Err(fail("Content is required.", "Content cannot be empty.".into()));
+        return Err(fail(
+            "Content is required.",
+            "Content cannot be empty.".into(),
+        ));
     }
     let mut out = Vec::with_capacity(parts.len());
     for (i, part) in parts.iter().enumerate() {
@@ -412,7 +420,10 @@ async fn auth(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> Resp
         (hub.token.clone(), hub.down_until.is_some())
     };
     if down {
-        let mut res = (StatusCode::BAD_GATEWAY, "502 Bad Gateway: coderd is restarting\n")
+        let mut res = (
+            StatusCode::BAD_GATEWAY,
+            "502 Bad Gateway: coderd is restarting\n",
+        )
             .into_response();
         res.headers_mut()
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));

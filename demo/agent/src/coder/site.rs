@@ -206,9 +206,8 @@ fn plain(text: &str) -> Response {
 }
 
 fn set_cookie(res: &mut Response, name: &str, value: &str) {
-    if let Ok(v) = HeaderValue::from_str(&format!(
-        "{name}={value}; Path=/; HttpOnly; SameSite=Lax"
-    )) {
+    if let Ok(v) = HeaderValue::from_str(&format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax"))
+    {
         res.headers_mut().append(header::SET_COOKIE, v);
     }
 }
@@ -218,7 +217,11 @@ fn set_cookie(res: &mut Response, name: &str, value: &str) {
 /// `<meta property="csrf-token" content="...">` (after `<head>`, or first) and the HttpOnly
 /// `csrf_token` cookie when the browser has none. Every other response passes untouched.
 pub async fn page(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> Response {
-    let sign_in = coder.config.sign_in.then(|| coder.lock().token.clone()).flatten();
+    let sign_in = coder
+        .config
+        .sign_in
+        .then(|| coder.lock().token.clone())
+        .flatten();
     let session = cookie(req.headers(), SESSION_COOKIE);
     let csrf = cookie(req.headers(), CSRF_COOKIE).filter(|t| masked(t).is_some());
     let get = req.method() == Method::GET;
@@ -228,8 +231,7 @@ pub async fn page(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> 
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
-    if !get || !html || res.status() != StatusCode::OK || (session.is_none() && sign_in.is_none())
-    {
+    if !get || !html || res.status() != StatusCode::OK || (session.is_none() && sign_in.is_none()) {
         return res;
     }
     let (mut parts, body) = res.into_parts();
@@ -267,10 +269,9 @@ pub(super) struct LoginQuery {
 /// `coder_session_token` cookie, as Coder's login sets it) and redirects (303) to `to`
 /// (default `/`), a same-origin path.
 pub(super) async fn login(Query(q): Query<LoginQuery>) -> Response {
-    let to = q
-        .to
-        .filter(|t| t.starts_with('/') && !t.starts_with("//"))
-        .unwrap_or_else(|| "/".into());
+    let to =
+        q.to.filter(|t| t.starts_with('/') && !t.starts_with("//"))
+            .unwrap_or_else(|| "/".into());
     let mut res = StatusCode::SEE_OTHER.into_response();
     if let Ok(v) = HeaderValue::from_str(&to) {
         res.headers_mut().insert(header::LOCATION, v);

@@ -139,12 +139,9 @@ async fn run_turn(coder: Arc<Coder>, id: String, epoch: u64) {
             let m = chat.commit(ids.message(), "assistant", content);
             chat.publish(vec![m]);
         }
-        let (builtins, dynamic): (Vec<_>, Vec<_>) = step
-            .calls
-            .iter()
-            .partition(|c| {
-                c.builtin || !chat.dynamic.contains(&c.name) || super::is_chatd_builtin(&c.name)
-            });
+        let (builtins, dynamic): (Vec<_>, Vec<_>) = step.calls.iter().partition(|c| {
+            c.builtin || !chat.dynamic.contains(&c.name) || super::is_chatd_builtin(&c.name)
+        });
         let results: Vec<Value> = builtins
             .iter()
             .map(|c| {
