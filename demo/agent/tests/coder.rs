@@ -1520,3 +1520,22 @@ async fn organization_id_must_decode_as_a_uuid() {
         assert_eq!(post(a, P, with(json!(good))).await.0, 201, "{good}");
     }
 }
+
+#[tokio::test]
+async fn the_model_sees_only_top_level_properties_and_required() {
+    let server = start().await;
+    let a = server.addr;
+    let mut body = create_body("schema", &[]);
+    body["unsafe_dynamic_tools"] = json!([{ "name": "put", "description": "d", "input_schema": {
+        "type": "object", "$defs": { "P": { "type": "string" } },
+        "properties": { "p": { "$ref": "#/$defs/P" } }, "required": ["p"],
+        "additionalProperties": false, "anyOf": [{ "required": ["p"] }] } }]);
+    let (s, chat) = post(a, P, body).await;
+    assert_eq!(s, 201);
+    let r = record(a, chat["id"].as_str().unwrap()).await;
+    assert_eq!(
+        r["modelTools"],
+        json!([{ "name": "put", "description": "d", "input_schema": { "type": "object",
+            "properties": { "p": { "$ref": "#/$defs/P" } }, "required": ["p"] } }])
+    );
+}

@@ -156,6 +156,8 @@ pub struct Chat {
     pub archived: bool,
     /// Names of `unsafe_dynamic_tools`: the calls the client executes.
     pub dynamic: HashSet<String>,
+    /// The dynamic tools as the model sees them ([`model_tool`]).
+    pub model_tools: Vec<Value>,
     /// Committed messages, ascending ids.
     pub messages: Vec<Value>,
     /// Queued user messages (`queued_messages`).
@@ -211,6 +213,13 @@ impl Chat {
             last_error: None,
             archived: false,
             dynamic,
+            model_tools: body
+                .get("unsafe_dynamic_tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(model_tool)
+                .collect(),
             messages: Vec::new(),
             queue: VecDeque::new(),
             history_version: 1,
@@ -455,6 +464,21 @@ fn matches_trigger(event: &Value, trigger: &str) -> bool {
         "tool_result" => kind == "message" && event["message"]["role"] == "tool",
         status => kind == "status" && event["status"]["status"] == status,
     }
+}
+
+/// A declared dynamic tool as chatloop's `BuildToolDefinitions` shows it to the model: its name,
+/// description and only the top-level `properties` and `required` of its `input_schema`
+/// (`$defs`, `definitions`, a top-level `$ref`, `allOf`/`anyOf`/`oneOf`, `additionalProperties`
+/// are dropped; a `$ref` inside `properties` stays, dangling).
+pub fn model_tool(tool: &Value) -> Value {
+    let schema = &tool["input_schema"];
+    let mut reduced = json!({ "type": "object",
+        "properties": schema.get("properties").cloned().unwrap_or_else(|| json!({})) });
+    if let Some(r) = schema.get("required").filter(|r| r.is_array()) {
+        reduced["required"] = r.clone();
+    }
+    json!({ "name": tool["name"], "description": tool.get("description").cloned().unwrap_or(json!("")),
+        "input_schema": reduced })
 }
 
 /// coderd's `chatTitleFromMessage`: the first six words (then `…`), at most 80 characters;

@@ -319,6 +319,7 @@ pub(super) async fn chat_record(
             "messages": c.messages,
             "queuedMessages": c.queued_json(),
             "pendingCalls": pending,
+            "modelTools": c.model_tools,
             "actionRequiredSent": c.action_sent(),
             "toolResultPosts": r.tool_result_posts,
             "toolResultPostCount": r.tool_result_posts.len(),
