@@ -286,15 +286,14 @@ fn too_large() -> Response {
 }
 
 /// The 503 of `requireChatDaemon`, when the AI Gateway is off.
-fn gateway_check(coder: &Coder) -> Result<(), Response> {
-    if coder.lock().gateway_off {
-        return Err(sdk(
+fn gateway_check(coder: &Coder) -> Option<Response> {
+    coder.lock().gateway_off.then(|| {
+        sdk(
             StatusCode::SERVICE_UNAVAILABLE,
             GATEWAY_OFF,
             Some(GATEWAY_OFF_DETAIL.into()),
-        ));
-    }
-    Ok(())
+        )
+    })
 }
 
 /// Reads a JSON object body of at most [`MAX_BODY`] bytes: 413 over it (create and
@@ -429,7 +428,7 @@ async fn auth(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> Resp
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         return res;
     }
-    if let Err(res) = site::check(req.method(), req.headers(), req.uri().query()) {
+    if let Some(res) = site::check(req.method(), req.headers(), req.uri().query()) {
         return res;
     }
     if let Some(want) = want {
@@ -481,7 +480,7 @@ pub fn valid_uuid(s: &str) -> bool {
 
 /// `POST /` (create): 201 `Chat`, status `running`; the first message goes to the worker.
 async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response {
-    if let Err(res) = gateway_check(&coder) {
+    if let Some(res) = gateway_check(&coder) {
         return res;
     }
     let (body, _) = match read_capped(req).await {
@@ -650,7 +649,7 @@ async fn post_message(
     if !coder.lock().chats.contains_key(&id) {
         return not_found();
     }
-    if let Err(res) = gateway_check(&coder) {
+    if let Some(res) = gateway_check(&coder) {
         return res;
     }
     let res = post_message_inner(&coder, &id, req).await;
