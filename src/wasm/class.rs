@@ -11,7 +11,7 @@ use super::convert::{
     from_js, host, json_members, member, string_from_js, thread_id as thread_id_arg,
     thread_id_for_write, toggles_thread,
 };
-use super::driver::{Driver, HostConfig, ThreadRead};
+use super::driver::{Csrf, Driver, HostConfig, ThreadRead};
 use super::error::Error;
 use super::io::http::Fetch;
 use super::io::storage::Store;
@@ -107,6 +107,22 @@ fn function(value: JsValue, key: &str) -> Result<Option<Function>, Error> {
         .map_err(|_| invalid(key, format!("`{key}` must be a function")))
 }
 
+/// `backend.csrfToken` when it is a function, and the options to read as data: when it is one,
+/// a copy of `options` whose `backend` is a copy without it (the app's objects stay as they are).
+fn csrf_function(options: &JsValue) -> Result<(JsValue, Option<Function>), Error> {
+    let backend = host(options, "backend");
+    let coder = host(&backend, "type").as_string().as_deref() == Some("coder");
+    if !backend.is_object() || !coder || !host(&backend, "csrfToken").is_function() {
+        return Ok((options.clone(), None));
+    }
+    let function = function(host(&backend, "csrfToken"), "backend.csrfToken")?;
+    let backend_copy = js_sys::Object::assign(&js_sys::Object::new(), backend.unchecked_ref());
+    let _ = js_sys::Reflect::delete_property(&backend_copy, &"csrfToken".into());
+    let options_copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
+    let _ = js_sys::Reflect::set(&options_copy, &"backend".into(), &backend_copy);
+    Ok((options_copy.into(), function))
+}
+
 /// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
 #[wasm_bindgen]
 pub struct ChatRuntime {
@@ -128,13 +144,24 @@ impl ChatRuntime {
         }
         // The data members are read and checked in the core (`crate::options`); functions and
         // host objects are taken here as they are.
-        let json = json_members(&options, RUNTIME_OPTION_KEYS, "options/invalid")?;
+        // `backend.csrfToken` may be a function: taken here, and the rest read as data.
+        let (options_data, csrf_function) = csrf_function(&options)?;
+        let json = json_members(&options_data, RUNTIME_OPTION_KEYS, "options/invalid")?;
+        let runtime_options = RuntimeOptions::from_json(json)?;
+        let page_origin = host(&host(&js_sys::global(), "location"), "origin").as_string();
+        runtime_options.check_token_origin(page_origin.as_deref())?;
         let RuntimeOptions {
             config,
             catalog,
             tools_url,
             allowed_import_origins,
-        } = RuntimeOptions::from_json(json)?;
+            coder_auth,
+        } = runtime_options;
+        let csrf = match (csrf_function, coder_auth.csrf_token) {
+            (Some(f), _) => Csrf::Function(f),
+            (None, Some(token)) => Csrf::Fixed(token),
+            (None, None) => Csrf::Meta,
+        };
         let fetch = function(host(&options, "fetch"), "fetch")?;
         let import_module = function(host(&options, "importModule"), "importModule")?;
         let storage = Store::from_option(&host(&options, "storage"));
@@ -153,6 +180,7 @@ impl ChatRuntime {
             allowed_import_origins,
             storage,
             prepare_request,
+            csrf,
         };
         let session = Session::new(config, random_prefix(), Box::new(Patterns::new()));
         Ok(ChatRuntime {

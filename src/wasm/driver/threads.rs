@@ -6,6 +6,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
 use super::{upgrade, Driver, Running, ThreadRead};
+use crate::coder::wire::input_texts;
 use crate::protocol::event::Message;
 use crate::protocol::wire::ToJson;
 use crate::session::{Forget, RunRequest, SessionError, ToolSet};
@@ -106,6 +107,26 @@ impl Driver {
             }
             let tools = ToolSet::for_thread(&state.catalog, &mut state.toggles, thread);
             let thread_id = if state.session.config().coder.is_some() {
+                // What coderd would refuse (an empty or blank text) is refused here, before
+                // anything is sent: the new user messages' texts.
+                let known = state.session.messages(&thread_id);
+                let new: Vec<(usize, &Message)> = request
+                    .messages
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, m)| !known.iter().any(|k| k.id() == m.id()))
+                    .collect();
+                // Messages of other roles are the session's to refuse.
+                if new.iter().all(|(_, m)| matches!(m, Message::User(_))) {
+                    let texts = new.iter().flat_map(|(i, m)| match m {
+                        Message::User(user) => input_texts(&user.content)
+                            .into_iter()
+                            .map(|t| (*i, t))
+                            .collect(),
+                        _ => Vec::new(),
+                    });
+                    crate::options::check_chat_texts(texts)?;
+                }
                 // A chat's tools are fixed when it is created: every frontend tool is declared,
                 // and a call of one switched off is answered as disabled.
                 let declared = state.catalog.wire_tools(|_| true);
