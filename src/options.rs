@@ -292,11 +292,9 @@ pub fn is_uuid(s: &str) -> bool {
 /// the run's user messages the thread does not hold yet, with the index of their message. One
 /// that is empty or only whitespace is `run/bad-request` naming `messages[i]`; so is a run with
 /// no text at all.
-pub fn check_chat_texts<'a>(
-    new_texts: impl IntoIterator<Item = (usize, &'a str)>,
-) -> Result<(), OptionsError> {
+pub fn check_chat_texts(new_texts: &[(usize, &str)]) -> Result<(), OptionsError> {
     let mut any = false;
-    for (index, text) in new_texts {
+    for &(index, text) in new_texts {
         if text.chars().all(char::is_whitespace) {
             return Err(OptionsError::Field {
                 code: "run/bad-request",

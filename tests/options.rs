@@ -572,8 +572,8 @@ fn url_origins_are_normalised() {
 
 #[test]
 fn a_chats_run_needs_text_that_is_not_blank() {
-    assert!(check_chat_texts([(0, "hi")]).is_ok());
-    assert!(check_chat_texts([(0, " hi "), (1, "there")]).is_ok());
+    assert!(check_chat_texts(&[(0, "hi")]).is_ok());
+    assert!(check_chat_texts(&[(0, " hi "), (1, "there")]).is_ok());
     for (texts, field) in [
         (vec![(0, "")], "messages[0].content"),
         (vec![(0, "ok"), (2, " \n\t")], "messages[2].content"),
@@ -581,7 +581,7 @@ fn a_chats_run_needs_text_that_is_not_blank() {
     ] {
         let Err(OptionsError::Field {
             code, field: got, ..
-        }) = check_chat_texts(texts.clone())
+        }) = check_chat_texts(&texts)
         else {
             panic!("{texts:?} accepted")
         };

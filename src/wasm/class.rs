@@ -107,20 +107,19 @@ fn function(value: JsValue, key: &str) -> Result<Option<Function>, Error> {
         .map_err(|_| invalid(key, format!("`{key}` must be a function")))
 }
 
-/// `backend.csrfToken` when it is a function, and the options to read as data: when it is one,
-/// a copy of `options` whose `backend` is a copy without it (the app's objects stay as they are).
-fn csrf_function(options: &JsValue) -> Result<(JsValue, Option<Function>), Error> {
+/// `backend.csrfToken` when it is a function (`JSON.stringify` leaves a function out, so the
+/// data the core reads never holds it; a string goes through the core). Only a coder backend
+/// takes one.
+fn csrf_function(options: &JsValue) -> Result<Option<Function>, Error> {
     let backend = host(options, "backend");
-    let coder = host(&backend, "type").as_string().as_deref() == Some("coder");
-    if !backend.is_object() || !coder || !host(&backend, "csrfToken").is_function() {
-        return Ok((options.clone(), None));
+    let value = host(&backend, "csrfToken");
+    if !value.is_function() {
+        return Ok(None);
     }
-    let function = function(host(&backend, "csrfToken"), "backend.csrfToken")?;
-    let backend_copy = js_sys::Object::assign(&js_sys::Object::new(), backend.unchecked_ref());
-    let _ = js_sys::Reflect::delete_property(&backend_copy, &"csrfToken".into());
-    let options_copy = js_sys::Object::assign(&js_sys::Object::new(), options.unchecked_ref());
-    let _ = js_sys::Reflect::set(&options_copy, &"backend".into(), &backend_copy);
-    Ok((options_copy.into(), function))
+    if host(&backend, "type").as_string().as_deref() != Some("coder") {
+        return Err(invalid("backend", "`backend` has no member \"csrfToken\""));
+    }
+    function(value, "backend.csrfToken")
 }
 
 /// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
@@ -144,9 +143,9 @@ impl ChatRuntime {
         }
         // The data members are read and checked in the core (`crate::options`); functions and
         // host objects are taken here as they are.
-        // `backend.csrfToken` may be a function: taken here, and the rest read as data.
-        let (options_data, csrf_function) = csrf_function(&options)?;
-        let json = json_members(&options_data, RUNTIME_OPTION_KEYS, "options/invalid")?;
+        // `backend.csrfToken` may be a function: taken here, as `fetch` is.
+        let csrf_function = csrf_function(&options)?;
+        let json = json_members(&options, RUNTIME_OPTION_KEYS, "options/invalid")?;
         let runtime_options = RuntimeOptions::from_json(json)?;
         let page_origin = host(&host(&js_sys::global(), "location"), "origin").as_string();
         runtime_options.check_token_origin(page_origin.as_deref())?;

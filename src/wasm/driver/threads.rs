@@ -110,22 +110,22 @@ impl Driver {
                 // What coderd would refuse (an empty or blank text) is refused here, before
                 // anything is sent: the new user messages' texts.
                 let known = state.session.messages(&thread_id);
-                let new: Vec<(usize, &Message)> = request
-                    .messages
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, m)| !known.iter().any(|k| k.id() == m.id()))
-                    .collect();
-                // Messages of other roles are the session's to refuse.
-                if new.iter().all(|(_, m)| matches!(m, Message::User(_))) {
-                    let texts = new.iter().flat_map(|(i, m)| match m {
-                        Message::User(user) => input_texts(&user.content)
-                            .into_iter()
-                            .map(|t| (*i, t))
-                            .collect(),
-                        _ => Vec::new(),
-                    });
-                    crate::options::check_chat_texts(texts)?;
+                let mut texts: Vec<(usize, &str)> = Vec::new();
+                let mut only_user = true;
+                for (index, message) in request.messages.iter().enumerate() {
+                    if known.iter().any(|k| k.id() == message.id()) {
+                        continue;
+                    }
+                    match message {
+                        Message::User(user) => {
+                            texts.extend(input_texts(&user.content).into_iter().map(|t| (index, t)))
+                        }
+                        // Messages of other roles are the session's to refuse.
+                        _ => only_user = false,
+                    }
+                }
+                if only_user {
+                    crate::options::check_chat_texts(&texts)?;
                 }
                 // A chat's tools are fixed when it is created: every frontend tool is declared,
                 // and a call of one switched off is answered as disabled.
