@@ -97,8 +97,9 @@ size:
 # interrupt fixes (+1,124), the exact strings at every exit and the merge (about +1,400); then +472
 # for the activity event (+218) and the memory bounds (+254). The house and merge work of 2026-11-25
 # (+1,375, docs/numbers.md) fits under it: 182,688. Then +29,572 for the Coder backend
-# (docs/coder.md, "What it costs"): 212,260; its trimming round took 2,804 off: 209,456.
-SIZE_BUDGET_GZIP ?= 211212
+# (docs/coder.md, "What it costs"): 212,260; its trimming round took 2,804 off: 209,456. Then
+# +3,143 for the Coder auth as coderd checks it (CSRF, credentials, local refusals).
+SIZE_BUDGET_GZIP ?= 214355
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP)
 

@@ -14,7 +14,9 @@
 // - Coder: with `?backend=coder` the same page runs on the Coder chat backend (the demo agent's
 //   Coder mock at /api/v2/chats, same origin). A thread is a chat and its id the chat's id: the
 //   first message of a new chat creates it (`run` without a threadId), and the page adopts the id
-//   the turn runs under (see adoptNewChat). Its threads are kept apart from the AG-UI ones.
+//   the turn runs under (see adoptNewChat). Its threads are kept apart from the AG-UI ones. The
+//   runtime is in cookie mode (no sessionToken): `make demo` signs the page in by cookie and puts
+//   Coder's CSRF token in its <meta property="csrf-token">, which the runtime sends on every POST.
 import init, { ChatRuntime } from "/pkg/chat_runtime.js";
 import { createInspector } from "/inspector.js";
 
