@@ -15,7 +15,7 @@ const USAGE: &str =
     "usage: chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]...
                           [--pace-ms N] [--llm-url URL --model NAME]
                           [--coder-deadline-ms N] [--coder-token T [--coder-sign-in]]
-                          [--coder-prefix P]
+                          [--coder-prefix P [--coder-only-prefix]]
   --mode demo|script     demo (default): the rule-based demo agent answers runs;
                          script: only responses queued with POST /test/script (the e2e tests)
   --port N               port on 127.0.0.1 (default: $PORT, else 8080; 0 picks a free port)
@@ -31,6 +31,7 @@ const USAGE: &str =
                          coder_session_token cookie (T) and Coder's CSRF meta tag and cookie
   --coder-prefix P       where the Coder mock's chat routes live (default /api/v2/chats;
                          /api/experimental/chats is served too)
+  --coder-only-prefix    serve the chat routes under --coder-prefix only (builds after #29548)
 Prints `listening on http://127.0.0.1:PORT` once ready. Ctrl-C / SIGTERM stops it.";
 
 struct Args {
@@ -91,6 +92,7 @@ fn parse_args(
                 config.coder.token = Some(value("--coder-token")?).filter(|t| !t.is_empty())
             }
             "--coder-sign-in" => config.coder.sign_in = true,
+            "--coder-only-prefix" => config.coder.only_prefix = true,
             "--coder-prefix" => {
                 let v = value("--coder-prefix")?;
                 let p = v.trim_end_matches('/');

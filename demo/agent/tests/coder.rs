@@ -1539,3 +1539,134 @@ async fn the_model_sees_only_top_level_properties_and_required() {
             "properties": { "p": { "$ref": "#/$defs/P" } }, "required": ["p"] } }])
     );
 }
+
+#[tokio::test]
+async fn creation_options_are_kept_and_checked_as_codersdk_decodes_them() {
+    let server = start().await;
+    let a = server.addr;
+    let model = "11111111-2222-4333-8444-555555555555";
+    let ws_id = "66666666-7777-4888-8999-aaaaaaaaaaaa";
+    let mut body = create_body("options", &[]);
+    body["model_config_id"] = json!(model);
+    body["workspace_id"] = json!(ws_id);
+    body["mcp_server_ids"] = json!([model]);
+    body["plan_mode"] = json!("plan");
+    body["system_prompt"] = json!("Be brief.");
+    body["reasoning_effort"] = json!("low");
+    body["labels"] = json!({ "app": "demo" });
+    let (s, chat) = post(a, P, body.clone()).await;
+    assert_eq!(s, 201, "{chat}");
+    assert_eq!(chat["last_model_config_id"], model);
+    assert_eq!(chat["workspace_id"], ws_id);
+    assert_eq!(chat["mcp_server_ids"], json!([model]));
+    assert_eq!(chat["plan_mode"], "plan");
+    assert_eq!(chat["labels"], json!({ "app": "demo" }));
+    let r = record(a, chat["id"].as_str().unwrap()).await;
+    assert_eq!(r["createRequest"], body);
+    for (k, v) in [
+        ("model_config_id", json!("gpt-4")),
+        ("workspace_id", json!(5)),
+        ("mcp_server_ids", json!(["x"])),
+        ("system_prompt", json!(["x"])),
+        ("labels", json!({ "n": 1 })),
+    ] {
+        let mut b = create_body("bad option", &[]);
+        b[k] = v;
+        let (s, e) = post(a, P, b).await;
+        assert_eq!(
+            (s, &e["message"]),
+            (400, &json!("Request body must be valid JSON.")),
+            "{k}"
+        );
+    }
+    let mut long = create_body("long prompt", &[]);
+    long["system_prompt"] = json!("p".repeat(128 * 1024 + 1));
+    assert_eq!(post(a, P, long).await.0, 400);
+}
+
+#[tokio::test]
+async fn an_invalid_state_refuses_posts_until_reconcile_invalid() {
+    let server = start().await;
+    let a = server.addr;
+    setup(
+        a,
+        json!({ "match": "invalid", "turns": [{ "calls": [{ "id": "i1", "name": "get_weather" }] }] }),
+    )
+    .await;
+    let id = create(a, "invalid", &["get_weather"]).await;
+    wait_status(a, &id, "requires_action").await;
+    setup(a, json!({ "chatId": id, "invalidState": true })).await;
+    let ok = json!({ "results": [{ "tool_call_id": "i1", "output": "x" }] });
+    let (s, b) = results(a, &id, ok.clone()).await;
+    assert_eq!(
+        (s, &b["message"]),
+        (409, &json!("Chat is in an invalid state."))
+    );
+    let (s, b) = say(a, &id, "hello").await;
+    assert_eq!(
+        (s, &b["message"]),
+        (409, &json!("Chat is in an invalid state."))
+    );
+    let (s, chat) = post(a, &format!("{P}/{id}/reconcile-invalid"), json!({})).await;
+    assert_eq!((s, &chat["status"]), (200, &json!("waiting")));
+    let r = record(a, &id).await;
+    let last = r["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last["content"][0]["result"],
+        "Tool execution canceled due to invalid chat state"
+    );
+    assert_eq!(
+        post(a, &format!("{P}/{id}/reconcile-invalid"), json!({}))
+            .await
+            .0,
+        409
+    );
+    assert_eq!(say(a, &id, "hello").await.0, 200);
+}
+
+#[tokio::test]
+async fn an_edited_chat_resends_its_whole_history_on_every_connect() {
+    let server = start().await;
+    let a = server.addr;
+    let (id, _s) = idle_chat(a, "edited", &[], json!([])).await;
+    let last = record(a, &id).await["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    setup(a, json!({ "chatId": id, "edited": true })).await;
+    let mut s = ws_with(a, &format!("{P}/{id}/stream?after_id={last}"), &[])
+        .await
+        .unwrap();
+    let snap = until(&mut s, |e| e["type"] == "preview_reset").await;
+    let t = types(&snap);
+    assert_eq!(t[0], "history_reset");
+    assert_eq!(
+        t.iter().filter(|t| t.starts_with("message:")).count(),
+        2,
+        "{t:?}"
+    );
+}
+
+#[tokio::test]
+async fn only_prefix_serves_one_prefix() {
+    let server = start_with(CoderConfig {
+        only_prefix: true,
+        ..CoderConfig::default()
+    })
+    .await;
+    let a = server.addr;
+    assert_eq!(post(a, P, create_body("v2", &[])).await.0, 201);
+    let (s, _) = post(a, "/api/experimental/chats", create_body("old", &[])).await;
+    assert_eq!(s, 404);
+    let both = start().await;
+    let (s, _) = post(
+        both.addr,
+        "/api/experimental/chats",
+        create_body("old", &[]),
+    )
+    .await;
+    assert_eq!(s, 201);
+}

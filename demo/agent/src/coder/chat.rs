@@ -20,6 +20,8 @@ pub const MODEL_CONFIG_ID: &str = "f5fb4d91-62ca-4377-9ee6-5d43ba00d205";
 
 /// Synthetic result of a call whose requires_action deadline passed.
 pub const REASON_TIMEOUT: &str = "Tool execution timed out";
+/// Synthetic result of a call closed by `POST /reconcile-invalid`.
+pub const REASON_RECONCILE: &str = "Tool execution canceled due to invalid chat state";
 /// Synthetic result of a call closed by `POST /interrupt` (or `busy_behavior: "interrupt"`).
 pub const REASON_INTERRUPT: &str = "Tool execution interrupted by user";
 
@@ -146,6 +148,19 @@ pub struct Chat {
     title: String,
     labels: Value,
     client_type: Option<String>,
+    /// What the create body chose (`CreateChatRequest`): shown in the `Chat` JSON.
+    workspace_id: Value,
+    mcp_server_ids: Value,
+    plan_mode: Value,
+    model_config_id: Value,
+    /// The create request as received (`GET /test/coder/chats/{id}` → `createRequest`).
+    pub create_request: Value,
+    /// Set by a test (`invalidState`): POSTs answer 409 "Chat is in an invalid state." until
+    /// `POST /{chat}/reconcile-invalid`.
+    pub invalid: bool,
+    /// Set by a test (`edited`): every connect gets `history_reset` and the whole history,
+    /// whatever `after_id` says (coderd's `loadDBSnapshot` for a chat with a soft-deleted row).
+    pub edited: bool,
     created_at: String,
     updated_at: String,
     /// Lifecycle.
@@ -207,6 +222,25 @@ impl Chat {
                 .get("client_type")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            workspace_id: body.get("workspace_id").cloned().unwrap_or(Value::Null),
+            mcp_server_ids: body
+                .get("mcp_server_ids")
+                .filter(|v| v.is_array())
+                .cloned()
+                .unwrap_or_else(|| json!([])),
+            plan_mode: body
+                .get("plan_mode")
+                .filter(|v| !v.is_null())
+                .cloned()
+                .unwrap_or_else(|| json!("")),
+            model_config_id: body
+                .get("model_config_id")
+                .filter(|v| v.is_string())
+                .cloned()
+                .unwrap_or_else(|| json!(MODEL_CONFIG_ID)),
+            create_request: Value::Object(body.clone()),
+            invalid: false,
+            edited: false,
             created_at: now.clone(),
             updated_at: now,
             status: Status::Running,
@@ -239,13 +273,13 @@ impl Chat {
             "organization_id": self.organization_id,
             "owner_id": OWNER_ID,
             "owner_username": OWNER_NAME,
-            "workspace_id": null,
+            "workspace_id": self.workspace_id,
             "parent_chat_id": null,
             "root_chat_id": null,
-            "last_model_config_id": MODEL_CONFIG_ID,
+            "last_model_config_id": self.model_config_id,
             "title": self.title,
             "status": self.status.as_str(),
-            "plan_mode": "",
+            "plan_mode": self.plan_mode,
             "last_error": self.last_error,
             "last_turn_summary": null,
             "summary": null,
@@ -254,7 +288,7 @@ impl Chat {
             "archived": self.archived,
             "shared": false,
             "pin_order": 0,
-            "mcp_server_ids": [],
+            "mcp_server_ids": self.mcp_server_ids,
             "labels": self.labels,
             "has_unread": false,
             "warnings": [],
@@ -372,12 +406,17 @@ impl Chat {
     /// The snapshot a new stream gets: messages after `after_id`, `queue_update` if queued,
     /// `status`, `error` if in error, `action_required` if requires_action, `preview_reset`.
     pub fn snapshot(&self, after_id: i64) -> Vec<Value> {
-        let mut out: Vec<Value> = self
-            .messages
-            .iter()
-            .filter(|m| m["id"].as_i64().unwrap_or(0) > after_id)
-            .map(|m| self.event("message", m.clone()))
-            .collect();
+        let after_id = if self.edited { 0 } else { after_id };
+        let mut out: Vec<Value> = Vec::new();
+        if self.edited {
+            out.push(self.event("history_reset", Value::Null));
+        }
+        out.extend(
+            self.messages
+                .iter()
+                .filter(|m| m["id"].as_i64().unwrap_or(0) > after_id)
+                .map(|m| self.event("message", m.clone())),
+        );
         if !self.queue.is_empty() {
             out.push(self.event("queue_update", self.queued_json()));
         }

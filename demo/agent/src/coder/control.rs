@@ -26,6 +26,8 @@ pub(super) struct SetupPatch {
     era: Option<Era>,
     archived: Option<bool>,
     quiet_status: Option<bool>,
+    invalid_state: Option<bool>,
+    edited: Option<bool>,
 }
 
 impl SetupPatch {
@@ -92,6 +94,8 @@ impl SetupPatch {
             era,
             archived: o.get("archived").and_then(Value::as_bool),
             quiet_status: o.get("quietStatus").and_then(Value::as_bool),
+            invalid_state: o.get("invalidState").and_then(Value::as_bool),
+            edited: o.get("edited").and_then(Value::as_bool),
         })
     }
 
@@ -142,6 +146,12 @@ pub(super) async fn setup(State(coder): State<Arc<Coder>>, req: Request) -> Resp
         };
         if let Some(a) = patch.archived {
             chat.archived = a;
+        }
+        if let Some(i) = patch.invalid_state {
+            chat.invalid = i;
+        }
+        if let Some(e) = patch.edited {
+            chat.edited = e;
         }
         patch.apply(&mut chat.setup);
         return json_response(StatusCode::OK, json!({ "ok": true, "chatId": id }));
@@ -320,6 +330,7 @@ pub(super) async fn chat_record(
             "queuedMessages": c.queued_json(),
             "pendingCalls": pending,
             "modelTools": c.model_tools,
+            "createRequest": c.create_request,
             "actionRequiredSent": c.action_sent(),
             "toolResultPosts": r.tool_result_posts,
             "toolResultPostCount": r.tool_result_posts.len(),

@@ -31,7 +31,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use chat::{Chat, Era, Framing, Setup, Status, REASON_INTERRUPT};
+use chat::{Chat, Era, Framing, Setup, Status, REASON_INTERRUPT, REASON_RECONCILE};
 use control::SetupPatch;
 use turn::{close_pending, commit_partial, content_of, start_turn};
 
@@ -45,6 +45,8 @@ pub const DEFAULT_DEADLINE_MS: u64 = 300_000;
 pub const MAX_BODY: usize = 256 * 1024;
 /// Most dynamic tools a chat may declare.
 pub const MAX_DYNAMIC_TOOLS: usize = 250;
+/// The longest `system_prompt` (`maxSystemPromptLenBytes`, 128 KiB).
+pub const MAX_SYSTEM_PROMPT: usize = 128 * 1024;
 /// Queued messages a chat holds before `POST /messages` answers 429.
 pub const MAX_QUEUE: usize = 20;
 /// The chatd built-in tools a dynamic tool's name may collide with: such a call is run by the
@@ -74,6 +76,9 @@ pub struct CoderConfig {
     /// Sign every browser in: an HTML page sets the `coder_session_token` cookie (the token)
     /// and carries the CSRF meta tag (`--coder-sign-in`).
     pub sign_in: bool,
+    /// Serve the chat routes under `prefix` only, not under `/api/experimental/chats` too
+    /// (`--coder-only-prefix`: builds after coder/coder#29548).
+    pub only_prefix: bool,
 }
 
 impl Default for CoderConfig {
@@ -83,6 +88,7 @@ impl Default for CoderConfig {
             deadline_ms: DEFAULT_DEADLINE_MS,
             token: None,
             sign_in: false,
+            only_prefix: false,
         }
     }
 }
@@ -202,7 +208,7 @@ impl Coder {
 pub fn router(coder: Arc<Coder>) -> Router {
     let mut api = Router::new();
     let mut prefixes = vec![coder.config.prefix.clone()];
-    if coder.config.prefix != EXPERIMENTAL_PREFIX {
+    if coder.config.prefix != EXPERIMENTAL_PREFIX && !coder.config.only_prefix {
         prefixes.push(EXPERIMENTAL_PREFIX.into());
     }
     for p in &prefixes {
@@ -215,6 +221,10 @@ pub fn router(coder: Arc<Coder>) -> Router {
             )
             .route(&format!("{p}/{{chat}}/interrupt"), post(interrupt))
             .route(&format!("{p}/{{chat}}/tool-results"), post(tool_results))
+            .route(
+                &format!("{p}/{{chat}}/reconcile-invalid"),
+                post(reconcile_invalid),
+            )
             .route(&format!("{p}/{{chat}}/stream"), get(stream::stream));
     }
     let api = api.route_layer(middleware::from_fn_with_state(coder.clone(), auth));
@@ -509,6 +519,9 @@ async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response 
         Ok(c) => c,
         Err((status, b)) => return json_response(status, b),
     };
+    if let Err(res) = check_create_members(&body) {
+        return res;
+    }
     let tools = match body.get("unsafe_dynamic_tools") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.clone(),
@@ -563,6 +576,94 @@ async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response 
     hub.order.push(id.clone());
     hub.chats.insert(id, chat);
     json_response(StatusCode::CREATED, json)
+}
+
+/// The optional members of `CreateChatRequest` as Go's decoder reads them: `model_config_id`
+/// and `workspace_id` UUIDs (or null), `mcp_server_ids` an array of UUIDs, `system_prompt`,
+/// `reasoning_effort` and `plan_mode` strings, `labels` an object of strings; a wrong type is 400
+/// "Request body must be valid JSON.". A `system_prompt` over 128 KiB is 400 (the mock's
+/// wording).
+#[allow(clippy::result_large_err)]
+fn check_create_members(body: &Map<String, Value>) -> Result<(), Response> {
+    let uuid_or_null = |k: &str| match body.get(k) {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => valid_uuid(s),
+        _ => false,
+    };
+    for k in ["model_config_id", "workspace_id"] {
+        if !uuid_or_null(k) {
+            return Err(bad_json(format!("unmarshal request: {k} is not a UUID")));
+        }
+    }
+    match body.get("mcp_server_ids") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(a)) if a.iter().all(|v| v.as_str().is_some_and(valid_uuid)) => {}
+        _ => {
+            return Err(bad_json(
+                "unmarshal request: mcp_server_ids is not an array of UUIDs",
+            ))
+        }
+    }
+    for k in ["system_prompt", "reasoning_effort", "plan_mode"] {
+        if !matches!(
+            body.get(k),
+            None | Some(Value::Null) | Some(Value::String(_))
+        ) {
+            return Err(bad_json(format!("unmarshal request: {k} is not a string")));
+        }
+    }
+    match body.get("labels") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(o)) if o.values().all(Value::is_string) => {}
+        _ => {
+            return Err(bad_json(
+                "unmarshal request: labels is not an object of strings",
+            ))
+        }
+    }
+    if body
+        .get("system_prompt")
+        .and_then(Value::as_str)
+        .is_some_and(|p| p.len() > MAX_SYSTEM_PROMPT)
+    {
+        return Err(sdk(
+            StatusCode::BAD_REQUEST,
+            "System prompt is too long.",
+            Some(format!("Maximum {MAX_SYSTEM_PROMPT} bytes.")),
+        ));
+    }
+    Ok(())
+}
+
+/// `POST /{chat}/reconcile-invalid`: a chat in an invalid state (`invalidState`) has its pending
+/// calls closed ("Tool execution canceled due to invalid chat state") and goes to `waiting` →
+/// 200 `Chat`; a chat that is not → 409 `Chat is not in an invalid state.` (the mock's wording).
+async fn reconcile_invalid(State(coder): State<Arc<Coder>>, Path(id): Path<String>) -> Response {
+    let mut hub = coder.lock();
+    let Hub { chats, ids, .. } = &mut *hub;
+    let Some(chat) = chats.get_mut(&id) else {
+        return not_found();
+    };
+    if !chat.invalid {
+        return sdk(
+            StatusCode::CONFLICT,
+            "Chat is not in an invalid state.",
+            None,
+        );
+    }
+    chat.invalid = false;
+    chat.epoch += 1;
+    let mut batch = close_pending(chat, ids, REASON_RECONCILE);
+    batch.push(chat.set_status(Status::Waiting));
+    chat.publish(batch);
+    json_response(StatusCode::OK, chat.to_json())
+}
+
+fn invalid_state() -> (StatusCode, Value) {
+    (
+        StatusCode::CONFLICT,
+        json!({ "message": "Chat is in an invalid state." }),
+    )
 }
 
 /// `GET /{chat}`.
@@ -722,6 +823,10 @@ async fn post_message_inner(
             "Cannot send messages to an archived chat.",
             None,
         );
+        return (s, b, raw);
+    }
+    if chat.invalid {
+        let (s, b) = invalid_state();
         return (s, b, raw);
     }
     let idle = matches!(chat.status, Status::Waiting | Status::Error);
@@ -930,6 +1035,10 @@ fn submit(
                 chat.status.as_str()
             )),
         );
+    }
+    if chat.invalid {
+        let (s, b) = invalid_state();
+        return (s, Some(b));
     }
     let pending = chat.pending_calls();
     let mut seen: HashSet<&str> = HashSet::new();
