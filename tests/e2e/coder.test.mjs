@@ -695,12 +695,15 @@ test("csrfToken: a function is called for every POST, a string is sent as it is"
       const first = await rt.run({ messages: [{ id: "f-1", role: "user", content: "fn: what time is it?" }] });
       const wrong = new ChatRuntime({ backend: { ...backend, csrfToken: "bm90IHRoZSB0b2tlbg==" }, toolsUrl: null, storage: null });
       const refused = await wrong.run({ messages: [{ id: "w-1", role: "user", content: "a wrong token" }] });
+      const throwing = new ChatRuntime({ backend: { ...backend, csrfToken: () => { throw new Error("no token here"); } }, toolsUrl: null, storage: null });
+      const thrown = await throwing.run({ messages: [{ id: "t-1", role: "user", content: "a throwing token" }] });
       const right = new ChatRuntime({ backend: { ...backend, csrfToken: token }, toolsUrl: null, storage: null });
       const again = await right.run({ threadId: first.threadId, messages: [{ id: "r-1", role: "user", content: "fn: a string token" }] });
       return {
         calls,
         first: first.status,
         refused: { status: refused.status, code: refused.error?.code, httpStatus: refused.error?.status },
+        thrown: { status: thrown.status, code: thrown.error?.code, cause: thrown.error?.cause?.message },
         again: again.status,
         chatId: first.threadId,
       };
@@ -708,10 +711,17 @@ test("csrfToken: a function is called for every POST, a string is sent as it is"
     const r = await record(out.chatId);
     assert.deepEqual(
       { ...out, chatId: undefined },
-      { calls: 2, first: "completed", refused: { status: "error", code: "coder/http", httpStatus: 400 }, again: "completed", chatId: undefined },
+      {
+        calls: 2,
+        first: "completed",
+        refused: { status: "error", code: "coder/http", httpStatus: 400 },
+        thrown: { status: "error", code: "run/network", cause: "no token here" },
+        again: "completed",
+        chatId: undefined,
+      },
     );
     assert.equal(r.toolResultPosts.length + r.messagePosts.length, 2, "the create, one tool-results POST (the function's 2 calls) and the string's message");
-    assert.equal((await chats()).length, 1, "the wrong token created nothing");
+    assert.equal((await chats()).length, 1, "the wrong token and the throwing function created nothing");
   } finally {
     await api("/test/coder/auth", { token: null });
   }
