@@ -111,6 +111,7 @@ size:
 # (docs/coder.md, "What it costs"): 212,260; its trimming round took 2,804 off: 209,456.
 # Then the backend became a type (docs/numbers.md): `chat-runtime` is the AG-UI build, with no Coder
 # code (183,834), and `chat-runtime/coder` carries both backends (209,481).
+# The Coder auth as coderd checks it (CSRF, credentials, local refusals): see docs/coder.md.
 SIZE_BUDGET_GZIP ?= 183834
 SIZE_BUDGET_CODER_GZIP ?= 209481
 test-size: build
@@ -250,11 +251,14 @@ test-deploy: node-deps browser nginx helm-sdk demo-tools demo-agent
 
 ## ---- run ------------------------------------------------------------------
 
-# Serves the page, the package and the tools from the demo agent itself; Ctrl-C stops it.
+# Serves the page, the package and the tools from the demo agent itself; Ctrl-C stops it. The
+# Coder mock requires a session and signs the page in by cookie with Coder's CSRF token, so
+# /?backend=coder runs in cookie mode with CSRF on, as on a real Coder deployment.
 demo: tools build demo-agent
 	@echo "chat-runtime demo: open http://127.0.0.1:$(PORT)/  (the stream decoder: /decoder.html; Ctrl-C stops)"
 	exec target/debug/chat-runtime-agent --port $(PORT) \
-	  --static /=demo --static /pkg=pkg --static /tools=demo/tools --static /fixtures=tests/fixtures
+	  --static /=demo --static /pkg=pkg --static /tools=demo/tools --static /fixtures=tests/fixtures \
+	  --coder-token demo-session --coder-sign-in
 
 # The React app (demo/react, Vite + React 19 on the packed tarball and chat-runtime/react), built and
 # served by the demo agent on http://127.0.0.1:$(PORT) with the demo tools.

@@ -14,8 +14,10 @@
 // - Coder: with `?backend=coder` the same page runs on the Coder chat backend (the demo agent's
 //   Coder mock at /api/v2/chats, same origin). A thread is a chat and its id the chat's id: the
 //   first message of a new chat creates it (`run` without a threadId), and the page adopts the id
-//   the turn runs under (see adoptNewChat). Its threads are kept apart from the AG-UI ones. It
-//   loads the package's Coder build (`chat-runtime/coder`); the AG-UI page loads the AG-UI build.
+//   the turn runs under (see adoptNewChat). Its threads are kept apart from the AG-UI ones. The
+//   runtime is in cookie mode (no sessionToken): `make demo` signs the page in by cookie and puts
+//   Coder's CSRF token in its <meta property="csrf-token">, which the runtime sends on every POST.
+//   It loads the package's Coder build (`chat-runtime/coder`); the AG-UI page loads the AG-UI build.
 import { createInspector } from "/inspector.js";
 
 const params = new URLSearchParams(location.search);

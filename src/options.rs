@@ -77,6 +77,19 @@ pub const RUNTIME_OPTION_KEYS: &[&str] = &[
     "allowedImportOrigins",
 ];
 
+/// How the coder backend authenticates beyond the session's [`CoderConfig`]: what only the
+/// boundary's I/O uses (the CSRF header of cookie mode, the cross-origin opt-in).
+#[cfg(feature = "coder")]
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CoderAuth {
+    /// `backend.csrfToken` as a string (the boundary takes a function form itself): sent as
+    /// `X-CSRF-TOKEN` on every POST in cookie mode. `None`: the page's
+    /// `<meta property="csrf-token">`.
+    pub csrf_token: Option<String>,
+    /// `backend.allowCrossOriginToken`: a session token may go to a `baseUrl` of another origin.
+    pub allow_cross_origin_token: bool,
+}
+
 /// What the constructor's data options make.
 #[derive(Debug)]
 pub struct RuntimeOptions {
@@ -88,6 +101,9 @@ pub struct RuntimeOptions {
     pub tools_url: Option<String>,
     /// `allowedImportOrigins`.
     pub allowed_import_origins: Vec<String>,
+    /// The coder backend's auth members (default with AG-UI).
+    #[cfg(feature = "coder")]
+    pub coder_auth: CoderAuth,
 }
 
 impl RuntimeOptions {
@@ -95,6 +111,9 @@ impl RuntimeOptions {
     /// `null` one is `Value::Null`). The first bad member is the error, in the order of the keys.
     pub fn from_json(mut options: Map) -> Result<Self, OptionsError> {
         let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
+        #[cfg(feature = "coder")]
+        let (coder, coder_auth) = backend(take("backend"))?;
+        #[cfg(not(feature = "coder"))]
         let coder = backend(take("backend"))?;
         if coder.is_some() {
             // What only shapes an AG-UI request would silently do nothing with a Coder chat.
@@ -174,8 +193,139 @@ impl RuntimeOptions {
             catalog,
             tools_url,
             allowed_import_origins,
+            #[cfg(feature = "coder")]
+            coder_auth,
         })
     }
+
+    /// Refuses a session token bound for another origin than the page's (`page_origin`, e.g.
+    /// `"https://app.example"`; `None` when the host has none): the token would travel in the
+    /// stream's URL (`?coder_session_token=`) to that origin, where proxies and logs keep URLs.
+    /// `backend.allowCrossOriginToken: true` lets it go. A relative `baseUrl` is same-origin.
+    #[cfg(feature = "coder")]
+    pub fn check_token_origin(&self, page_origin: Option<&str>) -> Result<(), OptionsError> {
+        let Some(coder) = &self.config.coder else {
+            return Ok(());
+        };
+        if coder.session_token.is_none() || self.coder_auth.allow_cross_origin_token {
+            return Ok(());
+        }
+        let Some(target) = url_origin(&coder.base_url, page_origin) else {
+            return Ok(());
+        };
+        if page_origin.and_then(|p| url_origin(p, None)).as_deref() == Some(target.as_str()) {
+            return Ok(());
+        }
+        Err(OptionsError::invalid(
+            "backend.baseUrl",
+            format!(
+                "`backend.baseUrl` is on another origin ({target}) than the page: a `sessionToken` \
+                 would go there in the stream's URL; serve the page from the Coder origin (or a \
+                 same-origin proxy), or set `backend.allowCrossOriginToken: true`"
+            ),
+        ))
+    }
+}
+
+/// The origin (`scheme://host[:port]`, lower-cased, without a default port) of an absolute or
+/// scheme-relative URL (`//host/...`, completed with `page_origin`'s scheme); `None` for a
+/// relative URL (same-origin) or one without a host. Byte loops and the crate's `split_once`:
+/// core's string searchers would cost kilobytes of wasm.
+#[cfg(feature = "coder")]
+pub fn url_origin(url: &str, page_origin: Option<&str>) -> Option<String> {
+    use crate::lean::text::{split_once, sub};
+    let (scheme, rest) = if url.starts_with("//") {
+        (split_once(page_origin?, "://")?.0, sub(url, 2..))
+    } else {
+        split_once(url, "://")?
+    };
+    let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.');
+    if scheme.is_empty() || !scheme.bytes().all(plain) {
+        return None;
+    }
+    let bytes = rest.as_bytes();
+    let end = bytes
+        .iter()
+        .position(|b| matches!(b, b'/' | b'?' | b'#'))
+        .unwrap_or(bytes.len());
+    let start = bytes[..end]
+        .iter()
+        .rposition(|b| *b == b'@')
+        .map_or(0, |at| at + 1);
+    if start >= end {
+        return None;
+    }
+    let mut origin = String::with_capacity(scheme.len() + 3 + end - start);
+    origin.push_str(scheme);
+    origin.push_str("://");
+    origin.push_str(sub(rest, start..end));
+    origin.make_ascii_lowercase();
+    let default_port = match scheme.len() {
+        4 | 2 => ":80",
+        _ => ":443",
+    };
+    let http = matches!(
+        origin.as_bytes()[..scheme.len()],
+        [b'h', b't', b't', b'p'] | [b'w', b's']
+    );
+    let https = matches!(
+        origin.as_bytes()[..scheme.len()],
+        [b'h', b't', b't', b'p', b's'] | [b'w', b's', b's']
+    );
+    if (http || https) && origin.ends_with(default_port) {
+        origin.truncate(origin.len() - default_port.len());
+    }
+    Some(origin)
+}
+
+/// Whether `s` is a UUID in a form coderd's decoder (google/uuid's `Parse`) accepts: the
+/// 36-character form (any case), in braces, after `urn:uuid:`, or as 32 hex digits.
+#[cfg(feature = "coder")]
+pub fn is_uuid(s: &str) -> bool {
+    fn canonical(b: &[u8]) -> bool {
+        b.len() == 36
+            && b.iter().enumerate().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => *c == b'-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    }
+    let b = s.as_bytes();
+    match b.len() {
+        36 => canonical(b),
+        38 => b[0] == b'{' && b[37] == b'}' && canonical(&b[1..37]),
+        45 => b[..9].eq_ignore_ascii_case(b"urn:uuid:") && canonical(&b[9..]),
+        32 => b.iter().all(u8::is_ascii_hexdigit),
+        _ => false,
+    }
+}
+
+/// What a Coder chat's run may post, checked before anything is sent (coderd refuses the rest
+/// with 400 "Content is required." or "Invalid input part."): `new_texts` are the text parts of
+/// the run's user messages the thread does not hold yet, with the index of their message. One
+/// that is empty or only whitespace is `run/bad-request` naming `messages[i]`; so is a run with
+/// no text at all.
+#[cfg(feature = "coder")]
+pub fn check_chat_texts(new_texts: &[(usize, &str)]) -> Result<(), OptionsError> {
+    let mut any = false;
+    for &(index, text) in new_texts {
+        if text.chars().all(char::is_whitespace) {
+            return Err(OptionsError::Field {
+                code: "run/bad-request",
+                field: Cow::Owned(format!("messages[{index}].content")),
+                message: Cow::Owned(format!(
+                    "`messages[{index}].content`: a Coder chat's message text must not be empty or only whitespace"
+                )),
+            });
+        }
+        any = true;
+    }
+    if !any {
+        return Err(OptionsError::bad_request(
+            "messages",
+            "`messages`: a Coder chat's run needs a new user message with text",
+        ));
+    }
+    Ok(())
 }
 
 /// The constructor's options that only shape an AG-UI request (its URL, its body, its headers, the
@@ -215,14 +365,15 @@ fn backend(value: Option<Value>) -> Result<Option<std::convert::Infallible>, Opt
 }
 
 /// `backend`: absent, `null` or `{type: "agui"}` is AG-UI (`None`); `{type: "coder", baseUrl,
-/// organizationId, sessionToken?}` is a Coder deployment. An unknown member, a member of the
-/// wrong type or an empty string is refused, naming the member (`backend.baseUrl`); a message
-/// never quotes the session token.
+/// organizationId, sessionToken?, csrfToken?, allowCrossOriginToken?}` is a Coder deployment.
+/// An unknown member, a member of the wrong type or an empty string is refused, naming the
+/// member (`backend.baseUrl`), and so is an `organizationId` that is not a UUID; a message
+/// never quotes the session token or the CSRF token.
 #[cfg(feature = "coder")]
-fn backend(value: Option<Value>) -> Result<Option<CoderConfig>, OptionsError> {
-    const SHAPE: &str = "`backend` must be {type: \"agui\"} or {type: \"coder\", baseUrl, organizationId, sessionToken?}";
+fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), OptionsError> {
+    const SHAPE: &str = "`backend` must be {type: \"agui\"} or {type: \"coder\", baseUrl, organizationId, sessionToken?, csrfToken?, allowCrossOriginToken?}";
     let Some(value) = value else {
-        return Ok(None);
+        return Ok((None, CoderAuth::default()));
     };
     let Value::Object(mut members) = value else {
         return Err(OptionsError::invalid("backend", SHAPE));
@@ -251,12 +402,36 @@ fn backend(value: Option<Value>) -> Result<Option<CoderConfig>, OptionsError> {
             format!("`{field}` must be a non-empty string"),
         )),
     };
+    let mut auth = CoderAuth::default();
     let config = if coder {
+        let base_url = text("baseUrl", "backend.baseUrl", true)?.unwrap_or_default();
+        let organization_id =
+            text("organizationId", "backend.organizationId", true)?.unwrap_or_default();
+        if !is_uuid(&organization_id) {
+            return Err(OptionsError::invalid(
+                "backend.organizationId",
+                format!(
+                    "`backend.organizationId` must be a UUID, not {}",
+                    quoted(&organization_id)
+                ),
+            ));
+        }
+        let session_token = text("sessionToken", "backend.sessionToken", false)?;
+        auth.csrf_token = text("csrfToken", "backend.csrfToken", false)?;
+        auth.allow_cross_origin_token = match members.remove("allowCrossOriginToken") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(_) => {
+                return Err(OptionsError::invalid(
+                    "backend.allowCrossOriginToken",
+                    "`backend.allowCrossOriginToken` must be a boolean",
+                ))
+            }
+        };
         Some(CoderConfig {
-            base_url: text("baseUrl", "backend.baseUrl", true)?.unwrap_or_default(),
-            organization_id: text("organizationId", "backend.organizationId", true)?
-                .unwrap_or_default(),
-            session_token: text("sessionToken", "backend.sessionToken", false)?,
+            base_url,
+            organization_id,
+            session_token,
         })
     } else {
         None
@@ -267,7 +442,7 @@ fn backend(value: Option<Value>) -> Result<Option<CoderConfig>, OptionsError> {
             format!("`backend` has no member {}", quoted(key)),
         ));
     }
-    Ok(config)
+    Ok((config, auth))
 }
 
 /// A run's members that are data (the thread id and the signal stay at the boundary).

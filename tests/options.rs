@@ -7,7 +7,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::json::{Map, Value};
 #[cfg(feature = "coder")]
-use chat_runtime::options::AGUI_ONLY_OPTIONS;
+use chat_runtime::options::{check_chat_texts, is_uuid, url_origin, CoderAuth, AGUI_ONLY_OPTIONS};
 use chat_runtime::options::{
     OptionsError, RunInput, RuntimeOptions, DEFAULT_TOOLS_URL, MAX_ROUNDS, MAX_TOOL_RESULT_BYTES,
     MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
@@ -293,7 +293,7 @@ fn an_absent_null_or_agui_backend_is_ag_ui_and_still_needs_run_url() {
 #[cfg(feature = "coder")]
 fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
     let options = runtime(
-        r#"{"backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"o-1","sessionToken":"tok"},
+        r#"{"backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211","sessionToken":"tok"},
             "toolsUrl":"/t.json","toolTimeoutMs":9}"#,
     )
     .unwrap();
@@ -301,7 +301,7 @@ fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
         options.config.coder,
         Some(CoderConfig {
             base_url: "/api/v2".to_owned(),
-            organization_id: "o-1".to_owned(),
+            organization_id: "0f1e2d3c-4b5a-4697-8877-665544332211".to_owned(),
             session_token: Some("tok".to_owned()),
         })
     );
@@ -313,7 +313,7 @@ fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
 
     for token in ["", r#","sessionToken":null"#] {
         let json = format!(
-            r#"{{"backend":{{"type":"coder","baseUrl":"https://coder.example/api/v2","organizationId":"o"{token}}}}}"#
+            r#"{{"backend":{{"type":"coder","baseUrl":"https://coder.example/api/v2","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211"{token}}}}}"#
         );
         let coder = runtime(&json).unwrap().config.coder.unwrap();
         assert_eq!(coder.session_token, None, "{json}");
@@ -325,7 +325,7 @@ fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
 #[cfg(feature = "coder")]
 fn a_bad_backend_is_refused_naming_the_member() {
     let coder = |members: &str| format!(r#"{{"backend":{{"type":"coder"{members}}}}}"#);
-    let ok = r#","baseUrl":"/api/v2","organizationId":"o""#;
+    let ok = r#","baseUrl":"/api/v2","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211""#;
     let cases = [
         (r#"{"runUrl":"/a","backend":"coder"}"#.to_owned(), "backend"),
         (r#"{"runUrl":"/a","backend":[]}"#.to_owned(), "backend"),
@@ -342,13 +342,16 @@ fn a_bad_backend_is_refused_naming_the_member() {
             r#"{"runUrl":"/a","backend":{"type":"agui","baseUrl":"/x"}}"#.to_owned(),
             "backend",
         ),
-        (coder(r#","organizationId":"o""#), "backend.baseUrl"),
         (
-            coder(r#","baseUrl":"","organizationId":"o""#),
+            coder(r#","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211""#),
             "backend.baseUrl",
         ),
         (
-            coder(r#","baseUrl":null,"organizationId":"o""#),
+            coder(r#","baseUrl":"","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211""#),
+            "backend.baseUrl",
+        ),
+        (
+            coder(r#","baseUrl":null,"organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211""#),
             "backend.baseUrl",
         ),
         (coder(r#","baseUrl":"/api/v2""#), "backend.organizationId"),
@@ -383,7 +386,7 @@ fn a_bad_backend_is_refused_naming_the_member() {
 fn a_refused_session_token_is_never_quoted() {
     // A token no header can carry (a lone surrogate, `\ud800`): refused, and the message does
     // not repeat it (errors reach logs and error trackers).
-    let json = r#"{"backend":{"type":"coder","baseUrl":"/b","organizationId":"o","sessionToken":"secret\ud800"}}"#;
+    let json = r#"{"backend":{"type":"coder","baseUrl":"/b","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211","sessionToken":"secret\ud800"}}"#;
     let (code, field, message) = refused(runtime(json));
     assert_eq!(
         (code, field.as_str()),
@@ -399,7 +402,7 @@ fn ag_ui_only_options_are_refused_with_the_coder_backend() {
         AGUI_ONLY_OPTIONS,
         ["runUrl", "history", "headers", "maxRounds"]
     );
-    let backend = r#""backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"o"}"#;
+    let backend = r#""backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211"}"#;
     for (key, value) in [
         ("runUrl", r#""/agent""#),
         ("history", r#""new""#),
@@ -451,5 +454,184 @@ fn the_ag_ui_build_refuses_a_coder_backend_naming_the_coder_build() {
             ("options/invalid", expected),
             "{json}: {message}"
         );
+    }
+}
+
+#[cfg(feature = "coder")]
+const ORG: &str = "0f1e2d3c-4b5a-4697-8877-665544332211";
+
+#[test]
+#[cfg(feature = "coder")]
+fn organization_id_must_be_a_uuid_as_coderd_reads_one() {
+    let with = |org: &str| {
+        runtime(&format!(
+            r#"{{"backend":{{"type":"coder","baseUrl":"/api/v2","organizationId":"{org}"}}}}"#
+        ))
+    };
+    for bad in [
+        "o",
+        "not-a-uuid",
+        "0f1e2d3c-4b5a-4697-8877-66554433221",
+        "0f1e2d3c-4b5a-4697-8877-6655443322111",
+        "0f1e2d3cx4b5a-4697-8877-665544332211",
+        "g f1e2d3c-4b5a-4697-8877-66554433221",
+    ] {
+        let (code, field, message) = refused(with(bad));
+        assert_eq!(
+            (code, field.as_str()),
+            ("options/invalid", "backend.organizationId"),
+            "{bad}"
+        );
+        assert!(message.contains("must be a UUID"), "{message}");
+    }
+    for good in [
+        ORG,
+        "0F1E2D3C-4B5A-4697-8877-665544332211",
+        "{0f1e2d3c-4b5a-4697-8877-665544332211}",
+        "urn:uuid:0f1e2d3c-4b5a-4697-8877-665544332211",
+        "0f1e2d3c4b5a46978877665544332211",
+    ] {
+        assert!(with(good).is_ok(), "{good}");
+        assert!(is_uuid(good));
+    }
+}
+
+#[test]
+#[cfg(feature = "coder")]
+fn csrf_token_and_the_cross_origin_opt_in_are_read() {
+    let options = runtime(&format!(
+        r#"{{"backend":{{"type":"coder","baseUrl":"/api/v2","organizationId":"{ORG}","csrfToken":"c5rf","allowCrossOriginToken":true}}}}"#
+    ))
+    .unwrap();
+    assert_eq!(
+        options.coder_auth,
+        CoderAuth {
+            csrf_token: Some("c5rf".into()),
+            allow_cross_origin_token: true,
+        }
+    );
+    assert_eq!(
+        runtime(r#"{"runUrl":"/a"}"#).unwrap().coder_auth,
+        CoderAuth::default()
+    );
+    for (member, field) in [
+        (r#","csrfToken":"""#, "backend.csrfToken"),
+        (r#","csrfToken":5"#, "backend.csrfToken"),
+        (
+            r#","allowCrossOriginToken":"yes""#,
+            "backend.allowCrossOriginToken",
+        ),
+    ] {
+        let json = format!(
+            r#"{{"backend":{{"type":"coder","baseUrl":"/api/v2","organizationId":"{ORG}"{member}}}}}"#
+        );
+        let (code, got, message) = refused(runtime(&json));
+        assert_eq!((code, got.as_str()), ("options/invalid", field), "{json}");
+        assert!(!message.contains("c5rf"));
+    }
+    // An AG-UI backend takes neither.
+    let (_, field, _) = refused(runtime(
+        r#"{"runUrl":"/a","backend":{"type":"agui","csrfToken":"x"}}"#,
+    ));
+    assert_eq!(field, "backend");
+}
+
+#[test]
+#[cfg(feature = "coder")]
+fn a_session_token_is_refused_for_another_origin_unless_allowed() {
+    let page = Some("https://app.example");
+    let with = |base: &str, extra: &str| {
+        runtime(&format!(
+            r#"{{"backend":{{"type":"coder","baseUrl":"{base}","organizationId":"{ORG}"{extra}}}}}"#
+        ))
+        .unwrap()
+    };
+    let token = r#","sessionToken":"tok""#;
+    // Same origin, or relative: fine.
+    for base in [
+        "/api/v2",
+        "api/v2",
+        "https://app.example/api/v2",
+        "HTTPS://APP.example:443/api/v2",
+        "//app.example/api/v2",
+    ] {
+        assert!(with(base, token).check_token_origin(page).is_ok(), "{base}");
+    }
+    // Another origin with a token: refused, naming baseUrl and the opt-in.
+    for base in [
+        "https://coder.example/api/v2",
+        "http://app.example/api/v2",
+        "https://app.example:8443/api/v2",
+        "//coder.example/api/v2",
+    ] {
+        let err = with(base, token).check_token_origin(page).unwrap_err();
+        let OptionsError::Field {
+            code,
+            field,
+            message,
+        } = err
+        else {
+            panic!("{err:?}")
+        };
+        assert_eq!(
+            (code, &*field),
+            ("options/invalid", "backend.baseUrl"),
+            "{base}"
+        );
+        assert!(message.contains("allowCrossOriginToken"), "{message}");
+        assert!(!message.contains("tok\""), "{message}");
+        // Opted in, or no token (cookie mode: the browser's own rules apply): fine.
+        let allowed = format!(r#"{token},"allowCrossOriginToken":true"#);
+        assert!(with(base, &allowed).check_token_origin(page).is_ok());
+        assert!(with(base, "").check_token_origin(page).is_ok());
+    }
+    // AG-UI has nothing to check; a host without an origin refuses any absolute URL.
+    assert!(runtime(r#"{"runUrl":"/a"}"#)
+        .unwrap()
+        .check_token_origin(page)
+        .is_ok());
+    assert!(with("https://coder.example/api/v2", token)
+        .check_token_origin(None)
+        .is_err());
+    assert!(with("/api/v2", token).check_token_origin(None).is_ok());
+}
+
+#[test]
+#[cfg(feature = "coder")]
+fn url_origins_are_normalised() {
+    assert_eq!(
+        url_origin("https://User@Coder.Example:443/x?y#z", None).as_deref(),
+        Some("https://coder.example")
+    );
+    assert_eq!(
+        url_origin("http://h:8080/", None).as_deref(),
+        Some("http://h:8080")
+    );
+    assert_eq!(
+        url_origin("//h/x", Some("https://p")).as_deref(),
+        Some("https://h")
+    );
+    assert_eq!(url_origin("//h/x", None), None);
+    assert_eq!(url_origin("/api/v2", None), None);
+    assert_eq!(url_origin("https:///x", None), None);
+}
+
+#[test]
+#[cfg(feature = "coder")]
+fn a_chats_run_needs_text_that_is_not_blank() {
+    assert!(check_chat_texts(&[(0, "hi")]).is_ok());
+    assert!(check_chat_texts(&[(0, " hi "), (1, "there")]).is_ok());
+    for (texts, field) in [
+        (vec![(0, "")], "messages[0].content"),
+        (vec![(0, "ok"), (2, " \n\t")], "messages[2].content"),
+        (vec![], "messages"),
+    ] {
+        let Err(OptionsError::Field {
+            code, field: got, ..
+        }) = check_chat_texts(&texts)
+        else {
+            panic!("{texts:?} accepted")
+        };
+        assert_eq!((code, &*got), ("run/bad-request", field));
     }
 }

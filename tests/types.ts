@@ -234,6 +234,14 @@ export const coderOptions: ChatRuntimeOptions = {
   toolTimeoutMs: 10_000,
 };
 export const aguiBackend: ChatRuntimeOptions = { backend: { type: "agui" }, runUrl: "/r" };
+// Cookie mode's CSRF token, a string or a function per request; the cross-origin opt-in.
+export const coderCsrf: ChatRuntimeOptions[] = [
+  { backend: { type: "coder", baseUrl: "/api/v2", organizationId: "6f1c", csrfToken: "c" } },
+  { backend: { type: "coder", baseUrl: "/api/v2", organizationId: "6f1c", csrfToken: () => document.cookie || null } },
+  { backend: { type: "coder", baseUrl: "https://c.example/api/v2", organizationId: "6f1c", sessionToken: "t", allowCrossOriginToken: true } },
+];
+// @ts-expect-error: csrfToken is a string or a function
+export const coderCsrfNumber: ChatRuntimeOptions = { backend: { type: "coder", baseUrl: "/b", organizationId: "o", csrfToken: 5 } };
 // @ts-expect-error: runUrl is an AG-UI option, refused with the coder backend
 export const coderWithRunUrl: ChatRuntimeOptions = { backend: { type: "coder", baseUrl: "/b", organizationId: "o" }, runUrl: "/r" };
 // @ts-expect-error: headers are an AG-UI option (the session token is the backend's)

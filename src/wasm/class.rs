@@ -11,6 +11,8 @@ use super::convert::{
     from_js, host, json_members, member, string_from_js, thread_id as thread_id_arg,
     thread_id_for_write, toggles_thread,
 };
+#[cfg(feature = "coder")]
+use super::driver::Csrf;
 use super::driver::{Driver, HostConfig, ThreadRead};
 use super::error::Error;
 use super::io::http::Fetch;
@@ -107,6 +109,22 @@ fn function(value: JsValue, key: &str) -> Result<Option<Function>, Error> {
         .map_err(|_| invalid(key, format!("`{key}` must be a function")))
 }
 
+#[cfg(feature = "coder")]
+/// `backend.csrfToken` when it is a function (`JSON.stringify` leaves a function out, so the
+/// data the core reads never holds it; a string goes through the core). Only a coder backend
+/// takes one.
+fn csrf_function(options: &JsValue) -> Result<Option<Function>, Error> {
+    let backend = host(options, "backend");
+    let value = host(&backend, "csrfToken");
+    if !value.is_function() {
+        return Ok(None);
+    }
+    if host(&backend, "type").as_string().as_deref() != Some("coder") {
+        return Err(invalid("backend", "`backend` has no member \"csrfToken\""));
+    }
+    function(value, "backend.csrfToken")
+}
+
 /// The runtime: tools, toggles, runs and the execute-and-restart loop for one agent endpoint.
 #[wasm_bindgen]
 pub struct ChatRuntime {
@@ -128,13 +146,30 @@ impl ChatRuntime {
         }
         // The data members are read and checked in the core (`crate::options`); functions and
         // host objects are taken here as they are.
+        // `backend.csrfToken` may be a function: taken here, as `fetch` is.
+        #[cfg(feature = "coder")]
+        let csrf_function = csrf_function(&options)?;
         let json = json_members(&options, RUNTIME_OPTION_KEYS, "options/invalid")?;
+        let runtime_options = RuntimeOptions::from_json(json)?;
+        #[cfg(feature = "coder")]
+        {
+            let page_origin = host(&host(&js_sys::global(), "location"), "origin").as_string();
+            runtime_options.check_token_origin(page_origin.as_deref())?;
+        }
         let RuntimeOptions {
             config,
             catalog,
             tools_url,
             allowed_import_origins,
-        } = RuntimeOptions::from_json(json)?;
+            #[cfg(feature = "coder")]
+            coder_auth,
+        } = runtime_options;
+        #[cfg(feature = "coder")]
+        let csrf = match (csrf_function, coder_auth.csrf_token) {
+            (Some(f), _) => Csrf::Function(f),
+            (None, Some(token)) => Csrf::Fixed(token),
+            (None, None) => Csrf::Meta,
+        };
         let fetch = function(host(&options, "fetch"), "fetch")?;
         let import_module = function(host(&options, "importModule"), "importModule")?;
         let storage = Store::from_option(&host(&options, "storage"));
@@ -154,6 +189,8 @@ impl ChatRuntime {
             allowed_import_origins,
             storage,
             prepare_request,
+            #[cfg(feature = "coder")]
+            csrf,
         };
         let session = Session::new(config, random_prefix(), Box::new(Patterns::new()));
         Ok(ChatRuntime {

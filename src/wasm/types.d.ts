@@ -260,14 +260,32 @@ export type ChatRuntimeBackend =
       type: "coder";
       /** The deployment's API base, `"/api/v2"` (same origin as the page: no CORS) or `"https://coder.example/api/v2"`. */
       baseUrl: string;
-      /** The organization new chats are created in (a UUID). */
+      /**
+       * The organization new chats are created in: a UUID (the forms Coder's decoder takes); any
+       * other string throws `options/invalid` (`field: "backend.organizationId"`).
+       */
       organizationId: string;
       /**
-       * Sent as `Coder-Session-Token` on every request and as the stream's `coder_session_token`
-       * query parameter (a browser WebSocket sends no headers); never put in `headers` nor in an
-       * error. Absent: the page's Coder session cookie authenticates.
+       * Token mode: sent as `Coder-Session-Token` on every REST call, which goes without the
+       * page's cookies (`credentials: "omit"`), and as the stream's `coder_session_token` query
+       * parameter (a browser WebSocket sends no headers; it always carries the page's cookies,
+       * which Coder reads first: docs/coder.md, "Auth"); never put in `headers` nor in an error.
+       * Absent: cookie mode, the page's Coder session cookie authenticates. With a `baseUrl` of
+       * another origin than the page's it throws `options/invalid` unless `allowCrossOriginToken`.
        */
       sessionToken?: string;
+      /**
+       * Cookie mode: the `X-CSRF-TOKEN` Coder requires on every cookie-carrying POST; a function
+       * is called for each POST (what it throws fails that request as a throwing `fetch` does).
+       * Default: the page's `<meta property="csrf-token">`, read for each POST, as Coder's own
+       * site does. Not sent in token mode.
+       */
+      csrfToken?: string | (() => string | null | undefined);
+      /**
+       * Lets a `sessionToken` go to a `baseUrl` on another origin than the page's (it travels in
+       * the stream's URL there). Default `false`: such options throw `options/invalid`.
+       */
+      allowCrossOriginToken?: boolean;
     };
 
 /** The options both backends take. */
@@ -275,8 +293,10 @@ export interface RuntimeOptionsBase {
   /** Where `tools.json` is (default `"/tools/tools.json"`); `null`: no manifest. */
   toolsUrl?: string | null;
   /**
-   * A `fetch` of your own (auth wrappers), called as `fetch(url, init)`; default `globalThis.fetch`.
-   * What it throws or rejects with is kept as `cause` (a numeric `status` on it makes `run/http`).
+   * A `fetch` of your own (auth wrappers, proxies, extra headers), called as `fetch(url, init)`;
+   * default `globalThis.fetch`. With the coder backend every REST call goes through it (the stream
+   * is a WebSocket and does not). What it throws or rejects with is kept as `cause` (a numeric
+   * `status` on it makes `run/http`).
    */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
   /** How tool modules are loaded; default dynamic `import()`. */

@@ -16,7 +16,7 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
  * By default it serves the demo page, the package, the tools and the recorded streams without
  * pauses; `statics` (`--static` values) and `paceMs` change that for the packaging tests.
  */
-export async function startAgent({ timeoutMs = 30_000, paceMs = 0, statics } = {}) {
+export async function startAgent({ timeoutMs = 30_000, paceMs = 0, statics, args = [] } = {}) {
   const bin = `${root}target/debug/chat-runtime-agent`;
   assert.ok(existsSync(bin), `${bin} is missing: run \`cargo build -p chat-runtime-agent\` (make test-e2e does)`);
   if (statics === undefined) {
@@ -27,7 +27,7 @@ export async function startAgent({ timeoutMs = 30_000, paceMs = 0, statics } = {
   const served = statics ?? ["/=demo", "/pkg=pkg", "/tools=demo/tools", "/fixtures=tests/fixtures"];
   return startProcess(
     bin,
-    ["--mode", "demo", "--port", "0", "--pace-ms", String(paceMs), ...served.flatMap((s) => ["--static", s])],
+    ["--mode", "demo", "--port", "0", "--pace-ms", String(paceMs), ...served.flatMap((s) => ["--static", s]), ...args],
     { name: "the demo agent", cwd: root, ready: { line: /listening on (http:\/\/127\.0\.0\.1:\d+)/ }, timeoutMs, echo: true },
   );
 }
@@ -39,12 +39,16 @@ export async function stopAgent(child) {
 
 /**
  * The hooks of a demo-page suite: the demo agent (`startAgent()`) and Chromium for the file.
+ * The agent runs as `make demo` runs it: its Coder mock requires a session and signs every page
+ * in by cookie with Coder's CSRF token (`--coder-sign-in`), so `?backend=coder` is cookie mode with
+ * CSRF on, as on a real Coder deployment.
  * Returns the live state, `{ base, browser }`, set once the suite's `before` ran.
  */
+export const DEMO_AGENT_ARGS = ["--coder-token", "demo-session", "--coder-sign-in"];
 export function demoSuite() {
   const suite = { agent: null, base: null, browser: null };
   before(async () => {
-    ({ child: suite.agent, url: suite.base } = await startAgent());
+    ({ child: suite.agent, url: suite.base } = await startAgent({ args: DEMO_AGENT_ARGS }));
     suite.browser = await launch();
   });
   after(async () => {

@@ -641,3 +641,186 @@ test('reload in requires_action, pending: "settle": submitted is_error INTERRUPT
   assertNoDuplicates(result.messages);
   assert.deepEqual(norm(result.messages), committed(r.messages));
 });
+
+// ---- auth as a real coderd checks it (issue 36, point 1) ----------------------------------------
+
+/** Signs the test's page in to the mock (the HttpOnly session cookie) and reloads it there. */
+async function signIn(token) {
+  await api("/test/coder/auth", { token });
+  await suite.page.goto(`${suite.base}/test/coder/login?token=${token}&to=/runtime.html`);
+  await suite.page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
+}
+
+test("cookie mode: create, tool results, message and interrupt carry the page's CSRF token", async () => {
+  try {
+    await signIn("cookie-t");
+    assert.ok(await inPage(() => document.querySelector('meta[property="csrf-token"]')?.content), "the signed-in page carries the token");
+    await setup({
+      match: "csrf:",
+      turns: [{ text: "Let me check.", calls: [{ id: "c1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }, { text: "Slow.", delayMs: 3000 }],
+    });
+    await coderRuntime({ enable: ["get_browser_time"] });
+    const result = await run({ messages: [user("csrf: what time is it?")] });
+    assert.equal(result.status, "completed", JSON.stringify(result.error));
+    const chatId = result.threadId;
+    assert.deepEqual((await record(chatId)).toolResultPosts.map((p) => p.status), [204]);
+    // A second turn, stopped while the model runs: the message POST and the interrupt.
+    await start({ threadId: chatId, messages: [user("csrf: again")] });
+    await until("the message posted", async () => (await record(chatId)).messagePosts.length === 1);
+    await inPage((id) => window.rt.abort(id), chatId);
+    assert.equal((await finish()).status, "aborted");
+    const r = await until("the interrupt", async () => {
+      const r = await record(chatId);
+      return r.interrupts.length > 0 && r;
+    });
+    assert.deepEqual(r.messagePosts.map((p) => p.status), [200]);
+    assert.deepEqual(r.interrupts.map((i) => i.status), [200]);
+  } finally {
+    await api("/test/coder/auth", { token: null });
+  }
+});
+
+test("csrfToken: a function is called for every POST, a string is sent as it is", async () => {
+  try {
+    await signIn("cookie-t");
+    await setup({ match: "fn:", turns: [{ text: "One.", calls: [{ id: "f1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
+    const out = await inPage(async (org) => {
+      const meta = document.querySelector('meta[property="csrf-token"]');
+      const token = meta.content;
+      meta.remove(); // only the option can give it now
+      let calls = 0;
+      const backend = { type: "coder", baseUrl: "/api/v2", organizationId: org };
+      const rt = new ChatRuntime({ backend: { ...backend, csrfToken: () => (calls++, token) }, storage: null });
+      await rt.loadTools();
+      rt.setToolEnabled(null, "get_browser_time", true);
+      const first = await rt.run({ messages: [{ id: "f-1", role: "user", content: "fn: what time is it?" }] });
+      const wrong = new ChatRuntime({ backend: { ...backend, csrfToken: "bm90IHRoZSB0b2tlbg==" }, toolsUrl: null, storage: null });
+      const refused = await wrong.run({ messages: [{ id: "w-1", role: "user", content: "a wrong token" }] });
+      const throwing = new ChatRuntime({ backend: { ...backend, csrfToken: () => { throw new Error("no token here"); } }, toolsUrl: null, storage: null });
+      const thrown = await throwing.run({ messages: [{ id: "t-1", role: "user", content: "a throwing token" }] });
+      const right = new ChatRuntime({ backend: { ...backend, csrfToken: token }, toolsUrl: null, storage: null });
+      const again = await right.run({ threadId: first.threadId, messages: [{ id: "r-1", role: "user", content: "fn: a string token" }] });
+      return {
+        calls,
+        first: first.status,
+        refused: { status: refused.status, code: refused.error?.code, httpStatus: refused.error?.status },
+        thrown: { status: thrown.status, code: thrown.error?.code, cause: thrown.error?.cause?.message },
+        again: again.status,
+        chatId: first.threadId,
+      };
+    }, ORG);
+    const r = await record(out.chatId);
+    assert.deepEqual(
+      { ...out, chatId: undefined },
+      {
+        calls: 2,
+        first: "completed",
+        refused: { status: "error", code: "coder/http", httpStatus: 400 },
+        thrown: { status: "error", code: "run/network", cause: "no token here" },
+        again: "completed",
+        chatId: undefined,
+      },
+    );
+    assert.equal(r.toolResultPosts.length + r.messagePosts.length, 2, "the create, one tool-results POST (the function's 2 calls) and the string's message");
+    assert.equal((await chats()).length, 1, "the wrong token and the throwing function created nothing");
+  } finally {
+    await api("/test/coder/auth", { token: null });
+  }
+});
+
+test("token mode: REST through the app's fetch without cookies, the header the only credential", async () => {
+  try {
+    await api("/test/coder/auth", { token: "tok-1" });
+    // The page also holds an older Coder session cookie, which differs from the token.
+    await inPage(() => {
+      document.cookie = "coder_session_token=stale; path=/";
+    });
+    await setup({ match: "token mode", turns: [{ text: "Slow.", delayMs: 3000 }] });
+    await inPage((org) => {
+      window.seen = [];
+      window.rt = new ChatRuntime({
+        backend: { type: "coder", baseUrl: "/api/v2", organizationId: org, sessionToken: "tok-1" },
+        toolsUrl: null,
+        storage: null,
+        // An auth proxy's wrapper: adds a header of its own, keeps ours.
+        fetch: (url, init) => {
+          window.seen.push({ url: String(url), method: init.method, credentials: init.credentials, token: init.headers?.["Coder-Session-Token"] });
+          return fetch(url, { ...init, headers: { ...init.headers, "X-Tenant": "7" } });
+        },
+      });
+      window.running = window.rt.run({ messages: [{ id: "t-1", role: "user", content: "token mode" }] });
+    }, ORG);
+    const chatId = await onlyChat(); // the create passed coderd's CSRF check
+    await inPage((id) => window.rt.abort(id), chatId);
+    assert.equal(await inPage(async () => (await window.running).status), "aborted");
+    const r = await until("the interrupt", async () => {
+      const r = await record(chatId);
+      return r.interrupts.length > 0 && r;
+    });
+    assert.equal(r.interrupts[0].status, 200);
+    const seen = await inPage(() => window.seen);
+    assert.ok(seen.length >= 2, JSON.stringify(seen));
+    assert.match(seen[0].url, /\/api\/v2\/chats$/);
+    assert.ok(seen.some((s) => /\/interrupt$/.test(s.url)), "the interrupt went through the app's fetch");
+    for (const s of seen) assert.deepEqual([s.method, s.credentials, s.token], ["POST", "omit", "tok-1"], s.url);
+    // The stream cannot leave the cookie out: coderd takes the cookie before the query's token,
+    // so a page holding another Coder session streams as that session (here: refused). docs/coder.md.
+    assert.equal(r.streams.opened, 0, "the stale cookie refused the stream");
+  } finally {
+    await api("/test/coder/auth", { token: null });
+  }
+});
+
+test("empty or whitespace-only text is refused run/bad-request, nothing is sent", async () => {
+  await coderRuntime();
+  const refused = (request) =>
+    inPage(async (request) => {
+      try {
+        const result = await window.rt.run(request);
+        return { status: result.status, code: result.error?.code };
+      } catch (error) {
+        return { code: error.code, field: error.field };
+      }
+    }, request);
+  assert.deepEqual(await refused({ messages: [user("   \n\t")] }), { code: "run/bad-request", field: "messages[0].content" });
+  assert.deepEqual(await refused({ messages: [user("")] }), { code: "run/bad-request", field: "messages[0].content" });
+  assert.deepEqual(await refused({ messages: [user([{ type: "text", text: " " }])] }), { code: "run/bad-request", field: "messages[0].content" });
+  assert.deepEqual(await chats(), [], "nothing was created");
+  await setup({ match: "real text", turns: [{ text: "Hi." }, { text: "Next." }] });
+  const first = await run({ messages: [user("real text")] });
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  const chatId = first.threadId;
+  assert.deepEqual(await refused({ threadId: chatId, messages: [user(" ")] }), { code: "run/bad-request", field: "messages[0].content" });
+  assert.equal((await record(chatId)).messagePosts.length, 0, "nothing was posted");
+  const next = await run({ threadId: chatId, messages: [user("next")] });
+  assert.equal(next.status, "completed", JSON.stringify(next.error));
+  assert.deepEqual((await record(chatId)).messagePosts.map((p) => p.status), [200]);
+});
+
+test("a non-UUID organizationId, and a token bound for another origin, are refused at construction", async () => {
+  const made = await inPage((org) => {
+    const make = (backend) => {
+      try {
+        new ChatRuntime({ backend: { type: "coder", baseUrl: "/api/v2", organizationId: org, ...backend }, toolsUrl: null, storage: null });
+        return "ok";
+      } catch (error) {
+        return `${error.code} ${error.field}`;
+      }
+    };
+    const other = "https://coder.example/api/v2";
+    return {
+      notUuid: make({ organizationId: "my-org" }),
+      crossWithToken: make({ baseUrl: other, sessionToken: "t" }),
+      crossAllowed: make({ baseUrl: other, sessionToken: "t", allowCrossOriginToken: true }),
+      crossCookieMode: make({ baseUrl: other }),
+      sameOriginAbsolute: make({ baseUrl: `${location.origin}/api/v2`, sessionToken: "t" }),
+    };
+  }, ORG);
+  assert.deepEqual(made, {
+    notUuid: "options/invalid backend.organizationId",
+    crossWithToken: "options/invalid backend.baseUrl",
+    crossAllowed: "ok",
+    crossCookieMode: "ok",
+    sameOriginAbsolute: "ok",
+  });
+});

@@ -237,6 +237,8 @@ test("parallel tools: time and weather in one message run as two cards and get o
 test("?backend=coder: the same page on the Coder mock answers a tool question end to end", async () => {
   const session = await freshPage(undefined, "/?backend=coder");
   const { page } = session;
+  // The page is signed in by cookie, with Coder's CSRF token in its meta tag (as `make demo`).
+  assert.ok(await page.evaluate(() => document.querySelector('meta[property="csrf-token"]')?.content), "the page carries the CSRF token");
   const before = new Set((await (await fetch(`${suite.base}/test/coder/chats`)).json()).map((c) => c.id));
   await setTool(page, "get_weather", true);
   const answer = await ask(page, "What's the weather in Paris?");

@@ -214,7 +214,8 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
         .route("/test/break", post(break_cut))
         .fallback(static_files)
         .with_state(state)
-        .merge(coder::router(coder))
+        .merge(coder::router(coder.clone()))
+        .layer(middleware::from_fn_with_state(coder, coder::site::page))
         .layer(middleware::from_fn_with_state(Arc::new(coder_prefix), cors))
 }
 

@@ -1,5 +1,6 @@
 //! `chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]... [--pace-ms N]
-//! [--llm-url URL --model NAME] [--coder-deadline-ms N] [--coder-token T] [--coder-prefix P]`:
+//! [--llm-url URL --model NAME] [--coder-deadline-ms N] [--coder-token T [--coder-sign-in]]
+//! [--coder-prefix P]`:
 //! see README.md.
 
 use std::io::Write;
@@ -13,7 +14,8 @@ use tokio::sync::watch;
 const USAGE: &str =
     "usage: chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]...
                           [--pace-ms N] [--llm-url URL --model NAME]
-                          [--coder-deadline-ms N] [--coder-token T] [--coder-prefix P]
+                          [--coder-deadline-ms N] [--coder-token T [--coder-sign-in]]
+                          [--coder-prefix P [--coder-only-prefix]]
   --mode demo|script     demo (default): the rule-based demo agent answers runs;
                          script: only responses queued with POST /test/script (the e2e tests)
   --port N               port on 127.0.0.1 (default: $PORT, else 8080; 0 picks a free port)
@@ -25,8 +27,11 @@ const USAGE: &str =
   --model NAME           the model for --llm-url, e.g. llama3.2
   --coder-deadline-ms N  the Coder mock's requires_action deadline (default 300000, 5 min)
   --coder-token T        the session token the Coder mock's chat routes require (default none)
+  --coder-sign-in        every HTML page signs the browser in to the Coder mock: the HttpOnly
+                         coder_session_token cookie (T) and Coder's CSRF meta tag and cookie
   --coder-prefix P       where the Coder mock's chat routes live (default /api/v2/chats;
                          /api/experimental/chats is served too)
+  --coder-only-prefix    serve the chat routes under --coder-prefix only (builds after #29548)
 Prints `listening on http://127.0.0.1:PORT` once ready. Ctrl-C / SIGTERM stops it.";
 
 struct Args {
@@ -86,6 +91,8 @@ fn parse_args(
             "--coder-token" => {
                 config.coder.token = Some(value("--coder-token")?).filter(|t| !t.is_empty())
             }
+            "--coder-sign-in" => config.coder.sign_in = true,
+            "--coder-only-prefix" => config.coder.only_prefix = true,
             "--coder-prefix" => {
                 let v = value("--coder-prefix")?;
                 let p = v.trim_end_matches('/');
@@ -96,6 +103,9 @@ fn parse_args(
             }
             _ => return Err(format!("unknown argument {arg:?}")),
         }
+    }
+    if config.coder.sign_in && config.coder.token.is_none() {
+        return Err("--coder-sign-in needs --coder-token T (the session it signs in)".into());
     }
     let port = match (port, env_port) {
         (Some(p), _) => p,

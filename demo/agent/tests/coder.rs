@@ -319,7 +319,11 @@ async fn one_dynamic_call_pauses_the_turn_and_tool_results_resume_it() {
         .map(|e| &e["message_part"])
         .collect();
     let seqs: Vec<u64> = parts.iter().map(|p| p["seq"].as_u64().unwrap()).collect();
-    assert_eq!(seqs, [0, 1, 2, 3, 4, 5], "seq is contiguous per generation");
+    assert_eq!(
+        seqs,
+        [1, 2, 3, 4, 5, 6],
+        "seq starts at 1, contiguous per generation"
+    );
     assert!(parts.iter().all(
         |p| p["history_version"] == parts[0]["history_version"] && p["generation_attempt"] == 1
     ));
@@ -1070,4 +1074,599 @@ async fn without_a_script_the_demo_rules_call_declared_tools() {
         r["messages"][1]["content"][0]["text"],
         "I can't check the weather: the get_weather tool is turned off. Turn it on in the Tools menu and ask again."
     );
+}
+
+// ---- what a real coderd does (contract section 9) ----------------------------------------------
+
+/// A POST with the given headers: (status, content type, body text).
+async fn post_with(
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String, String) {
+    let mut h = vec![("Content-Type", "application/json")];
+    h.extend_from_slice(headers);
+    let mut c = Conn::open(addr, "POST", path, &h, body).await;
+    let ct = c.header("content-type").unwrap_or("").to_string();
+    (c.status, ct, c.text().await)
+}
+
+/// The `name=value` of a response's `Set-Cookie` for `name`.
+fn set_cookie(c: &Conn, name: &str) -> Option<String> {
+    c.headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("set-cookie"))
+        .map(|(_, v)| v.split(';').next().unwrap_or("").to_string())
+        .find(|v| v.starts_with(&format!("{name}=")))
+}
+
+#[tokio::test]
+async fn csrf_refuses_cookie_posts_without_the_pages_token() {
+    let dir = std::env::temp_dir().join(format!("coder-csrf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("index.html"),
+        "<!doctype html><head><title>t</title></head>",
+    )
+    .unwrap();
+    let server = spawn(
+        Config {
+            mode: Mode::Script,
+            pace_ms: 0,
+            statics: vec![chat_runtime_agent::StaticMount::parse(dir.to_str().unwrap()).unwrap()],
+            coder: CoderConfig {
+                token: Some("sekret".into()),
+                ..CoderConfig::default()
+            },
+            ..Config::default()
+        },
+        0,
+    )
+    .await
+    .unwrap();
+    let a = server.addr;
+    let body = serde_json::to_vec(&create_body("csrf", &[])).unwrap();
+
+    // Signing in sets the HttpOnly session cookie and redirects.
+    let c = Conn::open(a, "GET", "/test/coder/login?token=sekret&to=/", &[], b"").await;
+    assert_eq!(c.status, 303);
+    assert_eq!(c.header("location"), Some("/"));
+    assert_eq!(
+        set_cookie(&c, "coder_session_token").as_deref(),
+        Some("coder_session_token=sekret")
+    );
+    assert!(c
+        .headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("set-cookie") && v.contains("HttpOnly")));
+
+    // The signed-in page carries the token; the csrf_token cookie comes with it.
+    let session = "coder_session_token=sekret";
+    let mut page = Conn::open(a, "GET", "/", &[("Cookie", session)], b"").await;
+    let csrf_cookie = set_cookie(&page, "csrf_token").expect("the csrf_token cookie");
+    let html = page.text().await;
+    let meta = html
+        .split("<meta property=\"csrf-token\" content=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("the meta tag")
+        .to_string();
+    assert!(html.starts_with("<!doctype html><head><meta property=\"csrf-token\""));
+    // A signed-out page is served as it is.
+    let mut plain = Conn::open(a, "GET", "/", &[], b"").await;
+    assert!(set_cookie(&plain, "csrf_token").is_none());
+    assert!(!plain.text().await.contains("csrf-token"));
+
+    let cookies = format!("{session}; {csrf_cookie}");
+    // Cookie only: 400 text/plain.
+    let (s, ct, text) = post_with(a, P, &[("Cookie", &cookies)], &body).await;
+    assert_eq!((s, ct.as_str()), (400, "text/plain; charset=utf-8"));
+    assert!(
+        text.starts_with("Something is wrong with your CSRF token."),
+        "{text}"
+    );
+    // A wrong token, or the right token without its cookie: the same.
+    let (s, _, _) = post_with(
+        a,
+        P,
+        &[("Cookie", &cookies), ("X-CSRF-TOKEN", "AAAA")],
+        &body,
+    )
+    .await;
+    assert_eq!(s, 400);
+    let (s, _, _) = post_with(a, P, &[("Cookie", session), ("X-CSRF-TOKEN", &meta)], &body).await;
+    assert_eq!(s, 400);
+    // A header token that differs from the cookie's.
+    let (s, _, text) = post_with(
+        a,
+        P,
+        &[("Cookie", &cookies), ("Coder-Session-Token", "other")],
+        &body,
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert!(text.starts_with("CSRF error encountered. Authentication via \"coder_session_token\" cookie and \"Coder-Session-Token\" header detected, but the values do not match."), "{text}");
+    // Exempt: the page's token; the same token as header or query; no session cookie.
+    let (s, _, text) = post_with(
+        a,
+        P,
+        &[("Cookie", &cookies), ("X-CSRF-TOKEN", &meta)],
+        &body,
+    )
+    .await;
+    assert_eq!(s, 201, "{text}");
+    let id = serde_json::from_str::<Value>(&text).unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (s, _, _) = post_with(
+        a,
+        P,
+        &[("Cookie", &cookies), ("Coder-Session-Token", "sekret")],
+        &body,
+    )
+    .await;
+    assert_eq!(s, 201);
+    let (s, _, _) = post_with(
+        a,
+        &format!("{P}?coder_session_token=sekret"),
+        &[("Cookie", &cookies)],
+        &body,
+    )
+    .await;
+    assert_eq!(s, 201);
+    let (s, _, _) = post_with(a, P, &[("Coder-Session-Token", "sekret")], &body).await;
+    assert_eq!(s, 201);
+    // GETs and the stream's upgrade are never checked.
+    let c = Conn::open(a, "GET", &format!("{P}/{id}"), &[("Cookie", &cookies)], b"").await;
+    assert_eq!(c.status, 200);
+    assert!(
+        ws_with(a, &format!("{P}/{id}/stream"), &[("Cookie", &cookies)])
+            .await
+            .is_ok()
+    );
+    // The CSRF check comes before the API key: a wrong cookie without a token is still 400.
+    let (s, _, _) = post_with(a, P, &[("Cookie", "coder_session_token=nope")], &body).await;
+    assert_eq!(s, 400);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn sign_in_mode_signs_every_page_in() {
+    let dir = std::env::temp_dir().join(format!("coder-signin-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("index.html"), "<p>no head</p>").unwrap();
+    let server = spawn(
+        Config {
+            mode: Mode::Script,
+            pace_ms: 0,
+            statics: vec![chat_runtime_agent::StaticMount::parse(dir.to_str().unwrap()).unwrap()],
+            coder: CoderConfig {
+                token: Some("demo".into()),
+                sign_in: true,
+                ..CoderConfig::default()
+            },
+            ..Config::default()
+        },
+        0,
+    )
+    .await
+    .unwrap();
+    let mut page = Conn::open(server.addr, "GET", "/", &[], b"").await;
+    assert_eq!(
+        set_cookie(&page, "coder_session_token").as_deref(),
+        Some("coder_session_token=demo")
+    );
+    assert!(set_cookie(&page, "csrf_token").is_some());
+    assert!(page
+        .text()
+        .await
+        .starts_with("<meta property=\"csrf-token\" content=\""));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn bodies_over_256_kib_get_413() {
+    let server = start().await;
+    let a = server.addr;
+    let mut big = create_body("big", &[]);
+    big["unsafe_dynamic_tools"] = json!([{ "name": "t", "description": "x".repeat(262_144),
+        "input_schema": { "type": "object" } }]);
+    let (s, b) = post(a, P, big).await;
+    assert_eq!(s, 413, "{b}");
+    assert_eq!(b["message"], "Request body exceeds 256 KiB");
+    let id = create(a, "small", &[]).await;
+    let huge = json!({ "results": [{ "tool_call_id": "x", "output": "y".repeat(262_144) }] });
+    let (s, b) = results(a, &id, huge).await;
+    assert_eq!(s, 413, "{b}");
+    assert_eq!(record(a, &id).await["toolResultPosts"][0]["status"], 413);
+    // Just under the cap is read (and then judged on its content).
+    let mut fits = create_body("fits", &[]);
+    let room = 262_144 - serde_json::to_vec(&fits).unwrap().len() - 64;
+    fits["labels"] = json!({ "pad": "z".repeat(room) });
+    assert_eq!(post(a, P, fits).await.0, 201);
+}
+
+#[tokio::test]
+async fn a_dynamic_tool_named_like_a_builtin_runs_on_the_server() {
+    let server = start().await;
+    let a = server.addr;
+    setup(
+        a,
+        json!({ "match": "shadow", "turns": [
+            { "calls": [{ "name": "read_file", "args": { "path": "/etc/x" }, "result": "file text" }] },
+            { "quote": true }
+        ] }),
+    )
+    .await;
+    let id = create(a, "shadow", &["read_file", "get_weather"]).await;
+    let r = wait_status(a, &id, "waiting").await;
+    assert_eq!(r["actionRequiredSent"], false);
+    assert_eq!(r["toolResultPostCount"], 0);
+    let msgs = r["messages"].as_array().unwrap();
+    let tool = msgs.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["content"][0]["tool_name"], "read_file");
+    assert_eq!(tool["content"][0]["result"], "file text");
+    let last = msgs.last().unwrap()["content"][0]["text"].as_str().unwrap();
+    assert!(last.starts_with("I got: read_file("), "{last}");
+}
+
+#[tokio::test]
+async fn refused_upgrades_answer_a_plain_get_with_their_status() {
+    let server = start_with(CoderConfig {
+        token: Some("t".into()),
+        ..CoderConfig::default()
+    })
+    .await;
+    let a = server.addr;
+    let auth = [("Coder-Session-Token", "t")];
+    let mut c = Conn::open(
+        a,
+        "POST",
+        P,
+        &[("Content-Type", "application/json"), auth[0]],
+        &serde_json::to_vec(&create_body("up", &[])).unwrap(),
+    )
+    .await;
+    let id = c.json().await["id"].as_str().unwrap().to_string();
+    let stream = format!("{P}/{id}/stream");
+    let get = |path: String, headers: Vec<(&'static str, &'static str)>| async move {
+        let mut c = Conn::open(a, "GET", &path, &headers, b"").await;
+        let status = c.status;
+        (status, c.text().await)
+    };
+    assert_eq!(get(stream.clone(), vec![]).await.0, 401);
+    let unknown = format!("{P}/c0de0000-0000-4000-8000-ffffffffffff/stream");
+    assert_eq!(get(unknown, vec![auth[0]]).await.0, 404);
+    assert_eq!(
+        get(format!("{stream}?after_id=x"), vec![auth[0]]).await.0,
+        400
+    );
+    assert_eq!(
+        get(
+            stream.clone(),
+            vec![auth[0], ("Origin", "http://evil.example")]
+        )
+        .await
+        .0,
+        403
+    );
+    // A route that is fine answers the missing upgrade.
+    let (s, text) = get(stream.clone(), vec![auth[0]]).await;
+    assert_eq!(s, 426, "{text}");
+    // The AI Gateway off: 503 on the stream and on what mutates; reads pass.
+    post(a, "/test/coder/gateway", json!({ "enabled": false })).await;
+    let (s, text) = get(stream.clone(), vec![auth[0]]).await;
+    assert_eq!(s, 503);
+    let b: Value = serde_json::from_str(&text).unwrap();
+    assert!(b["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("AI Gateway must be enabled"));
+    assert_eq!(get(format!("{P}/{id}"), vec![auth[0]]).await.0, 200);
+    let msg = serde_json::to_vec(&json!({ "content": [{ "type": "text", "text": "x" }] })).unwrap();
+    let c = Conn::open(
+        a,
+        "POST",
+        &format!("{P}/{id}/messages"),
+        &[("Content-Type", "application/json"), auth[0]],
+        &msg,
+    )
+    .await;
+    assert_eq!(c.status, 503);
+    match ws_with(a, &format!("{stream}?coder_session_token=t"), &[]).await {
+        Err(WsError::Http(res)) => assert_eq!(res.status(), 503),
+        other => panic!("expected 503, got {:?}", other.map(|_| ())),
+    }
+    post(a, "/test/coder/gateway", json!({ "enabled": true })).await;
+    assert!(ws_with(a, &format!("{stream}?coder_session_token=t"), &[])
+        .await
+        .is_ok());
+}
+
+#[tokio::test]
+async fn a_restart_drops_every_socket_and_refuses_until_it_is_over() {
+    let server = start().await;
+    let a = server.addr;
+    let (id, mut s) = idle_chat(a, "restart", &[], json!([])).await;
+    let (st, b) = post(a, "/test/coder/restart", json!({ "ms": 400 })).await;
+    assert_eq!((st, b["dropped"].as_u64()), (200, Some(1)));
+    assert!(frame(&mut s).await.is_none(), "the socket is dropped");
+    let c = Conn::open(a, "GET", &format!("{P}/{id}"), &[], b"").await;
+    assert_eq!(c.status, 502);
+    match ws_with(a, &format!("{P}/{id}/stream"), &[]).await {
+        Err(WsError::Http(res)) => assert_eq!(res.status(), 502),
+        other => panic!("expected 502, got {:?}", other.map(|_| ())),
+    }
+    assert_eq!(say(a, &id, "lost").await.0, 502);
+    tokio::time::sleep(Duration::from_millis(450)).await;
+    let mut s = ws(a, &id).await;
+    let snap = until(&mut s, |e| e["type"] == "preview_reset").await;
+    assert!(types(&snap).contains(&"status:waiting".to_string()));
+    assert_eq!(say(a, &id, "back").await.0, 200);
+}
+
+#[tokio::test]
+async fn a_quiet_turn_shows_its_messages_but_no_status() {
+    let server = start().await;
+    let a = server.addr;
+    let (id, mut s) = idle_chat(
+        a,
+        "quiet",
+        &[],
+        json!([{ "text": "One." }, { "text": "Two." }]),
+    )
+    .await;
+    setup(a, json!({ "chatId": id, "quietStatus": true })).await;
+    assert_eq!(say(a, &id, "again").await.0, 200);
+    let events = until(&mut s, |e| {
+        e["type"] == "message" && e["message"]["role"] == "assistant"
+    })
+    .await;
+    wait_status(a, &id, "waiting").await;
+    assert_eq!(say(a, &id, "and again").await.0, 200);
+    let more = until(&mut s, |e| {
+        e["type"] == "message" && e["message"]["role"] == "assistant"
+    })
+    .await;
+    let all: Vec<String> = types(&events).into_iter().chain(types(&more)).collect();
+    assert!(!all.iter().any(|t| t.starts_with("status:")), "{all:?}");
+    assert_eq!(all.iter().filter(|t| *t == "message:user").count(), 2);
+    // A new connection is told the status.
+    let mut again = ws(a, &id).await;
+    let snap = until(&mut again, |e| e["type"] == "preview_reset").await;
+    assert!(types(&snap).contains(&"status:waiting".to_string()));
+}
+
+#[tokio::test]
+async fn content_is_trimmed_and_empty_parts_are_refused() {
+    let server = start().await;
+    let a = server.addr;
+    let with = |content: Value| {
+        let mut b = create_body("x", &[]);
+        b["content"] = content;
+        b
+    };
+    let (s, b) = post(a, P, with(json!([]))).await;
+    assert_eq!(
+        (s, &b["message"], &b["detail"]),
+        (
+            400,
+            &json!("Content is required."),
+            &json!("Content cannot be empty.")
+        )
+    );
+    let (s, b) = post(a, P, with(json!([{ "type": "text", "text": " \n\t " }]))).await;
+    assert_eq!(
+        (s, &b["message"], &b["detail"]),
+        (
+            400,
+            &json!("Invalid input part."),
+            &json!("content[0].text cannot be empty.")
+        )
+    );
+    let (s, b) = post(a, P, with(json!([{ "type": "image", "text": "x" }]))).await;
+    assert_eq!(
+        (s, &b["detail"]),
+        (400, &json!("content[0].type \"image\" is not supported."))
+    );
+    let (s, chat) = post(
+        a,
+        P,
+        with(json!([{ "type": "text", "text": "  Hello there  " }])),
+    )
+    .await;
+    assert_eq!(s, 201);
+    assert_eq!(chat["title"], "Hello there");
+    let id = chat["id"].as_str().unwrap();
+    let r = wait_status(a, id, "waiting").await;
+    assert_eq!(r["messages"][0]["content"][0]["text"], "Hello there");
+    let (s, b) = say(a, id, "   ").await;
+    assert_eq!((s, &b["message"]), (400, &json!("Invalid input part.")));
+    assert_eq!(
+        record(a, id).await["messages"].as_array().unwrap().len(),
+        r["messages"].as_array().unwrap().len()
+    );
+}
+
+#[tokio::test]
+async fn organization_id_must_decode_as_a_uuid() {
+    let server = start().await;
+    let a = server.addr;
+    let with = |org: Value| {
+        let mut b = create_body("org", &[]);
+        b["organization_id"] = org;
+        b
+    };
+    for bad in [
+        json!("not-a-uuid"),
+        json!("7c60d51f-b44e-4682-87d6-449835ea4de"),
+        json!(7),
+    ] {
+        let (s, b) = post(a, P, with(bad.clone())).await;
+        assert_eq!(
+            (s, &b["message"]),
+            (400, &json!("Request body must be valid JSON.")),
+            "{bad}"
+        );
+    }
+    for good in [
+        "7C60D51F-B44E-4682-87D6-449835EA4DE6",
+        "7c60d51fb44e468287d6449835ea4de6",
+        "{7c60d51f-b44e-4682-87d6-449835ea4de6}",
+        "urn:uuid:7c60d51f-b44e-4682-87d6-449835ea4de6",
+    ] {
+        assert_eq!(post(a, P, with(json!(good))).await.0, 201, "{good}");
+    }
+}
+
+#[tokio::test]
+async fn the_model_sees_only_top_level_properties_and_required() {
+    let server = start().await;
+    let a = server.addr;
+    let mut body = create_body("schema", &[]);
+    body["unsafe_dynamic_tools"] = json!([{ "name": "put", "description": "d", "input_schema": {
+        "type": "object", "$defs": { "P": { "type": "string" } },
+        "properties": { "p": { "$ref": "#/$defs/P" } }, "required": ["p"],
+        "additionalProperties": false, "anyOf": [{ "required": ["p"] }] } }]);
+    let (s, chat) = post(a, P, body).await;
+    assert_eq!(s, 201);
+    let r = record(a, chat["id"].as_str().unwrap()).await;
+    assert_eq!(
+        r["modelTools"],
+        json!([{ "name": "put", "description": "d", "input_schema": { "type": "object",
+            "properties": { "p": { "$ref": "#/$defs/P" } }, "required": ["p"] } }])
+    );
+}
+
+#[tokio::test]
+async fn creation_options_are_kept_and_checked_as_codersdk_decodes_them() {
+    let server = start().await;
+    let a = server.addr;
+    let model = "11111111-2222-4333-8444-555555555555";
+    let ws_id = "66666666-7777-4888-8999-aaaaaaaaaaaa";
+    let mut body = create_body("options", &[]);
+    body["model_config_id"] = json!(model);
+    body["workspace_id"] = json!(ws_id);
+    body["mcp_server_ids"] = json!([model]);
+    body["plan_mode"] = json!("plan");
+    body["system_prompt"] = json!("Be brief.");
+    body["reasoning_effort"] = json!("low");
+    body["labels"] = json!({ "app": "demo" });
+    let (s, chat) = post(a, P, body.clone()).await;
+    assert_eq!(s, 201, "{chat}");
+    assert_eq!(chat["last_model_config_id"], model);
+    assert_eq!(chat["workspace_id"], ws_id);
+    assert_eq!(chat["mcp_server_ids"], json!([model]));
+    assert_eq!(chat["plan_mode"], "plan");
+    assert_eq!(chat["labels"], json!({ "app": "demo" }));
+    let r = record(a, chat["id"].as_str().unwrap()).await;
+    assert_eq!(r["createRequest"], body);
+    for (k, v) in [
+        ("model_config_id", json!("gpt-4")),
+        ("workspace_id", json!(5)),
+        ("mcp_server_ids", json!(["x"])),
+        ("system_prompt", json!(["x"])),
+        ("labels", json!({ "n": 1 })),
+    ] {
+        let mut b = create_body("bad option", &[]);
+        b[k] = v;
+        let (s, e) = post(a, P, b).await;
+        assert_eq!(
+            (s, &e["message"]),
+            (400, &json!("Request body must be valid JSON.")),
+            "{k}"
+        );
+    }
+    let mut long = create_body("long prompt", &[]);
+    long["system_prompt"] = json!("p".repeat(128 * 1024 + 1));
+    assert_eq!(post(a, P, long).await.0, 400);
+}
+
+#[tokio::test]
+async fn an_invalid_state_refuses_posts_until_reconcile_invalid() {
+    let server = start().await;
+    let a = server.addr;
+    setup(
+        a,
+        json!({ "match": "invalid", "turns": [{ "calls": [{ "id": "i1", "name": "get_weather" }] }] }),
+    )
+    .await;
+    let id = create(a, "invalid", &["get_weather"]).await;
+    wait_status(a, &id, "requires_action").await;
+    setup(a, json!({ "chatId": id, "invalidState": true })).await;
+    let ok = json!({ "results": [{ "tool_call_id": "i1", "output": "x" }] });
+    let (s, b) = results(a, &id, ok.clone()).await;
+    assert_eq!(
+        (s, &b["message"]),
+        (409, &json!("Chat is in an invalid state."))
+    );
+    let (s, b) = say(a, &id, "hello").await;
+    assert_eq!(
+        (s, &b["message"]),
+        (409, &json!("Chat is in an invalid state."))
+    );
+    let (s, chat) = post(a, &format!("{P}/{id}/reconcile-invalid"), json!({})).await;
+    assert_eq!((s, &chat["status"]), (200, &json!("waiting")));
+    let r = record(a, &id).await;
+    let last = r["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last["content"][0]["result"],
+        "Tool execution canceled due to invalid chat state"
+    );
+    assert_eq!(
+        post(a, &format!("{P}/{id}/reconcile-invalid"), json!({}))
+            .await
+            .0,
+        409
+    );
+    assert_eq!(say(a, &id, "hello").await.0, 200);
+}
+
+#[tokio::test]
+async fn an_edited_chat_resends_its_whole_history_on_every_connect() {
+    let server = start().await;
+    let a = server.addr;
+    let (id, _s) = idle_chat(a, "edited", &[], json!([])).await;
+    let last = record(a, &id).await["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    setup(a, json!({ "chatId": id, "edited": true })).await;
+    let mut s = ws_with(a, &format!("{P}/{id}/stream?after_id={last}"), &[])
+        .await
+        .unwrap();
+    let snap = until(&mut s, |e| e["type"] == "preview_reset").await;
+    let t = types(&snap);
+    assert_eq!(t[0], "history_reset");
+    assert_eq!(
+        t.iter().filter(|t| t.starts_with("message:")).count(),
+        2,
+        "{t:?}"
+    );
+}
+
+#[tokio::test]
+async fn only_prefix_serves_one_prefix() {
+    let server = start_with(CoderConfig {
+        only_prefix: true,
+        ..CoderConfig::default()
+    })
+    .await;
+    let a = server.addr;
+    assert_eq!(post(a, P, create_body("v2", &[])).await.0, 201);
+    let (s, _) = post(a, "/api/experimental/chats", create_body("old", &[])).await;
+    assert_eq!(s, 404);
+    let both = start().await;
+    let (s, _) = post(
+        both.addr,
+        "/api/experimental/chats",
+        create_body("old", &[]),
+    )
+    .await;
+    assert_eq!(s, 201);
 }

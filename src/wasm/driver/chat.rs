@@ -4,7 +4,7 @@
 
 use wasm_bindgen_futures::spawn_local;
 
-use super::{upgrade, Driver};
+use super::{upgrade, Csrf, Driver};
 use crate::session::ChatReply;
 use crate::wasm::io::http;
 use crate::wasm::io::socket::{Socket, SocketEvent};
@@ -17,10 +17,39 @@ pub(super) struct Stream {
     _socket: Socket,
 }
 
+/// The `X-CSRF-TOKEN` of one request: `Ok(None)` when there is none (no meta tag, or the
+/// function gave no non-empty string); `Err`: what the app's function threw.
+fn csrf_token(csrf: &Csrf) -> Result<Option<String>, wasm_bindgen::JsValue> {
+    use crate::wasm::convert::{call_method, host};
+    let value = match csrf {
+        Csrf::Fixed(token) => return Ok(Some(token.clone())),
+        Csrf::Function(f) => f.call0(&wasm_bindgen::JsValue::UNDEFINED)?,
+        Csrf::Meta => {
+            let document = host(&js_sys::global(), "document");
+            if !document.is_object() {
+                return Ok(None);
+            }
+            let selector = "meta[property=\"csrf-token\"]".into();
+            match call_method(&document, "querySelector", &[&selector]) {
+                Ok(meta) if meta.is_object() => host(&meta, "content"),
+                _ => return Ok(None),
+            }
+        }
+    };
+    Ok(value.as_string().filter(|t| !t.is_empty()))
+}
+
 impl Driver {
     /// An [`Action::ChatRequest`](crate::session::Action::ChatRequest): a `POST` through the
     /// app's `fetch` (or the global one); the status and whole body, or the network's failure,
     /// go back to the session. Never aborted: Stop is an interrupt the session sends.
+    ///
+    /// Auth, as coderd checks it: with a session token (the session's `Coder-Session-Token`
+    /// header) the request carries no cookies (`credentials: "omit"`), so a Coder cookie of the
+    /// page can neither disagree with the header (coderd's CSRF check refuses that) nor stand in
+    /// for it; without one (cookie mode) it carries `X-CSRF-TOKEN` ([`Csrf`]), which coderd
+    /// requires of every cookie-carrying POST. A `csrfToken` function that throws fails the
+    /// request as the app's `fetch` throwing would.
     pub(super) fn spawn_chat_request(
         &self,
         thread_id: String,
@@ -36,10 +65,23 @@ impl Driver {
         spawn_local(async move {
             let host = driver.host();
             let reply: Result<ChatReply, IoError> = 'reply: {
-                let sent = match host
-                    .fetch
-                    .send("POST", &url, &headers, body.as_deref(), None)
-                {
+                let token_mode = headers.iter().any(|(n, _)| n == "Coder-Session-Token");
+                if !token_mode {
+                    match csrf_token(&host.csrf) {
+                        Ok(Some(token)) => headers.push(("X-CSRF-TOKEN".to_owned(), token)),
+                        Ok(None) => {}
+                        Err(thrown) => break 'reply Err(IoError::Thrown(thrown)),
+                    }
+                }
+                let credentials = token_mode.then_some("omit");
+                let sent = match host.fetch.send_with(
+                    "POST",
+                    &url,
+                    &headers,
+                    body.as_deref(),
+                    None,
+                    credentials,
+                ) {
                     Ok(sent) => sent,
                     Err(failure) => break 'reply Err(failure),
                 };

@@ -67,6 +67,20 @@ impl Fetch {
         body: Option<&str>,
         signal: Option<&AbortSignal>,
     ) -> Result<JsFuture, IoError> {
+        self.send_with(method, url, headers, body, signal, None)
+    }
+
+    /// [`Fetch::send`] with `init.credentials` (`"omit"`: no cookies go, none are kept) when
+    /// given; the Fetch default (`"same-origin"`) otherwise.
+    pub(crate) fn send_with(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<&str>,
+        signal: Option<&AbortSignal>,
+        credentials: Option<&str>,
+    ) -> Result<JsFuture, IoError> {
         let fetch = self.function()?;
         // A plain object set with `Reflect.set`, which the headers need anyway (`RequestInit`'s
         // setters would each be a binding of their own).
@@ -87,6 +101,9 @@ impl Fetch {
         }
         if let Some(signal) = signal {
             set("signal", signal);
+        }
+        if let Some(credentials) = credentials {
+            set("credentials", &credentials.into());
         }
         // `globalThis` as the receiver: an unbound `window.fetch` throws "Illegal invocation".
         let promise = fetch

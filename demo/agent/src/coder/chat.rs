@@ -20,6 +20,8 @@ pub const MODEL_CONFIG_ID: &str = "f5fb4d91-62ca-4377-9ee6-5d43ba00d205";
 
 /// Synthetic result of a call whose requires_action deadline passed.
 pub const REASON_TIMEOUT: &str = "Tool execution timed out";
+/// Synthetic result of a call closed by `POST /reconcile-invalid`.
+pub const REASON_RECONCILE: &str = "Tool execution canceled due to invalid chat state";
 /// Synthetic result of a call closed by `POST /interrupt` (or `busy_behavior: "interrupt"`).
 pub const REASON_INTERRUPT: &str = "Tool execution interrupted by user";
 
@@ -116,6 +118,9 @@ pub struct Setup {
     pub drop_after: VecDeque<String>,
     /// Server generation.
     pub era: Era,
+    /// No live `status` event of `running` or `waiting` (a turn between two of coderd's
+    /// syncs); the snapshot still says the status.
+    pub quiet_status: bool,
 }
 
 /// The test log of one chat (`GET /test/coder/chats/{id}`).
@@ -143,6 +148,19 @@ pub struct Chat {
     title: String,
     labels: Value,
     client_type: Option<String>,
+    /// What the create body chose (`CreateChatRequest`): shown in the `Chat` JSON.
+    workspace_id: Value,
+    mcp_server_ids: Value,
+    plan_mode: Value,
+    model_config_id: Value,
+    /// The create request as received (`GET /test/coder/chats/{id}` → `createRequest`).
+    pub create_request: Value,
+    /// Set by a test (`invalidState`): POSTs answer 409 "Chat is in an invalid state." until
+    /// `POST /{chat}/reconcile-invalid`.
+    pub invalid: bool,
+    /// Set by a test (`edited`): every connect gets `history_reset` and the whole history,
+    /// whatever `after_id` says (coderd's `loadDBSnapshot` for a chat with a soft-deleted row).
+    pub edited: bool,
     created_at: String,
     updated_at: String,
     /// Lifecycle.
@@ -153,6 +171,8 @@ pub struct Chat {
     pub archived: bool,
     /// Names of `unsafe_dynamic_tools`: the calls the client executes.
     pub dynamic: HashSet<String>,
+    /// The dynamic tools as the model sees them ([`model_tool`]).
+    pub model_tools: Vec<Value>,
     /// Committed messages, ascending ids.
     pub messages: Vec<Value>,
     /// Queued user messages (`queued_messages`).
@@ -179,16 +199,12 @@ impl Chat {
     pub fn new(
         id: String,
         body: &Map<String, Value>,
+        text: &str,
         dynamic: HashSet<String>,
         setup: Setup,
     ) -> Chat {
         let now = now_rfc3339();
-        let text = first_text(body.get("content"));
-        let title: String = if text.is_empty() {
-            "New Chat".into()
-        } else {
-            text.chars().take(80).collect()
-        };
+        let title = title_of(text);
         Chat {
             id,
             organization_id: body
@@ -206,12 +222,38 @@ impl Chat {
                 .get("client_type")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            workspace_id: body.get("workspace_id").cloned().unwrap_or(Value::Null),
+            mcp_server_ids: body
+                .get("mcp_server_ids")
+                .filter(|v| v.is_array())
+                .cloned()
+                .unwrap_or_else(|| json!([])),
+            plan_mode: body
+                .get("plan_mode")
+                .filter(|v| !v.is_null())
+                .cloned()
+                .unwrap_or_else(|| json!("")),
+            model_config_id: body
+                .get("model_config_id")
+                .filter(|v| v.is_string())
+                .cloned()
+                .unwrap_or_else(|| json!(MODEL_CONFIG_ID)),
+            create_request: Value::Object(body.clone()),
+            invalid: false,
+            edited: false,
             created_at: now.clone(),
             updated_at: now,
             status: Status::Running,
             last_error: None,
             archived: false,
             dynamic,
+            model_tools: body
+                .get("unsafe_dynamic_tools")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(model_tool)
+                .collect(),
             messages: Vec::new(),
             queue: VecDeque::new(),
             history_version: 1,
@@ -231,13 +273,13 @@ impl Chat {
             "organization_id": self.organization_id,
             "owner_id": OWNER_ID,
             "owner_username": OWNER_NAME,
-            "workspace_id": null,
+            "workspace_id": self.workspace_id,
             "parent_chat_id": null,
             "root_chat_id": null,
-            "last_model_config_id": MODEL_CONFIG_ID,
+            "last_model_config_id": self.model_config_id,
             "title": self.title,
             "status": self.status.as_str(),
-            "plan_mode": "",
+            "plan_mode": self.plan_mode,
             "last_error": self.last_error,
             "last_turn_summary": null,
             "summary": null,
@@ -246,7 +288,7 @@ impl Chat {
             "archived": self.archived,
             "shared": false,
             "pin_order": 0,
-            "mcp_server_ids": [],
+            "mcp_server_ids": self.mcp_server_ids,
             "labels": self.labels,
             "has_unread": false,
             "warnings": [],
@@ -339,7 +381,8 @@ impl Chat {
             .filter_map(|p| {
                 let id = p["tool_call_id"].as_str()?.to_string();
                 let name = p["tool_name"].as_str()?.to_string();
-                (self.dynamic.contains(&name) && !handled.contains(&id)).then(|| {
+                let client = self.dynamic.contains(&name) && !super::is_chatd_builtin(&name);
+                (client && !handled.contains(&id)).then(|| {
                     let args = p.get("args").cloned().unwrap_or(json!({}));
                     (id, name, args)
                 })
@@ -363,12 +406,17 @@ impl Chat {
     /// The snapshot a new stream gets: messages after `after_id`, `queue_update` if queued,
     /// `status`, `error` if in error, `action_required` if requires_action, `preview_reset`.
     pub fn snapshot(&self, after_id: i64) -> Vec<Value> {
-        let mut out: Vec<Value> = self
-            .messages
-            .iter()
-            .filter(|m| m["id"].as_i64().unwrap_or(0) > after_id)
-            .map(|m| self.event("message", m.clone()))
-            .collect();
+        let after_id = if self.edited { 0 } else { after_id };
+        let mut out: Vec<Value> = Vec::new();
+        if self.edited {
+            out.push(self.event("history_reset", Value::Null));
+        }
+        out.extend(
+            self.messages
+                .iter()
+                .filter(|m| m["id"].as_i64().unwrap_or(0) > after_id)
+                .map(|m| self.event("message", m.clone())),
+        );
         if !self.queue.is_empty() {
             out.push(self.event("queue_update", self.queued_json()));
         }
@@ -400,7 +448,10 @@ impl Chat {
     /// Publishes a batch to the live streams, applying the `dropAfter` triggers: a batch holding
     /// the next trigger's event is cut right after it and the streams are dropped (the rest of
     /// the batch is not delivered live; committed messages come back through the snapshot).
-    pub fn publish(&mut self, batch: Vec<Value>) {
+    pub fn publish(&mut self, mut batch: Vec<Value>) {
+        if self.setup.quiet_status {
+            batch.retain(|e| !(e["type"] == "status" && quiet(&e["status"]["status"])));
+        }
         if batch.is_empty() {
             return;
         }
@@ -436,6 +487,12 @@ impl Chat {
     }
 }
 
+/// The statuses a `quietStatus` chat never publishes live: those of a turn that starts and
+/// ends between two of coderd's syncs.
+fn quiet(status: &Value) -> bool {
+    status == "running" || status == "waiting"
+}
+
 /// Whether `event` is the one a `dropAfter` trigger names: `requires_action`, `running`,
 /// `waiting`, `error`, `interrupting` (that `status`), `action_required`, `message` (any
 /// committed message), `tool_result` (a committed `role: "tool"` message), `message_part`.
@@ -446,6 +503,35 @@ fn matches_trigger(event: &Value, trigger: &str) -> bool {
         "tool_result" => kind == "message" && event["message"]["role"] == "tool",
         status => kind == "status" && event["status"]["status"] == status,
     }
+}
+
+/// A declared dynamic tool as chatloop's `BuildToolDefinitions` shows it to the model: its name,
+/// description and only the top-level `properties` and `required` of its `input_schema`
+/// (`$defs`, `definitions`, a top-level `$ref`, `allOf`/`anyOf`/`oneOf`, `additionalProperties`
+/// are dropped; a `$ref` inside `properties` stays, dangling).
+pub fn model_tool(tool: &Value) -> Value {
+    let schema = &tool["input_schema"];
+    let mut reduced = json!({ "type": "object",
+        "properties": schema.get("properties").cloned().unwrap_or_else(|| json!({})) });
+    if let Some(r) = schema.get("required").filter(|r| r.is_array()) {
+        reduced["required"] = r.clone();
+    }
+    json!({ "name": tool["name"], "description": tool.get("description").cloned().unwrap_or(json!("")),
+        "input_schema": reduced })
+}
+
+/// coderd's `chatTitleFromMessage`: the first six words (then `…`), at most 80 characters;
+/// `New Chat` when there are none.
+pub fn title_of(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() {
+        return "New Chat".into();
+    }
+    let mut title = words[..words.len().min(6)].join(" ");
+    if words.len() > 6 {
+        title.push('…');
+    }
+    title.chars().take(80).collect()
 }
 
 /// The parts of a message.

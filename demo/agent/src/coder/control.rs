@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::extract::{Path, Request, State};
 use axum::http::StatusCode;
@@ -24,6 +25,9 @@ pub(super) struct SetupPatch {
     drop_after: Option<Vec<String>>,
     era: Option<Era>,
     archived: Option<bool>,
+    quiet_status: Option<bool>,
+    invalid_state: Option<bool>,
+    edited: Option<bool>,
 }
 
 impl SetupPatch {
@@ -89,6 +93,9 @@ impl SetupPatch {
             drop_after,
             era,
             archived: o.get("archived").and_then(Value::as_bool),
+            quiet_status: o.get("quietStatus").and_then(Value::as_bool),
+            invalid_state: o.get("invalidState").and_then(Value::as_bool),
+            edited: o.get("edited").and_then(Value::as_bool),
         })
     }
 
@@ -114,6 +121,9 @@ impl SetupPatch {
         if let Some(e) = self.era {
             s.era = e;
         }
+        if let Some(q) = self.quiet_status {
+            s.quiet_status = q;
+        }
     }
 }
 
@@ -136,6 +146,12 @@ pub(super) async fn setup(State(coder): State<Arc<Coder>>, req: Request) -> Resp
         };
         if let Some(a) = patch.archived {
             chat.archived = a;
+        }
+        if let Some(i) = patch.invalid_state {
+            chat.invalid = i;
+        }
+        if let Some(e) = patch.edited {
+            chat.edited = e;
         }
         patch.apply(&mut chat.setup);
         return json_response(StatusCode::OK, json!({ "ok": true, "chatId": id }));
@@ -234,6 +250,39 @@ pub(super) async fn set_auth(State(coder): State<Arc<Coder>>, req: Request) -> R
     json_response(StatusCode::OK, json!({ "ok": true, "token": token }))
 }
 
+/// `POST /test/coder/restart {"ms": N}`: a coderd restart. Every chat's streams are dropped
+/// at once (no close frame) and for `ms` every chat route answers 502 (what a proxy in front of
+/// a coderd that is down answers); the chats, their turns and their deadlines go on, as
+/// coderd's database and its other replicas keep them → `{"dropped": n, "downMs": N}`.
+pub(super) async fn restart(State(coder): State<Arc<Coder>>, req: Request) -> Response {
+    let (body, _) = match read_object(req, 1024 * 1024).await {
+        Ok(b) => b,
+        Err(_) => return test_error("body must be a JSON object"),
+    };
+    let Some(ms) = body.get("ms").and_then(Value::as_u64) else {
+        return test_error("ms (a non-negative integer) is required");
+    };
+    let mut hub = coder.lock();
+    hub.down_until = Some(Instant::now() + Duration::from_millis(ms));
+    let n: usize = hub.chats.values_mut().map(|c| c.drop_streams()).sum();
+    json_response(StatusCode::OK, json!({ "dropped": n, "downMs": ms }))
+}
+
+/// `POST /test/coder/gateway {"enabled": bool}`: with the AI Gateway off, the routes that need
+/// the chat daemon (create, message, interrupt, tool-results, stream) answer 503, as coderd's
+/// `requireChatDaemon`; reads (`GET /{chat}`, `GET /{chat}/messages`) still pass.
+pub(super) async fn gateway(State(coder): State<Arc<Coder>>, req: Request) -> Response {
+    let (body, _) = match read_object(req, 1024 * 1024).await {
+        Ok(b) => b,
+        Err(_) => return test_error("body must be a JSON object"),
+    };
+    let Some(enabled) = body.get("enabled").and_then(Value::as_bool) else {
+        return test_error("enabled (a boolean) is required");
+    };
+    coder.lock().gateway_off = !enabled;
+    json_response(StatusCode::OK, json!({ "ok": true, "enabled": enabled }))
+}
+
 /// `GET /test/coder/chats`: `[{id, status, title}]` in creation order.
 pub(super) async fn list_chats(State(coder): State<Arc<Coder>>) -> Response {
     let hub = coder.lock();
@@ -280,6 +329,8 @@ pub(super) async fn chat_record(
             "messages": c.messages,
             "queuedMessages": c.queued_json(),
             "pendingCalls": pending,
+            "modelTools": c.model_tools,
+            "createRequest": c.create_request,
             "actionRequiredSent": c.action_sent(),
             "toolResultPosts": r.tool_result_posts,
             "toolResultPostCount": r.tool_result_posts.len(),

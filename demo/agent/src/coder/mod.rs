@@ -11,6 +11,7 @@
 pub mod chat;
 mod control;
 pub mod model;
+pub mod site;
 mod stream;
 pub mod time;
 mod turn;
@@ -30,7 +31,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tokio::sync::watch;
 
-use chat::{Chat, Era, Framing, Setup, Status, REASON_INTERRUPT};
+use chat::{Chat, Era, Framing, Setup, Status, REASON_INTERRUPT, REASON_RECONCILE};
 use control::SetupPatch;
 use turn::{close_pending, commit_partial, content_of, start_turn};
 
@@ -44,8 +45,21 @@ pub const DEFAULT_DEADLINE_MS: u64 = 300_000;
 pub const MAX_BODY: usize = 256 * 1024;
 /// Most dynamic tools a chat may declare.
 pub const MAX_DYNAMIC_TOOLS: usize = 250;
+/// The longest `system_prompt` (`maxSystemPromptLenBytes`, 128 KiB).
+pub const MAX_SYSTEM_PROMPT: usize = 128 * 1024;
 /// Queued messages a chat holds before `POST /messages` answers 429.
 pub const MAX_QUEUE: usize = 20;
+/// The chatd built-in tools a dynamic tool's name may collide with: such a call is run by the
+/// server (the built-in wins) and never reaches `requires_action`.
+pub const CHATD_BUILTINS: [&str; 4] = ["read_file", "write_file", "edit_files", "execute"];
+/// Whether `name` is one of [`CHATD_BUILTINS`].
+pub fn is_chatd_builtin(name: &str) -> bool {
+    CHATD_BUILTINS.contains(&name)
+}
+/// The 503 of `requireChatDaemon` (the AI Gateway is off).
+const GATEWAY_OFF: &str = "AI Gateway must be enabled for Coder Agents functionality. Please contact your deployment administrator.";
+const GATEWAY_OFF_DETAIL: &str =
+    "Set CODER_AI_GATEWAY_ENABLED=true (or ai-gateway-enabled in deployment YAML) to enable.";
 /// Default interval of stream pings.
 const DEFAULT_PING_MS: u64 = 15_000;
 
@@ -59,6 +73,12 @@ pub struct CoderConfig {
     pub deadline_ms: u64,
     /// The session token every chat route requires (`None`: no auth).
     pub token: Option<String>,
+    /// Sign every browser in: an HTML page sets the `coder_session_token` cookie (the token)
+    /// and carries the CSRF meta tag (`--coder-sign-in`).
+    pub sign_in: bool,
+    /// Serve the chat routes under `prefix` only, not under `/api/experimental/chats` too
+    /// (`--coder-only-prefix`: builds after coder/coder#29548).
+    pub only_prefix: bool,
 }
 
 impl Default for CoderConfig {
@@ -67,6 +87,8 @@ impl Default for CoderConfig {
             prefix: DEFAULT_PREFIX.into(),
             deadline_ms: DEFAULT_DEADLINE_MS,
             token: None,
+            sign_in: false,
+            only_prefix: false,
         }
     }
 }
@@ -110,6 +132,10 @@ struct Hub {
     pending_setups: VecDeque<PendingSetup>,
     /// `None`: no auth.
     token: Option<String>,
+    /// The AI Gateway is off (`requireChatDaemon` answers 503).
+    gateway_off: bool,
+    /// A restart is under way until then: every chat route answers 502.
+    down_until: Option<Instant>,
 }
 
 /// The mock's shared state.
@@ -172,6 +198,7 @@ impl Coder {
             turns: None,
             drop_after: VecDeque::new(),
             era: Era::Current,
+            quiet_status: false,
         }
     }
 }
@@ -181,7 +208,7 @@ impl Coder {
 pub fn router(coder: Arc<Coder>) -> Router {
     let mut api = Router::new();
     let mut prefixes = vec![coder.config.prefix.clone()];
-    if coder.config.prefix != EXPERIMENTAL_PREFIX {
+    if coder.config.prefix != EXPERIMENTAL_PREFIX && !coder.config.only_prefix {
         prefixes.push(EXPERIMENTAL_PREFIX.into());
     }
     for p in &prefixes {
@@ -194,6 +221,10 @@ pub fn router(coder: Arc<Coder>) -> Router {
             )
             .route(&format!("{p}/{{chat}}/interrupt"), post(interrupt))
             .route(&format!("{p}/{{chat}}/tool-results"), post(tool_results))
+            .route(
+                &format!("{p}/{{chat}}/reconcile-invalid"),
+                post(reconcile_invalid),
+            )
             .route(&format!("{p}/{{chat}}/stream"), get(stream::stream));
     }
     let api = api.route_layer(middleware::from_fn_with_state(coder.clone(), auth));
@@ -202,6 +233,9 @@ pub fn router(coder: Arc<Coder>) -> Router {
         .route("/test/coder/drop", post(control::drop_streams))
         .route("/test/coder/inject", post(control::inject))
         .route("/test/coder/auth", post(control::set_auth))
+        .route("/test/coder/restart", post(control::restart))
+        .route("/test/coder/gateway", post(control::gateway))
+        .route("/test/coder/login", get(site::login))
         .route("/test/coder/chats", get(control::list_chats))
         .route("/test/coder/chats/{chat}", get(control::chat_record));
     api.merge(control).with_state(coder)
@@ -252,6 +286,89 @@ fn test_error(message: impl Into<String>) -> Response {
     json_response(StatusCode::BAD_REQUEST, json!({ "error": message.into() }))
 }
 
+/// The answer to a create or tool-results body over [`MAX_BODY`] (`httpapi.ReadLimit`).
+fn too_large() -> Response {
+    sdk(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "Request body exceeds 256 KiB",
+        Some(format!("The limit is {MAX_BODY} bytes.")),
+    )
+}
+
+/// The 503 of `requireChatDaemon`, when the AI Gateway is off.
+fn gateway_check(coder: &Coder) -> Option<Response> {
+    coder.lock().gateway_off.then(|| {
+        sdk(
+            StatusCode::SERVICE_UNAVAILABLE,
+            GATEWAY_OFF,
+            Some(GATEWAY_OFF_DETAIL.into()),
+        )
+    })
+}
+
+/// Reads a JSON object body of at most [`MAX_BODY`] bytes: 413 over it (create and
+/// tool-results), else as [`read_object`].
+async fn read_capped(req: Request) -> Result<(Map<String, Value>, Value), Response> {
+    let bytes: Bytes = axum::body::to_bytes(req.into_body(), MAX_BODY)
+        .await
+        .map_err(|_| too_large())?;
+    let value: Value =
+        serde_json::from_slice(&bytes).map_err(|e| bad_json(format!("unmarshal request: {e}")))?;
+    match value {
+        Value::Object(o) => Ok((o.clone(), Value::Object(o))),
+        _ => Err(bad_json("unmarshal request: the body is not a JSON object")),
+    }
+}
+
+/// A message's `content` as coderd's `createChatInputFromParts` reads it: no parts → 400
+/// "Content is required."; a text part is trimmed and an empty one → 400 "Invalid input
+/// part."; a part of another type → 400 "Invalid input part.". The stored parts hold the
+/// trimmed text.
+fn input_content(content: Option<&Value>) -> Result<Vec<Value>, (StatusCode, Value)> {
+    let fail = |m: &str, d: String| {
+        (
+            StatusCode::BAD_REQUEST,
+            json!({ "message": m, "detail": d }),
+        )
+    };
+    let parts = match content {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a.clone(),
+        Some(_) => {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                json!({ "message": "Request body must be valid JSON.",
+                    "detail": "unmarshal request: content is not an array" }),
+            ))
+        }
+    };
+    if parts.is_empty() {
+        return Err(fail(
+            "Content is required.",
+            "Content cannot be empty.".into(),
+        ));
+    }
+    let mut out = Vec::with_capacity(parts.len());
+    for (i, part) in parts.iter().enumerate() {
+        let kind = part["type"].as_str().unwrap_or("");
+        if !kind.trim().eq_ignore_ascii_case("text") {
+            return Err(fail(
+                "Invalid input part.",
+                format!("content[{i}].type {kind:?} is not supported."),
+            ));
+        }
+        let text = part["text"].as_str().unwrap_or("").trim();
+        if text.is_empty() {
+            return Err(fail(
+                "Invalid input part.",
+                format!("content[{i}].text cannot be empty."),
+            ));
+        }
+        out.push(json!({ "type": "text", "text": text }));
+    }
+    Ok(out)
+}
+
 /// Reads a JSON object body of at most `limit` bytes (400 "Request body must be valid JSON."
 /// otherwise, as httpapi.Read answers).
 async fn read_object(req: Request, limit: usize) -> Result<(Map<String, Value>, Value), Response> {
@@ -300,8 +417,30 @@ fn session_token(headers: &HeaderMap, query: Option<&str>) -> Option<String> {
         .find(|t| !t.is_empty())
 }
 
+/// What runs before every chat route, in coderd's order: a restart under way (502, as a
+/// proxy in front of a coderd that is down answers), the CSRF check of the root router
+/// ([`site::check`]), then the API key.
 async fn auth(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> Response {
-    let want = coder.lock().token.clone();
+    let (want, down) = {
+        let mut hub = coder.lock();
+        if hub.down_until.is_some_and(|t| Instant::now() >= t) {
+            hub.down_until = None;
+        }
+        (hub.token.clone(), hub.down_until.is_some())
+    };
+    if down {
+        let mut res = (
+            StatusCode::BAD_GATEWAY,
+            "502 Bad Gateway: coderd is restarting\n",
+        )
+            .into_response();
+        res.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        return res;
+    }
+    if let Some(res) = site::check(req.method(), req.headers(), req.uri().query()) {
+        return res;
+    }
     if let Some(want) = want {
         match session_token(req.headers(), req.uri().query()) {
             None => {
@@ -329,18 +468,32 @@ async fn auth(State(coder): State<Arc<Coder>>, req: Request, next: Next) -> Resp
 
 // ---- REST handlers ------------------------------------------------------------------------------
 
-fn valid_uuid(s: &str) -> bool {
+/// Whether `s` decodes as a `uuid.UUID` (google/uuid's `Parse`: the 36-character form, also
+/// in braces or after `urn:uuid:`, or 32 hex digits).
+pub fn valid_uuid(s: &str) -> bool {
+    let canonical = |b: &[u8]| {
+        b.len() == 36
+            && b.iter().enumerate().all(|(i, c)| match i {
+                8 | 13 | 18 | 23 => *c == b'-',
+                _ => c.is_ascii_hexdigit(),
+            })
+    };
     let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+    match b.len() {
+        36 => canonical(b),
+        38 => b[0] == b'{' && b[37] == b'}' && canonical(&b[1..37]),
+        45 => s[..9].eq_ignore_ascii_case("urn:uuid:") && canonical(&b[9..]),
+        32 => b.iter().all(u8::is_ascii_hexdigit),
+        _ => false,
+    }
 }
 
 /// `POST /` (create): 201 `Chat`, status `running`; the first message goes to the worker.
 async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response {
-    let (body, _) = match read_object(req, MAX_BODY).await {
+    if let Some(res) = gateway_check(&coder) {
+        return res;
+    }
+    let (body, _) = match read_capped(req).await {
         Ok(b) => b,
         Err(res) => return res,
     };
@@ -362,16 +515,12 @@ async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response 
         Some(Value::String(s)) if valid_uuid(s) => {}
         Some(_) => return bad_json("unmarshal request: organization_id is not a UUID"),
     }
-    if body
-        .get("content")
-        .and_then(Value::as_array)
-        .is_none_or(|a| a.is_empty())
-    {
-        return sdk(
-            StatusCode::BAD_REQUEST,
-            "Content is required.",
-            Some("Content must include at least one part.".into()),
-        );
+    let content = match input_content(body.get("content")) {
+        Ok(c) => c,
+        Err((status, b)) => return json_response(status, b),
+    };
+    if let Err(res) = check_create_members(&body) {
+        return res;
     }
     let tools = match body.get("unsafe_dynamic_tools") {
         None | Some(Value::Null) => Vec::new(),
@@ -405,7 +554,7 @@ async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response 
             );
         }
     }
-    let text = chat::first_text(body.get("content"));
+    let text = chat::first_text(Some(&Value::Array(content.clone())));
     let mut hub = coder.lock();
     let mut setup = coder.default_setup();
     if let Some(i) = hub
@@ -419,12 +568,7 @@ async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response 
     }
     hub.ids.chat += 1;
     let id = format!("c0de0000-0000-4000-8000-{:012x}", hub.ids.chat);
-    let mut chat = Chat::new(id.clone(), &body, names, setup);
-    let content = body
-        .get("content")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+    let mut chat = Chat::new(id.clone(), &body, &text, names, setup);
     let message_id = hub.ids.message();
     chat.commit(message_id, "user", content);
     start_turn(&coder, &mut chat, false);
@@ -432,6 +576,94 @@ async fn create_chat(State(coder): State<Arc<Coder>>, req: Request) -> Response 
     hub.order.push(id.clone());
     hub.chats.insert(id, chat);
     json_response(StatusCode::CREATED, json)
+}
+
+/// The optional members of `CreateChatRequest` as Go's decoder reads them: `model_config_id`
+/// and `workspace_id` UUIDs (or null), `mcp_server_ids` an array of UUIDs, `system_prompt`,
+/// `reasoning_effort` and `plan_mode` strings, `labels` an object of strings; a wrong type is 400
+/// "Request body must be valid JSON.". A `system_prompt` over 128 KiB is 400 (the mock's
+/// wording).
+#[allow(clippy::result_large_err)]
+fn check_create_members(body: &Map<String, Value>) -> Result<(), Response> {
+    let uuid_or_null = |k: &str| match body.get(k) {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => valid_uuid(s),
+        _ => false,
+    };
+    for k in ["model_config_id", "workspace_id"] {
+        if !uuid_or_null(k) {
+            return Err(bad_json(format!("unmarshal request: {k} is not a UUID")));
+        }
+    }
+    match body.get("mcp_server_ids") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(a)) if a.iter().all(|v| v.as_str().is_some_and(valid_uuid)) => {}
+        _ => {
+            return Err(bad_json(
+                "unmarshal request: mcp_server_ids is not an array of UUIDs",
+            ))
+        }
+    }
+    for k in ["system_prompt", "reasoning_effort", "plan_mode"] {
+        if !matches!(
+            body.get(k),
+            None | Some(Value::Null) | Some(Value::String(_))
+        ) {
+            return Err(bad_json(format!("unmarshal request: {k} is not a string")));
+        }
+    }
+    match body.get("labels") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(o)) if o.values().all(Value::is_string) => {}
+        _ => {
+            return Err(bad_json(
+                "unmarshal request: labels is not an object of strings",
+            ))
+        }
+    }
+    if body
+        .get("system_prompt")
+        .and_then(Value::as_str)
+        .is_some_and(|p| p.len() > MAX_SYSTEM_PROMPT)
+    {
+        return Err(sdk(
+            StatusCode::BAD_REQUEST,
+            "System prompt is too long.",
+            Some(format!("Maximum {MAX_SYSTEM_PROMPT} bytes.")),
+        ));
+    }
+    Ok(())
+}
+
+/// `POST /{chat}/reconcile-invalid`: a chat in an invalid state (`invalidState`) has its pending
+/// calls closed ("Tool execution canceled due to invalid chat state") and goes to `waiting` →
+/// 200 `Chat`; a chat that is not → 409 `Chat is not in an invalid state.` (the mock's wording).
+async fn reconcile_invalid(State(coder): State<Arc<Coder>>, Path(id): Path<String>) -> Response {
+    let mut hub = coder.lock();
+    let Hub { chats, ids, .. } = &mut *hub;
+    let Some(chat) = chats.get_mut(&id) else {
+        return not_found();
+    };
+    if !chat.invalid {
+        return sdk(
+            StatusCode::CONFLICT,
+            "Chat is not in an invalid state.",
+            None,
+        );
+    }
+    chat.invalid = false;
+    chat.epoch += 1;
+    let mut batch = close_pending(chat, ids, REASON_RECONCILE);
+    batch.push(chat.set_status(Status::Waiting));
+    chat.publish(batch);
+    json_response(StatusCode::OK, chat.to_json())
+}
+
+fn invalid_state() -> (StatusCode, Value) {
+    (
+        StatusCode::CONFLICT,
+        json!({ "message": "Chat is in an invalid state." }),
+    )
 }
 
 /// `GET /{chat}`.
@@ -518,6 +750,9 @@ async fn post_message(
     if !coder.lock().chats.contains_key(&id) {
         return not_found();
     }
+    if let Some(res) = gateway_check(&coder) {
+        return res;
+    }
     let res = post_message_inner(&coder, &id, req).await;
     let mut hub = coder.lock();
     let at = coder.at_ms();
@@ -568,18 +803,9 @@ async fn post_message_inner(
             return (s, b, raw);
         }
     };
-    let Some(content) = body
-        .get("content")
-        .and_then(Value::as_array)
-        .filter(|a| !a.is_empty())
-        .cloned()
-    else {
-        let (s, b) = err(
-            StatusCode::BAD_REQUEST,
-            "Content is required.",
-            Some("Content must include at least one part."),
-        );
-        return (s, b, raw);
+    let content = match input_content(body.get("content")) {
+        Ok(c) => c,
+        Err((s, b)) => return (s, b, raw),
     };
     let mut hub = coder.lock();
     let Hub { chats, ids, .. } = &mut *hub;
@@ -597,6 +823,10 @@ async fn post_message_inner(
             "Cannot send messages to an archived chat.",
             None,
         );
+        return (s, b, raw);
+    }
+    if chat.invalid {
+        let (s, b) = invalid_state();
         return (s, b, raw);
     }
     let idle = matches!(chat.status, Status::Waiting | Status::Error);
@@ -647,10 +877,18 @@ async fn post_message_inner(
 async fn interrupt(State(coder): State<Arc<Coder>>, Path(id): Path<String>) -> Response {
     let at = coder.at_ms();
     let mut hub = coder.lock();
+    let hub_gateway_off = hub.gateway_off;
     let Hub { chats, ids, .. } = &mut *hub;
     let Some(chat) = chats.get_mut(&id) else {
         return not_found();
     };
+    if hub_gateway_off {
+        return sdk(
+            StatusCode::SERVICE_UNAVAILABLE,
+            GATEWAY_OFF,
+            Some(GATEWAY_OFF_DETAIL.into()),
+        );
+    }
     let from = chat.status;
     let status = match from {
         Status::Waiting | Status::Error => StatusCode::CONFLICT,
@@ -716,10 +954,18 @@ async fn tool_results(
     let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY).await;
     let at = coder.at_ms();
     let mut hub = coder.lock();
+    let gateway_off = hub.gateway_off;
     let Hub { chats, ids, .. } = &mut *hub;
     let Some(chat) = chats.get_mut(&id) else {
         return not_found();
     };
+    if gateway_off {
+        return sdk(
+            StatusCode::SERVICE_UNAVAILABLE,
+            GATEWAY_OFF,
+            Some(GATEWAY_OFF_DETAIL.into()),
+        );
+    }
     let raw = match &bytes {
         Ok(b) => serde_json::from_slice::<Value>(b)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(b).into_owned())),
@@ -758,9 +1004,9 @@ fn submit(
     }
     let Some(bytes) = bytes else {
         return fail(
-            StatusCode::BAD_REQUEST,
-            "Request body must be valid JSON.",
-            Some("http: request body too large".into()),
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "Request body exceeds 256 KiB",
+            Some(format!("The limit is {MAX_BODY} bytes.")),
         );
     };
     let results = match parse_results(&bytes) {
@@ -789,6 +1035,10 @@ fn submit(
                 chat.status.as_str()
             )),
         );
+    }
+    if chat.invalid {
+        let (s, b) = invalid_state();
+        return (s, Some(b));
     }
     let pending = chat.pending_calls();
     let mut seen: HashSet<&str> = HashSet::new();

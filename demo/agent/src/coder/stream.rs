@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -81,8 +81,19 @@ pub(super) async fn stream(
     headers: HeaderMap,
     ws: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
-    if !coder.lock().chats.contains_key(&id) {
-        return not_found();
+    let gateway_off = {
+        let hub = coder.lock();
+        if !hub.chats.contains_key(&id) {
+            return not_found();
+        }
+        hub.gateway_off
+    };
+    if gateway_off {
+        return sdk(
+            StatusCode::SERVICE_UNAVAILABLE,
+            super::GATEWAY_OFF,
+            Some(super::GATEWAY_OFF_DETAIL.into()),
+        );
     }
     let after_id = match q.after_id.as_deref() {
         None | Some("") => 0,
@@ -101,9 +112,21 @@ pub(super) async fn stream(
     if let Err(reason) = origin_allowed(&headers) {
         return (StatusCode::FORBIDDEN, reason).into_response();
     }
+    // A plain GET (no upgrade) gets what coder/websocket's `Accept` answers: 426.
     let ws = match ws {
         Ok(ws) => ws,
-        Err(rejection) => return rejection.into_response(),
+        Err(rejection) => {
+            let mut res = (
+                StatusCode::UPGRADE_REQUIRED,
+                format!("WebSocket protocol violation: {}\n", rejection.body_text()),
+            )
+                .into_response();
+            res.headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("Upgrade"));
+            res.headers_mut()
+                .insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+            return res;
+        }
     };
     // The snapshot and the subscription under one lock: no event is lost or sent twice.
     let (snapshot, rx, framing, ping_ms) = {
@@ -197,7 +220,6 @@ async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
 
     #[test]
     fn frames_per_framing() {

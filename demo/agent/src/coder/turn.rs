@@ -87,7 +87,8 @@ async fn run_turn(coder: Arc<Coder>, id: String, epoch: u64) {
             return;
         }
         // Stream the step's parts.
-        let mut seq = 0u64;
+        // `seq` starts at 1 within a generation (chatd's relay).
+        let mut seq = 1u64;
         let mut parts: Vec<Value> = step
             .text
             .iter()
@@ -138,10 +139,9 @@ async fn run_turn(coder: Arc<Coder>, id: String, epoch: u64) {
             let m = chat.commit(ids.message(), "assistant", content);
             chat.publish(vec![m]);
         }
-        let (builtins, dynamic): (Vec<_>, Vec<_>) = step
-            .calls
-            .iter()
-            .partition(|c| c.builtin || !chat.dynamic.contains(&c.name));
+        let (builtins, dynamic): (Vec<_>, Vec<_>) = step.calls.iter().partition(|c| {
+            c.builtin || !chat.dynamic.contains(&c.name) || super::is_chatd_builtin(&c.name)
+        });
         let results: Vec<Value> = builtins
             .iter()
             .map(|c| {
