@@ -56,7 +56,7 @@
 //!
 //! **Nothing of the internal form leaves the crate.** Every string the wasm boundary hands to
 //! JavaScript is either JSON text written by [`write_str`] (read back with `JSON.parse`) or goes
-//! through one helper (`js_string` in `src/wasm/convert.rs`) that makes the JS string itself,
+//! through one helper (`js_string` in `src/wasm/string.rs`) that makes the JS string itself,
 //! lone surrogates restored; docs/architecture.md lists the exits. Text that comes from
 //! JavaScript other than as JSON (a thrown error's message, a storage event's key) is brought
 //! into the internal form on the way in, so a literal U+10FFFF in it is never misread as a
