@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use super::js_string::{escaped_at, push_pair, push_surrogate, Escaped, ESCAPE, ESCAPE_UTF8};
+use super::scan::{first_special_byte, word_at};
 use super::{Map, Number, Value};
 
 /// Nesting deeper than this is refused (the parser and the writer recurse).
@@ -41,6 +43,18 @@ pub fn parse_internal(text: &str) -> Result<Value, JsonError> {
     let mut p = Parser::new(text);
     p.internal = true;
     p.whole()
+}
+
+impl Value {
+    /// Parses wire JSON text (see [`parse`]).
+    pub fn parse(text: &str) -> Result<Value, JsonError> {
+        parse(text)
+    }
+
+    /// Parses JSON text assembled from internal strings (see [`parse_internal`]).
+    pub fn parse_internal(text: &str) -> Result<Value, JsonError> {
+        parse_internal(text)
+    }
 }
 
 /// The members of an object, keys borrowed from the text where possible.
@@ -323,7 +337,7 @@ impl<'a> Parser<'a> {
     /// Whether a raw [`ESCAPE`](super::ESCAPE) char starts at the current position.
     #[inline]
     fn at_escape_char(&self) -> bool {
-        self.bytes[self.pos..].starts_with(&super::ESCAPE_UTF8)
+        self.bytes[self.pos..].starts_with(&ESCAPE_UTF8)
     }
 
     /// Skips plain string bytes, 8 at a time where it can, up to the first byte that ends a run:
@@ -331,8 +345,8 @@ impl<'a> Parser<'a> {
     #[inline(always)]
     fn skip_plain(&mut self) {
         loop {
-            while let Some(word) = super::word_at(self.bytes, self.pos) {
-                match super::first_special_byte(word) {
+            while let Some(word) = word_at(self.bytes, self.pos) {
+                match first_special_byte(word) {
                     Some(at) => {
                         self.pos += at;
                         break;
@@ -387,18 +401,18 @@ impl<'a> Parser<'a> {
     fn raw_escape_char(&mut self, out: &mut String) {
         self.pos += 4;
         if self.internal {
-            match super::escaped_at(&self.bytes[self.pos..]) {
-                Some(super::Escaped::Surrogate(unit)) => {
+            match escaped_at(&self.bytes[self.pos..]) {
+                Some(Escaped::Surrogate(unit)) => {
                     self.pos += 4;
-                    super::push_surrogate(out, unit);
+                    push_surrogate(out, unit);
                     return;
                 }
-                Some(super::Escaped::Escape) => self.pos += 4,
+                Some(Escaped::Escape) => self.pos += 4,
                 None => {}
             }
         }
-        out.push(super::ESCAPE);
-        out.push(super::ESCAPE);
+        out.push(ESCAPE);
+        out.push(ESCAPE);
     }
 
     /// One escape sequence (at its backslash).
@@ -422,14 +436,14 @@ impl<'a> Parser<'a> {
                         self.pos += 2;
                         let low = self.hex4()?;
                         if (0xDC00..=0xDFFF).contains(&low) {
-                            super::push_pair(out, unit as u16, low as u16);
+                            push_pair(out, unit as u16, low as u16);
                         } else {
                             // A lone high surrogate followed by another escape: read that one next.
                             self.pos = save;
-                            super::push_surrogate(out, unit as u16);
+                            push_surrogate(out, unit as u16);
                         }
                     }
-                    0xD800..=0xDFFF => super::push_surrogate(out, unit as u16),
+                    0xD800..=0xDFFF => push_surrogate(out, unit as u16),
                     _ => out.push(char::from_u32(unit).unwrap_or('\u{FFFD}')),
                 }
                 return Ok(());

@@ -248,6 +248,13 @@ fn step(doc: &mut Value, op: &PatchOp, undo: &mut Vec<Undo>) -> Result<(), Strin
     }
 }
 
+impl Value {
+    /// The value at an RFC 6901 JSON Pointer (`""` is this value, `/a/0` a member's item).
+    pub fn pointer(&self, pointer: &str) -> Option<&Value> {
+        resolve(self, &self::pointer(pointer).ok()?)
+    }
+}
+
 fn missing(path: &str) -> String {
     format!("no value at `{path}`")
 }

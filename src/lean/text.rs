@@ -59,8 +59,29 @@ pub(crate) fn concat(pieces: &[&str]) -> String {
 #[cfg_attr(not(feature = "coder"), allow(dead_code))]
 pub(crate) fn decimal(n: i64) -> String {
     let mut out = String::new();
-    crate::json::push_i64(&mut out, n);
+    push_i64(&mut out, n);
     out
+}
+
+/// Appends the decimal digits of `n` (no `core::fmt`).
+pub(crate) fn push_i64(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &d in &digits[at..] {
+        out.push(d as char);
+    }
 }
 
 /// `s.replace(from, to)` for a non-empty `from`.
@@ -137,5 +158,14 @@ mod tests {
     #[should_panic(expected = "str index is not a char boundary")]
     fn off_boundary_panics() {
         let _ = sub("é", 1..);
+    }
+
+    #[test]
+    fn integers_print_without_fmt() {
+        for n in [0, 7, -7, 1234567890, i64::MAX, i64::MIN] {
+            let mut out = String::new();
+            push_i64(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
     }
 }

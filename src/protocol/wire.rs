@@ -8,7 +8,8 @@
 use std::borrow::Cow;
 
 use crate::json::patch::PatchOp;
-use crate::json::{push_i64, write_str, Map, Value};
+use crate::json::{write_str, Map, Value};
+use crate::lean::text::push_i64;
 
 /// Why a value could not be read: where (a JSON path relative to the value read) and what.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,8 +8,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
-use super::convert::{js_string, string_from_js};
 use super::script::describe;
+use super::string::{js_string, string_from_js};
 use crate::tools::url::{ParsedUrl, UrlParser};
 
 /// The clock the session's deadlines run on, in milliseconds: `performance.now()`, which never

@@ -11,7 +11,8 @@
 //!   surrogate is two private chars). A string that crosses to JavaScript other than inside JSON
 //!   text (a URL, a header, a storage key, an error's message or field, a property name) crosses
 //!   through [`js_string`], which hands over the JS string it stands for, lone surrogates
-//!   restored; a JS string comes in through [`string_from_js`], exactly. docs/architecture.md
+//!   restored; a JS string comes in through [`string_from_js`], exactly. Both live in
+//!   `string.rs`, the bottom of the boundary, and are re-exported here. docs/architecture.md
 //!   ("Strings at the boundary") lists every exit.
 
 use js_sys::{JsString, Uint8Array, JSON};
@@ -20,7 +21,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::error::Error;
 use super::io::IoError;
 use super::script::{describe, is_well_formed};
-use crate::json::{quoted, Value};
+pub(crate) use super::string::{js_string, string_from_js};
+use crate::json::Value;
 use crate::protocol::wire::{FieldError, FromJson, ToJson};
 use crate::thread_id::ThreadIdError;
 
@@ -110,42 +112,6 @@ pub(crate) fn call_method(
         [] => function.call0(object),
         [a] => function.call1(object, a),
         [a, b, ..] => function.call2(object, a, b),
-    }
-}
-
-/// The internal string `s` as the JS string it stands for: the one way a Rust string reaches
-/// JavaScript other than inside JSON text. Without a lone surrogate it crosses as UTF-8 (`E E`
-/// made U+10FFFF again, [`crate::json::to_js_string`]); with one, as the JSON text the writer
-/// makes of it (`\udXXX`), read by the engine's `JSON.parse`: a JS string holding that very code
-/// unit, what the page itself would have had.
-pub(crate) fn js_string(s: &str) -> JsValue {
-    match crate::json::to_js_string(s) {
-        Some(text) => JsValue::from_str(&text),
-        // The writer's text is valid JSON: `JSON.parse` of it does not throw.
-        None => JSON::parse(&quoted(s)).unwrap_or_default(),
-    }
-}
-
-/// A JS string as an internal string, exactly: read through JSON (`JSON.stringify`, then the
-/// crate's parser), so a lone surrogate is kept (`wasm-bindgen`'s UTF-8 `String` would make it
-/// U+FFFD) and a literal U+10FFFF is escaped (never misread as the private form). `None` for
-/// anything but a string.
-pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
-    let plain = value.as_string()?;
-    // wasm-bindgen's UTF-8 copy is exact unless the string held a lone surrogate (then it has a
-    // U+FFFD) or U+10FFFF (the private form's marker): only those go through JSON.
-    if !plain.contains(['\u{FFFD}', '\u{10FFFF}']) {
-        return Some(plain);
-    }
-    // Not `json_of`: its error is described, and describing comes back here. A `JSON.stringify`
-    // that throws (a page replaced it) leaves the UTF-8 copy.
-    let exact = JSON::stringify(value)
-        .ok()
-        .and_then(|text| text.as_string())
-        .and_then(|text| Value::parse(&text).ok());
-    match exact {
-        Some(Value::String(text)) => Some(text),
-        _ => Some(plain),
     }
 }
 

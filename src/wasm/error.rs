@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use js_sys::{Object, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::convert::js_string;
+use super::string::js_string;
 use crate::options::OptionsError;
 use crate::protocol::decode::DecodeError;
 use crate::session::SessionError;

@@ -4,8 +4,10 @@
 //! - [`class`]: the exported `ChatRuntime`; its methods convert and call the driver.
 //! - `driver`: owns the state and runs the session's poll loop.
 //! - `io`: plain async I/O (HTTP, tool modules and handlers, storage) that returns values.
-//! - `browser`, `script`, `convert`, `error`: browser services, the JS helpers with no binding,
-//!   value conversion, and the one error type.
+//! - `browser`, `convert`, `script`, `error`: browser services, value conversion, the JS helpers
+//!   with no binding, and the one error type.
+//! - `string`: the string bridge (a crate string as the JS string it stands for, and back), the
+//!   bottom floor every other file may use.
 //!
 //! No protocol logic lives here: the rules are in the core, with native tests.
 
@@ -16,6 +18,7 @@ mod driver;
 mod error;
 mod io;
 mod script;
+mod string;
 
 pub use class::ChatRuntime;
 pub use error::Error;

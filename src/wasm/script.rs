@@ -40,7 +40,7 @@ export function isWellFormed(text) {
 "#)]
 extern "C" {
     /// `import(url)`, hidden from bundlers so tools load at run time (`url` a JS string made by
-    /// `convert::js_string`).
+    /// `string::js_string`).
     #[wasm_bindgen(js_name = dynamicImport)]
     pub fn dynamic_import(url: &JsValue) -> Promise;
     /// [`describe`], as the JS string.
@@ -54,8 +54,8 @@ extern "C" {
 /// A thrown value as text, never throwing itself (a `Proxy` whose traps throw, an `Error` whose
 /// `name` getter throws): an error's `name: message`, a string as it is, `null`, `undefined`,
 /// `Symbol(x)`, `12n`, else its string form or JSON. In the JSON layer's internal form, read
-/// exactly (`convert::string_from_js`): a lone surrogate of a thrown message is kept, and a
+/// exactly (`string::string_from_js`): a lone surrogate of a thrown message is kept, and a
 /// literal U+10FFFF in it is never misread as the private form when the text is written out.
 pub fn describe(value: &JsValue) -> String {
-    super::convert::string_from_js(&describe_js(value)).unwrap_or_default()
+    super::string::string_from_js(&describe_js(value)).unwrap_or_default()
 }

@@ -14,7 +14,8 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortSignal;
 
 use super::IoError;
-use crate::wasm::convert::{call_method, host, js_string};
+use crate::wasm::convert::{call_method, host};
+use crate::wasm::string::js_string;
 
 /// The HTTP status an [`IoError::Thrown`] value carries (`status`, an integer 100-599, own or
 /// inherited), as an auth wrapper's `FetchError(401)` does.

@@ -15,7 +15,8 @@ use js_sys::Reflect;
 use wasm_bindgen::prelude::*;
 
 use crate::wasm::browser::JsCallback;
-use crate::wasm::convert::{call_method, host, js_string};
+use crate::wasm::convert::{call_method, host};
+use crate::wasm::string::js_string;
 
 #[wasm_bindgen]
 extern "C" {

@@ -16,8 +16,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::tools::toggles::StoreError;
-use crate::wasm::convert::js_string;
 use crate::wasm::script::describe;
+use crate::wasm::string::js_string;
 
 #[wasm_bindgen]
 extern "C" {

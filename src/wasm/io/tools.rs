@@ -10,8 +10,8 @@ use web_sys::AbortSignal;
 
 use super::IoError;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
-use crate::wasm::convert::js_string;
 use crate::wasm::script::{describe, dynamic_import};
+use crate::wasm::string::js_string;
 
 /// Starts importing a module: the app's `importModule(url)`, or `import(url)`. `url` is the `href`
 /// the browser's `URL` made of the `importPath` (ASCII, percent-encoded), handed over through

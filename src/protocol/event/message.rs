@@ -1,0 +1,170 @@
+//! The one table of the AG-UI messages (`messages!`) and their payload structs.
+
+use crate::json::Value;
+use crate::protocol::wire::{FieldError, Fields, FromJson, ObjWriter, ToJson};
+use crate::wire_struct;
+
+use super::fields::{Content, JsonObject, ToolCall};
+
+/// The one table of the AG-UI messages: `Variant(Payload) "role"`, from which come the
+/// [`Message`] enum, [`Message::id`], [`Message::role`], the reader's `role` dispatch, the writer
+/// and, in the tests, the `MessageOf` declaration of `src/wasm/types.d.ts`.
+macro_rules! messages {
+    ($( $variant:ident($payload:ident) $role:literal ),* $(,)?) => {
+        /// An AG-UI message, discriminated by `role`.
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(missing_docs)] // documented on the payload structs
+        pub enum Message {
+            $( $variant($payload), )*
+        }
+
+        impl Message {
+            /// The message's id.
+            pub fn id(&self) -> &str {
+                match self {
+                    $( Message::$variant(m) => &m.id, )*
+                }
+            }
+
+            /// The wire `role` string.
+            pub fn role(&self) -> &'static str {
+                match self {
+                    $( Message::$variant(_) => $role, )*
+                }
+            }
+
+            /// The wire JSON of this message (`role` first).
+            pub fn to_json(&self) -> String {
+                self.to_json_string()
+            }
+        }
+
+        impl FromJson for Message {
+            fn from_json(value: Value) -> Result<Self, FieldError> {
+                let mut f = Fields::of(value)?;
+                let role: String = f.take("role")?;
+                Ok(match role.as_str() {
+                    $( $role => Message::$variant($payload::read(&mut f)?), )*
+                    other => {
+                        return Err(FieldError::new(format!(
+                            "unknown role `{other}`, expected {}",
+                            crate::protocol::wire::one_of(&[$($role),*])
+                        ))
+                        .in_member("role"))
+                    }
+                })
+            }
+
+            fn placeholder() -> Self {
+                Message::Developer(TextMessage::placeholder())
+            }
+        }
+
+        impl ToJson for Message {
+            fn write_json(&self, out: &mut String) {
+                let mut w = ObjWriter::new(out);
+                w.field("role", self.role());
+                match self {
+                    $( Message::$variant(m) => m.write_fields(&mut w), )*
+                }
+                w.end();
+            }
+        }
+
+        /// The table as data, for the TypeScript declarations: `(role, fields)`.
+        #[cfg(test)]
+        pub(super) const MESSAGE_TABLE: &[(&str, &[(&str, &str)])] = &[
+            $( ($role, $payload::WIRE_FIELDS), )*
+        ];
+    };
+}
+
+messages! {
+    Developer(TextMessage) "developer",
+    System(TextMessage) "system",
+    User(UserMessage) "user",
+    Assistant(AssistantMessage) "assistant",
+    Tool(ToolMessage) "tool",
+    Activity(ActivityMessage) "activity",
+    Reasoning(ReasoningMessage) "reasoning",
+}
+
+wire_struct! {
+    /// A `developer` or `system` message.
+    #[allow(missing_docs)]
+    pub struct TextMessage {
+        id "id": String,
+        content "content": String,
+        name "name": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
+}
+
+wire_struct! {
+    /// A `user` message.
+    #[allow(missing_docs)]
+    pub struct UserMessage {
+        id "id": String,
+        content "content": Content,
+        name "name": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
+}
+
+wire_struct! {
+    /// An `assistant` message: text, tool calls, or both.
+    #[derive(Default)]
+    #[allow(missing_docs)]
+    pub struct AssistantMessage {
+        id "id": String,
+        content "content": Option<String>,
+        tool_calls "toolCalls": Option<Vec<ToolCall>>,
+        name "name": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
+}
+
+wire_struct! {
+    /// A `tool` message: the answer to one tool call.
+    #[allow(missing_docs)]
+    pub struct ToolMessage {
+        id "id": String,
+        content "content": Content,
+        tool_call_id "toolCallId": String,
+        /// Set when the tool failed; `content` still says what happened.
+        error "error": Option<String>,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
+}
+
+wire_struct! {
+    /// An `activity` message: structured progress shown to the user, never sent to the agent.
+    #[allow(missing_docs)]
+    pub struct ActivityMessage {
+        id "id": String,
+        activity_type "activityType": String,
+        content "content": JsonObject,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
+}
+
+wire_struct! {
+    /// A `reasoning` message.
+    #[allow(missing_docs)]
+    pub struct ReasoningMessage {
+        id "id": String,
+        content "content": String,
+        encrypted_value "encryptedValue": Option<String>,
+        metadata "metadata": Option<JsonObject>,
+        subagent_run_id "subagentRunId": Option<String>,
+    }
+}

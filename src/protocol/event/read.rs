@@ -1,0 +1,174 @@
+//! One event read from the `data` of an SSE frame ([`Event::parse`]: a 1.0 event, an unknown
+//! one kept whole, or a legacy `THINKING_*` one still to be translated) and written back.
+
+use crate::json::{parse_tagged_object, Value};
+use crate::protocol::wire::{FieldError, Fields, ObjWriter, ToJson};
+
+use super::table::{Event, UnknownEvent};
+
+/// A legacy (pre-1.0) `THINKING_*` event. [`crate::protocol::chunks`] maps these to `REASONING_*`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LegacyThinking {
+    /// `THINKING_START { title? }`.
+    Start {
+        /// The span's title.
+        title: Option<String>,
+    },
+    /// `THINKING_END`.
+    End,
+    /// `THINKING_TEXT_MESSAGE_START`.
+    TextMessageStart,
+    /// `THINKING_TEXT_MESSAGE_CONTENT { delta }`.
+    TextMessageContent {
+        /// The text to append.
+        delta: String,
+    },
+    /// `THINKING_TEXT_MESSAGE_END`.
+    TextMessageEnd,
+}
+
+/// One parsed `data` payload: a 1.0 event, or a legacy event still to be translated.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Parsed {
+    /// An AG-UI 1.0 event (or [`Event::Unknown`]).
+    Event(Event),
+    /// A legacy `THINKING_*` event, with the base fields it carried.
+    Legacy {
+        /// Which legacy event.
+        event: LegacyThinking,
+        /// Its `timestamp`, if any.
+        timestamp: Option<i64>,
+    },
+}
+
+/// Why one event's JSON could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EventError {
+    /// The `data` is not JSON.
+    #[error("event {index}: not valid JSON: {message}")]
+    Json {
+        /// The event's position in the stream (0-based).
+        index: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// The JSON is not an object with a non-empty string `type`.
+    #[error("event {index}: not an object with a non-empty string `type`")]
+    NoType {
+        /// The event's position in the stream (0-based).
+        index: usize,
+    },
+    /// A known field of a known event is missing or malformed.
+    #[error("event {index} ({event_type}): field `{field}`: {message}")]
+    Field {
+        /// The event's position in the stream (0-based).
+        index: usize,
+        /// The event's `type`.
+        event_type: String,
+        /// The JSON path of the field (`outcome.pendingToolCallIds[1]`), or `type` itself.
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+impl EventError {
+    /// The position in the stream of the event that failed.
+    pub fn index(&self) -> usize {
+        match self {
+            EventError::Json { index, .. }
+            | EventError::NoType { index }
+            | EventError::Field { index, .. } => *index,
+        }
+    }
+}
+
+impl Event {
+    /// The wire `type` string of this event.
+    pub fn type_name(&self) -> &str {
+        match self {
+            Event::Unknown(e) => e.type_name(),
+            known => known.known_type_name().unwrap_or_default(),
+        }
+    }
+
+    /// The wire JSON of this event (`type` first).
+    pub fn to_json(&self) -> String {
+        self.to_json_string()
+    }
+
+    /// Parses one event from the `data` of an SSE frame. `index` is the event's position in the
+    /// stream, carried into errors.
+    pub fn parse(data: &str, index: usize) -> Result<Parsed, EventError> {
+        let object = match parse_tagged_object(data, "type") {
+            Ok(Some(object)) => object,
+            Ok(None) => return Err(EventError::NoType { index }),
+            Err(e) => {
+                return Err(EventError::Json {
+                    index,
+                    message: e.to_string(),
+                })
+            }
+        };
+        let (at, ty) = match object.tag {
+            Some((at, ty)) if !ty.is_empty() => (at, ty),
+            _ => return Err(EventError::NoType { index }),
+        };
+        let mut fields = Fields::borrowed(object.members);
+        let field_error = |e: FieldError| EventError::Field {
+            index,
+            event_type: ty.to_string(),
+            field: e.path,
+            message: e.message,
+        };
+        if let Some(event) = Event::read_known(&ty, &mut fields) {
+            return event.map(Parsed::Event).map_err(field_error);
+        }
+        if LEGACY_TYPES.contains(&&*ty) {
+            return parse_legacy(&mut fields, &ty).map_err(field_error);
+        }
+        fields.insert(at, "type", Value::String(ty.into_owned()));
+        Ok(Parsed::Event(Event::Unknown(UnknownEvent {
+            json: fields.into_map(),
+        })))
+    }
+}
+
+/// The pre-1.0 `THINKING_*` types [`parse_legacy`] reads.
+const LEGACY_TYPES: &[&str] = &[
+    "THINKING_START",
+    "THINKING_END",
+    "THINKING_TEXT_MESSAGE_START",
+    "THINKING_TEXT_MESSAGE_CONTENT",
+    "THINKING_TEXT_MESSAGE_END",
+];
+
+impl ToJson for Event {
+    fn write_json(&self, out: &mut String) {
+        if let Event::Unknown(e) = self {
+            return e.json.write_json(out);
+        }
+        let mut w = ObjWriter::new(out);
+        w.field("type", self.type_name());
+        self.write_known_fields(&mut w);
+        w.end();
+    }
+}
+
+fn parse_legacy(fields: &mut Fields<'_>, ty: &str) -> Result<Parsed, FieldError> {
+    let timestamp = fields.take("timestamp")?;
+    let event = match ty {
+        "THINKING_START" => LegacyThinking::Start {
+            title: fields.take("title")?,
+        },
+        "THINKING_END" => LegacyThinking::End,
+        "THINKING_TEXT_MESSAGE_START" => LegacyThinking::TextMessageStart,
+        "THINKING_TEXT_MESSAGE_CONTENT" => LegacyThinking::TextMessageContent {
+            delta: fields.take("delta")?,
+        },
+        _ => LegacyThinking::TextMessageEnd,
+    };
+    Ok(Parsed::Legacy { event, timestamp })
+}

@@ -1,0 +1,147 @@
+//! The tool calls of the current run: what was started, ended and answered, how the run
+//! ended, and from that the calls the client has to answer ([`Thread::pending_tool_calls`]).
+
+use crate::lean::hash::HashSet;
+use crate::lean::sorted::StrSet;
+use crate::protocol::event::{Content, Message};
+
+use super::Thread;
+
+/// The `content` of the `TOOL_CALL_RESULT` that some servers (the ag-ui server starter) send for a
+/// call they forward to the client. It is not an answer: the call stays pending.
+pub const FORWARDED_PLACEHOLDER: &str = "Forwarded to client";
+
+/// A tool call the client has to answer (see [`Thread::pending_tool_calls`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingCall {
+    /// The call's id (`toolCallId`).
+    pub tool_call_id: String,
+    /// The tool called.
+    pub tool_name: String,
+    /// The arguments as received: JSON text, possibly `""`.
+    pub arguments: String,
+    /// The id of the assistant message holding the call.
+    pub parent_message_id: String,
+}
+
+/// How the current run ended, for [`Thread::pending_tool_calls`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Finished {
+    /// `outcome.pendingToolCallIds` was a non-empty list: trusted over the tally.
+    Named(Vec<String>),
+    /// A success without a list: derive it from the tally.
+    Derived,
+    /// `interrupt` or `cancelled`: nothing for the client to answer with tool results.
+    Nothing,
+}
+
+/// The tool calls of the current run (reset by `RUN_STARTED` and [`Thread::begin_run`]).
+#[derive(Debug, Clone, Default)]
+pub(super) struct RunTally {
+    /// Calls started in this run, in start order: the order pending calls are reported in.
+    pub(super) started: Vec<String>,
+    /// The same ids, so a repeated `TOOL_CALL_START` is not counted twice without a scan.
+    pub(super) started_set: HashSet<String>,
+    /// Calls whose `TOOL_CALL_END` arrived: only complete arguments are executable.
+    pub(super) ended: HashSet<String>,
+    /// Calls answered by a real `TOOL_CALL_RESULT` (not the forwarding placeholder).
+    pub(super) answered: HashSet<String>,
+    /// Set by `RUN_FINISHED`; `None` while the run is going.
+    pub(super) finished: Option<Finished>,
+}
+
+impl Thread {
+    /// Starts a new run's tally of tool calls. `RUN_STARTED` does the same; call this when the
+    /// request goes out, so a stream that fails before `RUN_STARTED` leaves no stale tally.
+    pub fn begin_run(&mut self) {
+        self.run = RunTally::default();
+    }
+
+    /// Whether the current run has seen `RUN_FINISHED`.
+    pub fn run_finished(&self) -> bool {
+        self.run.finished.is_some()
+    }
+
+    /// The tool calls the client has to answer, in order (docs/protocol.md, "Which calls the client answers"):
+    ///
+    /// - when `RUN_FINISHED` carried a non-empty `outcome.pendingToolCallIds`: those calls
+    ///   (duplicates dropped; ids the thread does not hold are skipped, there is nothing to run);
+    /// - when it carried `interrupt` or `cancelled`: none;
+    /// - otherwise (success without a list, or the run is still going): the calls started in
+    ///   this run whose `TOOL_CALL_END` arrived and that got no `TOOL_CALL_RESULT` (a result
+    ///   whose content is exactly [`FORWARDED_PLACEHOLDER`] is no result), in start order.
+    ///
+    /// The TS client derives the list the same way but without the `TOOL_CALL_END` condition.
+    /// This list covers every tool; keeping only the *frontend* tools is the caller's job, it
+    /// holds the catalog.
+    pub fn pending_tool_calls(&self) -> Vec<PendingCall> {
+        match &self.run.finished {
+            Some(Finished::Named(ids)) => {
+                let mut seen = StrSet::new(Vec::new());
+                ids.iter()
+                    .filter(|id| seen.insert(id.as_str()))
+                    .filter_map(|id| self.pending_call(id))
+                    .collect()
+            }
+            Some(Finished::Nothing) => Vec::new(),
+            Some(Finished::Derived) | None => self.unanswered_ended_calls(),
+        }
+    }
+
+    /// The calls started in this run whose `TOOL_CALL_END` arrived and that got no
+    /// `TOOL_CALL_RESULT`, in start order, whatever `outcome.pendingToolCallIds` says.
+    pub fn unanswered_ended_calls(&self) -> Vec<PendingCall> {
+        self.run
+            .started
+            .iter()
+            .filter(|id| self.run.ended.contains(id) && !self.run.answered.contains(id))
+            .filter_map(|id| self.pending_call(id))
+            .collect()
+    }
+
+    /// The non-empty `outcome.pendingToolCallIds` of this run's `RUN_FINISHED`, as the server
+    /// sent it; `None` when there was none (the list is then derived).
+    pub fn named_pending_ids(&self) -> Option<&[String]> {
+        match &self.run.finished {
+            Some(Finished::Named(ids)) => Some(ids),
+            _ => None,
+        }
+    }
+
+    /// Whether the thread holds a tool call with this id.
+    pub fn has_tool_call(&self, tool_call_id: &str) -> bool {
+        self.tool_call_index.contains_key(tool_call_id)
+    }
+
+    /// The ids of the calls started in this run whose `TOOL_CALL_END` arrived, in start order,
+    /// answered or not.
+    pub fn ended_tool_calls_this_run(&self) -> Vec<&str> {
+        self.run
+            .started
+            .iter()
+            .filter(|id| self.run.ended.contains(id))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The call with this id, as a [`PendingCall`].
+    pub fn pending_call(&self, tool_call_id: &str) -> Option<PendingCall> {
+        let (m, c) = self.call_position(tool_call_id)?;
+        let Message::Assistant(a) = &self.messages[m] else {
+            return None;
+        };
+        let call = a.tool_calls.as_ref()?.get(c)?;
+        Some(PendingCall {
+            tool_call_id: call.id.clone(),
+            tool_name: call.function.name.clone(),
+            arguments: call.function.arguments.clone(),
+            parent_message_id: a.id.clone(),
+        })
+    }
+}
+
+/// Whether a tool message's content is the forwarding placeholder ([`FORWARDED_PLACEHOLDER`]):
+/// no answer.
+pub(super) fn is_placeholder(content: &Content) -> bool {
+    matches!(content, Content::Text(text) if text == FORWARDED_PLACEHOLDER)
+}
