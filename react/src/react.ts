@@ -632,9 +632,12 @@ interface HostSnapshot {
   runtime: ChatRuntime | null;
   /** What the provider throws from render (bad options, a wasm that cannot load, a bad tool). */
   failure: ChatRuntimeError | null;
+  /** Whether the runtime was asked for (`start`) and is not there yet, or there. */
+  loading: boolean;
 }
 
 interface HostConfig {
+  load: "mount" | "demand";
   options?: ChatRuntimeOptions | undefined;
   runtime?: ChatRuntime | undefined;
   loadTools: boolean;
@@ -675,7 +678,7 @@ class Host {
   constructor(public config: HostConfig) {
     // An app's runtime is there from the first render (reading it has no side effect); the host
     // subscribes and registers when it starts (an effect).
-    this.snapshot = { runtime: config.runtime ?? null, failure: null };
+    this.snapshot = { runtime: config.runtime ?? null, failure: null, loading: false };
   }
 
   get runtime(): ChatRuntime | null {
@@ -742,6 +745,7 @@ class Host {
   start(): void {
     if (this.started) return;
     this.started = true;
+    if (!this.snapshot.loading) this.setSnapshot({ loading: true });
     const generation = this.generation;
     const { runtime: external, options, wasm } = this.config;
     const created: Promise<ChatRuntime> = external
@@ -986,7 +990,7 @@ class Host {
     this.gate.reject(new ChatRuntimeError("react/unmounted", "the ChatRuntimeProvider was unmounted before the runtime was ready"));
     this.gate = deferred();
     // Mounted again later (an <Activity> shown again): it starts anew, lazily.
-    this.snapshot = { runtime: external ?? null, failure: null };
+    this.snapshot = { runtime: external ?? null, failure: null, loading: false };
     for (const store of this.allStores()) store.refresh();
     for (const listener of [...this.listeners]) listener();
   }
@@ -1009,6 +1013,12 @@ interface ProviderCommonProps<M extends HasId> {
    * `runtime` (the app's runtime is the app's to load). `run` waits for it to settle.
    */
   loadTools?: boolean;
+  /**
+   * When the runtime starts: `"mount"` (the default) when the first hook that needs it mounts;
+   * `"demand"` only at the first `run` or `useRuntimeStatus().load()`: a page whose user never
+   * asks fetches no wasm.
+   */
+  load?: "mount" | "demand";
   /**
    * Rendered instead of the children until the runtime exists. Giving one starts the runtime when
    * the provider mounts (there is no lazy start for children that are not rendered yet).
@@ -1061,6 +1071,7 @@ export function ChatRuntimeProvider<M extends HasId = Message>(props: ChatRuntim
     options: props.options,
     runtime: props.runtime,
     loadTools: props.loadTools ?? props.runtime === undefined,
+    load: props.load ?? "mount",
     wasm: props.wasm,
   };
   const host = (ref.current ??= new Host(config));
@@ -1082,7 +1093,8 @@ export function ChatRuntimeProvider<M extends HasId = Message>(props: ChatRuntim
     host.syncMessages = syncMessages;
   }, [host, syncMessages]);
 
-  if (snapshot.failure) throw snapshot.failure;
+  // On demand, a runtime that could not start is `useRuntimeStatus()`'s `failed` (and the run's error).
+  if (snapshot.failure && !(host.config.load === "demand" && snapshot.runtime === null)) throw snapshot.failure;
   if (snapshot.runtime === null && props.fallback !== undefined) return props.fallback;
   return createElement(HostContext.Provider, { value: host }, props.children);
 }
@@ -1152,8 +1164,29 @@ const noSubscribe = (): (() => void) => () => {};
 /** Starts the provider's runtime from an effect (after the first commit, never in render). */
 function useStart(host: Host | null): void {
   useEffect(() => {
-    host?.start();
+    if (host?.config.load !== "demand") host?.start();
   }, [host]);
+}
+
+/** What {@link useRuntimeStatus} returns. */
+export interface RuntimeStatus {
+  /** `idle`: not asked for yet; `loading`: the wasm (and tools.json) are on their way. */
+  status: "idle" | "loading" | "ready" | "failed";
+  error: ChatRuntimeError | null;
+  /** Starts the runtime (the wasm, tools.json) now; resolves once it is ready. */
+  load(): Promise<void>;
+}
+
+const idleStatus = (): null => null;
+
+/** The provider's runtime: whether it started, is ready or failed, and `load()` to start it (e.g. when a chat panel opens). */
+export function useRuntimeStatus(): RuntimeStatus {
+  const host = useHost();
+  const snapshot = useSyncExternalStore(host ? host.subscribe : noSubscribe, host ? host.getSnapshot : idleStatus, host ? host.getSnapshot : idleStatus);
+  const load = useCallback((): Promise<void> => (host === null ? Promise.reject(noProvider()) : host.ready().then(() => undefined)), [host]);
+  if (snapshot === null) return { status: "idle", error: noProvider(), load };
+  const status = snapshot.failure !== null ? "failed" : snapshot.runtime !== null ? "ready" : snapshot.loading || snapshot.runtime !== null ? "loading" : "idle";
+  return { status, error: snapshot.failure, load };
 }
 
 /** The provider's runtime; `null` until it is created (or outside a provider). Does not start it. */
