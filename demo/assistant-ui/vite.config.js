@@ -1,0 +1,12 @@
+// Vite + React 19 + TypeScript without @vitejs/plugin-react: Vite's built-in transform compiles the
+// .tsx files (automatic JSX runtime). The dev server proxies the agent's API and the tools to the
+// demo agent (AGENT_URL, default http://127.0.0.1:8080: `make demo-assistant-ui`, gateway mode).
+import { defineConfig } from "vite";
+
+const agent = process.env.AGENT_URL ?? "http://127.0.0.1:8080";
+
+export default defineConfig({
+  oxc: { jsx: { runtime: "automatic" } },
+  server: { proxy: { "/api": agent, "/tools": agent, "/test": agent } },
+  logLevel: "warn",
+});

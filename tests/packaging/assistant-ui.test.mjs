@@ -1,0 +1,383 @@
+// chat-runtime/assistant-ui on the packed tarball: the assistant-ui demo (demo/assistant-ui: Vite 8,
+// React 19, TypeScript strict with skipLibCheck false, @assistant-ui/react 0.15.2 as the Jaeger UI
+// pins it) type-checked (`tsc`, no cast at the boundary), built (`vite build`), then served by the
+// demo agent in gateway mode (RFC 0002's stream) and driven in headless Chromium through the real
+// assistant-ui primitives (ComposerPrimitive, ThreadPrimitive, MessagePrimitive.Parts, a tool UI
+// of makeAssistantToolUI, `aui.thread().append`). Scripted responses (/test/script, first in any
+// mode) give the exact streams of the parity rows. The same checks of types and build run again
+// with the latest 0.x of @assistant-ui/react (ASSISTANT_UI_LATEST, default below).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+import { startAgent, stopAgent } from "../e2e/agent.mjs";
+import { launch } from "../e2e/browser.mjs";
+import { ROOT, WAIT, installFixture, run } from "./helpers.mjs";
+
+const LATEST = process.env.ASSISTANT_UI_LATEST ?? "0.15.22";
+
+let fixture, browser, agent, base;
+
+before(async () => {
+  [fixture, browser] = await Promise.all([installFixture(join(ROOT, "demo/assistant-ui")), launch()]);
+  await run(process.execPath, [join(fixture.dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: fixture.dir });
+  await run(process.execPath, [join(fixture.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: fixture.dir });
+  ({ child: agent, url: base } = await startAgent({
+    mode: "gateway",
+    paceMs: 5,
+    statics: [`/=${join(fixture.dir, "dist")}`, "/tools=demo/tools"],
+    timeoutMs: WAIT,
+  }));
+});
+
+after(async () => {
+  await browser?.close();
+  await stopAgent(agent);
+  fixture?.cleanup();
+});
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+let threads = 0;
+const freshThread = () => `aui-${process.pid}-${Date.now()}-${++threads}`;
+
+async function openApp({ query = "" } = {}) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.errors = [];
+  page.wasm = [];
+  page.on("pageerror", (e) => page.errors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && !/^Failed to load resource/.test(m.text()) && page.errors.push(`console: ${m.text()}`));
+  page.on("request", (r) => r.url().endsWith(".wasm") && page.wasm.push(r.url()));
+  const thread = freshThread();
+  await page.goto(`${base}/?thread=${thread}${query}`);
+  await page.waitForSelector(".app #trace-list", { timeout: WAIT });
+  return { context, page, thread };
+}
+
+async function openPanel(page) {
+  await page.click("#ask");
+  await page.waitForSelector(".thread[data-wasm=ready]", { timeout: WAIT });
+}
+
+async function done({ context, page }) {
+  assert.deepEqual(page.errors, [], "no uncaught errors in the page");
+  await context.close();
+}
+
+async function requests(thread) {
+  return (await fetch(`${base}/test/requests?threadId=${encodeURIComponent(thread)}`)).json();
+}
+
+async function script(thread, responses) {
+  const res = await fetch(`${base}/test/script`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ threadId: thread, responses }),
+  });
+  assert.equal(res.status, 200, await res.text());
+}
+
+const ev = (type, fields = {}) => ({ type, ...fields });
+const text = (id, delta) => [ev("TEXT_MESSAGE_START", { messageId: id, role: "assistant" }), ev("TEXT_MESSAGE_CONTENT", { messageId: id, delta }), ev("TEXT_MESSAGE_END", { messageId: id })];
+const call = (id, name, args, parent) => [
+  ev("TOOL_CALL_START", { toolCallId: id, toolCallName: name, parentMessageId: parent }),
+  ev("TOOL_CALL_ARGS", { toolCallId: id, delta: JSON.stringify(args) }),
+  ev("TOOL_CALL_END", { toolCallId: id }),
+];
+const run_ = (thread, id, body, outcome) => [ev("RUN_STARTED", { threadId: thread, runId: id }), ...body, ev("RUN_FINISHED", { threadId: thread, runId: id, ...(outcome ? { outcome } : {}) })];
+
+async function send(page, message) {
+  await page.fill("#input", message);
+  await page.click("#send");
+}
+
+/** Waits until the thread is idle (the Send button is back) with `n` assistant messages. */
+async function idle(page, assistants) {
+  await page.waitForFunction(
+    (n) => document.querySelector("#send") !== null && document.querySelectorAll(".message.assistant").length === n,
+    assistants,
+    { timeout: WAIT },
+  );
+}
+
+const lastAssistant = (page) =>
+  page.$$eval(".message.assistant", (all) => {
+    const el = all.at(-1);
+    return {
+    text: [...el.querySelectorAll(".text")].map((t) => t.textContent).join("|"),
+    order: [...el.querySelectorAll(".text, .tool-call, .approve")].map((t) => (t.classList.contains("text") ? "text" : t.dataset.tool)),
+    tools: [...el.querySelectorAll(".tool-call")].map((t) => ({
+      tool: t.dataset.tool,
+      status: t.dataset.status,
+      reason: t.dataset.reason,
+      error: t.dataset.error,
+      args: t.querySelector(".args")?.textContent ?? null,
+      result: t.querySelector(".result")?.textContent ?? null,
+    })),
+    };
+  });
+
+// ---- types and build -------------------------------------------------------------------------------
+
+test("the app type-checks strictly and builds; the tarball's adapter is in the bundle, the wasm is not inlined", () => {
+  const assets = readdirSync(join(fixture.dir, "dist/assets"));
+  const js = assets.filter((f) => f.endsWith(".js"));
+  assert.ok(js.length >= 1, `JS in dist/assets: ${assets.join(", ")}`);
+  assert.ok(assets.some((f) => f.endsWith(".wasm")), "the .wasm is emitted as an asset (fetched on demand)");
+  const bundle = js.map((f) => readFileSync(join(fixture.dir, "dist/assets", f), "utf8")).join("\n");
+  assert.match(bundle, /requires-action/, "the adapter's statuses are in the bundle");
+  const gz = gzipSync(Buffer.from(bundle), { level: 9 }).length;
+  console.log(`# demo/assistant-ui JS bundle: ${Buffer.byteLength(bundle)} bytes, ${gz} gzip -9`);
+});
+
+test(`@assistant-ui/react ${LATEST} (latest 0.x): the same app type-checks and builds`, async () => {
+  const latest = await installFixture(join(ROOT, "demo/assistant-ui"));
+  try {
+    await run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", `@assistant-ui/react@${LATEST}`], { cwd: latest.dir });
+    const installed = JSON.parse(readFileSync(join(latest.dir, "node_modules/@assistant-ui/react/package.json"), "utf8")).version;
+    assert.equal(installed, LATEST);
+    await run(process.execPath, [join(latest.dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: latest.dir });
+    await run(process.execPath, [join(latest.dir, "node_modules/vite/bin/vite.js"), "build"], { cwd: latest.dir });
+  } finally {
+    latest.cleanup();
+  }
+});
+
+// ---- the wasm on demand ------------------------------------------------------------------------------
+
+test("the hidden panel fetches no wasm; opening it loads the runtime", async () => {
+  const app = await openApp();
+  const { page } = app;
+  await page.waitForTimeout(300);
+  assert.deepEqual(page.wasm, [], "no .wasm requested while the panel is closed");
+  assert.equal(await page.getAttribute(".thread", "data-wasm"), "idle");
+  await openPanel(page);
+  assert.equal(page.wasm.length, 1);
+  await done(app);
+});
+
+// ---- contextual view tools, fire-and-forget (RFC 0002 §6.6) --------------------------------------------
+
+test("gateway turn: the view's UI tool runs once from the stream, the text after it streams below it, one request", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.click("[data-trace=checkout-7f3a] button");
+  await page.waitForSelector("#trace-view[data-trace=checkout-7f3a]");
+  await openPanel(page);
+  await send(page, "highlight the slow span s-fraud");
+  await idle(page, 1);
+  assert.equal(await page.getAttribute("[data-span=s-fraud]", "class"), "span highlighted");
+  const turn = await lastAssistant(page);
+  // One message: text, the backend tool (its result from the stream), the UI tool, the text after it.
+  assert.deepEqual(turn.order, ["text", "search_traces", "highlight_span", "text"]);
+  const ui = turn.tools.find((t) => t.tool === "highlight_span");
+  assert.equal(ui.status, "complete");
+  assert.equal(ui.error, "false");
+  assert.equal(ui.args, '{"span_id":"s-fraud"}');
+  assert.equal(ui.result, '{"highlighted":"s-fraud"}', "the part shows that the action happened");
+  const backend = turn.tools.find((t) => t.tool === "search_traces");
+  assert.equal(backend.status, "complete");
+  assert.match(backend.result, /checkout-7f3a/);
+  assert.match(turn.text, /highlighted span s-fraud/);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 1, "nothing restarts: one request");
+  // The tools of the view went with the run.
+  const names = sent[0].body.tools.map((t) => t.name).sort();
+  assert.ok(names.includes("highlight_span") && names.includes("show_flamegraph"), names.join());
+  assert.ok(!names.includes("set_filter"), "the list view's tool is not offered from the trace view");
+  const highlight = sent[0].body.tools.find((t) => t.name === "highlight_span");
+  assert.ok(highlight.parameters.properties.span_id.enum.includes("s-fraud"));
+  await done(app);
+});
+
+test("the view changes mid-run: the tool leaves with its view and its late call is not run", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.click("[data-trace=checkout-7f3a] button");
+  await openPanel(page);
+  // The UI call's END arrives after the user went back to the list.
+  await script(thread, [
+    {
+      delayMs: 250,
+      events: run_(thread, "s1", [...text("m1", "Let me look."), ...call("c1", "highlight_span", { span_id: "s-pay" }, "m1"), ...text("m2", "Done looking.")]),
+    },
+    { events: run_(thread, "s2", text("m3", "Fine.")) },
+  ]);
+  await send(page, "highlight the payment span");
+  await page.waitForSelector(".message.assistant .text");
+  await page.click("#back");
+  await page.waitForSelector("#trace-list");
+  await idle(page, 1);
+  await page.waitForFunction(() => document.querySelectorAll(".message.assistant .text").length >= 3, null, { timeout: WAIT });
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  // The call was answered "not available": the view that offered it is gone.
+  const answer = sent[1].body.messages.find((m) => m.role === "tool" && m.toolCallId === "c1");
+  assert.ok(answer, "the call got an answer");
+  assert.match(answer.content, /TOOL ERROR: TOOL_NOT_AVAILABLE/);
+  // The second run comes from the list view: its tools, not the trace view's.
+  const names = sent[1].body.tools.map((t) => t.name);
+  assert.ok(names.includes("set_filter") && !names.includes("highlight_span"), names.join());
+  const turn = await lastAssistant(page);
+  const ui = turn.tools.find((t) => t.tool === "highlight_span");
+  assert.equal(ui.error, "true");
+  await done(app);
+});
+
+test("Stop during the stream: the request is cut, the turn shows incomplete/cancelled, nothing restarts", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [{ hold: true, events: [ev("RUN_STARTED", { threadId: thread, runId: "s1" }), ...text("m1", "Thinking about it"), ...call("c1", "set_filter", { service: "payments" }, "m1").slice(0, 2)] }]);
+  await send(page, "filter payments");
+  await page.waitForSelector(".tool-call[data-tool=set_filter][data-status=running]", { timeout: WAIT });
+  await page.click("#stop");
+  await idle(page, 1);
+  const turn = await lastAssistant(page);
+  assert.equal(turn.tools[0].status, "incomplete");
+  assert.equal(turn.tools[0].reason, "cancelled");
+  assert.match(await page.textContent("#trace-list .filter"), /All services/, "the stopped call never ran");
+  await page.waitForTimeout(200);
+  assert.equal((await requests(thread)).length, 1);
+  const aborted = await (await fetch(`${base}/test/aborted?threadId=${thread}`)).json();
+  assert.equal(aborted.aborted, 1, "the response was cut");
+  await done(app);
+});
+
+// ---- assistant-ui's own tool idioms ---------------------------------------------------------------------
+
+test("a model-context tool with execute runs in chat-runtime's loop; its result goes back", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    { events: run_(thread, "s1", [...text("m1", "Counting."), ...call("c1", "count_spans", { trace_id: "checkout-7f3a" }, "m1")]) },
+    { events: run_(thread, "s2", text("m2", "Six spans.")) },
+  ]);
+  await send(page, "how many spans?");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("Six spans."), null, { timeout: WAIT });
+  await idle(page, 1);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  assert.ok(sent[0].body.tools.some((t) => t.name === "count_spans" && t.parameters.required[0] === "trace_id"));
+  const answer = sent[1].body.messages.find((m) => m.role === "tool");
+  assert.equal(answer.content, '{"spans":6}');
+  const turn = await lastAssistant(page);
+  assert.deepEqual(turn.order, ["text", "count_spans", "text"]);
+  assert.equal(turn.tools[0].result, '{"spans":6}');
+  await done(app);
+});
+
+test("a human tool: its tool UI (by name) shows requires-action and addResult answers the call", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    { events: run_(thread, "s1", call("c1", "approve_deploy", { service: "payments" }, "m1")) },
+    { events: run_(thread, "s2", text("m2", "Deploying payments.")) },
+  ]);
+  await send(page, "deploy payments");
+  await page.waitForSelector(".approve[data-status=requires-action] .approve-yes", { timeout: WAIT });
+  // No deadline: it waits for the person.
+  await page.waitForTimeout(300);
+  assert.equal((await requests(thread)).length, 1);
+  await page.click(".approve-yes");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("Deploying payments."), null, { timeout: WAIT });
+  const sent = await requests(thread);
+  assert.equal(sent[1].body.messages.find((m) => m.role === "tool").content, "approved");
+  assert.equal(await page.textContent(".approve .answer"), "approved");
+  await done(app);
+});
+
+test("a tools.json tool, turned on with chat-runtime's toggles, round-trips in gateway mode", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await page.click(".toggles summary");
+  await page.check("input[data-tool=get_browser_time]");
+  await send(page, "what time is it?");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("The browser answered"), null, { timeout: WAIT });
+  await idle(page, 1);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[1].body.messages.at(-1).role, "tool");
+  await done(app);
+});
+
+// ---- parity with @assistant-ui/react-ag-ui ------------------------------------------------------------
+
+test("interrupts: shown, resolved (resume sent), and a new message cancels the open ones", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  const interrupt = (id) => ({ type: "interrupt", interrupts: [{ id, reason: "confirmation", message: `Proceed (${id})?` }] });
+  await script(thread, [
+    { events: run_(thread, "s1", text("m1", "Need a yes."), interrupt("i1")) },
+    { events: run_(thread, "s2", text("m2", "Resumed."), interrupt("i2")) },
+    { events: run_(thread, "s3", text("m3", "Something else then.")) },
+  ]);
+  await send(page, "go");
+  await page.waitForSelector("[data-interrupt=i1]", { timeout: WAIT });
+  await page.click("#interrupts-resolve");
+  await page.waitForSelector("[data-interrupt=i2]", { timeout: WAIT });
+  let sent = await requests(thread);
+  assert.deepEqual(sent[1].body.resume, [{ interruptId: "i1", status: "resolved", payload: { approved: true } }]);
+  // Steer away: a new message while i2 is open.
+  await send(page, "never mind");
+  await page.waitForFunction(() => document.body.textContent.includes("Something else then."), null, { timeout: WAIT });
+  sent = await requests(thread);
+  assert.deepEqual(sent[2].body.resume, [{ interruptId: "i2", status: "cancelled" }]);
+  assert.equal(sent[2].body.messages.at(-1).content, "never mind");
+  assert.equal(await page.$("#interrupts"), null);
+  await done(app);
+});
+
+test("a message sent while a run goes on is queued and sent when it ends", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    { delayMs: 150, events: run_(thread, "s1", text("m1", "Slow answer.")) },
+    { events: run_(thread, "s2", text("m2", "Second answer.")) },
+  ]);
+  await send(page, "first");
+  await page.waitForSelector("#stop");
+  await page.fill("#append-text", "second");
+  await page.press("#append-text", "Enter");
+  await page.waitForFunction(() => document.body.textContent.includes("Second answer."), null, { timeout: WAIT });
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[1].body.messages.at(-1).content, "second");
+  assert.ok(sent[1].receivedAtMs >= sent[0].receivedAtMs);
+  assert.deepEqual(
+    await page.$$eval(".message .text", (els) => els.map((e) => e.textContent)),
+    ["first", "Slow answer.", "second", "Second answer."],
+  );
+  await done(app);
+});
+
+test("a failed run (HTTP 500) shows on a message of its own and reaches onError", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [{ status: 500, contentType: "application/json", body: '{"error":"boom"}' }]);
+  await send(page, "hello");
+  await page.waitForSelector(".message-error", { timeout: WAIT });
+  assert.match(await page.textContent("#errors"), /run\/http/);
+  await done(app);
+});
+
+test("a RUN_ERROR mid-turn marks the turn incomplete with the error", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [{ events: [ev("RUN_STARTED", { threadId: thread, runId: "s1" }), ...text("m1", "Partial"), ev("RUN_ERROR", { message: "model overloaded", code: "overloaded" })] }]);
+  await send(page, "hello");
+  await page.waitForSelector(".message-error", { timeout: WAIT });
+  assert.match(await page.textContent(".message.assistant"), /Partial/);
+  assert.match(await page.textContent("#errors"), /overloaded/);
+  await done(app);
+});
