@@ -8,5 +8,20 @@ const agent = process.env.AGENT_URL ?? "http://127.0.0.1:8080";
 export default defineConfig({
   oxc: { jsx: { runtime: "automatic" } },
   server: { proxy: { "/api": agent, "/tools": agent, "/test": agent } },
+  // SPLIT_CHAT_RUNTIME=1: chat-runtime's JS (tree-shaken) in a chunk of its own, so its bytes can be
+  // measured (tests/packaging/assistant-ui.test.mjs, docs/assistant-ui.md "What it costs").
+  build: process.env.SPLIT_CHAT_RUNTIME
+    ? {
+        rolldownOptions: {
+          output: {
+            codeSplitting: {
+              // Only chat-runtime's own modules: not the assistant-ui code they import.
+              includeDependenciesRecursively: false,
+              groups: [{ name: "chat-runtime", test: /[\\/]node_modules[\\/]chat-runtime[\\/]/ }],
+            },
+          },
+        },
+      }
+    : {},
   logLevel: "warn",
 });
