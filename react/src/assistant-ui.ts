@@ -462,15 +462,19 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
   );
 
   // Sends go through refs: assistant-ui keeps the adapter's callbacks of an earlier render.
-  const latest = useRef({ thread, interrupts, whileRunning, runtime, onCancel: options.onCancel });
-  latest.current = { thread, interrupts, whileRunning, runtime, onCancel: options.onCancel };
+  const latest = useRef({ thread, interrupts, whileRunning, runtime, threadId, onCancel: options.onCancel });
+  latest.current = { thread, interrupts, whileRunning, runtime, threadId, onCancel: options.onCancel };
   const queue = useRef<string[]>([]);
   const assistant = useRef<AssistantRuntime | null>(null);
 
   const send = useCallback(async (text: string): Promise<void> => {
-    const { thread, interrupts, runtime } = latest.current;
+    const { thread, interrupts, runtime, threadId } = latest.current;
     if (runtime !== null && assistant.current !== null) modelTools.current!.sync(runtime, assistant.current);
     const request: Parameters<ThreadHandle["run"]>[0] = { messages: [{ id: newId(), role: "user", content: text }] };
+    // A state the app set (`useSetAgentState`) goes with this run.
+    let pending = takeState(thread.threadId);
+    if (!pending.set && threadId !== thread.threadId) pending = takeState(threadId);
+    if (pending.set) request.state = pending.state;
     // Open interrupts the user did not answer: a new message cancels them (steers away).
     if (interrupts.length > 0) request.resume = interrupts.map((i): ResumeEntry => ({ interruptId: i.id, status: "cancelled" }));
     try {
@@ -556,6 +560,28 @@ function isRunning(runtime: ChatRuntime, threadId: string): boolean {
   } catch {
     return false;
   }
+}
+
+// ---- agent state --------------------------------------------------------------------------------------
+
+/** States set by `useSetAgentState`, by thread (`""`: a new chat), sent with the thread's next send. */
+const pendingStates = new Map<string, unknown>();
+
+function takeState(threadId: string | null): { set: boolean; state?: unknown } {
+  const key = threadId ?? "";
+  if (!pendingStates.has(key)) return { set: false };
+  const state = pendingStates.get(key);
+  pendingStates.delete(key);
+  return { set: true, state };
+}
+
+/**
+ * Sets the thread's AG-UI state for its next send (`RunAgentInput.state`; it replaces the thread's
+ * state when the run starts), like react-ag-ui's `useAgUiSetState`. Read it with `useAgentState`
+ * (`chat-runtime/react`). `threadId` is the one `useAssistantUiRuntime` was given.
+ */
+export function useSetAgentState(threadId: string | null): (state: unknown) => void {
+  return useCallback((state: unknown) => void pendingStates.set(threadId ?? "", state), [threadId]);
 }
 
 // ---- interrupts ---------------------------------------------------------------------------------------

@@ -390,6 +390,69 @@ test("a message sent while a run goes on is queued and sent when it ends", async
   await done(app);
 });
 
+test("steer away (whileRunning: steer): a new message while a call waits stops it and goes at once", async () => {
+  const app = await openApp({ query: "&steer" });
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    { events: run_(thread, "s1", call("c1", "approve_deploy", { service: "payments" }, "m1")) },
+    { events: run_(thread, "s2", text("m2", "Something else then.")) },
+  ]);
+  await send(page, "deploy payments");
+  await page.waitForSelector(".approve[data-status=requires-action]", { timeout: WAIT });
+  await page.fill("#append-text", "no, show me the errors");
+  await page.press("#append-text", "Enter");
+  await page.waitForFunction(() => document.body.textContent.includes("Something else then."), null, { timeout: WAIT });
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  const messages = sent[1].body.messages;
+  const answer = messages.find((m) => m.role === "tool" && m.toolCallId === "c1");
+  assert.match(answer.content, /TOOL ERROR: INTERRUPTED/, "the open call was answered INTERRUPTED");
+  assert.equal(messages.at(-1).content, "no, show me the errors");
+  await done(app);
+});
+
+test("agent state: read from STATE_SNAPSHOT, and set for the next send", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    { events: run_(thread, "s1", [ev("STATE_SNAPSHOT", { snapshot: { focus: "payments" } }), ...text("m1", "Noted.")]) },
+    { events: run_(thread, "s2", text("m2", "Pinned.")) },
+  ]);
+  await send(page, "remember payments");
+  await page.waitForFunction(() => document.querySelector("#agent-state")?.textContent === '{"focus":"payments"}', null, { timeout: WAIT });
+  await idle(page, 1);
+  await page.click("[data-trace=login-19bc] button");
+  await page.click("#pin-view");
+  await send(page, "what about this one?");
+  await page.waitForFunction(() => document.body.textContent.includes("Pinned."), null, { timeout: WAIT });
+  const sent = await requests(thread);
+  assert.ok(!("view" in (sent[0].body.state ?? {})), "nothing pinned before the click");
+  assert.deepEqual(sent[1].body.state, { view: "login-19bc" });
+  assert.equal(await page.textContent("#agent-state"), '{"view":"login-19bc"}');
+  await done(app);
+});
+
+test("thread switching: a new chat starts empty, and the first thread comes back with its messages", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await send(page, "filter payments");
+  await idle(page, 1);
+  await page.click("#new-chat");
+  await page.waitForFunction(() => document.querySelectorAll(".message").length === 0, null, { timeout: WAIT });
+  await send(page, "show the flame graph");
+  await idle(page, 1);
+  assert.match(await page.textContent(".message.user"), /flame graph/);
+  await page.click("[data-thread='0']");
+  await page.waitForFunction(() => document.querySelector(".message.user")?.textContent === "filter payments", null, { timeout: WAIT });
+  assert.equal(await page.$$eval(".message", (m) => m.length), 2);
+  assert.equal((await requests(thread)).length, 1);
+  assert.equal((await requests(`${thread}-2`)).length, 1);
+  await done(app);
+});
+
 test("a failed run (HTTP 500) shows on a message of its own and reaches onError", async () => {
   const app = await openApp();
   const { page, thread } = app;

@@ -9,8 +9,8 @@ import { AskPanel } from "./Ask";
 import { TraceList, TraceView, type View } from "./views";
 
 const params = new URLSearchParams(location.search);
-// A thread of the URL's (the tests name theirs), else a new chat per page.
-const threadId = params.get("thread");
+// The threads of this page: the URL's (the tests name theirs), else one of its own; "New chat" adds one.
+const first = params.get("thread") ?? crypto.randomUUID();
 
 const options: ChatRuntimeOptions = {
   runUrl: "/api/threads/{threadId}/runs",
@@ -21,6 +21,8 @@ export function App() {
   const [view, setView] = useState<View>({ kind: "list", filter: null });
   const [open, setOpen] = useState(false);
   const [errors, setErrors] = useState<string[]>([]);
+  const [threads, setThreads] = useState<string[]>([first]);
+  const [threadId, setThreadId] = useState(first);
   return (
     <ChatRuntimeAssistantProvider
       options={options}
@@ -43,7 +45,24 @@ export function App() {
         </header>
         <main>{view.kind === "list" ? <TraceList view={view} setView={setView} /> : <TraceView view={view} setView={setView} />}</main>
         <aside className="ask" style={{ display: open ? undefined : "none" }}>
-          <AskPanel open={open} />
+          <nav className="threads">
+            {threads.map((t, i) => (
+              <button key={t} data-thread={i} disabled={t === threadId} onClick={() => setThreadId(t)}>
+                Chat {i + 1}
+              </button>
+            ))}
+            <button
+              id="new-chat"
+              onClick={() => {
+                const id = `${first}-${threads.length + 1}`;
+                setThreads((list) => [...list, id]);
+                setThreadId(id);
+              }}
+            >
+              New chat
+            </button>
+          </nav>
+          <AskPanel open={open} threadId={threadId} view={view} />
           <ul id="errors">
             {errors.map((e, i) => (
               <li key={i}>{e}</li>

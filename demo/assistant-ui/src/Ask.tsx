@@ -11,13 +11,11 @@ import {
   useAssistantTool,
   useAui,
 } from "@assistant-ui/react";
-import { useInterrupts } from "chat-runtime/assistant-ui";
-import { useRuntimeStatus, useToolToggles } from "chat-runtime/react";
+import { useInterrupts, useSetAgentState } from "chat-runtime/assistant-ui";
+import { useAgentState, useRuntimeStatus, useToolToggles } from "chat-runtime/react";
 
 import { TRACES } from "./data";
-
-const params = new URLSearchParams(location.search);
-const threadId = params.get("thread");
+import type { View } from "./views";
 
 function ToolCall(props: {
   toolName: string;
@@ -133,7 +131,7 @@ const approveDeploy = {
   parameters: { type: "object" as const, properties: { service: { type: "string" as const } }, required: ["service"] },
 };
 
-function Toggles() {
+function Toggles({ threadId }: { threadId: string }) {
   const { tools, setEnabled, ready } = useToolToggles(threadId);
   if (!ready) return null;
   return (
@@ -150,7 +148,7 @@ function Toggles() {
   );
 }
 
-function Interrupts() {
+function Interrupts({ threadId }: { threadId: string }) {
   const { interrupts, respond } = useInterrupts(threadId);
   const free = interrupts.filter((i) => i.toolCallId === undefined);
   if (free.length === 0) return null;
@@ -189,7 +187,21 @@ function Append() {
   );
 }
 
-export function AskPanel({ open }: { open: boolean }) {
+/** The thread's AG-UI state as the agent set it, and the view pinned into it for the next question. */
+function AgentState({ threadId, view }: { threadId: string; view: View }) {
+  const state = useAgentState(threadId);
+  const setState = useSetAgentState(threadId);
+  return (
+    <div className="agent-state">
+      <code id="agent-state">{state === undefined ? "" : JSON.stringify(state)}</code>
+      <button id="pin-view" onClick={() => setState({ view: view.kind === "list" ? "list" : view.traceId })}>
+        Pin this view
+      </button>
+    </div>
+  );
+}
+
+export function AskPanel({ open, threadId, view }: { open: boolean; threadId: string; view: View }) {
   const { status, load } = useRuntimeStatus();
   useAssistantTool(countSpans);
   useAssistantTool(approveDeploy);
@@ -199,14 +211,15 @@ export function AskPanel({ open }: { open: boolean }) {
   return (
     <ThreadPrimitive.Root className="thread" data-wasm={status}>
       <ApproveDeployUI />
-      <Toggles />
+      <Toggles threadId={threadId} />
+      <AgentState threadId={threadId} view={view} />
       <ThreadPrimitive.Viewport className="viewport">
         <ThreadPrimitive.Empty>
           <p className="hint">Ask about these traces: "highlight the slow span", "show the flame graph", "filter payments".</p>
         </ThreadPrimitive.Empty>
         <ThreadPrimitive.Messages components={components} />
       </ThreadPrimitive.Viewport>
-      <Interrupts />
+      <Interrupts threadId={threadId} />
       <Append />
       <ComposerPrimitive.Root className="composer">
         <ComposerPrimitive.Input id="input" placeholder="Ask…" submitMode="enter" rows={1} />
