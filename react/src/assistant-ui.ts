@@ -27,7 +27,8 @@ import {
   type MessageStatus,
   type ThreadMessageLike,
 } from "@assistant-ui/react";
-import type { ChatRuntime, ChatRuntimeError, FrontendTool, Interrupt, JsonObject, Message, ResumeEntry, RunResult, RuntimeEventOf, ToolContext } from "./chat_runtime.js";
+import { ChatRuntimeError } from "./chat_runtime.js";
+import type { ChatRuntime, FrontendTool, Interrupt, JsonObject, Message, ResumeEntry, RunResult, RuntimeEventOf, ToolContext } from "./chat_runtime.js";
 import { ChatRuntimeProvider, useChatRuntime, useThread, type ChatRuntimeProviderProps, type ThreadHandle, type UseThreadOptions } from "./react.js";
 import type { HasId } from "./apply-messages.js";
 
@@ -278,7 +279,9 @@ class ModelTools {
 
   constructor(private readonly humans: Humans) {}
 
-  sync(runtime: ChatRuntime, assistant: AssistantRuntime): void {
+  /** Registers what the model context has, unregisters what left it; returns the tools the runtime refused. */
+  sync(runtime: ChatRuntime, assistant: AssistantRuntime): unknown[] {
+    const refused: unknown[] = [];
     const tools = assistant.thread.getModelContext().tools ?? {};
     const seen = new Set<string>();
     for (const [name, tool] of Object.entries(tools)) {
@@ -306,8 +309,13 @@ class ModelTools {
       if (parameters !== undefined) definition.parameters = parameters;
       // A tool without `execute` waits for a person (its tool UI's `addResult`): no deadline.
       if (execute === undefined) definition.timeoutMs = null;
-      runtime.registerTool(definition);
-      this.registered.set(name, { key, tool: definition });
+      try {
+        runtime.registerTool(definition);
+        this.registered.set(name, { key, tool: definition });
+      } catch (error) {
+        // A bad name or schema (`tool/bad-name`, ...): the other tools still go.
+        refused.push(error);
+      }
     }
     for (const name of [...this.registered.keys()]) {
       if (!seen.has(name)) {
@@ -320,6 +328,7 @@ class ModelTools {
         }
       }
     }
+    return refused;
   }
 
   private readonly latest = new Map<string, ((args: Record<string, unknown>, context: { toolCallId: string; abortSignal: AbortSignal; human: (payload: unknown) => Promise<unknown> }) => unknown) | undefined>();
@@ -469,7 +478,11 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
 
   const send = useCallback(async (text: string): Promise<void> => {
     const { thread, interrupts, runtime, threadId } = latest.current;
-    if (runtime !== null && assistant.current !== null) modelTools.current!.sync(runtime, assistant.current);
+    if (runtime !== null && assistant.current !== null) {
+      for (const error of modelTools.current!.sync(runtime, assistant.current)) {
+        if (error instanceof ChatRuntimeError) onErrorRef.current?.(error);
+      }
+    }
     const request: Parameters<ThreadHandle["run"]>[0] = { messages: [{ id: newId(), role: "user", content: text }] };
     // A state the app set (`useSetAgentState`) goes with this run.
     let pending = takeState(thread.threadId);

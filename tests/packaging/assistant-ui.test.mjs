@@ -14,11 +14,11 @@ import { gzipSync } from "node:zlib";
 
 import { startAgent, stopAgent } from "../e2e/agent.mjs";
 import { launch } from "../e2e/browser.mjs";
-import { ROOT, WAIT, installFixture, run } from "./helpers.mjs";
+import { ROOT, WAIT, freePort, installFixture, run, startServer } from "./helpers.mjs";
 
 const LATEST = process.env.ASSISTANT_UI_LATEST ?? "0.15.22";
 
-let fixture, browser, agent, base;
+let fixture, browser, agent, base, dev, devUrl;
 
 before(async () => {
   [fixture, browser] = await Promise.all([installFixture(join(ROOT, "demo/assistant-ui")), launch()]);
@@ -30,10 +30,19 @@ before(async () => {
     statics: [`/=${join(fixture.dir, "dist")}`, "/tools=demo/tools"],
     timeoutMs: WAIT,
   }));
+  // The dev server too (development React: StrictMode double-renders and double-mounts).
+  const port = await freePort();
+  devUrl = `http://127.0.0.1:${port}`;
+  dev = await startServer(
+    "/usr/bin/env",
+    [`AGENT_URL=${base}`, process.execPath, join(fixture.dir, "node_modules/vite/bin/vite.js"), "--host", "127.0.0.1", "--port", String(port), "--strictPort"],
+    { cwd: fixture.dir, url: `${devUrl}/` },
+  );
 });
 
 after(async () => {
   await browser?.close();
+  await dev?.stop();
   await stopAgent(agent);
   fixture?.cleanup();
 });
@@ -43,7 +52,7 @@ after(async () => {
 let threads = 0;
 const freshThread = () => `aui-${process.pid}-${Date.now()}-${++threads}`;
 
-async function openApp({ query = "" } = {}) {
+async function openApp({ query = "", at = base } = {}) {
   const context = await browser.newContext();
   const page = await context.newPage();
   page.errors = [];
@@ -52,7 +61,7 @@ async function openApp({ query = "" } = {}) {
   page.on("console", (m) => m.type() === "error" && !/^Failed to load resource/.test(m.text()) && page.errors.push(`console: ${m.text()}`));
   page.on("request", (r) => r.url().endsWith(".wasm") && page.wasm.push(r.url()));
   const thread = freshThread();
-  await page.goto(`${base}/?thread=${thread}${query}`);
+  await page.goto(`${at}/?thread=${thread}${query}`);
   await page.waitForSelector(".app #trace-list", { timeout: WAIT });
   return { context, page, thread };
 }
@@ -184,8 +193,8 @@ test("the hidden panel fetches no wasm; opening it loads the runtime", async () 
 
 // ---- contextual view tools, fire-and-forget (RFC 0002 §6.6) --------------------------------------------
 
-test("gateway turn: the view's UI tool runs once from the stream, the text after it streams below it, one request", async () => {
-  const app = await openApp();
+for (const [where, at] of [["the build", () => base], ["the Vite dev server, StrictMode", () => devUrl]]) test(`gateway turn (${where}): the view's UI tool runs once from the stream, the text after it streams below it, one request`, async () => {
+  const app = await openApp({ at: at() });
   const { page, thread } = app;
   await page.click("[data-trace=checkout-7f3a] button");
   await page.waitForSelector("#trace-view[data-trace=checkout-7f3a]");
