@@ -462,6 +462,30 @@ test("thread switching: a new chat starts empty, and the first thread comes back
   await done(app);
 });
 
+test("identity: a finished message does not render again while the next one streams", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  const words = Array.from({ length: 30 }, (_, i) => `w${i} `);
+  await script(thread, [
+    { events: run_(thread, "s1", text("m1", "Earlier answer.")) },
+    {
+      delayMs: 15,
+      events: run_(thread, "s2", [ev("TEXT_MESSAGE_START", { messageId: "m2", role: "assistant" }), ...words.map((delta) => ev("TEXT_MESSAGE_CONTENT", { messageId: "m2", delta })), ev("TEXT_MESSAGE_END", { messageId: "m2" })]),
+    },
+  ]);
+  await send(page, "one");
+  await idle(page, 1);
+  await send(page, "two");
+  await page.waitForFunction(() => document.querySelectorAll(".message.assistant").length === 2 && document.querySelectorAll(".message.assistant")[1].textContent.startsWith("w0"), null, { timeout: WAIT });
+  const before = await page.evaluate(() => window.textRenders.get("Earlier"));
+  await idle(page, 2);
+  const after = await page.evaluate(() => [window.textRenders.get("Earlier"), window.textRenders.get("w0")]);
+  assert.ok(after[1] >= 10, `the streaming message rendered per token: ${after[1]}`);
+  assert.equal(after[0], before, "the earlier message did not render while the other streamed");
+  await done(app);
+});
+
 test("a failed run (HTTP 500) shows on a message of its own and reaches onError", async () => {
   const app = await openApp();
   const { page, thread } = app;

@@ -54,12 +54,26 @@ function ToolCall(props: {
   );
 }
 
+/**
+ * How often each text part rendered, by its first word (window.textRenders): the tests check that a
+ * finished message does not render again while another one streams.
+ */
+const textRenders = new Map<string, number>();
+Object.assign(window, { textRenders });
+function countRender(text: string): void {
+  const key = text.split(" ")[0] ?? "";
+  textRenders.set(key, (textRenders.get(key) ?? 0) + 1);
+}
+
 function Body({ variant }: { variant: "user" | "assistant" }) {
   return (
     <MessagePrimitive.Root className={`message ${variant}`}>
       <MessagePrimitive.Parts>
         {({ part }) => {
-          if (part.type === "text") return <div className="text">{part.text}</div>;
+          if (part.type === "text") {
+            countRender(part.text);
+            return <div className="text">{part.text}</div>;
+          }
           if (part.type === "reasoning") return <div className="reasoning">{part.text}</div>;
           if (part.type === "tool-call") {
             if (part.toolUI) return part.toolUI;
