@@ -196,7 +196,7 @@ function Append() {
         setText("");
       }}
     >
-      <input id="append-text" value={text} onChange={(e) => setText(e.target.value)} />
+      <input id="append-text" placeholder="…or send with aui.thread().append" value={text} onChange={(e) => setText(e.target.value)} />
     </form>
   );
 }
@@ -207,7 +207,7 @@ function AgentState({ threadId, view }: { threadId: string; view: View }) {
   const setState = useSetAgentState(threadId);
   return (
     <div className="agent-state">
-      <code id="agent-state">{state === undefined ? "" : JSON.stringify(state)}</code>
+      state: <code id="agent-state">{state === undefined ? "" : JSON.stringify(state)}</code>
       <button id="pin-view" onClick={() => setState({ view: view.kind === "list" ? "list" : view.traceId })}>
         Pin this view
       </button>

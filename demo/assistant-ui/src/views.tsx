@@ -96,15 +96,14 @@ export function TraceView({ view, setView }: ViewProps<Extract<View, { kind: "tr
             key={s.id}
             className={`span${s.id === view.highlight ? " highlighted" : ""}${s.error ? " error" : ""}`}
             data-span={s.id}
-            style={{ marginLeft: view.mode === "flamegraph" ? undefined : `${s.depth}em` }}
+            style={{ paddingLeft: `${s.depth}em` }}
           >
             <span className="label">
               {s.service} {s.operation}
             </span>
-            <span
-              className="bar"
-              style={{ left: `${(100 * s.startMs) / total}%`, width: `${Math.max(0.5, (100 * s.durationMs) / total)}%`, top: view.mode === "flamegraph" ? `${s.depth * 1.6}em` : undefined }}
-            />
+            <span className="track">
+              <span className="bar" style={{ left: `${(100 * s.startMs) / total}%`, width: `${Math.max(0.5, (100 * s.durationMs) / total)}%` }} />
+            </span>
             <span className="duration">{s.durationMs} ms</span>
           </div>
         ))}
