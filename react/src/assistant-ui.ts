@@ -51,6 +51,12 @@ export interface AssistantUiRuntimeOptions {
   /** The thread's history as the app has it, and what to do with its unanswered calls (`useThread`'s options). */
   history?: UseThreadOptions["history"];
   pending?: UseThreadOptions["pending"];
+  /**
+   * Model-context tools (`useAssistantTool`, `makeAssistantTool`) that run fire-and-forget
+   * (`followUp: false`): at their call's end, from the stream, with no result sent back and no new
+   * run (the Jaeger UI's view tools registered the assistant-ui way).
+   */
+  fireAndForget?: readonly string[];
   /** assistant-ui adapters passed through (attachments, feedback, speech, a thread list for switching threads). */
   adapters?: Adapter["adapters"];
 }
@@ -280,7 +286,7 @@ class ModelTools {
   constructor(private readonly humans: Humans) {}
 
   /** Registers what the model context has, unregisters what left it; returns the tools the runtime refused. */
-  sync(runtime: ChatRuntime, assistant: AssistantRuntime): unknown[] {
+  sync(runtime: ChatRuntime, assistant: AssistantRuntime, fireAndForget: readonly string[]): unknown[] {
     const refused: unknown[] = [];
     const tools = assistant.thread.getModelContext().tools ?? {};
     const seen = new Set<string>();
@@ -290,7 +296,8 @@ class ModelTools {
       const execute = tool.execute;
       const parameters = jsonSchema(tool.parameters);
       const description = tool.description ?? "";
-      const key = JSON.stringify([description, parameters ?? null, execute === undefined]);
+      const detached = fireAndForget.includes(name);
+      const key = JSON.stringify([description, parameters ?? null, execute === undefined, detached]);
       const current = this.registered.get(name);
       if (current && current.key === key) {
         // The same definition: the newest `execute` is called (the handler reads it through the map).
@@ -309,6 +316,7 @@ class ModelTools {
       if (parameters !== undefined) definition.parameters = parameters;
       // A tool without `execute` waits for a person (its tool UI's `addResult`): no deadline.
       if (execute === undefined) definition.timeoutMs = null;
+      if (detached) definition.followUp = false;
       try {
         runtime.registerTool(definition);
         this.registered.set(name, { key, tool: definition });
@@ -471,15 +479,16 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
   );
 
   // Sends go through refs: assistant-ui keeps the adapter's callbacks of an earlier render.
-  const latest = useRef({ thread, interrupts, whileRunning, runtime, threadId, onCancel: options.onCancel });
-  latest.current = { thread, interrupts, whileRunning, runtime, threadId, onCancel: options.onCancel };
+  const fireAndForget = options.fireAndForget ?? [];
+  const latest = useRef({ thread, interrupts, whileRunning, runtime, threadId, fireAndForget, onCancel: options.onCancel });
+  latest.current = { thread, interrupts, whileRunning, runtime, threadId, fireAndForget, onCancel: options.onCancel };
   const queue = useRef<string[]>([]);
   const assistant = useRef<AssistantRuntime | null>(null);
 
   const send = useCallback(async (text: string): Promise<void> => {
     const { thread, interrupts, runtime, threadId } = latest.current;
     if (runtime !== null && assistant.current !== null) {
-      for (const error of modelTools.current!.sync(runtime, assistant.current)) {
+      for (const error of modelTools.current!.sync(runtime, assistant.current, latest.current.fireAndForget)) {
         if (error instanceof ChatRuntimeError) onErrorRef.current?.(error);
       }
     }
@@ -640,12 +649,13 @@ export type ChatRuntimeAssistantProviderProps<M extends HasId = Message> = ChatR
  * message rendering. `load` defaults to `"demand"` here: the wasm is fetched at the first send.
  */
 export function ChatRuntimeAssistantProvider<M extends HasId = Message>(props: ChatRuntimeAssistantProviderProps<M>): ReactNode {
-  const { threadId = null, showThinking, onError, onCancel, whileRunning, history, pending, adapters, children, ...provider } = props;
+  const { threadId = null, showThinking, onError, onCancel, whileRunning, fireAndForget, history, pending, adapters, children, ...provider } = props;
   const hookOptions: AssistantUiRuntimeOptions = {};
   if (showThinking !== undefined) hookOptions.showThinking = showThinking;
   if (onError !== undefined) hookOptions.onError = onError;
   if (onCancel !== undefined) hookOptions.onCancel = onCancel;
   if (whileRunning !== undefined) hookOptions.whileRunning = whileRunning;
+  if (fireAndForget !== undefined) hookOptions.fireAndForget = fireAndForget;
   if (history !== undefined) hookOptions.history = history;
   if (pending !== undefined) hookOptions.pending = pending;
   if (adapters !== undefined) hookOptions.adapters = adapters;

@@ -267,6 +267,31 @@ test("the view changes mid-run: the tool leaves with its view and its late call 
   await done(app);
 });
 
+test("a view tool registered the assistant-ui way (fireAndForget) runs once from the stream: no loop", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    {
+      events: run_(thread, "s1", [...text("m1", "Opening it."), ...call("c1", "open_trace", { trace_id: "login-19bc" }, "m1"), ...text("m2", "That is the login trace.")]),
+    },
+    // What the Jaeger gateway would do with a tool result: answer the question again.
+    { events: run_(thread, "s2", [...text("m3", "Opening it again."), ...call("c2", "open_trace", { trace_id: "login-19bc" }, "m3")]) },
+  ]);
+  await send(page, "open the login trace");
+  await page.waitForSelector("#trace-view[data-trace=login-19bc]", { timeout: WAIT });
+  await idle(page, 1);
+  await page.waitForTimeout(300);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 1, "no result went back, no new run");
+  assert.ok(sent[0].body.tools.some((t) => t.name === "open_trace"));
+  const turn = await lastAssistant(page);
+  assert.deepEqual(turn.order, ["text", "open_trace", "text"]);
+  assert.equal(turn.tools[0].status, "complete");
+  assert.equal(turn.tools[0].result, '{"opened":"login-19bc"}');
+  await done(app);
+});
+
 test("Stop during the stream: the request is cut, the turn shows incomplete/cancelled, nothing restarts", async () => {
   const app = await openApp();
   const { page, thread } = app;

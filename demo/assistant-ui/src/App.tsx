@@ -12,6 +12,9 @@ const params = new URLSearchParams(location.search);
 // The threads of this page: the URL's (the tests name theirs), else one of its own; "New chat" adds one.
 const first = params.get("thread") ?? crypto.randomUUID();
 
+// Model-context tools that run from the stream with no result and no new run (views.tsx: open_trace).
+const FIRE_AND_FORGET = ["open_trace"];
+
 const options: ChatRuntimeOptions = {
   runUrl: "/api/threads/{threadId}/runs",
   toolsUrl: "/tools/tools.json",
@@ -29,6 +32,7 @@ export function App() {
       threadId={threadId}
       showThinking
       whileRunning={params.has("steer") ? "steer" : "queue"}
+      fireAndForget={FIRE_AND_FORGET}
       onError={(e) => setErrors((list) => [...list, `${e.code}: ${e.message}`])}
     >
       <div className="app" data-view={view.kind === "list" ? "list" : view.mode}>

@@ -1,6 +1,8 @@
 // The two views, each with the contextual tools of RFC 0002 it offers while it is shown
 // (`useFrontendTool`: registered while mounted, fire-and-forget with `followUp: false`, on by
 // default). Their schemas name what the view shows (`enum`), so the agent can only pick that.
+import { useMemo } from "react";
+import { useAssistantTool } from "@assistant-ui/react";
 import { useFrontendTool } from "chat-runtime/react";
 
 import { SERVICES, TRACES, durationOf, type Trace } from "./data";
@@ -38,6 +40,22 @@ export function TraceList({ view, setView }: ViewProps<Extract<View, { kind: "li
       return { shown: trace_id };
     },
   });
+  // The same kind of view tool registered the assistant-ui way (model context, `execute`), made
+  // fire-and-forget by the provider's `fireAndForget` (App.tsx).
+  const openTrace = useMemo(
+    () => ({
+      toolName: "open_trace",
+      type: "frontend" as const,
+      description: "Open a trace's timeline.",
+      parameters: { type: "object" as const, properties: { trace_id: { type: "string" as const, enum: TRACES.map((t) => t.id) } }, required: ["trace_id"] },
+      execute: async ({ trace_id }: { trace_id: string }) => {
+        setView({ kind: "trace", traceId: trace_id, mode: "timeline", highlight: null });
+        return { opened: trace_id };
+      },
+    }),
+    [setView],
+  );
+  useAssistantTool(openTrace);
   return (
     <section id="trace-list">
       <p className="filter">
