@@ -265,13 +265,18 @@ function toolPart(
 /** A JSON Schema object from a model-context tool's `parameters` (JSON Schema, or a schema with `toJSONSchema()`). */
 function jsonSchema(parameters: unknown): JsonObject | undefined {
   if (parameters === undefined || parameters === null || typeof parameters !== "object") return undefined;
-  let schema: unknown = parameters;
-  if ("~standard" in parameters) {
-    schema = "toJSONSchema" in parameters && typeof parameters.toJSONSchema === "function" ? parameters.toJSONSchema() : { type: "object" };
+  try {
+    let schema: unknown = parameters;
+    if ("~standard" in parameters) {
+      schema = "toJSONSchema" in parameters && typeof parameters.toJSONSchema === "function" ? parameters.toJSONSchema() : { type: "object" };
+    }
+    // Plain JSON (functions and `undefined` members dropped): what the runtime validates against.
+    const copy = JSON.parse(JSON.stringify(schema));
+    return copy !== null && typeof copy === "object" && !Array.isArray(copy) ? copy : undefined;
+  } catch {
+    // A schema that cannot be written as JSON (a cycle, a throwing getter): no schema.
+    return undefined;
   }
-  // Plain JSON (functions and `undefined` members dropped): what the runtime validates against.
-  const copy: unknown = JSON.parse(JSON.stringify(schema));
-  return copy !== null && typeof copy === "object" && !Array.isArray(copy) ? JSON.parse(JSON.stringify(copy)) : undefined;
 }
 
 interface Registered {
@@ -519,7 +524,9 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
         // Steer away: Stop answers the open calls `INTERRUPTED`; the message goes once it settled.
         thread.abort();
         const id = thread.threadId;
-        while (runtime !== null && id !== null && isRunning(runtime, id)) await new Promise((resolve) => setTimeout(resolve, 10));
+        for (let waited = 0; runtime !== null && id !== null && isRunning(runtime, id) && waited < 5000; waited += 10) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
       }
       await send(text);
     },

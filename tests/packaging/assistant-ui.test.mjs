@@ -400,6 +400,29 @@ test("interrupts: shown, resolved (resume sent), and a new message cancels the o
   await done(app);
 });
 
+test("an interrupt that names a tool call: the part shows it, and its tool UI's resume answers it", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  const ask = { id: "int-c1", reason: "tool_call", toolCallId: "c1", message: "Delete the trace?" };
+  await script(thread, [
+    { events: run_(thread, "s1", [...text("m1", "I need your approval."), ...call("c1", "delete_trace", { trace_id: "login-19bc" }, "m1")], { type: "interrupt", interrupts: [ask] }) },
+    { events: run_(thread, "s2", [ev("TOOL_CALL_RESULT", { messageId: "t1", toolCallId: "c1", content: "deleted", role: "tool" }), ...text("m2", "Deleted.")]) },
+  ]);
+  await send(page, "delete the login trace");
+  await page.waitForSelector(".tool-call[data-tool=delete_trace][data-status=requires-action] .resume-yes", { timeout: WAIT });
+  assert.equal(await page.getAttribute(".tool-call[data-tool=delete_trace]", "data-reason"), "interrupt");
+  await page.click(".resume-yes");
+  await page.waitForFunction(() => document.body.textContent.includes("Deleted."), null, { timeout: WAIT });
+  const sent = await requests(thread);
+  assert.deepEqual(sent[1].body.resume, [{ interruptId: "int-c1", status: "resolved", payload: { approved: true } }]);
+  const turn = await lastAssistant(page);
+  const part = turn.tools.find((t) => t.tool === "delete_trace");
+  assert.equal(part.status, "complete");
+  assert.equal(part.result, "deleted");
+  await done(app);
+});
+
 test("a message sent while a run goes on is queued and sent when it ends", async () => {
   const app = await openApp();
   const { page, thread } = app;
