@@ -225,6 +225,32 @@ for (const [where, at] of [["the build", () => base], ["the Vite dev server, Str
   await done(app);
 });
 
+test("a cut gateway stream resumes (Last-Event-ID, the server replaying the run): the view tool ran once", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.click("[data-trace=checkout-7f3a] button");
+  await openPanel(page);
+  // Frame 21 is the UI call's TOOL_CALL_END; the body ends before frame 25 (inside the last text),
+  // and the re-POST gets every frame of the run again.
+  const res = await fetch(`${base}/test/cut`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ threadId: thread, cuts: [{ frame: 25, byte: 0, clean: true }], resume: "start" }),
+  });
+  assert.equal(res.status, 200, await res.text());
+  await send(page, "highlight the slow span s-fraud");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("it is the slowest one."), null, { timeout: WAIT });
+  await idle(page, 1);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2, "the run and its resume");
+  assert.ok(sent[1].headers["last-event-id"], "the second request resumes the stream");
+  assert.equal(await page.evaluate(() => window.toolRuns.get("highlight_span")), 1, "the view tool ran once");
+  const turn = await lastAssistant(page);
+  assert.deepEqual(turn.order, ["text", "search_traces", "highlight_span", "text"]);
+  assert.match(turn.text, /^Looking at the traces of the last hour\.\|I highlighted span s-fraud: it is the slowest one\.$/);
+  await done(app);
+});
+
 test("the view changes mid-run: the tool leaves with its view and its late call is not run", async () => {
   const app = await openApp();
   const { page, thread } = app;

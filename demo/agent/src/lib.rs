@@ -437,7 +437,9 @@ async fn run(
     match next {
         Some(scripted) => scripted_response(&state, thread_id, scripted),
         None if state.mode == Mode::Demo => demo_run(&state, &bytes, last_event_id.as_deref()),
-        None if state.mode == Mode::Gateway => gateway_run(&state, &bytes),
+        None if state.mode == Mode::Gateway => {
+            gateway_run(&state, &bytes, last_event_id.as_deref())
+        }
         None => json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             json!({ "error": format!("no scripted response for thread {thread_id}") }),
@@ -489,8 +491,9 @@ fn demo_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Resp
     event_stream_response(Body::from_stream(stream))
 }
 
-/// Gateway mode: 422 on a bad RunAgentInput, else the gateway-shaped stream ([`gateway`]).
-fn gateway_run(state: &AppState, bytes: &[u8]) -> Response {
+/// Gateway mode: 422 on a bad RunAgentInput, else the gateway-shaped stream ([`gateway`]); a
+/// re-POST with `Last-Event-ID` resumes it like a planner run.
+fn gateway_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Response {
     let mut input = match demo::validate(bytes) {
         Ok(input) => input,
         Err(detail) => {
@@ -500,6 +503,9 @@ fn gateway_run(state: &AppState, bytes: &[u8]) -> Response {
             )
         }
     };
+    if let Some(id) = last_event_id {
+        return resumed_run(state, &input.thread_id, &input.run_id, id);
+    }
     if input.run_id.is_empty() {
         input.run_id = state.ids.run();
     }

@@ -7,6 +7,11 @@ import { useFrontendTool } from "chat-runtime/react";
 
 import { SERVICES, TRACES, durationOf, type Trace } from "./data";
 
+/** How often each view tool's handler ran (window.toolRuns): the tests check "once". */
+const toolRuns = new Map<string, number>();
+Object.assign(window, { toolRuns });
+const ran = (name: string): void => void toolRuns.set(name, (toolRuns.get(name) ?? 0) + 1);
+
 export type View =
   | { kind: "list"; filter: string | null }
   | { kind: "trace"; traceId: string; mode: "timeline" | "flamegraph"; highlight: string | null };
@@ -25,6 +30,7 @@ export function TraceList({ view, setView }: ViewProps<Extract<View, { kind: "li
     followUp: false,
     defaultEnabled: true,
     handler: ({ service }) => {
+      ran("set_filter");
       setView({ kind: "list", filter: service });
       return { filter: service };
     },
@@ -36,6 +42,7 @@ export function TraceList({ view, setView }: ViewProps<Extract<View, { kind: "li
     followUp: false,
     defaultEnabled: true,
     handler: ({ trace_id }) => {
+      ran("show_flamegraph");
       setView({ kind: "trace", traceId: trace_id, mode: "flamegraph", highlight: null });
       return { shown: trace_id };
     },
@@ -49,6 +56,7 @@ export function TraceList({ view, setView }: ViewProps<Extract<View, { kind: "li
       description: "Open a trace's timeline.",
       parameters: { type: "object" as const, properties: { trace_id: { type: "string" as const, enum: TRACES.map((t) => t.id) } }, required: ["trace_id"] },
       execute: async ({ trace_id }: { trace_id: string }) => {
+        ran("open_trace");
         setView({ kind: "trace", traceId: trace_id, mode: "timeline", highlight: null });
         return { opened: trace_id };
       },
@@ -86,6 +94,7 @@ export function TraceView({ view, setView }: ViewProps<Extract<View, { kind: "tr
     followUp: false,
     defaultEnabled: true,
     handler: ({ span_id }) => {
+      ran("highlight_span");
       setView({ ...view, mode: "timeline", highlight: span_id });
       return { highlighted: span_id };
     },
@@ -97,6 +106,7 @@ export function TraceView({ view, setView }: ViewProps<Extract<View, { kind: "tr
     followUp: false,
     defaultEnabled: true,
     handler: ({ trace_id }) => {
+      ran("show_flamegraph");
       setView({ ...view, traceId: trace_id, mode: "flamegraph" });
       return { shown: trace_id };
     },
