@@ -1170,7 +1170,7 @@ function useStart(host: Host | null): void {
 
 /** What {@link useRuntimeStatus} returns. */
 export interface RuntimeStatus {
-  /** `idle`: not asked for yet; `loading`: the wasm (and tools.json) are on their way. */
+  /** `idle`: not asked for yet; `loading`: the wasm is on its way; `ready`: the runtime exists (a `run` still waits for tools.json). */
   status: "idle" | "loading" | "ready" | "failed";
   error: ChatRuntimeError | null;
   /** Starts the runtime (the wasm, tools.json) now; resolves once it is ready. */
@@ -1185,7 +1185,7 @@ export function useRuntimeStatus(): RuntimeStatus {
   const snapshot = useSyncExternalStore(host ? host.subscribe : noSubscribe, host ? host.getSnapshot : idleStatus, host ? host.getSnapshot : idleStatus);
   const load = useCallback((): Promise<void> => (host === null ? Promise.reject(noProvider()) : host.ready().then(() => undefined)), [host]);
   if (snapshot === null) return { status: "idle", error: noProvider(), load };
-  const status = snapshot.failure !== null ? "failed" : snapshot.runtime !== null ? "ready" : snapshot.loading || snapshot.runtime !== null ? "loading" : "idle";
+  const status = snapshot.failure !== null ? "failed" : snapshot.runtime !== null ? "ready" : snapshot.loading ? "loading" : "idle";
   return { status, error: snapshot.failure, load };
 }
 
