@@ -20,7 +20,7 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 APT_STAMP := /usr/bin/chromedriver
 
-.PHONY: help check tools rust-tools browser node-deps build pkg pack vendor demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size servers-venv test-servers demo demo-react bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
+.PHONY: help check tools rust-tools browser node-deps build pkg pack vendor demo-tools demo-agent size test test-native test-agent test-wasm test-types test-js test-e2e test-packaging test-size servers-venv test-servers demo demo-react demo-assistant-ui bench bench-native bench-dist fuzz clean nginx helm-sdk test-deploy
 
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
@@ -30,6 +30,7 @@ help:
 	@echo "make pack   - npm pack pkg/ into target/pack/chat-runtime-<version>.tgz"
 	@echo "make vendor APP=dir - copy that tarball into dir/vendor/ (an app built without a registry)"
 	@echo "make demo-react - the React demo (demo/react) on the packed tarball, served by the demo agent"
+	@echo "make demo-assistant-ui - the assistant-ui demo (demo/assistant-ui) on the tarball, agent in gateway mode"
 	@echo "make bench  - browser benchmark vs @ag-ui/client (headless Chromium), writes bench/RESULTS.md"
 	@echo "make bench-native - native decode+reduce throughput (cargo bench)"
 
@@ -271,6 +272,16 @@ demo-react: tools build demo-agent pack
 	  && npx vite build
 	@echo "chat-runtime React demo: open http://127.0.0.1:$(PORT)/  (Ctrl-C stops)"
 	exec target/debug/chat-runtime-agent --port $(PORT) --static /=demo/react/dist --static /tools=demo/tools
+
+# The assistant-ui app (demo/assistant-ui: Vite + React 19 + @assistant-ui/react on the packed tarball
+# and chat-runtime/assistant-ui; an observability UI whose Ask panel has the contextual tools of
+# Jaeger's RFC 0002), built and served by the demo agent in gateway mode on http://127.0.0.1:$(PORT).
+demo-assistant-ui: tools build demo-agent pack
+	cd demo/assistant-ui && npm ci --no-audit --no-fund --loglevel=error \
+	  && npm install --no-audit --no-fund --no-save --loglevel=error ../../target/pack/chat-runtime-*.tgz \
+	  && npx vite build
+	@echo "chat-runtime assistant-ui demo: open http://127.0.0.1:$(PORT)/  (Ctrl-C stops)"
+	exec target/debug/chat-runtime-agent --mode gateway --port $(PORT) --static /=demo/assistant-ui/dist --static /tools=demo/tools
 
 # The browser benchmark (bench/): chat-runtime vs @ag-ui/client 1.0.0 in headless Chromium, against
 # the scripted agent (release build). Writes bench/RESULTS.md. A report: it asserts no speed.

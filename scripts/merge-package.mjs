@@ -51,7 +51,7 @@ copyFileSync("node_modules/es-module-lexer/LICENSE", "pkg/bin/vendor/es-module-l
 // resolves `./chat_runtime.js` to pkg/chat_runtime.d.ts). The TypeScript of node_modules.
 // Its outputs go first: a second run of this script (the entry already re-exports apply-messages.js)
 // would otherwise read last run's apply-messages.d.ts as an input.
-const adapterModules = ["react", "init", "errors", "store", "thread-store", "toggle-store", "state-store", "host", "provider", "hooks", "apply-messages", "agui-v0", "sync-messages"];
+const adapterModules = ["react", "init", "errors", "store", "thread-store", "toggle-store", "state-store", "host", "provider", "hooks", "apply-messages", "agui-v0", "sync-messages", "assistant-ui"];
 for (const file of adapterModules.flatMap((m) => [`${m}.js`, `${m}.d.ts`])) rmSync(`pkg/${file}`, { force: true });
 execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "react"], { stdio: "inherit" });
 // A JSON file's module is its value, as for CommonJS' `module.exports =`: so `export =` in a `.d.cts`

@@ -14,9 +14,10 @@ const root = fileURLToPath(new URL("../../", import.meta.url));
 /**
  * Resolves with `{ child, url, stop }` once the agent prints `listening on http://127.0.0.1:PORT`.
  * By default it serves the demo page, the package, the tools and the recorded streams without
- * pauses; `statics` (`--static` values) and `paceMs` change that for the packaging tests.
+ * pauses; `statics` (`--static` values), `paceMs` and `mode` (`gateway`) change that for the
+ * packaging tests.
  */
-export async function startAgent({ timeoutMs = 30_000, paceMs = 0, statics, args = [] } = {}) {
+export async function startAgent({ timeoutMs = 30_000, paceMs = 0, statics, args = [], mode = "demo" } = {}) {
   const bin = `${root}target/debug/chat-runtime-agent`;
   assert.ok(existsSync(bin), `${bin} is missing: run \`cargo build -p chat-runtime-agent\` (make test-e2e does)`);
   if (statics === undefined) {
@@ -27,7 +28,7 @@ export async function startAgent({ timeoutMs = 30_000, paceMs = 0, statics, args
   const served = statics ?? ["/=demo", "/pkg=pkg", "/tools=demo/tools", "/fixtures=tests/fixtures"];
   return startProcess(
     bin,
-    ["--mode", "demo", "--port", "0", "--pace-ms", String(paceMs), ...served.flatMap((s) => ["--static", s]), ...args],
+    ["--mode", mode, "--port", "0", "--pace-ms", String(paceMs), ...served.flatMap((s) => ["--static", s]), ...args],
     { name: "the demo agent", cwd: root, ready: { line: /listening on (http:\/\/127\.0\.0\.1:\d+)/ }, timeoutMs, echo: true },
   );
 }

@@ -54,7 +54,7 @@ test("arethetypeswrong: every entry point's types resolve and match their JavaSc
   const report = JSON.parse(r.stdout);
   assert.equal(report.analysis.packageName, "chat-runtime");
   assert.ok(report.analysis.types, "the package has types");
-  assert.deepEqual(Object.keys(report.analysis.entrypoints).sort(), [".", "./chat_runtime_bg.wasm", "./coder", "./coder/chat_runtime_bg.wasm", "./package.json", "./react"]);
+  assert.deepEqual(Object.keys(report.analysis.entrypoints).sort(), [".", "./assistant-ui", "./chat_runtime_bg.wasm", "./coder", "./coder/chat_runtime_bg.wasm", "./package.json", "./react"]);
   const problems = report.analysis.problems.filter((p) => !["node10", "node16-cjs"].includes(p.resolutionKind));
   assert.deepEqual(problems, []);
   assert.equal(r.status, 0, r.stderr);

@@ -3,7 +3,7 @@
 // every command and option of its command line, is in the tarball's README.md. There is no public
 // repository URL to link to, so the README must name them itself. And it is made from the docs, not
 // written beside them: the tarball's README is exactly what scripts/npm-readme.mjs makes of
-// README.md, docs/api.md, docs/react.md and deploy/README.md today.
+// README.md, docs/api.md, docs/react.md, docs/assistant-ui.md and deploy/README.md today.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -123,7 +123,7 @@ test("the npm README names every export, option, method, field, event type and C
   assert.deepEqual(missing, [], `${missing.length} of ${names.size} public names are not in the npm README`);
 });
 
-test("the npm README is made from the docs as they are: README.md, docs/api.md, docs/react.md, deploy/README.md", async () => {
+test("the npm README is made from the docs as they are: README.md, docs/api.md, docs/react.md, docs/assistant-ui.md, deploy/README.md", async () => {
   const { npmReadme, slug } = await import(join(ROOT, "scripts/npm-readme.mjs"));
   assert.equal(readme, npmReadme(ROOT), "package/README.md differs from scripts/npm-readme.mjs's output: `make pack` again");
   // Self-contained: no link into the repository (there is no public URL for one).

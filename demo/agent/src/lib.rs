@@ -13,6 +13,7 @@
 
 pub mod coder;
 pub mod demo;
+pub mod gateway;
 pub mod llm;
 pub mod resume;
 
@@ -50,6 +51,9 @@ pub enum Mode {
     Demo,
     /// Only scripted responses (`POST /test/script`); nothing queued is a 500.
     Script,
+    /// Streams like the Jaeger AI gateway of its RFC 0002 ([`gateway`]); scripted responses
+    /// queued for a thread still come first.
+    Gateway,
 }
 
 impl Mode {
@@ -58,7 +62,8 @@ impl Mode {
         match s {
             "demo" => Ok(Mode::Demo),
             "script" => Ok(Mode::Script),
-            _ => Err(format!("--mode {s:?}: expected demo or script")),
+            "gateway" => Ok(Mode::Gateway),
+            _ => Err(format!("--mode {s:?}: expected demo, script or gateway")),
         }
     }
 }
@@ -433,6 +438,9 @@ async fn run(
     match next {
         Some(scripted) => scripted_response(&state, thread_id, scripted),
         None if state.mode == Mode::Demo => demo_run(&state, &bytes, last_event_id.as_deref()),
+        None if state.mode == Mode::Gateway => {
+            gateway_run(&state, &bytes, last_event_id.as_deref())
+        }
         None => json_response(
             StatusCode::INTERNAL_SERVER_ERROR,
             json!({ "error": format!("no scripted response for thread {thread_id}") }),
@@ -482,6 +490,28 @@ fn demo_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Resp
         rx.recv().await.map(|b| (Ok::<Bytes, Infallible>(b), rx))
     });
     event_stream_response(Body::from_stream(stream))
+}
+
+/// Gateway mode: 422 on a bad RunAgentInput, else the gateway-shaped stream ([`gateway`]); a
+/// re-POST with `Last-Event-ID` resumes it like a planner run.
+fn gateway_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Response {
+    let mut input = match demo::validate(bytes) {
+        Ok(input) => input,
+        Err(detail) => {
+            return json_response(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                json!({ "detail": detail }),
+            )
+        }
+    };
+    if let Some(id) = last_event_id {
+        return resumed_run(state, &input.thread_id, &input.run_id, id);
+    }
+    if input.run_id.is_empty() {
+        input.run_id = state.ids.run();
+    }
+    let steps = gateway::plan(&input, &state.ids);
+    planner_run(state, &input.thread_id, &input.run_id, steps)
 }
 
 /// The planner's run: its events go into the run's log (with SSE ids) at the pace, whether or
@@ -816,6 +846,14 @@ async fn agents(State(state): State<AppState>) -> Response {
     let mut items = state.lock().backend_tools.clone();
     let name = match state.mode {
         Mode::Script => "scripted",
+        Mode::Gateway => {
+            items.insert(
+                0,
+                json!({ "name": gateway::BACKEND_TOOL, "description": "Search the traces of a time window",
+                        "parameters": { "type": "object", "properties": { "lookback": { "type": "string" } } } }),
+            );
+            "gateway"
+        }
         Mode::Demo => {
             items.insert(0, demo::search_docs_tool());
             "demo"

@@ -1,4 +1,4 @@
-//! `chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]... [--pace-ms N]
+//! `chat-runtime-agent [--mode demo|script|gateway] [--port N] [--static /prefix=DIR]... [--pace-ms N]
 //! [--llm-url URL --model NAME] [--coder-deadline-ms N] [--coder-token T [--coder-sign-in]]
 //! [--coder-prefix P]`:
 //! see README.md.
@@ -12,12 +12,15 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 const USAGE: &str =
-    "usage: chat-runtime-agent [--mode demo|script] [--port N] [--static /prefix=DIR]...
+    "usage: chat-runtime-agent [--mode demo|script|gateway] [--port N] [--static /prefix=DIR]...
                           [--pace-ms N] [--llm-url URL --model NAME]
                           [--coder-deadline-ms N] [--coder-token T [--coder-sign-in]]
                           [--coder-prefix P [--coder-only-prefix]]
-  --mode demo|script     demo (default): the rule-based demo agent answers runs;
-                         script: only responses queued with POST /test/script (the e2e tests)
+  --mode demo|script|gateway
+                         demo (default): the rule-based demo agent answers runs;
+                         script: only responses queued with POST /test/script (the e2e tests);
+                         gateway: streams like Jaeger's AI gateway (RFC 0002: UI tool calls
+                         inside a turn that goes on, a backend tool's result)
   --port N               port on 127.0.0.1 (default: $PORT, else 8080; 0 picks a free port)
   --static /prefix=DIR   serve DIR under /prefix (repeatable; a bare DIR mounts at /)
   --pace-ms N            demo mode: pause before each streamed token (default 25; 0 for tests)
