@@ -1,14 +1,18 @@
 // Every JavaScript function the wasm imports either cannot throw or is bound with `catch`, so that
 // no exception unwinds through wasm (an unwind skips Rust's destructors: a `RefCell` stays
 // borrowed and every later call traps, the instance is dead). wasm-bindgen wraps a `catch` import
-// in `handleError(...)`; this test reads the built glue (pkg/chat_runtime.js, `make build`) and
-// fails on any other import that is not in the list below, each with the reason it cannot throw.
+// in `handleError(...)`; this test reads the built glue of both builds (pkg/chat_runtime.js and
+// pkg/coder/chat_runtime.js, `make build`) and fails on any other import that is not in the list
+// below, each with the reason it cannot throw.
 // tests/e2e/exceptions.test.mjs makes the ones a page can break throw, one at a time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 
-const glue = readFileSync(new URL("../../pkg/chat_runtime.js", import.meta.url), "utf8");
+const glues = {
+  "chat-runtime": readFileSync(new URL("../../pkg/chat_runtime.js", import.meta.url), "utf8"),
+  "chat-runtime/coder": readFileSync(new URL("../../pkg/coder/chat_runtime.js", import.meta.url), "utf8"),
+};
 
 /** Imports bound without `catch`, by name (the hash suffix removed), and why each cannot throw. */
 const CANNOT_THROW = {
@@ -56,8 +60,8 @@ const CANNOT_THROW = {
   queueMicrotask: "wasm-bindgen-futures' executor (a page without queueMicrotask has no promises either)",
 };
 
-/** Each import of the glue as `{ name, caught }`. */
-function imports() {
+/** Each import of a build's glue as `{ name, caught }`. */
+function imports(glue) {
   const out = [];
   for (const match of glue.matchAll(/^\s*(__wbg_[A-Za-z0-9_]+?)_[0-9a-f]{16}: function\(\) \{ return handleError\(|^\s*(__wbg_[A-Za-z0-9_]+?)_[0-9a-f]{16}: function\(/gm)) {
     const caught = match[1] !== undefined;
@@ -66,31 +70,35 @@ function imports() {
   return out;
 }
 
-test("the glue's imports are found (the pattern still matches wasm-bindgen's output)", () => {
-  const all = imports();
-  assert.ok(all.length > 40, `only ${all.length} imports found`);
-  assert.ok(all.some((i) => i.caught), "no handleError-wrapped import found");
-  assert.ok(all.some((i) => i.name === "setTimeout" && i.caught), "setTimeout is not among the caught imports");
-});
+for (const [build, glue] of Object.entries(glues)) {
+  test(`${build}: the glue's imports are found (the pattern still matches wasm-bindgen's output)`, () => {
+    const all = imports(glue);
+    assert.ok(all.length > 40, `only ${all.length} imports found`);
+    assert.ok(all.some((i) => i.caught), "no handleError-wrapped import found");
+    assert.ok(all.some((i) => i.name === "setTimeout" && i.caught), "setTimeout is not among the caught imports");
+  });
 
-test("every import that can throw is bound with catch (handleError in the glue)", () => {
-  const unexpected = imports()
-    .filter((i) => !i.caught && !(i.name in CANNOT_THROW))
-    .map((i) => i.name);
-  assert.deepEqual(unexpected, [], "imports bound without catch that are not known to be unable to throw");
-});
+  test(`${build}: every import that can throw is bound with catch (handleError in the glue)`, () => {
+    const unexpected = imports(glue)
+      .filter((i) => !i.caught && !(i.name in CANNOT_THROW))
+      .map((i) => i.name);
+    assert.deepEqual(unexpected, [], "imports bound without catch that are not known to be unable to throw");
+  });
 
-test("the APIs a page or an app can break are caught: timers, JSON, storage, fetch, bodies, AbortController, console, clocks", () => {
-  const caught = new Set(imports().filter((i) => i.caught).map((i) => i.name));
-  for (const name of ["setTimeout", "clearTimeout", "parse", "stringify", "getItem", "setItem", "call", "abort", "signal", "aborted", "error", "now", "random", "race", "isArray", "text"]) {
-    assert.ok(caught.has(name), `${name} is not bound with catch`);
-  }
-});
+  test(`${build}: the APIs a page or an app can break are caught: timers, JSON, storage, fetch, bodies, AbortController, console, clocks`, () => {
+    const caught = new Set(imports(glue).filter((i) => i.caught).map((i) => i.name));
+    for (const name of ["setTimeout", "clearTimeout", "parse", "stringify", "getItem", "setItem", "call", "abort", "signal", "aborted", "error", "now", "random", "race", "isArray", "text"]) {
+      assert.ok(caught.has(name), `${name} is not bound with catch`);
+    }
+  });
+}
 
 test("the Coder stream's WebSocket constructor is bound with catch (a bad URL, a page that replaced WebSocket)", () => {
   // Its other calls (`close`, the `on*` handlers, `type` and `data` of an event) go through
   // Reflect.get / Reflect.set / Function.prototype.call, caught above: no other WebSocket import.
+  const glue = glues["chat-runtime/coder"];
   const constructors = [...glue.matchAll(/^\s*__wbg_[A-Za-z0-9_]+_[0-9a-f]{16}: function\(\) \{ return handleError\(function \([^)]*\) \{\s*const ret = new WebSocket\(/gm)];
   assert.equal(constructors.length, 1, "new WebSocket is not one import bound with catch");
   assert.equal([...glue.matchAll(/WebSocket/g)].length, 1, "another import touches WebSocket");
+  assert.equal([...glues["chat-runtime"].matchAll(/WebSocket/g)].length, 0, "the AG-UI build touches WebSocket");
 });
