@@ -1,13 +1,14 @@
 // The size figures the docs quote, from the last `make build`'s report (target/size.json, written by
 // scripts/size-report.mjs): each `<!-- size:gzip -->...<!-- /size -->` (or `size:raw`,
-// `size:brotli`; `size:gzip-kib` for KiB with one decimal) in DOCS holds that figure, so no one
+// `size:brotli`; `size:gzip-kib` for KiB with one decimal; `size:coder-gzip` and the like for the
+// `chat-runtime/coder` build, the report's `coder` member) in DOCS holds that figure, so no one
 // writes a size by hand. `--write` rewrites them (run by `make build`); without it the script lists
 // the figures that differ and exits 1. tests/packaging/readme.test.mjs checks them too.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 export const DOCS = ["README.md", "docs/react.md", "docs/packaging.md"];
-export const MARKER = /<!-- size:(raw|gzip|brotli)(-kib)? -->([^<]*)<!-- \/size -->/g;
+export const MARKER = /<!-- size:(coder-)?(raw|gzip|brotli)(-kib)? -->([^<]*)<!-- \/size -->/g;
 
 /** The figure of `kind` (`raw`, `gzip`, `brotli`) as the docs write it. */
 export function figure(sizes, kind, kib) {
@@ -18,10 +19,11 @@ export function figure(sizes, kind, kib) {
 /** The docs' text with every marked figure made the report's; and the figures that differed. */
 export function withSizes(text, sizes) {
   const stale = [];
-  const out = text.replace(MARKER, (whole, kind, kib, written) => {
-    const right = figure(sizes, kind, kib !== undefined);
-    if (written !== right) stale.push(`${kind}${kib ?? ""}: ${written} (the report: ${right})`);
-    return `<!-- size:${kind}${kib ?? ""} -->${right}<!-- /size -->`;
+  const out = text.replace(MARKER, (whole, coder, kind, kib, written) => {
+    const right = figure(coder ? sizes.coder : sizes, kind, kib !== undefined);
+    const name = `${coder ?? ""}${kind}${kib ?? ""}`;
+    if (written !== right) stale.push(`${name}: ${written} (the report: ${right})`);
+    return `<!-- size:${name} -->${right}<!-- /size -->`;
   });
   return { text: out, stale };
 }

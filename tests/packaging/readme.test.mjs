@@ -148,16 +148,17 @@ test("the size figures of the docs are the last build's report (make build write
   const sizes = JSON.parse(readFileSync(join(ROOT, "target/size.json"), "utf8"));
   // The report of the pkg/ that was packed: the same bytes as the tarball's .wasm and glue.
   assert.ok(Number.isInteger(sizes.gzip) && sizes.gzip > 0, JSON.stringify(sizes));
+  assert.ok(Number.isInteger(sizes.coder?.gzip) && sizes.coder.gzip > sizes.gzip, "the Coder build's figures follow the AG-UI build's");
   let quoted = 0;
   for (const doc of DOCS) {
     for (const m of readFileSync(join(ROOT, doc), "utf8").matchAll(MARKER)) {
       quoted++;
-      assert.equal(m[3], figure(sizes, m[1], m[2] !== undefined), `${doc}: ${m[0]}`);
+      assert.equal(m[4], figure(m[1] ? sizes.coder : sizes, m[2], m[3] !== undefined), `${doc}: ${m[0]}`);
     }
   }
   assert.ok(quoted >= 2, "README.md and docs/react.md quote the size");
   // And the npm README, made from those docs, carries the same figures.
-  for (const m of readme.matchAll(MARKER)) assert.equal(m[3], figure(sizes, m[1], m[2] !== undefined), m[0]);
+  for (const m of readme.matchAll(MARKER)) assert.equal(m[4], figure(m[1] ? sizes.coder : sizes, m[2], m[3] !== undefined), m[0]);
   // No hand-written gzip figure beside them in the npm README's prose.
   const prose = readme.replace(/```[\s\S]*?```/g, "").replace(MARKER, "");
   assert.doesNotMatch(prose, /\b[\d,.]+ (KiB|KB|bytes)( of)? gzip\b/, "a gzip figure outside a size marker");
