@@ -472,3 +472,68 @@ export async function startup(system) {
   new HttpAgent({ url: "/x" });
   return { total: performance.now() - t0 };
 }
+
+// ---- the pattern budget: the worst legal patterns against long texts --------------------------
+
+/**
+ * Milliseconds of one turn of A whose one tool call carries `{ text }` of `chars` `a`s against a
+ * tool schema with `pattern` (`kind: "tool"`), or of a `run` whose interrupt answer of `chars` `a`s
+ * is checked against a `responseSchema` with `pattern` and refused or sent (`kind: "interrupt"`).
+ * The median of `reps`, and what the call or the run said.
+ */
+export async function patternTime(kind, pattern, chars, reps = 5) {
+  const { mod } = await loadA();
+  const text = "a".repeat(chars);
+  const times = [];
+  let said = "";
+  for (let r = 0; r < reps; r++) {
+    const threadId = `p${r}`;
+    let round = 0;
+    const sse = (events) => new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""), { headers: SSE });
+    const runtime = new mod.ChatRuntime({
+      runUrl: "/bench/{threadId}/runs",
+      toolsUrl: null,
+      storage: null,
+      fetch: async (url, init) => {
+        const { runId } = JSON.parse(init.body);
+        const start = { type: "RUN_STARTED", threadId, runId };
+        round++;
+        if (kind === "tool" && round === 1) {
+          return sse([start,
+            { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "shout", parentMessageId: "a1" },
+            { type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: JSON.stringify({ text }) },
+            { type: "TOOL_CALL_END", toolCallId: "c1" },
+            { type: "RUN_FINISHED", threadId, runId }]);
+        }
+        if (kind === "interrupt" && round === 1) {
+          const responseSchema = { type: "object", properties: { answer: { type: "string", pattern } } };
+          return sse([start, { type: "RUN_FINISHED", threadId, runId, outcome: { type: "interrupt", interrupts: [{ id: "i1", reason: "input", responseSchema }] } }]);
+        }
+        return sse([start, { type: "RUN_FINISHED", threadId, runId }]);
+      },
+    });
+    if (kind === "tool") {
+      runtime.registerTool({
+        name: "shout",
+        description: "Shouts.",
+        parameters: { type: "object", properties: { text: { type: "string", pattern } } },
+        handler: () => "SHOUTED",
+      });
+      runtime.setToolEnabled(threadId, "shout", true);
+      const t0 = performance.now();
+      const result = await runtime.run({ threadId, messages: [USER] });
+      times.push(performance.now() - t0);
+      said = result.messages.find((m) => m.role === "tool")?.content.split("\n").slice(0, 2).join(" ") ?? result.status;
+    } else {
+      await runtime.run({ threadId, messages: [USER] });
+      const t0 = performance.now();
+      said = await runtime.run({ threadId, messages: [], resume: [{ interruptId: "i1", status: "resolved", payload: { answer: text } }] })
+        .then((result) => result.status, (error) => `${error.code}: ${error.message}`);
+      times.push(performance.now() - t0);
+    }
+    runtime.free();
+  }
+  return { ms: median(times), said };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
