@@ -78,9 +78,19 @@ $(SERVERS_VENV)/.installed: tests/servers/requirements.txt
 
 ## ---- build ----------------------------------------------------------------
 
+# No path of this machine in the package: the release build maps the checkout, cargo's home (the
+# crates.io sources, whose panic locations the .wasm keeps) and rustup's home to short relative
+# names. Passed as `--config` so that cargo joins them to .cargo/config.toml's rustflags (RUSTFLAGS
+# would replace those). The standard library's paths are already `/rustc/<commit>/...`.
+# tests/packaging/publish.test.mjs scans the tarball for the machine's paths.
+CARGO_HOME_DIR := $(or $(CARGO_HOME),$(HOME)/.cargo)
+RUSTUP_HOME_DIR := $(or $(RUSTUP_HOME),$(HOME)/.rustup)
+REMAP_PATHS := "--remap-path-prefix=$(CURDIR)=.", "--remap-path-prefix=$(CARGO_HOME_DIR)=cargo-home", "--remap-path-prefix=$(RUSTUP_HOME_DIR)=rustup-home"
+
 build: pkg demo-tools
 pkg: rust-tools node-deps
-	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime
+	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime \
+	  -- --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
 	wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals --enable-reference-types --enable-multivalue \
 	  pkg/chat_runtime_bg.wasm -o pkg/chat_runtime_bg.wasm
