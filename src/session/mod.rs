@@ -253,7 +253,7 @@ impl Outgoing {
             Outgoing::Preparing(mut request) => {
                 // The host's own body, unless it is the one it was given (no copy of it then).
                 if let Some(body) = body.filter(|b| **b != *request.body) {
-                    request.body = body.into();
+                    request.body = std::rc::Rc::new(body.to_owned());
                 }
                 *self = Outgoing::Sent(request);
                 true

@@ -212,7 +212,7 @@ impl Session {
         }
         // Written from the thread's own messages: no copy of them (the whole thread, for
         // `HistoryMode::Full`, at every request).
-        let body: Rc<str> = match history {
+        let body: Rc<String> = match history {
             HistoryMode::Full => builder.body(state.thread.messages()).into(),
             HistoryMode::New => {
                 let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
