@@ -291,9 +291,9 @@ export async function wasmOfRun(name, mb, delivery) {
  * The wasm memory of `threads` threads of `turns` turns each: a user message and an answer of
  * `chars` chars each, one run per turn (a small body, as one chunk), and the threads as JSON.
  * With `forget`, each thread is dropped (`forgetThread`) after its turns, and "the threads as
- * JSON" is the largest one thread held.
+ * JSON" is the largest one thread held. With `readme`, subscribed as the README's first example.
  */
-export async function wasmOfTurns(threads, turns, chars, forget = false) {
+export async function wasmOfTurns(threads, turns, chars, forget = false, readme = false) {
   const { mod } = await loadA();
   gc();
   const before = wasmBytes();
@@ -304,7 +304,10 @@ export async function wasmOfTurns(threads, turns, chars, forget = false) {
     toolsUrl: null,
     storage: null,
     fetch: async (url, init) => {
-      const { threadId, runId } = JSON.parse(init.body);
+      // The ids lead the body: read them there, not by parsing a long thread's whole body.
+      const head = init.body.slice(0, 512);
+      const ids = /"threadId":"([^"]*)","runId":"([^"]*)"/.exec(head);
+      const { threadId, runId } = ids ? { threadId: ids[1], runId: ids[2] } : JSON.parse(init.body);
       const id = `a${turn}`;
       const events = [
         { type: "RUN_STARTED", threadId, runId },
@@ -316,7 +319,8 @@ export async function wasmOfTurns(threads, turns, chars, forget = false) {
       return new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""), { headers: SSE });
     },
   });
-  const unsubscribe = runtime.subscribe(() => {}, { events: ["messages"] });
+  // `readme`: subscribed as the README's first example (every event, no options).
+  const unsubscribe = readme ? runtime.subscribe(() => {}) : runtime.subscribe(() => {}, { events: ["messages"] });
   let largest = 0;
   for (let t = 0; t < threads; t++) {
     for (let k = 0; k < turns; k++, turn++) {
