@@ -80,6 +80,15 @@ $(SERVERS_VENV)/.installed: tests/servers/requirements.txt
 
 ## ---- build ----------------------------------------------------------------
 
+# No path of this machine in the package: the release build maps the checkout, cargo's home (the
+# crates.io sources, whose panic locations the .wasm keeps) and rustup's home to short relative
+# names. Passed as `--config` so that cargo joins them to .cargo/config.toml's rustflags (RUSTFLAGS
+# would replace those). The standard library's paths are already `/rustc/<commit>/...`.
+# tests/packaging/publish.test.mjs scans the tarball for the machine's paths.
+CARGO_HOME_DIR := $(or $(CARGO_HOME),$(HOME)/.cargo)
+RUSTUP_HOME_DIR := $(or $(RUSTUP_HOME),$(HOME)/.rustup)
+REMAP_PATHS := "--remap-path-prefix=$(CURDIR)=.", "--remap-path-prefix=$(CARGO_HOME_DIR)=cargo-home", "--remap-path-prefix=$(RUSTUP_HOME_DIR)=rustup-home"
+
 build: pkg demo-tools
 # Two builds: pkg/ is `chat-runtime`, AG-UI only (no Coder code at all); pkg/coder/ is
 # `chat-runtime/coder`, the `coder` cargo feature (both backends), built first into target/pkg-coder/
@@ -87,9 +96,11 @@ build: pkg demo-tools
 WASM_OPT := wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals --enable-reference-types --enable-multivalue
 pkg: rust-tools node-deps
-	wasm-pack build --release --target web --out-dir target/pkg-coder --out-name chat_runtime -- --features coder
+	wasm-pack build --release --target web --out-dir target/pkg-coder --out-name chat_runtime \
+	  -- --features coder --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
 	$(WASM_OPT) target/pkg-coder/chat_runtime_bg.wasm -o target/pkg-coder/chat_runtime_bg.wasm
-	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime
+	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime \
+	  -- --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
 	$(WASM_OPT) pkg/chat_runtime_bg.wasm -o pkg/chat_runtime_bg.wasm
 	rm -rf pkg/coder && mkdir -p pkg/coder
 	cp target/pkg-coder/chat_runtime.js target/pkg-coder/chat_runtime.d.ts \

@@ -291,9 +291,9 @@ export async function wasmOfRun(name, mb, delivery) {
  * The wasm memory of `threads` threads of `turns` turns each: a user message and an answer of
  * `chars` chars each, one run per turn (a small body, as one chunk), and the threads as JSON.
  * With `forget`, each thread is dropped (`forgetThread`) after its turns, and "the threads as
- * JSON" is the largest one thread held.
+ * JSON" is the largest one thread held. With `readme`, subscribed as the README's first example.
  */
-export async function wasmOfTurns(threads, turns, chars, forget = false) {
+export async function wasmOfTurns(threads, turns, chars, forget = false, readme = false) {
   const { mod } = await loadA();
   gc();
   const before = wasmBytes();
@@ -304,7 +304,10 @@ export async function wasmOfTurns(threads, turns, chars, forget = false) {
     toolsUrl: null,
     storage: null,
     fetch: async (url, init) => {
-      const { threadId, runId } = JSON.parse(init.body);
+      // The ids lead the body: read them there, not by parsing a long thread's whole body.
+      const head = init.body.slice(0, 512);
+      const ids = /"threadId":"([^"]*)","runId":"([^"]*)"/.exec(head);
+      const { threadId, runId } = ids ? { threadId: ids[1], runId: ids[2] } : JSON.parse(init.body);
       const id = `a${turn}`;
       const events = [
         { type: "RUN_STARTED", threadId, runId },
@@ -316,7 +319,8 @@ export async function wasmOfTurns(threads, turns, chars, forget = false) {
       return new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""), { headers: SSE });
     },
   });
-  const unsubscribe = runtime.subscribe(() => {}, { events: ["messages"] });
+  // `readme`: subscribed as the README's first example (every event, no options).
+  const unsubscribe = readme ? runtime.subscribe(() => {}) : runtime.subscribe(() => {}, { events: ["messages"] });
   let largest = 0;
   for (let t = 0; t < threads; t++) {
     for (let k = 0; k < turns; k++, turn++) {
@@ -472,3 +476,68 @@ export async function startup(system) {
   new HttpAgent({ url: "/x" });
   return { total: performance.now() - t0 };
 }
+
+// ---- the pattern budget: the worst legal patterns against long texts --------------------------
+
+/**
+ * Milliseconds of one turn of A whose one tool call carries `{ text }` of `chars` `a`s against a
+ * tool schema with `pattern` (`kind: "tool"`), or of a `run` whose interrupt answer of `chars` `a`s
+ * is checked against a `responseSchema` with `pattern` and refused or sent (`kind: "interrupt"`).
+ * The median of `reps`, and what the call or the run said.
+ */
+export async function patternTime(kind, pattern, chars, reps = 5) {
+  const { mod } = await loadA();
+  const text = "a".repeat(chars);
+  const times = [];
+  let said = "";
+  for (let r = 0; r < reps; r++) {
+    const threadId = `p${r}`;
+    let round = 0;
+    const sse = (events) => new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""), { headers: SSE });
+    const runtime = new mod.ChatRuntime({
+      runUrl: "/bench/{threadId}/runs",
+      toolsUrl: null,
+      storage: null,
+      fetch: async (url, init) => {
+        const { runId } = JSON.parse(init.body);
+        const start = { type: "RUN_STARTED", threadId, runId };
+        round++;
+        if (kind === "tool" && round === 1) {
+          return sse([start,
+            { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "shout", parentMessageId: "a1" },
+            { type: "TOOL_CALL_ARGS", toolCallId: "c1", delta: JSON.stringify({ text }) },
+            { type: "TOOL_CALL_END", toolCallId: "c1" },
+            { type: "RUN_FINISHED", threadId, runId }]);
+        }
+        if (kind === "interrupt" && round === 1) {
+          const responseSchema = { type: "object", properties: { answer: { type: "string", pattern } } };
+          return sse([start, { type: "RUN_FINISHED", threadId, runId, outcome: { type: "interrupt", interrupts: [{ id: "i1", reason: "input", responseSchema }] } }]);
+        }
+        return sse([start, { type: "RUN_FINISHED", threadId, runId }]);
+      },
+    });
+    if (kind === "tool") {
+      runtime.registerTool({
+        name: "shout",
+        description: "Shouts.",
+        parameters: { type: "object", properties: { text: { type: "string", pattern } } },
+        handler: () => "SHOUTED",
+      });
+      runtime.setToolEnabled(threadId, "shout", true);
+      const t0 = performance.now();
+      const result = await runtime.run({ threadId, messages: [USER] });
+      times.push(performance.now() - t0);
+      said = result.messages.find((m) => m.role === "tool")?.content.split("\n").slice(0, 2).join(" ") ?? result.status;
+    } else {
+      await runtime.run({ threadId, messages: [USER] });
+      const t0 = performance.now();
+      said = await runtime.run({ threadId, messages: [], resume: [{ interruptId: "i1", status: "resolved", payload: { answer: text } }] })
+        .then((result) => result.status, (error) => `${error.code}: ${error.message}`);
+      times.push(performance.now() - t0);
+    }
+    runtime.free();
+  }
+  return { ms: median(times), said };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];

@@ -12,6 +12,8 @@ import { launchChromium, startBenchAgent, writeSection } from "./support.mjs";
 const env = (name, fallback) => process.env[name] ?? fallback;
 const MiB = (x) => (x / 2 ** 20).toFixed(1);
 const MB = (x) => (x / 1e6).toFixed(2);
+/** (peak − the fresh module) in MB over the thread(s) as JSON in MB: the issue's measure. */
+const grown = (r) => ((r.after - r.before) / r.thread).toFixed(1);
 
 /** The lines of the table: `[label, page function, ...arguments]`. */
 export function memoryLines() {
@@ -23,9 +25,13 @@ export function memoryLines() {
     lines.push({ what: `${name} ${mb} MB, the same bytes as one \`Response\` body`, name, delivery: "whole", fn: "wasmOfRun", args: [name, mb, "whole"] });
   }
   lines.push({ what: "2,000 turns in one thread (200-char messages)", fn: "wasmOfTurns", args: [1, 2000, 200] });
+  lines.push({ what: "2,000 turns in one thread, default options (`subscribe(fn)`, `history: \"full\"`)", fn: "wasmOfTurns", args: [1, 2000, 200, false, true] });
+  lines.push({ what: "10,000 turns in one thread, default options", fn: "wasmOfTurns", args: [1, 10000, 200, false, true] });
   lines.push({ what: "500 threads × 20 turns (200-char messages)", fn: "wasmOfTurns", args: [500, 20, 200] });
   lines.push({ what: "500 threads × 20 turns, each forgotten after its turns (one thread as JSON)", fn: "wasmOfTurns", args: [500, 20, 200, true] });
-  return lines;
+  // BENCH_MEMORY_ONLY: a regular expression over the lines' `what` (e.g. "turns").
+  const only = process.env.BENCH_MEMORY_ONLY ? new RegExp(process.env.BENCH_MEMORY_ONLY) : null;
+  return only ? lines.filter((l) => only.test(l.what)) : lines;
 }
 
 /** Measures every line, each on a page of `freshPage()`, through `call(page, fn, ...args)`. */
@@ -36,7 +42,7 @@ export async function measureMemory(freshPage, call, log = console.log) {
     const res = await call(page, line.fn, ...line.args);
     await page.close();
     results.push({ ...line, ...res });
-    log(`memory: ${line.what}: wasm ${MiB(res.after)} MiB, thread ${MB(res.thread)} MB, ${(res.after / res.thread).toFixed(1)}×`);
+    log(`memory: ${line.what}: wasm ${MiB(res.after)} MiB, thread ${MB(res.thread)} MB, ${(res.after / res.thread).toFixed(1)}×, (peak − fresh) / thread ${grown(res)}×`);
   }
   return results;
 }
@@ -46,7 +52,7 @@ export { replaceSection } from "./support.mjs";
 /** Section 5 of bench/RESULTS.md. */
 export function memorySection(results, command) {
   const rows = results.map((r) =>
-    `| ${r.what} | ${MiB(r.before)} | **${MiB(r.after)}** | ${MB(r.thread)} | **${(r.after / r.thread).toFixed(1)}×** |`);
+    `| ${r.what} | ${MiB(r.before)} | **${MiB(r.after)}** | ${MB(r.thread)} | ${(r.after / r.thread).toFixed(1)}× | **${grown(r)}×** |`);
   const ratio = (name, delivery) => results.find((r) => r.name === name && r.delivery === delivery);
   const whole = results.filter((r) => r.delivery === "whole").map((r) => {
     const chunked = ratio(r.name, "chunked");
@@ -62,11 +68,14 @@ as JSON" is the UTF-8 length of \`JSON.stringify({ messages, state })\` of the r
 \`Response\` body" hands the same bytes over as \`new Response(bytes)\`, one chunk, as a buffering
 proxy or a cache does. The turn lines run one small run per turn (a user message and a 200-char
 answer); on the "forgotten" line each thread is dropped with \`forgetThread\` after its 20 turns,
-and its thread column is the one thread the runtime held at a time. docs/architecture.md
-("Memory") says how the heap is bounded.
+and its thread column is the one thread the runtime held at a time; the "default options" lines
+subscribe as the README's first example (\`subscribe(fn)\`, every event) with the constructor's
+defaults (\`history: "full"\`: each request carries the whole thread). "(peak − fresh) / thread" is
+the growth over the fresh module (the wasm memory at start) in bytes over the thread's JSON: the
+goal is at most 2×. docs/architecture.md ("Memory") says how the heap is bounded.
 
-| what | wasm memory at start (MiB) | peak wasm memory (MiB) | the thread(s) as JSON (MB) | peak / thread |
-|---|---|---|---|---|
+| what | wasm memory at start (MiB) | peak wasm memory (MiB) | the thread(s) as JSON (MB) | peak / thread | (peak − fresh) / thread |
+|---|---|---|---|---|---|
 ${rows.join("\n")}
 
 One body against the chunks (peak / peak): ${whole.join(", ")}.

@@ -10,7 +10,8 @@
 // BENCH_SCALE_ROUNDS (interleaved rounds of the smallest and largest size for the scaling ratio;
 // default 15), BENCH_MEMORY_MB (section 5's corpora, default 20), BENCH_ONLY=memory (section 5
 // alone: bench/memory.mjs), BENCH_COLD_LOADS (section 6's loads per system, default 15),
-// BENCH_ONLY=coldstart (section 6 alone: bench/coldstart.mjs).
+// BENCH_ONLY=coldstart (section 6 alone: bench/coldstart.mjs), BENCH_ONLY=pattern (section 7
+// alone: bench/pattern.mjs).
 import { execSync } from "node:child_process";
 import { readFileSync, writeFileSync, statSync } from "node:fs";
 import { gzipSync } from "node:zlib";
@@ -20,11 +21,17 @@ import { chromium } from "playwright-core";
 import { CORPORA } from "./corpora.mjs";
 import { main as memoryAlone, measureMemory, memorySection } from "./memory.mjs";
 import { main as coldAlone, measureColdStart, coldSection } from "./coldstart.mjs";
+import { main as patternAlone, measurePattern, patternSection } from "./pattern.mjs";
 import { fmt, median, startBenchAgent } from "./support.mjs";
 
 // `BENCH_ONLY=memory`: section 5 alone (bench/memory.mjs), the rest of RESULTS.md kept.
 if (process.env.BENCH_ONLY === "memory") {
   await memoryAlone();
+  process.exit(0);
+}
+// `BENCH_ONLY=pattern`: section 7 alone (bench/pattern.mjs), the rest of RESULTS.md kept.
+if (process.env.BENCH_ONLY === "pattern") {
+  await patternAlone();
   process.exit(0);
 }
 // `BENCH_ONLY=coldstart`: section 6 alone (bench/coldstart.mjs), the rest of RESULTS.md kept.
@@ -251,6 +258,10 @@ const memoryResults = await measureMemory(freshPage, call, log);
 
 const coldResults = await measureColdStart(browser, url, log);
 
+// ---- 7: the pattern budget (bench/pattern.mjs) ------------------------------------------------
+
+const patternResults = await measurePattern(freshPage, call, log);
+
 const chromiumVersion = browser.version();
 await browser.close();
 await agent.stop();
@@ -436,7 +447,8 @@ server also sends \`Cache-Control: no-store\`), served from 127.0.0.1:
 | B: \`import("/dist/agui.js")\` + \`new HttpAgent(...)\` | ${fmt(median(startup.B))} ms |
 
 ${memorySection(memoryResults, "make bench")}
-${coldSection(coldResults, "make bench")}`;
+${coldSection(coldResults, "make bench")}
+${patternSection(patternResults, "make bench")}`;
 writeFileSync("bench/RESULTS.md", md);
 log("wrote bench/RESULTS.md");
 console.log(md);

@@ -20,9 +20,10 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 use chat_runtime::json::Value as JsonValue;
 use chat_runtime::tools::catalog::{code, parse_manifest, Catalog, ManifestContext};
 use chat_runtime::tools::pattern::{
-    Pattern, PatternError, Patterns, MAX_CACHED, MAX_GROUP_DEPTH, MAX_PATTERN_BYTES,
+    Pattern, PatternError, PatternMatcher, Patterns, MAX_CACHED, MAX_GROUP_DEPTH, MAX_MATCH_STEPS,
+    MAX_PATTERN_BYTES,
 };
-use chat_runtime::tools::schema::{check_schema, validate, PatternMatcher};
+use chat_runtime::tools::schema::{check_schema, validate};
 use chat_runtime::tools::TimeLimit;
 use serde_json::json;
 
@@ -368,18 +369,24 @@ fn the_runtime_s_cache_of_compiled_patterns_is_bounded() {
     let patterns = Patterns::new();
     for i in 0..(3 * MAX_CACHED) {
         let p = format!("^x{i}$");
-        assert_eq!(patterns.is_match(&p, &format!("x{i}")), Ok(true));
-        assert_eq!(patterns.is_match(&p, "x"), Ok(false));
+        assert_eq!(
+            patterns.is_match(&p, &format!("x{i}"), &mut { MAX_MATCH_STEPS }),
+            Ok(true)
+        );
+        assert_eq!(
+            patterns.is_match(&p, "x", &mut { MAX_MATCH_STEPS }),
+            Ok(false)
+        );
         assert!(patterns.cached() <= MAX_CACHED);
     }
     assert!(patterns.cached() > 0);
     // Errors are remembered like patterns, and stay errors.
     assert!(matches!(
-        patterns.is_match("(", "x"),
+        patterns.is_match("(", "x", &mut { MAX_MATCH_STEPS }),
         Err(PatternError::Invalid { .. })
     ));
     assert!(matches!(
-        patterns.is_match("(", "x"),
+        patterns.is_match("(", "x", &mut { MAX_MATCH_STEPS }),
         Err(PatternError::Invalid { .. })
     ));
 }
@@ -496,4 +503,181 @@ fn a_tools_json_entry_with_a_refused_pattern_is_skipped_as_bad_schema() {
         .unwrap_err();
     assert_eq!(refused.code, code::BAD_SCHEMA);
     assert!(refused.message.contains("lookahead"), "{}", refused.message);
+}
+
+// ---- the budget: no match keeps the page busy ------------------------------------------------
+
+/// The worst legal pattern for a budget: 18,001 states, every one of them alive at every `a`.
+const EVERY_STATE_ALIVE: &str = "(?:a?){9000}b";
+
+/// The budget's violation: fatal (`budget`), at `pointer`, naming the pattern and the budget.
+fn assert_over_budget(v: &chat_runtime::tools::schema::Violation, pointer: &str) {
+    assert_eq!((v.pointer.as_str(), v.rule), (pointer, "budget"), "{v}");
+    assert!(
+        v.message
+            .contains(&format!("budget of {MAX_MATCH_STEPS} steps"))
+            && v.message.contains("(?:a?){9000}b"),
+        "{}",
+        v.message
+    );
+}
+
+#[test]
+fn a_legal_pattern_against_an_80_kb_argument_is_a_budget_violation_naming_the_budget() {
+    // 80,000 chars × 18,001 states: 1.4 billion steps, 7.7 s of a frozen page in Chromium
+    // before the budget.
+    assert!(Pattern::new(EVERY_STATE_ALIVE).is_ok(), "a legal pattern");
+    let schema = value!({
+        "type": "object",
+        "properties": {"text": {"type": "string", "pattern": EVERY_STATE_ALIVE}}
+    });
+    let args = value!({ "text": "a".repeat(80_000) });
+    let patterns = Patterns::new();
+    assert_over_budget(&validate(&schema, &args, &patterns).unwrap_err(), "/text");
+    // Never a silent pass: `not`, `anyOf` and `if` cannot turn it into one.
+    for wrapped in [
+        value!({"not": {"properties": {"text": {"pattern": EVERY_STATE_ALIVE}}}}),
+        value!({"anyOf": [{"properties": {"text": {"pattern": EVERY_STATE_ALIVE}}}, true]}),
+        value!({"if": {"properties": {"text": {"pattern": EVERY_STATE_ALIVE}}}, "then": true}),
+        value!({"patternProperties": {EVERY_STATE_ALIVE: true}, "additionalProperties": false}),
+    ] {
+        let key = value!({ "a".repeat(80_000): 1 });
+        let args = if wrapped.get("patternProperties").is_some() {
+            &key
+        } else {
+            &args
+        };
+        let v = validate(&wrapped, args, &patterns).unwrap_err();
+        assert_eq!(v.rule, "budget", "{wrapped:?}: {v}");
+    }
+    // An ordinary pattern on the same 80 KB is well within it.
+    let ordinary = value!({"properties": {"text": {"pattern": "^[a-z ]+$"}}});
+    assert_eq!(validate(&ordinary, &args, &patterns), Ok(()));
+}
+
+#[test]
+fn the_budget_is_for_a_whole_validation_not_each_string() {
+    // 100 strings of 3,000 chars against a 201-state pattern: each match is within the budget
+    // alone (600,000 steps), together they are not.
+    let p = "(?:a?){100}b";
+    let schema = value!({"type": "array", "items": {"type": "string", "pattern": p}});
+    let one = format!("{}b", "a".repeat(3_000));
+    let patterns = Patterns::new();
+    let few = JsonValue::Array(vec![JsonValue::String(one.clone()); 2]);
+    assert_eq!(validate(&schema, &few, &patterns), Ok(()));
+    let many = JsonValue::Array(vec![JsonValue::String(one); 100]);
+    let v = validate(&schema, &many, &patterns).unwrap_err();
+    assert_eq!(v.rule, "budget", "{v}");
+    assert!(v.message.contains(&format!("{MAX_MATCH_STEPS}")), "{v}");
+}
+
+#[test]
+fn a_match_within_its_budget_gets_its_verdict_and_past_it_none() {
+    let pattern = Pattern::new("^[a-z]+$").unwrap();
+    let text = "a".repeat(1_000);
+    let mut left = 1_000_000;
+    assert_eq!(
+        pattern.is_match_within(&text, &mut left, 1_000_000),
+        Ok(true)
+    );
+    let spent = 1_000_000 - left;
+    assert!(spent >= 1_000, "at least a step a char, spent {spent}");
+    let mut short = spent - 1;
+    assert_eq!(
+        pattern.is_match_within(&text, &mut short, spent - 1),
+        Err(PatternError::OverBudget { budget: spent - 1 })
+    );
+    assert!(PatternError::OverBudget { budget: 7 }
+        .to_string()
+        .contains("budget of 7 steps"));
+}
+
+/// A session that matches patterns as the runtime does.
+fn patterned_host() -> common::session_host::Harness {
+    let mut h = common::session_host::harness();
+    h.session = chat_runtime::session::Session::new(
+        chat_runtime::session::SessionConfig::default(),
+        "x",
+        Box::new(Patterns::new()),
+    );
+    h
+}
+
+#[test]
+fn a_tool_call_over_the_budget_is_invalid_tool_arguments_and_the_handler_never_runs() {
+    use common::session_host::*;
+    let echo = tool(
+        "echo",
+        json!({"type": "object", "properties": {"text": {"type": "string", "pattern": EVERY_STATE_ALIVE}}}),
+    );
+    let mut h = patterned_host();
+    h.start(
+        chat_runtime::session::RunRequest {
+            thread_id: "t".to_owned(),
+            messages: vec![user("u1", "go")],
+            ..Default::default()
+        },
+        tool_set(&[echo], &[], &[]),
+    );
+    let args = json!({ "text": "a".repeat(80_000) }).to_string();
+    h.respond("t", run_with(vec![call("c1", "echo", &args, "a1")]));
+    assert!(h.jobs.is_empty(), "the handler never runs");
+    let tools = h.tools_sent(1);
+    let content = tools[0]["content"].as_str().unwrap();
+    assert!(
+        content.starts_with("TOOL ERROR: INVALID_TOOL_ARGUMENTS\n")
+            && content.contains(&format!("budget of {MAX_MATCH_STEPS} steps"))
+            && content.contains("(budget)"),
+        "{content}"
+    );
+}
+
+#[test]
+fn an_interrupt_answer_over_the_budget_is_refused_before_it_is_sent() {
+    use chat_runtime::session::{RunRequest, SessionError};
+    use common::session_host::*;
+    // A server's responseSchema and a 40 KB answer: about 7 s of a frozen page before the budget.
+    let interrupt = json!({
+        "id": "int-1",
+        "reason": "input",
+        "responseSchema": {
+            "type": "object",
+            "properties": {"answer": {"type": "string", "pattern": EVERY_STATE_ALIVE}},
+            "required": ["answer"]
+        }
+    });
+    let mut h = patterned_host();
+    h.start(
+        RunRequest {
+            thread_id: "t".to_owned(),
+            messages: vec![user("u1", "go")],
+            ..Default::default()
+        },
+        chat_runtime::session::ToolSet::default(),
+    );
+    h.respond(
+        "t",
+        sse(&[
+            started("r1"),
+            json!({"type":"RUN_FINISHED","threadId":"t","runId":"r1","outcome":{"type":"interrupt","interrupts":[interrupt]}}),
+        ]),
+    );
+    assert_eq!(h.session.interrupts("t").len(), 1);
+    let answer = json!([{"interruptId":"int-1","status":"resolved","payload":{"answer":"a".repeat(40_000)}}]);
+    let error = h
+        .try_start(RunRequest {
+            thread_id: "t".to_owned(),
+            resume: from_serde(answer),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(error.code(), "input/invalid");
+    match &error {
+        SessionError::BadResume {
+            violation: Some(v), ..
+        } => assert_over_budget(v, "/answer"),
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(h.sent.len(), 1, "nothing was sent");
+    assert_eq!(h.session.interrupts("t").len(), 1, "still open");
 }

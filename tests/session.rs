@@ -1550,7 +1550,7 @@ fn the_request_that_goes_out_shares_the_sessions_body_unless_the_host_shaped_it(
     session
         .start_run(request("t", vec![user("u1", "hi")]), ToolSet::default())
         .unwrap();
-    let (run, body): (String, std::rc::Rc<str>) = std::iter::from_fn(|| session.poll_action(0))
+    let (run, body): (String, std::rc::Rc<String>) = std::iter::from_fn(|| session.poll_action(0))
         .find_map(|a| match a {
             chat_runtime::session::Action::Send { run_id, body, .. } => Some((run_id, body)),
             _ => None,
@@ -1610,7 +1610,7 @@ fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
         RoundRequest {
             url: h.urls[1].clone(),
             headers: h.headers[1].clone(),
-            body: r#"{"mine":2}"#.into(),
+            body: std::rc::Rc::new(r#"{"mine":2}"#.to_owned()),
         },
         "the reconnect re-sends exactly what went out for this round"
     );

@@ -43,8 +43,11 @@ pub enum Action {
         /// `Content-Type: application/json` and `Accept: text/event-stream`.
         headers: Vec<(String, String)>,
         /// The JSON body (shared with the round's [`RoundRequest`], which a reconnect sends
-        /// again: one copy of a body that may hold the whole thread).
-        body: Rc<str>,
+        /// again: one copy of a body that may hold the whole thread). An `Rc<String>`, the
+        /// buffer it was written in: an `Rc<str>` copied each body into a block of exactly its
+        /// length, a little longer every turn, and a long chat's heap grew by holes it no
+        /// longer fit (docs/numbers.md, "A long chat as users live it").
+        body: Rc<String>,
     },
     /// The round's stream was cut after events with SSE ids, and its wait is over (a deadline of
     /// [`Session::poll_timeout`](super::Session::poll_timeout): the stream's `retry:`, else
@@ -144,5 +147,5 @@ pub struct RoundRequest {
     /// Every header (as [`Action::Send`] has them).
     pub headers: Vec<(String, String)>,
     /// The body, after the host shaped it.
-    pub body: Rc<str>,
+    pub body: Rc<String>,
 }

@@ -145,9 +145,22 @@ pub(crate) fn from_js<T: FromJson>(value: &JsValue) -> Result<T, Error> {
     T::from_json(json_of(value)?).map_err(shape_error)
 }
 
-/// A JS value as JSON (through `JSON.stringify`), for every type of [`from_js`] at once.
+/// A JS value as JSON (through `JSON.stringify`), for every type of [`from_js`] at once. A number
+/// JSON cannot hold (`NaN`, `±Infinity`) is refused, not read as the `null` `JSON.stringify`
+/// writes for it (an option's default, or `timeoutMs: null`, no deadline).
 #[inline(never)]
 fn json_of(value: &JsValue) -> Result<Value, Error> {
+    if let Some(n) = value.as_f64().filter(|n| !n.is_finite()) {
+        let found = match () {
+            () if n.is_nan() => "NaN",
+            () if n > 0.0 => "Infinity",
+            () => "-Infinity",
+        };
+        return Err(Error::new(
+            "input/invalid",
+            format!("expected a finite number, found {found}"),
+        ));
+    }
     let text: String = JSON::stringify(value)
         .map_err(|e| Error::new("input/invalid", describe(&e)))?
         .into();

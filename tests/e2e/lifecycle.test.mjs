@@ -204,6 +204,41 @@ test("one error shape: RunResult.error and run_finished's error are ChatRuntimeE
   assert.deepEqual(seen.event, { ...expected, cause: undefined });
 });
 
+test("NaN and ±Infinity are refused by every numeric option: tool/bad-option for timeoutMs, options/invalid for the constructor's", { timeout: TIMEOUT }, async () => {
+  // JSON.stringify writes them as null, which read as "absent" (the default) or, for timeoutMs,
+  // "no deadline": a NaN timeout ran a tool with none.
+  const seen = await inPage(async () => {
+    const caught = (f) => {
+      try {
+        f();
+        return "ok";
+      } catch (error) {
+        return `${error instanceof ChatRuntimeError} ${error.code} ${error.field} ${error.toolName} ${error.message}`;
+      }
+    };
+    const rt = new ChatRuntime({ runUrl: "/api/threads/{threadId}/runs", toolsUrl: null });
+    const register = (timeoutMs) => caught(() => {
+      rt.registerTool({ name: "t1", description: "d", handler: () => 1, timeoutMs });
+      rt.unregisterTool("t1");
+    });
+    const construct = (key, value) => caught(() => new ChatRuntime({ runUrl: "/r/{threadId}", toolsUrl: null, [key]: value }).free());
+    const values = [NaN, Infinity, -Infinity];
+    return {
+      timeoutMs: values.map(register),
+      constructor: ["maxRounds", "maxToolResultBytes", "toolTimeoutMs"].flatMap((key) => values.map((v) => construct(key, v))),
+      fine: [register(5000), construct("maxRounds", 3)],
+    };
+  });
+  assert.deepEqual(seen.timeoutMs, [
+    "true tool/bad-option timeoutMs t1 `timeoutMs`: expected a finite number, found NaN",
+    "true tool/bad-option timeoutMs t1 `timeoutMs`: expected a finite number, found Infinity",
+    "true tool/bad-option timeoutMs t1 `timeoutMs`: expected a finite number, found -Infinity",
+  ]);
+  assert.deepEqual(seen.constructor, ["maxRounds", "maxToolResultBytes", "toolTimeoutMs"].flatMap((key) =>
+    ["NaN", "Infinity", "-Infinity"].map((v) => `true options/invalid ${key} undefined \`${key}\`: expected a finite number, found ${v}`)));
+  assert.deepEqual(seen.fine, ["ok", "ok"]);
+});
+
 test("registerTool: a bad timeoutMs, defaultEnabled or followUp throws tool/bad-option with toolName, as tools.json reports it", { timeout: TIMEOUT }, async () => {
   const seen = await inPage(async () => {
     const rt = new ChatRuntime({ runUrl: "/api/threads/{threadId}/runs", toolsUrl: null });

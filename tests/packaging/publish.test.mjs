@@ -7,7 +7,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 import { publint } from "publint";
@@ -148,4 +148,35 @@ test("the tarball carries the templates the README tells users to copy: tools te
   const named = [...readme.matchAll(/node_modules\/chat-runtime\/(templates\/[^\s`)]*)/g)].map((m) => m[1]);
   assert.ok(named.length >= 3, `the npm README points at the templates (${named.join(", ")})`);
   for (const path of named) assert.ok(existsSync(join(unpacked, path)), `${path}, named in the npm README, is in the tarball`);
+});
+
+test("no absolute path of the build machine anywhere in the tarball (its home, the checkout, cargo's and rustup's homes)", () => {
+  // The release build remaps them (the Makefile's `pkg` target): the panic locations of the
+  // crates.io sources (js-sys's src/futures/*.rs) carried /root/.cargo/registry/src/... in the
+  // .wasm. The standard library's own `/rustc/<commit>/library/...` paths are allowed: they name
+  // the compiler's source commit, the same on every machine, and no directory of this one.
+  const home = homedir();
+  const sysroot = spawnSync("rustc", ["--print", "sysroot"], { cwd: ROOT, encoding: "utf8" }).stdout.trim();
+  const machine = [
+    ["the checkout", ROOT.replace(/\/$/, "")],
+    ["the home directory", home],
+    ["CARGO_HOME", process.env.CARGO_HOME ?? join(home, ".cargo")],
+    ["RUSTUP_HOME", process.env.RUSTUP_HOME ?? join(home, ".rustup")],
+    ["the toolchain", sysroot],
+  ].filter(([, path]) => path && path.length > 1);
+  // Any other machine's home or checkout: /home/<user>/, /Users/<user>/, /root/, C:\Users\<user>\.
+  const anyHome = /(?:\/home\/[^/\s"'`]+\/|\/Users\/[^/\s"'`]+\/|\/root\/|[A-Za-z]:\\Users\\)/;
+  const found = [];
+  for (const file of filesUnder(unpacked)) {
+    const text = readFileSync(join(unpacked, file)).toString("latin1");
+    for (const [what, path] of machine) {
+      const at = text.indexOf(`${path}/`);
+      if (at >= 0) found.push(`${file}: ${what} (${text.slice(at, at + 100).split("\0")[0]})`);
+    }
+    const other = text.match(anyHome);
+    if (other) found.push(`${file}: a home directory (${text.slice(other.index, other.index + 100).split("\0")[0]})`);
+  }
+  assert.deepEqual(found, []);
+  // And the check sees the .wasm's strings at all: the standard library's remapped paths are there.
+  assert.match(readFileSync(join(unpacked, "chat_runtime_bg.wasm")).toString("latin1"), /\/rustc\/[0-9a-f]{40}\/library\//);
 });

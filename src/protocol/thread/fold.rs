@@ -121,6 +121,7 @@ impl Thread {
             }
             Event::TextMessageEnd(e) => {
                 let at = self.text_target(&e.message_id)?;
+                shrink_text(&mut self.messages[at]);
                 let changed =
                     merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
                 Ok(changed_if(changed, at))
@@ -215,8 +216,10 @@ impl Thread {
                 if self.run.started_set.contains(&e.tool_call_id) {
                     self.run.ended.insert(e.tool_call_id.clone());
                 }
-                let changed =
-                    merge_metadata(&mut self.call_mut(m, c).metadata, e.metadata.as_ref());
+                let call = self.call_mut(m, c);
+                // Finished: held in its length (it grew by doubling while it streamed).
+                call.function.arguments.shrink_to_fit();
+                let changed = merge_metadata(&mut call.metadata, e.metadata.as_ref());
                 Ok(changed_if(changed, m))
             }
             Event::ToolCallResult(e) => {
@@ -480,6 +483,21 @@ fn append_text(message: &mut Message, delta: &str) {
         Message::Tool(m) => append_content(&mut m.content),
         Message::Reasoning(m) => json::push_str(&mut m.content, delta),
         Message::Activity(_) => {}
+    }
+}
+
+/// A finished message's text held in its length: it grew by doubling while it streamed, up to
+/// twice its length (docs/numbers.md, "A long chat as users live it").
+fn shrink_text(message: &mut Message) {
+    match message {
+        Message::Developer(m) | Message::System(m) => m.content.shrink_to_fit(),
+        Message::Assistant(m) => {
+            if let Some(text) = &mut m.content {
+                text.shrink_to_fit();
+            }
+        }
+        Message::Reasoning(m) => m.content.shrink_to_fit(),
+        _ => {}
     }
 }
 

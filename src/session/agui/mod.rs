@@ -111,7 +111,7 @@ impl Outgoing {
             Outgoing::Preparing(mut request) => {
                 // The host's own body, unless it is the one it was given (no copy of it then).
                 if let Some(body) = body.filter(|b| **b != *request.body) {
-                    request.body = body.into();
+                    request.body = std::rc::Rc::new(body.to_owned());
                 }
                 *self = Outgoing::Sent(request);
                 true
@@ -294,7 +294,7 @@ impl Session {
         }
         // Written from the thread's own messages: no copy of them (the whole thread, for
         // `HistoryMode::Full`, at every request).
-        let body: Rc<str> = match history {
+        let body: Rc<String> = match history {
             HistoryMode::Full => builder.body(state.thread.messages()).into(),
             HistoryMode::New => {
                 let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());

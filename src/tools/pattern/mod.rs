@@ -30,7 +30,12 @@
 //!
 //! **Bounded**: a pattern over [`MAX_PATTERN_BYTES`], nested over [`MAX_GROUP_DEPTH`] groups deep,
 //! or compiling to over [`MAX_STATES`] states (`(a{1000}){1000}`) is [`PatternError::TooLarge`];
-//! the runtime's [`Patterns`] keeps at most [`MAX_CACHED`] compiled patterns.
+//! the runtime's [`Patterns`] keeps at most [`MAX_CACHED`] compiled patterns. And a match spends
+//! at most a budget of steps (the threads alive at each char, summed: at most states × chars): one
+//! validation (a tool's arguments, an interrupt's answer) has [`MAX_MATCH_STEPS`] for all its
+//! patterns together, and a match that would spend more is [`PatternError::OverBudget`], never a
+//! verdict, so no text within the limits keeps the page busy for long (docs/numbers.md, "Pattern
+//! budget", has the time in Chromium).
 //!
 //! **Lone surrogates.** Strings of the JSON layer are in its internal form (see [`crate::json`]):
 //! a lone UTF-16 surrogate `S` is two chars, the escape U+10FFFF then U+100000 + (S - 0xD800), and
@@ -50,7 +55,6 @@ mod parse;
 
 use std::cell::RefCell;
 
-use super::schema::PatternMatcher;
 use crate::json::ESCAPE;
 use crate::lean::sorted::SortedMap;
 
@@ -67,6 +71,47 @@ pub const MAX_STATES: usize = 20_000;
 
 /// How many compiled patterns (or compile errors) one [`Patterns`] keeps.
 pub const MAX_CACHED: usize = 32;
+
+/// The steps all the matches of one validation may spend together (a step: one thread of the
+/// matcher at one char; a pattern of `m` states spends at most `m + 1` per char).
+pub const MAX_MATCH_STEPS: u64 = 3_000_000;
+
+/// How `pattern` and `patternProperties` are matched: the runtime's [`Patterns`] (ECMA-262
+/// patterns in linear time, compiled once), or [`NoPatterns`].
+pub trait PatternMatcher {
+    /// Whether `text` matches `pattern` (ECMA-262 semantics with the `u` flag, unanchored like
+    /// JSON Schema `pattern`), spending at most `steps_left` steps (the steps spent are taken
+    /// off). `Err` if the pattern is invalid, refused or too large, or
+    /// [`PatternError::OverBudget`] when the steps run out before the verdict.
+    fn is_match(
+        &self,
+        pattern: &str,
+        text: &str,
+        steps_left: &mut u64,
+    ) -> Result<bool, PatternError>;
+
+    /// Whether this matcher really evaluates patterns. When `false`, `pattern` and
+    /// `patternProperties` are skipped, and `additionalProperties` is not enforced on an object
+    /// whose schema has `patternProperties` (any name might have matched).
+    fn evaluates_patterns(&self) -> bool {
+        true
+    }
+}
+
+/// A matcher that accepts everything, for hosts without regex support: it skips `pattern` (every
+/// string passes) and `patternProperties` (see [`PatternMatcher::evaluates_patterns`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoPatterns;
+
+impl PatternMatcher for NoPatterns {
+    fn is_match(&self, _pattern: &str, _text: &str, _: &mut u64) -> Result<bool, PatternError> {
+        Ok(true)
+    }
+
+    fn evaluates_patterns(&self) -> bool {
+        false
+    }
+}
 
 /// Why a pattern cannot be used. Its text completes "the pattern ... is".
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -86,6 +131,13 @@ pub enum PatternError {
     /// Over one of the limits (module docs).
     #[error("too large: {0}")]
     TooLarge(String),
+    /// Matching it against the text would spend more steps than were left of the budget
+    /// (`budget`: the whole budget, [`MAX_MATCH_STEPS`] for the runtime).
+    #[error("too costly to match here: over the budget of {budget} steps (states × characters)")]
+    OverBudget {
+        /// The budget it would exceed.
+        budget: u64,
+    },
 }
 
 /// A compiled pattern.
@@ -110,13 +162,30 @@ impl Pattern {
     }
 
     /// Whether the pattern matches somewhere in `text` (in the JSON layer's internal form), as
-    /// `RegExp.prototype.test` answers.
+    /// `RegExp.prototype.test` answers. No budget: the runtime matches through
+    /// [`Pattern::is_match_within`].
     pub fn is_match(&self, text: &str) -> bool {
+        self.within(text, &mut { u64::MAX }).unwrap_or(false)
+    }
+
+    /// [`Pattern::is_match`] spending at most `steps_left` steps (taken off it):
+    /// [`PatternError::OverBudget`] naming `budget` when they run out first.
+    pub fn is_match_within(
+        &self,
+        text: &str,
+        steps_left: &mut u64,
+        budget: u64,
+    ) -> Result<bool, PatternError> {
+        self.within(text, steps_left)
+            .ok_or(PatternError::OverBudget { budget })
+    }
+
+    fn within(&self, text: &str, steps_left: &mut u64) -> Option<bool> {
         // 0xF4 leads every char of plane 16, so a text without one has no internal escape.
         if !text.as_bytes().contains(&0xF4) {
-            return self.0.is_match(text);
+            return self.0.is_match(text, steps_left);
         }
-        self.0.is_match(&code_points(text))
+        self.0.is_match(&code_points(text), steps_left)
     }
 }
 
@@ -156,10 +225,16 @@ impl Patterns {
 }
 
 impl PatternMatcher for Patterns {
-    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, PatternError> {
+    fn is_match(
+        &self,
+        pattern: &str,
+        text: &str,
+        steps_left: &mut u64,
+    ) -> Result<bool, PatternError> {
         if pattern.len() > MAX_PATTERN_BYTES {
-            // Not kept: the key would be the huge pattern itself.
-            return Pattern::new(pattern).map(|p| p.is_match(text));
+            // Not kept: the key would be the huge pattern itself (and it is too large).
+            return Pattern::new(pattern)
+                .and_then(|p| p.is_match_within(text, steps_left, MAX_MATCH_STEPS));
         }
         let mut compiled = self.compiled.borrow_mut();
         if compiled.len() >= MAX_CACHED && !compiled.contains_key(pattern) {
@@ -169,7 +244,7 @@ impl PatternMatcher for Patterns {
             }
         }
         match compiled.get_or_insert_with(pattern, || Pattern::new(pattern)) {
-            Ok(p) => Ok(p.is_match(text)),
+            Ok(p) => p.is_match_within(text, steps_left, MAX_MATCH_STEPS),
             Err(e) => Err(e.clone()),
         }
     }

@@ -4,8 +4,11 @@
 //! A search costs `O(m × n)` for `m` instructions (at most [`MAX_STATES`](super::MAX_STATES)) and a
 //! text of `n` chars: at each position, each instruction is visited at most once (a sparse set of
 //! the threads alive), whatever the pattern, so `^(a+)+$` or `(a|aa)*b` cannot backtrack; and the
-//! memory is `O(m)`, not `O(n)`. Only whether there is a match is computed (no captures, no
-//! positions), so greedy and lazy quantifiers, and the order of alternatives, are the same here.
+//! memory is `O(m)`, not `O(n)`. The steps spent (the threads alive at each position, summed) are
+//! counted against a budget, and a search that would spend more stops without a verdict
+//! ([`MAX_MATCH_STEPS`](super::MAX_MATCH_STEPS) for one validation). Only whether there is a match
+//! is computed (no captures, no positions), so greedy and lazy quantifiers, and the order of
+//! alternatives, are the same here.
 
 /// A pattern as a tree (made by `parse.rs`). Chars are the chars the matcher sees (lone
 /// surrogates as their stand-ins).
@@ -63,6 +66,9 @@ pub(super) struct Program {
     insts: Vec<Inst>,
     /// The sets of the `Set` instructions: ranges, sorted.
     sets: Vec<Box<[(u32, u32)]>>,
+    /// What one thread's step costs against the budget: 1, more when a set is so large that
+    /// finding a char in it (a binary search) takes several times as long.
+    weight: u64,
 }
 
 /// The program would have more than the limit of instructions.
@@ -81,14 +87,21 @@ impl Program {
         };
         c.emit(node)?;
         c.push(Inst::Match)?;
+        // A set of up to 7 ranges costs about what a char does; each doubling past it a step more.
+        let ranges = sets.iter().map(|s| s.len()).max().unwrap_or(0) as u64;
+        let weight = (ranges + 1).ilog2().saturating_sub(2).max(1) as u64;
         Ok(Program {
             insts: c.insts,
             sets,
+            weight,
         })
     }
 
-    /// Whether the program matches somewhere in `text`.
-    pub(super) fn is_match(&self, text: &str) -> bool {
+    /// Whether the program matches somewhere in `text`, spending at most `steps_left` steps
+    /// (`None` when they run out first). A step is one thread at one position (an instruction
+    /// visited there; more than one when the sets are large), plus one per char: at most
+    /// `m × weight + 1` per char for `m` instructions.
+    pub(super) fn is_match(&self, text: &str, steps_left: &mut u64) -> Option<bool> {
         let n = self.insts.len();
         let mut now = Threads::new(n);
         let mut next = Threads::new(n);
@@ -106,14 +119,20 @@ impl Program {
             };
             if before.is_none() || !anchored {
                 if self.add(&mut now, 0, here, &mut stack) {
-                    return true;
+                    return Some(true);
                 }
             } else if now.dense.is_empty() {
-                return false;
+                return Some(false);
             }
             let Some(c) = ahead else {
-                return false;
+                return Some(false);
             };
+            // The work of this position: every thread alive steps over `c`.
+            let cost = now.dense.len() as u64 * self.weight + 1;
+            if *steps_left < cost {
+                return None;
+            }
+            *steps_left -= cost;
             ahead = chars.next();
             let there = Here {
                 before: Some(c),
@@ -127,7 +146,7 @@ impl Program {
                     _ => false,
                 };
                 if step && self.add(&mut next, pc + 1, there, &mut stack) {
-                    return true;
+                    return Some(true);
                 }
             }
             std::mem::swap(&mut now, &mut next);

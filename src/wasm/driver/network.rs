@@ -18,7 +18,7 @@ use crate::wasm::io::IoError;
 
 impl Driver {
     /// Sends one round's request and streams the answer into the session.
-    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: Rc<str>) {
+    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: Rc<String>) {
         let controller = AbortController::new().ok();
         let (prepare, round) = {
             let state = &mut *self.borrow_mut();

@@ -38,12 +38,19 @@
 //! **Limits.** No input makes [`validate`] panic or recurse without bound: a `$ref` cycle that
 //! never consumes input (`{"$ref": "#"}`) is reported as a `$ref` violation, more than
 //! [`MAX_DEPTH`] nested schema levels as a `depth` violation, and more than [`MAX_STEPS`] steps of
-//! work (exponential `anyOf` nesting, huge `uniqueItems` arrays) as a `budget` violation.
+//! work (exponential `anyOf` nesting, huge `uniqueItems` arrays) as a `budget` violation, and so
+//! is a `pattern` or `patternProperties` match past [`MAX_MATCH_STEPS`] (all the matches of one
+//! call together; the steps are the matcher's threads at each char, at most states × characters).
 
 use std::cmp::Ordering;
 use std::fmt;
 
-use super::pattern::{Pattern, PatternError};
+mod check;
+
+pub use super::pattern::{NoPatterns, PatternMatcher, MAX_MATCH_STEPS};
+pub use check::check_schema;
+
+use super::pattern::PatternError;
 use super::push;
 use crate::json::{push_i64, write_str, Map, Number, Value};
 
@@ -54,37 +61,6 @@ pub const MAX_DEPTH: usize = 64;
 /// How many units of work (one per schema applied to a value, one per `uniqueItems` comparison)
 /// one [`validate`] call may spend before it stops with a `budget` violation.
 pub const MAX_STEPS: u32 = 250_000;
-
-/// How `pattern` and `patternProperties` are matched: the runtime's
-/// [`Patterns`](super::pattern::Patterns) (ECMA-262 patterns in linear time, compiled once), or
-/// [`NoPatterns`].
-pub trait PatternMatcher {
-    /// Whether `text` matches `pattern` (ECMA-262 semantics with the `u` flag, unanchored like
-    /// JSON Schema `pattern`). `Err` if the pattern is invalid, refused or too large.
-    fn is_match(&self, pattern: &str, text: &str) -> Result<bool, PatternError>;
-
-    /// Whether this matcher really evaluates patterns. When `false`, `pattern` and
-    /// `patternProperties` are skipped, and `additionalProperties` is not enforced on an object
-    /// whose schema has `patternProperties` (any name might have matched).
-    fn evaluates_patterns(&self) -> bool {
-        true
-    }
-}
-
-/// A matcher that accepts everything, for hosts without regex support: it skips `pattern` (every
-/// string passes) and `patternProperties` (see [`PatternMatcher::evaluates_patterns`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoPatterns;
-
-impl PatternMatcher for NoPatterns {
-    fn is_match(&self, _pattern: &str, _text: &str) -> Result<bool, PatternError> {
-        Ok(true)
-    }
-
-    fn evaluates_patterns(&self) -> bool {
-        false
-    }
-}
 
 /// The first way the arguments break the schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,36 +115,11 @@ pub fn validate(
         pointer: String::new(),
         stack: Vec::new(),
         steps: 0,
+        pattern_steps: MAX_MATCH_STEPS,
     };
     v.check(schema, args).map_err(|fail| match fail {
         Fail::Invalid(v) | Fail::Fatal(v) => v,
     })
-}
-
-/// Checks a tool's `parameters` when the catalog loads: it must be a JSON object (the caller puts
-/// `{"type":"object","properties":{}}` in place of an absent one), its `type`, if present, must be
-/// `"object"` (tool arguments are an object), every keyword this module knows must have a value of
-/// the right JSON type (`required` an array of strings, `properties` an object of schemas,
-/// `minLength` a non-negative integer, `pattern` a string, ...), every `pattern` and
-/// `patternProperties` name must compile ([`Pattern::new`]: not invalid, refused or too large), and
-/// every `$ref` must be local, resolve, and not loop onto itself. Returns a readable reason on
-/// failure, naming the pattern.
-pub fn check_schema(schema: &Value) -> Result<(), String> {
-    if !schema.is_object() {
-        return Err(format!(
-            "parameters must be a JSON object, found {}",
-            describe(schema)
-        ));
-    }
-    if let Some(t) = schema.get("type") {
-        if t != "object" {
-            return Err(format!(
-                "parameters must describe an object (\"type\": \"object\"), found \"type\": {}",
-                show(t)
-            ));
-        }
-    }
-    walk(schema, schema, &mut String::new(), 0)
 }
 
 /// Why validation stopped.
@@ -193,6 +144,8 @@ struct Validator<'s, 'p> {
     stack: Vec<(*const Value, *const Value)>,
     /// Work done so far, against [`MAX_STEPS`].
     steps: u32,
+    /// What is left of the patterns' budget, [`MAX_MATCH_STEPS`] for all of them together.
+    pattern_steps: u64,
 }
 
 impl Validator<'_, '_> {
@@ -395,7 +348,7 @@ impl Validator<'_, '_> {
         }
         if let Some(p) = s.get("pattern").and_then(Value::as_str) {
             if self.patterns.evaluates_patterns() {
-                match self.patterns.is_match(p, text) {
+                match self.pattern_match(p, text)? {
                     Ok(true) => {}
                     Ok(false) => {
                         return self.invalid(
@@ -578,10 +531,25 @@ impl Validator<'_, '_> {
         r
     }
 
+    /// Whether `text` matches `p`, within what is left of the patterns' budget: past it, a fatal
+    /// `budget` violation (no combinator turns it into a pass).
+    fn pattern_match(&mut self, p: &str, text: &str) -> Result<Result<bool, PatternError>, Fail> {
+        match self.patterns.is_match(p, text, &mut self.pattern_steps) {
+            Err(PatternError::OverBudget { budget }) => Err(self.fatal(
+                "budget",
+                format!(
+                    "matching the pattern /{}/ here would take over the budget of {budget} steps (states × characters) for one validation",
+                    cut(p)
+                ),
+            )),
+            other => Ok(other),
+        }
+    }
+
     /// Whether property `name` matches `patternProperties` pattern `p`; an invalid pattern is a
     /// violation at the property.
     fn key_matches(&mut self, p: &str, name: &str) -> Result<bool, Fail> {
-        match self.patterns.is_match(p, name) {
+        match self.pattern_match(p, name)? {
             Ok(m) => Ok(m),
             Err(e) => {
                 let r = self.invalid_at(
@@ -740,181 +708,6 @@ impl Validator<'_, '_> {
             b.message
         )
     }
-}
-
-/// Walks a schema for [`check_schema`]; `ptr` is the schema location being checked.
-fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<(), String> {
-    let s = match schema {
-        Value::Bool(_) => return Ok(()),
-        Value::Object(s) => s,
-        other => {
-            return Err(format!(
-                "the schema at {} must be an object or a boolean, found {}",
-                place(ptr),
-                describe(other)
-            ))
-        }
-    };
-    if depth >= MAX_DEPTH {
-        return Err(format!(
-            "the schema at {} is nested more than {MAX_DEPTH} levels deep",
-            place(ptr)
-        ));
-    }
-    let loc = place(ptr);
-    for (k, v) in s {
-        let bad = |what: &str| {
-            Err(format!(
-                "{} at {loc} must be {what}, found {}",
-                quote(k),
-                describe(v)
-            ))
-        };
-        let at = ptr.len();
-        push_key(ptr, k);
-        let result = match k.as_str() {
-            "type" => {
-                let names: &[Value] = match v {
-                    Value::Array(a) if !a.is_empty() => a,
-                    Value::Array(_) => return bad("a type name or a non-empty array of them"),
-                    one => std::slice::from_ref(one),
-                };
-                let known = |n: &Value| n.as_str().and_then(type_index).is_some();
-                if names.iter().all(known) {
-                    Ok(())
-                } else {
-                    return bad("one of \"null\", \"boolean\", \"object\", \"array\", \"number\", \"integer\", \"string\" or an array of them");
-                }
-            }
-            "properties" | "patternProperties" | "$defs" | "definitions" => match v {
-                Value::Object(m) => m.iter().try_for_each(|(name, sub)| {
-                    if k == "patternProperties" {
-                        check_pattern(k, &loc, name)?;
-                    }
-                    let at = ptr.len();
-                    push_key(ptr, name);
-                    let r = walk(root, sub, ptr, depth + 1);
-                    ptr.truncate(at);
-                    r
-                }),
-                _ => return bad("an object of schemas"),
-            },
-            "required" => match v {
-                Value::Array(a) if a.iter().all(Value::is_string) => Ok(()),
-                _ => return bad("an array of strings"),
-            },
-            "additionalProperties"
-            | "additionalItems"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames" => walk(root, v, ptr, depth + 1),
-            "items" => match v {
-                Value::Array(a) => walk_all(root, a, ptr, depth),
-                _ => walk(root, v, ptr, depth + 1),
-            },
-            "prefixItems" | "allOf" | "anyOf" | "oneOf" => match v {
-                Value::Array(a) if !a.is_empty() => walk_all(root, a, ptr, depth),
-                _ => return bad("a non-empty array of schemas"),
-            },
-            "enum" => match v {
-                Value::Array(a) if !a.is_empty() => Ok(()),
-                _ => return bad("a non-empty array"),
-            },
-            "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
-            | "maxProperties" => match count(v) {
-                Some(_) => Ok(()),
-                None => return bad("a non-negative integer"),
-            },
-            "minimum" | "maximum" => match v {
-                Value::Number(_) => Ok(()),
-                _ => return bad("a number"),
-            },
-            "exclusiveMinimum" | "exclusiveMaximum" => match v {
-                Value::Number(_) | Value::Bool(_) => Ok(()),
-                _ => return bad("a number"),
-            },
-            "multipleOf" => match v.as_f64() {
-                Some(m) if m > 0.0 => Ok(()),
-                _ => return bad("a number greater than 0"),
-            },
-            "pattern" => match v {
-                Value::String(p) => check_pattern(k, &loc, p),
-                _ => return bad("a string"),
-            },
-            "uniqueItems" => match v {
-                Value::Bool(_) => Ok(()),
-                _ => return bad("a boolean"),
-            },
-            "$ref" => match v {
-                Value::String(r) => check_ref(root, r),
-                _ => return bad("a string"),
-            },
-            _ => Ok(()),
-        };
-        ptr.truncate(at);
-        result?;
-    }
-    Ok(())
-}
-
-/// A `pattern` (or a `patternProperties` name) `p` of the keyword `k` at `loc` must compile.
-fn check_pattern(k: &str, loc: &str, p: &str) -> Result<(), String> {
-    match Pattern::new(p) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(format!(
-            "{} at {loc}: the pattern {} is {e}",
-            quote(k),
-            quote(&cut(p))
-        )),
-    }
-}
-
-fn walk_all(root: &Value, schemas: &[Value], ptr: &mut String, depth: usize) -> Result<(), String> {
-    schemas.iter().enumerate().try_for_each(|(i, sub)| {
-        let at = ptr.len();
-        push_index(ptr, i);
-        let r = walk(root, sub, ptr, depth + 1);
-        ptr.truncate(at);
-        r
-    })
-}
-
-/// A `$ref` must be local, resolve to a schema, and not lead back through `$ref`s alone (that
-/// would check the same value against itself forever).
-fn check_ref(root: &Value, r: &str) -> Result<(), String> {
-    if !r.starts_with('#') {
-        return Err(format!(
-            "$ref {} is not local: only references inside the schema (\"#...\") are supported",
-            quote(r)
-        ));
-    }
-    let mut target = r;
-    for _ in 0..MAX_DEPTH {
-        let Some(schema) = resolve(root, target) else {
-            return Err(format!("$ref {} does not resolve", quote(target)));
-        };
-        match schema {
-            Value::Object(s) => match s.get("$ref").and_then(Value::as_str) {
-                Some(next) => target = next,
-                None => return Ok(()),
-            },
-            Value::Bool(_) => return Ok(()),
-            other => {
-                return Err(format!(
-                    "$ref {} points to {}, not to a schema",
-                    quote(target),
-                    describe(other)
-                ))
-            }
-        }
-    }
-    Err(format!(
-        "$ref {} leads into a cycle of $refs that never consumes input",
-        quote(r)
-    ))
 }
 
 /// Resolves a local reference (`#`, `#/$defs/x`, `#/properties/a~1b`, percent-encoded or not).
