@@ -779,3 +779,200 @@ fn a_message_a_chat_cannot_take_is_refused_not_dropped() {
         "messages[1]: a Coder chat takes text parts only"
     );
 }
+
+// ---- turns end exactly once (issue 36, point 7) ------------------------------------------------
+
+/// A chat whose first turn completed: "hello" (1) answered "Hi." (2), the chat `waiting`.
+fn idle_chat(h: &mut Harness) {
+    created_chat(h);
+    frame(
+        h,
+        CHAT,
+        json!([
+            message(1, "user", text("hello")),
+            message(2, "assistant", text("Hi.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+/// A turn on the idle chat: its snapshot (`waiting`) lets the message go, and it is taken.
+fn posted_turn(h: &mut Harness, said: &str) {
+    start(h, CHAT, said, Pending::Settle);
+    frame(h, CHAT, json!([status("waiting")]));
+    assert_eq!(
+        last_request(h).url,
+        format!("/api/v2/chats/{CHAT}/messages")
+    );
+    reply(h, 200, json!({"queued":false}));
+}
+
+#[test]
+fn after_stop_the_next_turn_is_not_ended_by_its_first_snapshot() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    start(&mut h, CHAT, "again", Pending::Settle);
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    assert_eq!(
+        h.results.len(),
+        1,
+        "the snapshot posts the message and ends nothing"
+    );
+    reply(&mut h, 200, json!({"queued":false}));
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(5, "user", text("again")),
+            message(6, "assistant", text("Again.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 2);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn a_refused_message_post_clears_the_turn_for_the_next_one() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    start(&mut h, CHAT, "refused", Pending::Settle);
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    reply(
+        &mut h,
+        409,
+        json!({"message":"Chat is in an invalid state."}),
+    );
+    assert_eq!(h.result().status, RunStatus::Error);
+    posted_turn(&mut h, "next");
+    assert_eq!(h.results.len(), 2, "the next turn waits for its answer");
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(3, "user", text("next")),
+            message(4, "assistant", text("Next.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 3);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn a_stale_waiting_after_the_message_post_ends_nothing() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    posted_turn(&mut h, "again");
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    assert_eq!(h.results.len(), 1, "the history lacks the posted message");
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(3, "user", text("again")),
+            status("running"),
+            message(4, "assistant", text("Again.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 2);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn a_turn_without_a_status_event_ends_from_its_answer_and_the_chats_status_read_once() {
+    let mut h = coder_host(None);
+    created_chat(&mut h);
+    frame(&mut h, CHAT, json!([message(1, "user", text("hello"))]));
+    assert_eq!(h.chat_requests.len(), 1, "no answer yet: nothing is read");
+    frame(&mut h, CHAT, json!([message(2, "assistant", text("Hi."))]));
+    let read = last_request(&h);
+    assert_eq!(read.method, "GET");
+    assert_eq!(read.url, format!("/api/v2/chats/{CHAT}"));
+    assert!(h.results.is_empty());
+    reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
+    assert_eq!(h.result().status, RunStatus::Completed);
+    assert_eq!(h.chat_requests.len(), 2, "read once");
+
+    // An error the read finds ends the turn with the chat's last error.
+    posted_turn(&mut h, "again");
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(3, "user", text("again")),
+            message(4, "assistant", text("Partial."))
+        ]),
+    );
+    assert_eq!(last_request(&h).method, "GET");
+    reply(
+        &mut h,
+        200,
+        json!({"id":CHAT,"status":"error","last_error":"the model is gone"}),
+    );
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    let error = result.error.as_ref().unwrap();
+    assert_eq!(error.code, "coder/error");
+    assert_eq!(error.message, "the model is gone");
+}
+
+#[test]
+fn a_refreshed_batch_of_answered_calls_resubmits_their_kept_answers_at_once() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    frame(
+        &mut h,
+        &chat,
+        json!([action_required(&[
+            ("toolu_1", "get_weather"),
+            ("toolu_9", "get_weather")
+        ])]),
+    );
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    h.answer(&chat, "toolu_9", ok(json!(9)));
+    assert_eq!(results_posts(&h).len(), 1);
+    reply(
+        &mut h,
+        400,
+        json!({"message":"Unexpected tool result.","detail":"No pending tool call with ID \"toolu_9\"."}),
+    );
+    frame(
+        &mut h,
+        &chat,
+        json!([
+            status("requires_action"),
+            action_required(&[("toolu_1", "get_weather")])
+        ]),
+    );
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 2, "the kept answer goes at once");
+    assert_eq!(
+        posts[1].body,
+        json!({"results":[{"tool_call_id":"toolu_1","output":1,"is_error":false}]})
+    );
+    assert_eq!(h.jobs.len(), 2, "nothing ran again");
+    assert!(h.results.is_empty());
+}
+
+#[test]
+fn a_batch_listing_one_call_twice_runs_it_once_and_submits_it_once() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(
+        &mut h,
+        &[("toolu_1", "get_weather"), ("toolu_1", "get_weather")],
+    );
+    assert_eq!(h.jobs.len(), 1, "one run of the call");
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    assert_eq!(
+        posts[0].body,
+        json!({"results":[{"tool_call_id":"toolu_1","output":1,"is_error":false}]})
+    );
+}

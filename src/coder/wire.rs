@@ -747,6 +747,13 @@ impl Routes {
         ])
     }
 
+    /// `GET` here reads the chat (its status, its `last_error`).
+    pub fn read(&self, chat_id: &str) -> String {
+        let mut url = self.chat(chat_id, "");
+        url.pop();
+        url
+    }
+
     /// `POST` here sends a user message.
     pub fn messages(&self, chat_id: &str) -> String {
         self.chat(chat_id, "messages")

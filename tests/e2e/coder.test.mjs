@@ -647,7 +647,7 @@ test('reload in requires_action, pending: "settle": submitted is_error INTERRUPT
 /** Signs the test's page in to the mock (the HttpOnly session cookie) and reloads it there. */
 async function signIn(token) {
   await api("/test/coder/auth", { token });
-  await suite.page.goto(`${suite.base}/test/coder/login?token=${token}&to=/runtime.html`);
+  await suite.page.goto(`${suite.base}/test/coder/login?token=${token}&to=${encodeURIComponent("/runtime.html?build=coder")}`);
   await suite.page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
 }
 
@@ -823,4 +823,102 @@ test("a non-UUID organizationId, and a token bound for another origin, are refus
     crossCookieMode: "ok",
     sameOriginAbsolute: "ok",
   });
+});
+
+// ---- turns end exactly once (issue 36, point 7, and the misbehaving coderd) --------------------
+
+/** `rt.run(request)`, or `null` when it has not settled within `ms` (a hang, not a timeout error). */
+const runWithin = (request, ms = 15_000) =>
+  inPage(
+    async ({ request, ms }) => {
+      const late = new Promise((done) => setTimeout(() => done(null), ms));
+      const result = await Promise.race([window.rt.run(request), late]);
+      return result && window.plainResult(result);
+    },
+    { request, ms },
+  );
+/** The run `start` began, or `null` when it has not settled within `ms`. */
+const finishWithin = (ms = 15_000) =>
+  inPage(async (ms) => {
+    const late = new Promise((done) => setTimeout(() => done(null), ms));
+    const result = await Promise.race([window.running, late]);
+    return result && window.plainResult(result);
+  }, ms);
+
+test("after Stop, the next turn on the chat waits for its answer: not ended by the first snapshot", async () => {
+  await setup({ match: "stop then", turns: [{ calls: [{ id: "sn1", name: "stoppable" }] }, { delayMs: 1000, text: "Stopped anyway." }] });
+  await coderRuntime({ register: ["stoppable"] });
+  await start({ messages: [user("stop then ask again")] });
+  const chatId = await onlyChat();
+  await until("the handler", () => inPage(() => window.stoppable));
+  await inPage((id) => window.rt.abort(id), chatId);
+  assert.equal((await finish()).status, "aborted");
+  await waitStatus(chatId, "waiting");
+  await settle(300);
+  // The next answer is slow: a turn ended by the chat's first snapshot (`waiting`, the state
+  // Stop left) would resolve before it.
+  await setup({ chatId, turns: [{ delayMs: 500, text: "The real answer." }] });
+  const next = await runWithin({ threadId: chatId, messages: [user("and now?")] });
+  assert.ok(next, "the run settled");
+  assert.equal(next.status, "completed", JSON.stringify(next.error));
+  assert.equal(next.messages.at(-1).content, "The real answer.");
+  const r = await record(chatId);
+  assert.deepEqual(norm(next.messages), committed(r.messages));
+});
+
+test("a turn whose status event never comes (quietStatus) ends from its answer and the chat's status", async () => {
+  await setup({ match: "quiet", quietStatus: true, turns: [{ text: "Let me check.", calls: [{ id: "q1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
+  await coderRuntime({ enable: ["get_browser_time"] });
+  const first = await runWithin({ messages: [user("quiet: what time is it?")] });
+  assert.ok(first, "the first turn settled (no `waiting` was published)");
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  assert.equal(first.messages.at(-1).content, 'I got: get_browser_time(q1) = "2026-01-01T12:00:00Z".');
+  const chatId = first.threadId;
+  const second = await runWithin({ threadId: chatId, messages: [user("quiet: again")] });
+  assert.ok(second, "the second turn settled");
+  assert.equal(second.status, "completed", JSON.stringify(second.error));
+  assert.equal(second.messages.at(-1).content, "Done.");
+  const r = await record(chatId);
+  assert.deepEqual(norm(second.messages), committed(r.messages));
+  assert.equal(r.toolResultPostCount, 1);
+});
+
+test("a refused batch refreshed to calls already answered: their kept answers go at once", async () => {
+  await setup({ match: "refresh", turns: [{ calls: [{ id: "h1", name: "hold" }] }, { quote: true }] });
+  await coderRuntime({ register: ["hold", "overlap_a"] });
+  await start({ messages: [user("refresh the batch")] });
+  const chatId = await onlyChat();
+  await until("the held call runs", async () => (await ran()).includes(`hold:h1`));
+  // The batch grows by a call the chat does not owe: its POST is refused "Unexpected tool
+  // result.", and the chat's batch, sent again, holds only h1, answered already.
+  await inject(chatId, [{ type: "action_required", action_required: { tool_calls: [
+    { tool_call_id: "h1", tool_name: "hold", args: "{}" },
+    { tool_call_id: "z1", tool_name: "overlap_a", args: "{}" },
+  ] } }]);
+  await until("the extra call runs", async () => (await ran()).includes("overlap_a:z1"));
+  await inPage(() => window.release());
+  const result = await finishWithin();
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  const r = await record(chatId);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.status), [400, 204]);
+  assert.deepEqual(r.toolResultPosts[1].body, { results: [{ tool_call_id: "h1", output: { held: true }, is_error: false }] });
+  assert.deepEqual((await ran()).sort(), ["hold:h1", "overlap_a:z1"], "nothing ran twice");
+  assert.equal(result.messages.at(-1).content, 'I got: hold(h1) = {"held":true}.');
+});
+
+test("a batch that lists one call id twice: the call runs once, its answer goes, the run settles", async () => {
+  // The model's step names the call twice: the chat's batch lists it twice.
+  await setup({ match: "twice", turns: [{ calls: [{ id: "dup1", name: "overlap_a" }, { id: "dup1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["overlap_a"] });
+  await start({ messages: [user("the same id twice")] });
+  const chatId = await onlyChat();
+  const result = await finishWithin();
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["overlap_a:dup1"], "the handler ran once");
+  const r = await record(chatId);
+  assert.equal(r.toolResultsAccepted, 1);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.body), [{ results: [{ tool_call_id: "dup1", output: { from: "a" }, is_error: false }] }]);
+  assert.match(result.messages.at(-1).content, /^I got: overlap_a\(dup1\) = \{"from":"a"\}/);
 });

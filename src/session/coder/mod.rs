@@ -71,6 +71,9 @@ enum Request {
     Interrupt,
     /// The second interrupt of a Stop.
     InterruptAgain,
+    /// `GET .../{chat}`: the chat's status, read once when a turn's answer was committed and no
+    /// `status` came ([`crate::coder::Update::Quiet`]).
+    Status,
 }
 
 /// A Coder turn's round: where the turn is, and the batch being answered.

@@ -10,6 +10,7 @@ use crate::session::turn::Turn;
 use crate::session::Session;
 
 use crate::coder::wire::{ApiError, ChatError};
+
 use crate::coder::{ChatStatus, SubmitReply};
 use crate::json::{Map, Value};
 use crate::lean::text::{concat, decimal};
@@ -68,7 +69,59 @@ impl Session {
                     self.chat_request(thread_id, Request::InterruptAgain, url, None);
                 }
             }
+            Request::Status => {
+                let status = ok.then(|| read_chat(body)).flatten();
+                self.status_read(thread_id, status.map(|(_, s)| s), body);
+            }
             Request::CreateStopped | Request::InterruptAgain => {}
+        }
+    }
+
+    /// The turn's answer was committed with no `status` beside it: the chat's status is read,
+    /// once (one read out at a time).
+    pub(super) fn read_status(&mut self, thread_id: &str) {
+        let Some(chat) = self.chat_mut(thread_id) else {
+            return;
+        };
+        if chat
+            .requests
+            .iter()
+            .any(|(_, kind)| *kind == Request::Status)
+        {
+            return;
+        }
+        let url = routes(self.coder_config()).read(thread_id);
+        self.chat_request(thread_id, Request::Status, url, None);
+    }
+
+    /// The chat's status, read: `waiting` ends the turn completed, `error` in error with the
+    /// chat's `last_error`; any other (or no answer) leaves the turn to the stream.
+    fn status_read(&mut self, thread_id: &str, status: Option<ChatStatus>, body: &str) {
+        let live = self
+            .threads
+            .get_mut(thread_id)
+            .and_then(|s| s.turn.as_mut())
+            .and_then(Turn::chat_mut)
+            .is_some_and(|r| r.step == Step::Live && r.submission.is_none());
+        let posted = self
+            .chat_mut(thread_id)
+            .is_some_and(|c| c.coder.turn_active() && c.coder.turn_posted());
+        if !live || !posted {
+            return;
+        }
+        match status {
+            Some(ChatStatus::Waiting) => self.finish(thread_id, RunStatus::Completed, None),
+            Some(ChatStatus::Error) => {
+                let message = match Value::parse(body) {
+                    Ok(Value::Object(mut chat)) => match chat.remove("last_error") {
+                        Some(Value::String(text)) if !text.is_empty() => text,
+                        _ => ChatError::generic().message,
+                    },
+                    _ => ChatError::generic().message,
+                };
+                self.fail(thread_id, "coder/error", message, None);
+            }
+            _ => {}
         }
     }
 
@@ -108,6 +161,11 @@ impl Session {
         self.actions.push_back(Action::ChatRequest {
             thread_id: thread_id.to_owned(),
             request_id,
+            method: if kind == Request::Status {
+                "GET"
+            } else {
+                "POST"
+            },
             url,
             headers,
             body,
@@ -218,6 +276,8 @@ impl Session {
     /// The end of a chat's turn: its stream closes.
     pub(in crate::session) fn end_chat_turn(&mut self, thread_id: &str) {
         if let Some(chat) = self.chat_mut(thread_id) {
+            // No end of this turn is due from the stream any more: the next turn starts clean.
+            chat.coder.end_turn();
             if chat.stream.take().is_some() {
                 self.actions.push_back(Action::CloseStream {
                     thread_id: thread_id.to_owned(),

@@ -178,6 +178,7 @@ impl Session {
             }
             Update::Queue(_) => {}
             Update::ActionRequired(calls) => self.calls_required(thread_id, calls),
+            Update::Quiet => self.read_status(thread_id),
             Update::TurnEnded(end) => {
                 let (code, message, details) = match end {
                     TurnEnd::Completed => {

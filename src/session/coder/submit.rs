@@ -21,6 +21,15 @@ impl Session {
         let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
             return;
         };
+        if calls.is_empty() {
+            // The batch again, every call of it handed out before: answers kept for them (a
+            // refused submission's) are owed now, unless a batch is being answered or sent.
+            if round.answers.is_empty() && round.submission.is_none() && !round.outcomes.is_empty()
+            {
+                self.submit_batch(thread_id);
+            }
+            return;
+        }
         let settle = matches!(round.step, Step::Waiting(_)) && round.pending == Pending::Settle;
         for call in calls {
             if settle {
@@ -123,7 +132,12 @@ impl Session {
         match submission.handle_reply(reply) {
             // Taken, or answered first by someone else (the server's deadline, another tab, an
             // interrupt): the stream tells how the turn goes on.
-            SubmitStep::Done | SubmitStep::Superseded(_) | SubmitStep::Reconcile(_) => {
+            SubmitStep::Done | SubmitStep::Superseded(_) => {
+                round.submission = None;
+                // Delivered (or answered by someone else): never owed again.
+                round.outcomes.clear();
+            }
+            SubmitStep::Reconcile(_) => {
                 round.submission = None;
             }
             SubmitStep::Resend => {

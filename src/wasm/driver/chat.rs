@@ -54,6 +54,7 @@ impl Driver {
         &self,
         thread_id: String,
         request_id: u64,
+        method: &'static str,
         url: String,
         mut headers: Vec<(String, String)>,
         body: Option<String>,
@@ -66,7 +67,7 @@ impl Driver {
             let host = driver.host();
             let reply: Result<ChatReply, IoError> = 'reply: {
                 let token_mode = headers.iter().any(|(n, _)| n == "Coder-Session-Token");
-                if !token_mode {
+                if !token_mode && method == "POST" {
                     match csrf_token(&host.csrf) {
                         Ok(Some(token)) => headers.push(("X-CSRF-TOKEN".to_owned(), token)),
                         Ok(None) => {}
@@ -75,7 +76,7 @@ impl Driver {
                 }
                 let credentials = token_mode.then_some("omit");
                 let sent = match host.fetch.send_with(
-                    "POST",
+                    method,
                     &url,
                     &headers,
                     body.as_deref(),
