@@ -428,10 +428,23 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
                 ))
             }
         };
+        let max_reconnects = match members.remove("maxReconnects") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n <= u64::from(u32::MAX)) => {
+                n.as_u64().map(|n| n as u32)
+            }
+            Some(_) => {
+                return Err(OptionsError::invalid(
+                    "backend.maxReconnects",
+                    "`backend.maxReconnects` must be a whole number of reconnects, or null",
+                ))
+            }
+        };
         Some(CoderConfig {
             base_url,
             organization_id,
             session_token,
+            max_reconnects,
         })
     } else {
         None

@@ -29,6 +29,7 @@ fn coder_host(token: Option<&str>) -> Harness {
             base_url: "/api/v2".to_owned(),
             organization_id: "org-1".to_owned(),
             session_token: token.map(str::to_owned),
+            max_reconnects: Some(3),
         }),
         ..SessionConfig::default()
     })
@@ -975,4 +976,98 @@ fn a_batch_listing_one_call_twice_runs_it_once_and_submits_it_once() {
         posts[0].body,
         json!({"results":[{"tool_call_id":"toolu_1","output":1,"is_error":false}]})
     );
+}
+
+#[test]
+fn a_results_post_failing_twice_is_reread_and_sent_again_within_a_bound() {
+    let mut h = coder_host(None);
+    let chat = answered_chat(&mut h);
+    for round in 1..=3 {
+        let streams = h.streams.len();
+        reply(&mut h, 500, json!({"message":"boom"}));
+        reply(&mut h, 500, json!({"message":"boom"}));
+        if round == 3 {
+            break;
+        }
+        assert_eq!(
+            h.streams.len(),
+            streams + 1,
+            "the chat's state is read again"
+        );
+        assert!(h.results.is_empty());
+        batch_again(&mut h, &chat);
+        assert_eq!(
+            results_posts(&h).len(),
+            round * 2 + 1,
+            "the kept answer goes again"
+        );
+    }
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    assert_eq!(result.error.as_ref().unwrap().code, "coder/http");
+    assert_eq!(h.jobs.len(), 1, "never run again");
+}
+
+// ---- reconnect like Coder's site (issue 36, point 4) -------------------------------------------
+
+#[test]
+fn the_stream_is_resumed_without_end_by_default_one_second_doubling_to_ten_jittered() {
+    let mut h = Harness::new(SessionConfig {
+        coder: Some(CoderConfig {
+            base_url: "/api/v2".to_owned(),
+            organization_id: "org-1".to_owned(),
+            session_token: None,
+            max_reconnects: None,
+        }),
+        ..SessionConfig::default()
+    });
+    created_chat(&mut h);
+    let mut waits = Vec::new();
+    for _ in 0..12 {
+        let at = h.now;
+        drop_stream(&mut h, CHAT);
+        waits.push(h.now - at);
+    }
+    assert!(h.results.is_empty(), "never given up");
+    assert_eq!(h.streams.len(), 13);
+    for (i, wait) in waits.iter().enumerate() {
+        let nominal = (1_000u64 << i).min(10_000);
+        assert!(
+            *wait >= nominal * 7 / 10 && *wait <= nominal * 13 / 10,
+            "wait {i}: {wait} ms, nominal {nominal}: {waits:?}"
+        );
+    }
+    assert!(
+        waits[5..].iter().any(|w| *w != waits[5]),
+        "jittered: {waits:?}"
+    );
+    // Progress (a committed message) starts the count again.
+    frame(
+        &mut h,
+        CHAT,
+        json!([message(1, "user", text("hello")), status("running")]),
+    );
+    let at = h.now;
+    drop_stream(&mut h, CHAT);
+    assert!(h.now - at <= 1_300, "back to about 1 s");
+}
+
+#[test]
+fn a_stream_that_closes_after_every_snapshot_backs_off_and_meets_the_bound() {
+    let mut h = coder_host(None);
+    created_chat(&mut h);
+    let snapshot = json!([message(1, "user", text("hello")), status("running")]);
+    frame(&mut h, CHAT, snapshot.clone());
+    let mut waits = Vec::new();
+    for _ in 0..4 {
+        let at = h.now;
+        drop_stream(&mut h, CHAT);
+        waits.push(h.now - at);
+        if h.results.is_empty() {
+            frame(&mut h, CHAT, snapshot.clone());
+        }
+    }
+    assert!(waits[2] > waits[0], "the waits grow: {waits:?}");
+    let error = h.result().error.clone().unwrap();
+    assert_eq!(error.code, "coder/stream");
 }

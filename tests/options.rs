@@ -303,6 +303,7 @@ fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
             base_url: "/api/v2".to_owned(),
             organization_id: "0f1e2d3c-4b5a-4697-8877-665544332211".to_owned(),
             session_token: Some("tok".to_owned()),
+            max_reconnects: None,
         })
     );
     assert_eq!(options.config.tool_timeout_ms, 9);

@@ -62,6 +62,9 @@ pub struct CoderConfig {
     /// `coder_session_token` query parameter of the stream (a browser WebSocket sends no
     /// headers). `None`: the page's cookie authenticates.
     pub session_token: Option<String>,
+    /// How many times in a row the chat's stream may close without progress before the turn
+    /// ends (`coder/stream`); `None` (the default): never, as Coder's own site does.
+    pub max_reconnects: Option<u32>,
 }
 
 /// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context

@@ -144,8 +144,23 @@ async function coderRuntime({ enable = [], register = [], disable = [] } = {}) {
         // Never answers in the first page; answers in the page after the reload.
         reloaded: () => (window.reloadedAnswers ? { resumed: true } : new Promise(() => {})),
       };
+      // The app's fetch: passes everything through, except that a test may make the next
+      // `window.failResults` tool-results POSTs fail 500 before they reach the mock.
+      window.failResults = 0;
+      window.resultsAttempts = 0;
+      const appFetch = (url, init) => {
+        if (/\/tool-results$/.test(String(url))) {
+          window.resultsAttempts++;
+          if (window.failResults > 0) {
+            window.failResults--;
+            return Promise.resolve(new Response('{"message":"Internal error."}', { status: 500, headers: { "Content-Type": "application/json" } }));
+          }
+        }
+        return fetch(url, init);
+      };
       const rt = (window.rt = new ChatRuntime({
         backend: { type: "coder", baseUrl: "/api/v2", organizationId: spec.org },
+        fetch: appFetch,
         toolsUrl: "/tools/tools.json",
         storage: localStorage,
       }));
@@ -921,4 +936,44 @@ test("a batch that lists one call id twice: the call runs once, its answer goes,
   assert.equal(r.toolResultsAccepted, 1);
   assert.deepEqual(r.toolResultPosts.map((p) => p.body), [{ results: [{ tool_call_id: "dup1", output: { from: "a" }, is_error: false }] }]);
   assert.match(result.messages.at(-1).content, /^I got: overlap_a\(dup1\) = \{"from":"a"\}/);
+});
+
+test("a tool-results POST that fails twice: the chat's state is read again, the kept answer goes, run() settles", async () => {
+  await setup({ match: "fails twice", turns: [{ calls: [{ id: "ft1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["overlap_a"] });
+  await inPage(() => (window.failResults = 2));
+  const result = await runWithin({ messages: [user("the POST fails twice")] });
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.equal(await inPage(() => window.resultsAttempts), 3, "sent, sent again, then again after the re-read");
+  assert.deepEqual(await ran(), ["overlap_a:ft1"], "the handler ran once");
+  const r = await record(result.threadId);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.status), [204]);
+  assert.equal(result.messages.at(-1).content, 'I got: overlap_a(ft1) = {"from":"a"}.');
+});
+
+// ---- reconnect like Coder's site (issue 36, point 4) -------------------------------------------
+
+test("a 30 s coderd restart mid-generation, then mid-tool: the run goes on, the result is delivered once", async () => {
+  await setup({ match: "restart", turns: [{ delayMs: 2000, text: "Let me check.", calls: [{ id: "r1", name: "hold" }] }, { quote: true }] });
+  await coderRuntime({ register: ["hold"] });
+  await start({ messages: [user("restart the server")] });
+  const chatId = await onlyChat();
+  await until("the stream is open", async () => (await record(chatId)).streams.open > 0);
+  // Mid-generation: the model's step is still running.
+  await api("/test/coder/restart", { ms: 30_000 });
+  await until("the held call runs, after the restart", async () => (await ran()).includes("hold:r1"), 60_000);
+  // Mid-tool: down again while the tool runs; its answer is ready while coderd is down.
+  await api("/test/coder/restart", { ms: 30_000 });
+  await settle(500);
+  await inPage(() => window.release());
+  const result = await finishWithin(90_000);
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["hold:r1"], "the call ran once");
+  const r = await record(chatId);
+  assert.equal(r.toolResultsAccepted, 1, "the result delivered once");
+  assert.equal(result.messages.at(-1).content, 'I got: hold(r1) = {"held":true}.');
+  assertNoDuplicates(result.messages);
+  assert.deepEqual(norm(result.messages), committed(r.messages));
 });

@@ -53,6 +53,9 @@ pub(super) struct ChatState {
     requests: Vec<(u64, Request)>,
     /// The stream open, if any.
     stream: Option<u64>,
+    /// The reconnect jitter's generator (xorshift), seeded from the session's random id prefix
+    /// (the host's randomness: the core makes none); 0 until first used.
+    jitter: u64,
 }
 
 /// What a [`Action::ChatRequest`] was.
@@ -91,6 +94,9 @@ pub(super) struct ChatRound {
     submission: Option<(u64, Submission)>,
     /// The stream's ends in a row without a frame between them.
     reconnects: u32,
+    /// Submissions given up on (sent twice, no answer that says): each is followed by the
+    /// chat's state read again; after [`MAX_RECONCILES`] the turn ends.
+    reconciles: u8,
     /// The turn's own messages (the user's), shown after the committed history until it holds
     /// the message posted: a history replaced meanwhile would otherwise hide them.
     local: Vec<Message>,
@@ -234,6 +240,7 @@ impl Session {
                 outcomes: Vec::new(),
                 submission: None,
                 reconnects: 0,
+                reconciles: 0,
                 local,
                 posted_after: None,
             })),
@@ -285,10 +292,14 @@ impl Session {
     }
 }
 
+/// Submissions of one turn that may fail twice each before the turn ends in error.
+pub(super) const MAX_RECONCILES: u8 = 2;
+
 static NO_CODER: CoderConfig = CoderConfig {
     base_url: String::new(),
     organization_id: String::new(),
     session_token: None,
+    max_reconnects: None,
 };
 
 impl Turn {

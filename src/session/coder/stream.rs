@@ -26,6 +26,7 @@ impl Session {
             return;
         };
         state.active = true;
+        let before = (chat.coder.last_message_id(), chat.coder.status().cloned());
         let frame = match decode_frame(text) {
             Ok(frame) => frame,
             Err(error) => {
@@ -37,8 +38,15 @@ impl Session {
             }
         };
         let updates = chat.coder.handle_frame(frame);
+        // Progress (a message committed, the status moved, a delta streamed) starts the
+        // reconnects' count again; a stream that only repeats the chat's state does not, so
+        // one that closes right after every connect backs off instead of looping.
+        let progress = before != (chat.coder.last_message_id(), chat.coder.status().cloned())
+            || updates.iter().any(|u| matches!(u, Update::Event(_)));
         if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
-            round.reconnects = 0;
+            if progress {
+                round.reconnects = 0;
+            }
         }
         for update in updates {
             self.chat_update(thread_id, update);
@@ -53,7 +61,13 @@ impl Session {
     /// without a frame, the turn ends in error (`coder/stream`).
     pub fn handle_stream_closed(&mut self, thread_id: &str, stream_id: u64) {
         let base = self.config.reconnect_delay_ms;
-        let max = self.config.max_reconnects;
+        let max = self.coder_config().max_reconnects;
+        let seed = self
+            .id_prefix
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
         let Some(state) = self.threads.get_mut(thread_id) else {
             return;
         };
@@ -67,7 +81,7 @@ impl Session {
         let Some(round) = turn.chat_mut() else {
             return;
         };
-        if round.reconnects >= max {
+        if max.is_some_and(|max| round.reconnects >= max) {
             let message = concat(&[
                 "the chat's stream closed ",
                 &decimal(i64::from(round.reconnects) + 1),
@@ -76,8 +90,19 @@ impl Session {
             self.fail(thread_id, "coder/stream", message, None);
             return;
         }
-        let delay_ms = backoff(base, round.reconnects);
-        round.reconnects += 1;
+        // Coder's site: 1 s doubling to a 10 s cap (the base's tenfold), each wait ±30 %.
+        let delay_ms = backoff(base, round.reconnects).min(base.saturating_mul(10));
+        let mut x = if chat.jitter == 0 {
+            seed | 1
+        } else {
+            chat.jitter
+        };
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        chat.jitter = x;
+        let delay_ms = delay_ms.saturating_mul(700 + x % 601) / 1000;
+        round.reconnects = round.reconnects.saturating_add(1);
         turn.wait_to_reconnect(String::new(), delay_ms);
         self.unstamped_waits = true;
     }

@@ -107,6 +107,17 @@ impl Session {
         self.send_results(thread_id, request_id, body);
     }
 
+    /// The chat's state is read again: its stream, opened anew, starts with the snapshot.
+    fn reread(&mut self, thread_id: &str) {
+        if let Some(chat) = self.chat_mut(thread_id) {
+            chat.stream = None;
+        }
+        self.actions.push_back(Action::CloseStream {
+            thread_id: thread_id.to_owned(),
+        });
+        self.open_stream(thread_id);
+    }
+
     pub(super) fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
         let url = routes(self.coder_config()).tool_results(thread_id);
         self.post(thread_id, request_id, Request::Results, url, Some(body));
@@ -137,8 +148,20 @@ impl Session {
                 // Delivered (or answered by someone else): never owed again.
                 round.outcomes.clear();
             }
-            SubmitStep::Reconcile(_) => {
+            // Sent twice and failed twice: whether it landed is in the chat's state, read again
+            // (a new stream's snapshot): its history shows the results, or its batch comes
+            // again and the kept answers go once more. A bounded number of times.
+            SubmitStep::Reconcile(error) => {
                 round.submission = None;
+                round.reconciles += 1;
+                if round.reconciles > super::MAX_RECONCILES {
+                    let what = "submitting the tool results";
+                    return match error {
+                        Some(error) => self.fail_api(thread_id, what, error),
+                        None => self.fail_request(thread_id, what, SubmitReply::Network),
+                    };
+                }
+                self.reread(thread_id);
             }
             SubmitStep::Resend => {
                 let body = submission.body().to_owned();
@@ -156,13 +179,7 @@ impl Session {
             // every reconnect) says what is; the calls already answered are not run again.
             SubmitStep::Refresh(_) => {
                 round.submission = None;
-                if let Some(chat) = self.chat_mut(thread_id) {
-                    chat.stream = None;
-                }
-                self.actions.push_back(Action::CloseStream {
-                    thread_id: thread_id.to_owned(),
-                });
-                self.open_stream(thread_id);
+                self.reread(thread_id);
             }
             SubmitStep::Failed(error) => {
                 round.submission = None;
