@@ -1071,3 +1071,48 @@ fn a_stream_that_closes_after_every_snapshot_backs_off_and_meets_the_bound() {
     let error = h.result().error.clone().unwrap();
     assert_eq!(error.code, "coder/stream");
 }
+
+// ---- why the stream failed (issue 36, point 5) -------------------------------------------------
+
+#[test]
+fn a_stream_refused_before_its_first_frame_is_asked_why_once_and_the_refusal_ends_the_turn() {
+    for status in [401u16, 403, 404, 503, 400] {
+        let mut h = coder_host(None);
+        created_chat(&mut h);
+        drop_stream(&mut h, CHAT);
+        let probe = last_request(&h);
+        assert_eq!(probe.method, "GET");
+        assert_eq!(probe.url, format!("/api/v2/chats/{CHAT}/stream"));
+        assert!(h.results.is_empty());
+        reply(
+            &mut h,
+            status,
+            json!({"message":"refused here","detail":"why"}),
+        );
+        let result = h.result();
+        assert_eq!(result.status, RunStatus::Error);
+        let error = result.error.as_ref().unwrap();
+        assert_eq!(error.code, "coder/http", "{status}");
+        assert_eq!(error.status, Some(status));
+        assert!(error.message.contains("refused here"), "{}", error.message);
+    }
+}
+
+#[test]
+fn a_probe_that_finds_the_route_fine_or_coderd_away_leaves_the_reconnect_going() {
+    for code in [426u16, 502] {
+        let mut h = coder_host(None);
+        created_chat(&mut h);
+        drop_stream(&mut h, CHAT);
+        reply(&mut h, code, json!({"message":"not now"}));
+        assert!(h.results.is_empty(), "{code}");
+        let requests = h.chat_requests.len();
+        frame(&mut h, CHAT, json!([status("running")]));
+        drop_stream(&mut h, CHAT);
+        assert_eq!(
+            h.chat_requests.len(),
+            requests,
+            "a stream that framed is not probed"
+        );
+    }
+}

@@ -754,6 +754,12 @@ impl Routes {
         url
     }
 
+    /// The stream's route as a plain `GET` (no upgrade): what coderd answers a socket it
+    /// refused (401, 403, 404, 503, 400), or 426 when the route is fine.
+    pub fn stream_probe(&self, chat_id: &str) -> String {
+        self.chat(chat_id, "stream")
+    }
+
     /// `POST` here sends a user message.
     pub fn messages(&self, chat_id: &str) -> String {
         self.chat(chat_id, "messages")

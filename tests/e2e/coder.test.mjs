@@ -977,3 +977,47 @@ test("a 30 s coderd restart mid-generation, then mid-tool: the run goes on, the 
   assertNoDuplicates(result.messages);
   assert.deepEqual(norm(result.messages), committed(r.messages));
 });
+
+// ---- why the stream failed (issue 36, point 5) -------------------------------------------------
+
+test("a stream coderd refuses (404, 503, 401): the run ends coder/http with coderd's status and message, at once", async () => {
+  await coderRuntime();
+  /** A run in the page on `backend` (the test runtime's when omitted), timed; null after 15 s. */
+  const timed = (request, backend = null) =>
+    inPage(
+      async ({ request, backend, org }) => {
+        const rt = backend ? new ChatRuntime({ backend: { type: "coder", baseUrl: "/api/v2", organizationId: org, ...backend }, toolsUrl: null, storage: null }) : window.rt;
+        const t0 = performance.now();
+        const late = new Promise((done) => setTimeout(() => done(null), 15_000));
+        const r = await Promise.race([rt.run(request), late]);
+        return r && { status: r.status, code: r.error?.code, httpStatus: r.error?.status, message: r.error?.message, ms: performance.now() - t0 };
+      },
+      { request, backend, org: ORG },
+    );
+  const check = (out, status, message) => {
+    assert.ok(out, "the run settled");
+    assert.deepEqual([out.status, out.code, out.httpStatus], ["error", "coder/http", status], JSON.stringify(out));
+    assert.match(out.message, message);
+    assert.ok(out.ms < 3_000, `ended in ${Math.round(out.ms)} ms`);
+  };
+
+  check(await timed({ threadId: "c0de0000-0000-4000-8000-999999999999", messages: [user("anyone there?")] }), 404, /Resource not found/);
+
+  await setup({ match: "gateway", turns: [{ text: "Hi." }] });
+  const first = await run({ messages: [user("gateway test")] });
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  await api("/test/coder/gateway", { enabled: false });
+  try {
+    check(await timed({ threadId: first.threadId, messages: [user("gateway off?")] }), 503, /AI Gateway must be enabled/);
+  } finally {
+    await api("/test/coder/gateway", { enabled: true });
+  }
+
+  await api("/test/coder/auth", { token: "right" });
+  try {
+    check(await timed({ threadId: first.threadId, messages: [user("who am I?")] }, { sessionToken: "wrong" }), 401, /signed out/);
+  } finally {
+    await api("/test/coder/auth", { token: null });
+  }
+  assert.equal((await record(first.threadId)).messagePosts.length, 0, "nothing was posted to a stream refused");
+});

@@ -53,6 +53,8 @@ pub(super) struct ChatState {
     requests: Vec<(u64, Request)>,
     /// The stream open, if any.
     stream: Option<u64>,
+    /// Whether the stream open brought a frame: one that ends before its first is asked why.
+    framed: bool,
     /// The reconnect jitter's generator (xorshift), seeded from the session's random id prefix
     /// (the host's randomness: the core makes none); 0 until first used.
     jitter: u64,
@@ -74,6 +76,9 @@ enum Request {
     Interrupt,
     /// The second interrupt of a Stop.
     InterruptAgain,
+    /// `GET .../{chat}/stream` without an upgrade, after a socket ended before its first frame:
+    /// coderd's status and message say why it was refused.
+    Probe,
     /// `GET .../{chat}`: the chat's status, read once when a turn's answer was committed and no
     /// `status` came ([`crate::coder::Update::Quiet`]).
     Status,

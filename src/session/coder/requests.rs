@@ -69,6 +69,18 @@ impl Session {
                     self.chat_request(thread_id, Request::InterruptAgain, url, None);
                 }
             }
+            // The route is fine (426: only the upgrade is missing), or coderd is away (502,
+            // the network): the reconnect goes on. Anything else is why the socket was
+            // refused, and the turn ends with it.
+            Request::Probe => match status {
+                Some(status) if !ok && !matches!(status, 426 | 408 | 429 | 500..=502 | 504..) => {
+                    let error = ApiError::from_response(status, body);
+                    if self.is_running(thread_id) {
+                        self.fail_api(thread_id, "opening the chat's stream", error);
+                    }
+                }
+                _ => {}
+            },
             Request::Status => {
                 let status = ok.then(|| read_chat(body)).flatten();
                 self.status_read(thread_id, status.map(|(_, s)| s), body);
@@ -161,10 +173,9 @@ impl Session {
         self.actions.push_back(Action::ChatRequest {
             thread_id: thread_id.to_owned(),
             request_id,
-            method: if kind == Request::Status {
-                "GET"
-            } else {
-                "POST"
+            method: match kind {
+                Request::Status | Request::Probe => "GET",
+                _ => "POST",
             },
             url,
             headers,

@@ -26,6 +26,7 @@ impl Session {
             return;
         };
         state.active = true;
+        chat.framed = true;
         let before = (chat.coder.last_message_id(), chat.coder.status().cloned());
         let frame = match decode_frame(text) {
             Ok(frame) => frame,
@@ -75,6 +76,7 @@ impl Session {
             return;
         };
         chat.stream = None;
+        let unframed = !std::mem::replace(&mut chat.framed, false);
         let Some(turn) = state.turn.as_mut() else {
             return;
         };
@@ -105,6 +107,12 @@ impl Session {
         round.reconnects = round.reconnects.saturating_add(1);
         turn.wait_to_reconnect(String::new(), delay_ms);
         self.unstamped_waits = true;
+        if unframed {
+            // Refused before its first frame: a browser WebSocket never says why, a plain
+            // `GET` of the route does.
+            let url = routes(self.coder_config()).stream_probe(thread_id);
+            self.chat_request(thread_id, Request::Probe, url, None);
+        }
     }
 
     /// The turn's stream is opened (again): after the last committed message this page holds,
@@ -118,6 +126,7 @@ impl Session {
             return;
         };
         chat.stream = Some(stream_id);
+        chat.framed = false;
         let after = chat.coder.last_message_id();
         let mut url = routes(coder).stream(thread_id, after);
         if let Some(token) = &coder.session_token {
