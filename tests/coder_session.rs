@@ -1116,3 +1116,26 @@ fn a_probe_that_finds_the_route_fine_or_coderd_away_leaves_the_reconnect_going()
         );
     }
 }
+
+// ---- what Stop owes outlives the thread (issue 36, "misbehaves") -------------------------------
+
+#[test]
+fn stop_then_forget_still_sends_the_second_interrupt() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    assert!(matches!(
+        h.session.forget_thread(&chat),
+        chat_runtime::session::Forget::Forgotten
+    ));
+    assert!(h.session.messages(&chat).is_empty(), "the thread is gone");
+    reply(&mut h, 200, json!({"id":CHAT,"status":"running"}));
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/interrupt")
+    );
+    assert_eq!(h.chat_requests.len(), 3, "create, interrupt, interrupt");
+    reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
+    assert_eq!(h.chat_requests.len(), 3);
+}

@@ -760,6 +760,9 @@ test("token mode: REST through the app's fetch without cookies, the header the o
         // An auth proxy's wrapper: adds a header of its own, keeps ours.
         fetch: (url, init) => {
           window.seen.push({ url: String(url), method: init.method, credentials: init.credentials, token: init.headers?.["Coder-Session-Token"] });
+          // The stream was refused (the stale cookie, below) and the runtime asks why: Stop
+          // now, while the chat is busy, so the interrupt goes through here too.
+          if (init.method === "GET" && /\/stream$/.test(String(url))) window.rt.abort(String(url).split("/").at(-2));
           return fetch(url, { ...init, headers: { ...init.headers, "X-Tenant": "7" } });
         },
       });
@@ -777,7 +780,7 @@ test("token mode: REST through the app's fetch without cookies, the header the o
     assert.ok(seen.length >= 2, JSON.stringify(seen));
     assert.match(seen[0].url, /\/api\/v2\/chats$/);
     assert.ok(seen.some((s) => /\/interrupt$/.test(s.url)), "the interrupt went through the app's fetch");
-    for (const s of seen) assert.deepEqual([s.method, s.credentials, s.token], ["POST", "omit", "tok-1"], s.url);
+    for (const s of seen) assert.deepEqual([s.method, s.credentials, s.token], [/\/stream$/.test(s.url) ? "GET" : "POST", "omit", "tok-1"], s.url);
     // The stream cannot leave the cookie out: coderd takes the cookie before the query's token,
     // so a page holding another Coder session streams as that session (here: refused). docs/coder.md.
     assert.equal(r.streams.opened, 0, "the stale cookie refused the stream");
@@ -1020,4 +1023,50 @@ test("a stream coderd refuses (404, 503, 401): the run ends coder/http with code
     await api("/test/coder/auth", { token: null });
   }
   assert.equal((await record(first.threadId)).messagePosts.length, 0, "nothing was posted to a stream refused");
+});
+
+// ---- what Stop owes outlives the thread and the runtime (issue 36, "misbehaves") ---------------
+
+test("what Stop owes is sent when the thread or the runtime goes: forgetThread, free() at requires_action, free() during the create", async () => {
+  const chatTitled = (prefix) =>
+    until(`the chat "${prefix}"`, async () => (await chats()).find((c) => c.title.startsWith(prefix))?.id);
+  /** After the chat settles: its interrupts' `from`s, and whether the slow step's text got in. */
+  const after = async (chatId, text) => {
+    await waitStatus(chatId, "waiting");
+    await settle(2_000);
+    const r = await record(chatId);
+    return { from: r.interrupts.map((i) => [i.status, i.from]), said: r.messages.some((m) => m.content.some((p) => p.text === text)) };
+  };
+
+  // Stop, then forgetThread before the first interrupt is answered.
+  await setup({ match: "forget me", turns: [{ calls: [{ id: "fg1", name: "stoppable" }] }, { delayMs: 1000, text: "Too late." }] });
+  await coderRuntime({ register: ["stoppable"] });
+  await start({ messages: [user("forget me")] });
+  const forgotten = await chatTitled("forget me");
+  await until("the handler", () => inPage(() => window.stoppable));
+  assert.equal(await inPage((id) => (window.rt.abort(id), window.rt.forgetThread(id)), forgotten), true);
+  assert.equal((await finish()).status, "aborted");
+  assert.deepEqual(await after(forgotten, "Too late."), { from: [[200, "requires_action"], [200, "running"]], said: false });
+
+  // free() while the chat waits on the page's call.
+  await setup({ match: "free at requires", turns: [{ calls: [{ id: "fr1", name: "stoppable" }] }, { delayMs: 1000, text: "Too late." }] });
+  await coderRuntime({ register: ["stoppable"] });
+  await inPage(() => (window.stoppable = undefined));
+  await start({ messages: [user("free at requires_action")] });
+  const freedAt = await chatTitled("free at requires");
+  await until("the handler", () => inPage(() => window.stoppable));
+  await inPage(() => window.rt.free());
+  assert.equal((await finish()).status, "aborted");
+  assert.deepEqual(await after(freedAt, "Too late."), { from: [[200, "requires_action"], [200, "running"]], said: false });
+
+  // free() while the create is out: the chat it made is interrupted once it exists.
+  await setup({ match: "free during", turns: [{ delayMs: 1000, text: "Never said." }] });
+  await coderRuntime();
+  await inPage((message) => {
+    window.running = window.rt.run({ messages: [message] });
+    window.rt.free();
+  }, user("free during the create"));
+  assert.equal((await finish()).status, "aborted");
+  const freedCreate = await chatTitled("free during");
+  assert.deepEqual(await after(freedCreate, "Never said."), { from: [[200, "running"]], said: false });
 });

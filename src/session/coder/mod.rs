@@ -269,6 +269,26 @@ impl Session {
         Ok(thread_id)
     }
 
+    /// A forgotten thread's chat requests that Stop owes an answer to (an interrupt, a stopped
+    /// create) stay, in an empty thread of their own, until they are answered.
+    pub(super) fn keep_owed(&mut self, thread_id: &str, forgotten: Option<ThreadState>) {
+        let Some(mut chat) = forgotten.and_then(|state| state.chat) else {
+            return;
+        };
+        chat.requests
+            .retain(|(_, kind)| matches!(kind, Request::Interrupt | Request::CreateStopped));
+        if !chat.requests.is_empty() {
+            let owed = ChatState {
+                requests: std::mem::take(&mut chat.requests),
+                ..ChatState::default()
+            };
+            let state = self
+                .threads
+                .get_or_insert_with(thread_id, ThreadState::default);
+            state.chat = Some(Box::new(owed));
+        }
+    }
+
     pub(super) fn chat_mut(&mut self, thread_id: &str) -> Option<&mut ChatState> {
         self.threads.get_mut(thread_id)?.chat.as_deref_mut()
     }

@@ -104,9 +104,10 @@ impl Driver {
                     Err(failure) => Err(failure),
                 }
             };
-            if driver.borrow().freed {
-                return;
-            }
+            // After `free()` the session still hears the answer: what Stop owes the server (the
+            // second interrupt at `requires_action`, the interrupt of a chat whose create was
+            // out) is sent all the same. Every turn is over, so nothing else can follow.
+            let freed = driver.borrow().freed;
             {
                 let state = &mut *driver.borrow_mut();
                 let cause = reply.as_ref().err().map(IoError::cause);
@@ -123,7 +124,9 @@ impl Driver {
                     }
                 }
             }
-            driver.mark_dirty(&thread_id);
+            if !freed {
+                driver.mark_dirty(&thread_id);
+            }
             driver.drive();
         });
     }
