@@ -1139,3 +1139,59 @@ fn stop_then_forget_still_sends_the_second_interrupt() {
     reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
     assert_eq!(h.chat_requests.len(), 3);
 }
+
+// ---- body caps (issue 36, point 2) -------------------------------------------------------------
+
+#[test]
+fn a_results_batch_over_256_kib_answers_the_biggest_as_an_error_naming_the_limit() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(
+        &mut h,
+        &[("toolu_1", "get_weather"), ("toolu_2", "get_weather")],
+    );
+    h.answer(&chat, "toolu_1", ok(json!("x".repeat(300_000))));
+    h.answer(&chat, "toolu_2", ok(json!({"temp":21})));
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    assert!(posts[0].body.to_string().len() <= 256 * 1024);
+    let results = posts[0].body["results"].as_array().unwrap();
+    assert_eq!(results[0]["tool_call_id"], "toolu_1");
+    assert_eq!(results[0]["is_error"], true);
+    let text = results[0]["output"].as_str().unwrap();
+    assert!(
+        text.starts_with("TOOL ERROR: TOOL_RESULT_TOO_LARGE\n"),
+        "{text}"
+    );
+    assert!(text.contains("262144 bytes (256 KiB)"), "{text}");
+    assert_eq!(
+        results[1],
+        json!({"tool_call_id":"toolu_2","output":{"temp":21},"is_error":false})
+    );
+}
+
+#[test]
+fn a_create_body_over_256_kib_is_refused_naming_the_tools_total_and_the_biggest() {
+    let mut h = coder_host(None);
+    let mut big = declared();
+    big.push(Tool {
+        name: "atlas".to_owned(),
+        description: "d".repeat(300_000),
+        parameters: None,
+        metadata: None,
+    });
+    let request = RunRequest {
+        messages: vec![user("u-1", "hello")],
+        ..RunRequest::default()
+    };
+    let error = h.session.start_chat(request, tools(), big).unwrap_err();
+    assert_eq!(error.code(), "run/bad-request");
+    let message = error.to_string();
+    assert!(
+        message.contains("over Coder's 262144 (256 KiB)"),
+        "{message}"
+    );
+    assert!(message.contains("its 3 tools take"), "{message}");
+    assert!(message.contains("the biggest: atlas (300"), "{message}");
+    h.pump();
+    assert!(h.chat_requests.is_empty(), "nothing was sent");
+}

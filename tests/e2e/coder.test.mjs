@@ -122,6 +122,8 @@ async function coderRuntime({ enable = [], register = [], disable = [] } = {}) {
           return loop;
         },
         switched_off: () => "it ran",
+        // 300,000 characters: over what coderd takes in one tool-results body (256 KiB).
+        huge: () => "x".repeat(300_000),
         // Waits for the test's `window.release()`.
         hold: async () => {
           await window.held;
@@ -1069,4 +1071,37 @@ test("what Stop owes is sent when the thread or the runtime goes: forgetThread, 
   assert.equal((await finish()).status, "aborted");
   const freedCreate = await chatTitled("free during");
   assert.deepEqual(await after(freedCreate, "Never said."), { from: [[200, "running"]], said: false });
+});
+
+// ---- body caps (issue 36, point 2) -------------------------------------------------------------
+
+test("a batch over 256 KiB: the result that does not fit is answered as an error naming the limit, the other goes", async () => {
+  await setup({ match: "big batch", turns: [{ calls: [{ id: "big1", name: "huge" }, { id: "sm1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["huge", "overlap_a"] });
+  const result = await runWithin({ messages: [user("big batch please")] });
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  const r = await record(result.threadId);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.status), [204], "no 413");
+  const byId = Object.fromEntries(r.toolResultPosts[0].body.results.map((x) => [x.tool_call_id, x]));
+  assert.equal(byId.big1.is_error, true);
+  assert.match(byId.big1.output, /^TOOL ERROR: TOOL_RESULT_TOO_LARGE\n.*262144 bytes \(256 KiB\)/);
+  assert.deepEqual(byId.sm1, { tool_call_id: "sm1", output: { from: "a" }, is_error: false });
+});
+
+test("a create body over 256 KiB is refused before anything is sent, naming the tools' total and the biggest", async () => {
+  await coderRuntime();
+  const out = await inPage(async () => {
+    window.rt.registerTool({ name: "atlas", description: "d".repeat(300_000), parameters: { type: "object", properties: {} }, handler: () => 1 });
+    try {
+      const result = await window.rt.run({ messages: [{ id: "big-1", role: "user", content: "hello" }] });
+      return { status: result.status, code: result.error?.code };
+    } catch (error) {
+      return { code: error.code, field: error.field, message: error.message };
+    }
+  });
+  assert.equal(out.code, "run/bad-request", JSON.stringify(out));
+  assert.equal(out.field, "tools");
+  assert.match(out.message, /over Coder's 262144 \(256 KiB\): its \d+ tools take \d+ bytes; the biggest: atlas \(3000\d\d bytes\)/);
+  assert.deepEqual(await chats(), [], "nothing was created");
 });

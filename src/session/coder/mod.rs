@@ -39,7 +39,7 @@ use crate::coder::{CoderThread, Routes, Submission};
 use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
 use crate::lean::sorted::SortedMap;
-use crate::lean::text::concat;
+use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{Content, Message, Tool};
 use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::ToolOutcome;
@@ -193,6 +193,30 @@ impl Session {
         if state.turn.is_some() {
             return Err(SessionError::Busy { thread_id });
         }
+        // A chat's tools go in its create body, which coderd takes up to 256 KiB: over it, the
+        // run is refused here, before anything is shown or sent.
+        let declared: Vec<DynamicTool> = if new_chat {
+            let tools: Vec<DynamicTool> = declared.into_iter().map(dynamic_tool).collect();
+            let mut texts: Vec<&str> = Vec::new();
+            for message in &request.messages {
+                if let Message::User(user) = message {
+                    texts.extend(input_texts(&user.content));
+                }
+            }
+            let body = CreateChat {
+                organization_id: &coder.organization_id,
+                content: texts,
+                tools: &tools,
+                ..CreateChat::default()
+            }
+            .body();
+            if body.len() > MAX_BODY_BYTES {
+                return Err(SessionError::CreateTooLarge(too_large(body.len(), &tools)));
+            }
+            tools
+        } else {
+            Vec::new()
+        };
         let before = message_ids(state.thread.messages());
         let mut local = request.messages;
         local.retain(|m| !before.contains(m.id()));
@@ -212,11 +236,10 @@ impl Session {
         }
         let run_id = self.next_id("run");
         let (step, body) = if new_chat {
-            let tools: Vec<DynamicTool> = declared.into_iter().map(dynamic_tool).collect();
             let body = CreateChat {
                 organization_id: &coder.organization_id,
                 content: texts,
-                tools: &tools,
+                tools: &declared,
                 ..CreateChat::default()
             }
             .body();
@@ -317,6 +340,9 @@ impl Session {
     }
 }
 
+/// coderd's cap on a create or tool-results body (`httpapi.ReadLimit`): 256 KiB; over it, 413.
+pub(super) const MAX_BODY_BYTES: usize = 256 * 1024;
+
 /// Submissions of one turn that may fail twice each before the turn ends in error.
 pub(super) const MAX_RECONCILES: u8 = 2;
 
@@ -349,6 +375,35 @@ impl ChatRound {
 pub(super) fn routes(coder: &CoderConfig) -> Routes {
     let base = coder.base_url.strip_suffix('/').unwrap_or(&coder.base_url);
     Routes::new(&concat(&[base, "/chats"]))
+}
+
+/// Why a create body of `bytes` is refused: the tools' total and the three biggest.
+fn too_large(bytes: usize, tools: &[DynamicTool]) -> String {
+    let mut sizes: Vec<usize> = tools
+        .iter()
+        .map(|t| crate::protocol::wire::ToJson::to_json_string(t).len())
+        .collect();
+    let total: usize = sizes.iter().sum();
+    let mut message = concat(&[
+        "the new chat's create body would be ",
+        &decimal(bytes as i64),
+        " bytes, over Coder's 262144 (256 KiB): its ",
+        &decimal(tools.len() as i64),
+        " tools take ",
+        &decimal(total as i64),
+        " bytes; the biggest: ",
+    ]);
+    for n in 0..tools.len().min(3) {
+        let at = submit::biggest(&sizes);
+        if n > 0 {
+            message.push_str(", ");
+        }
+        message.push_str(&tools[at].name);
+        message.push_str(" (");
+        message.push_str(&decimal(std::mem::take(&mut sizes[at]) as i64));
+        message.push_str(" bytes)");
+    }
+    message
 }
 
 /// A frontend tool as a chat's dynamic tool.

@@ -10,8 +10,9 @@ use crate::session::Session;
 
 use crate::coder::submit::results_body;
 use crate::coder::{Submission, SubmitReply, SubmitStep};
+use crate::lean::text::{concat, decimal};
 use crate::protocol::thread::PendingCall;
-use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
+use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 
 impl Session {
     /// An `action_required` batch handed out these calls: each runs (or is answered at once, as
@@ -70,6 +71,7 @@ impl Session {
         // The server's pending set: the batch (each id once), less what the history answers
         // already. A call handed out to this page before and answered by no one since is not
         // run twice: its result is lost.
+        let mut too_large: Vec<ToolOutcome> = Vec::new();
         let lost = ToolOutcome::Failed(ToolFailure::interrupted(
             Interruption::RunEnded,
             "this call was handed out before and its result was lost",
@@ -86,7 +88,40 @@ impl Session {
         if results.is_empty() {
             return;
         }
-        let body = results_body(&results);
+        let mut body = results_body(&results);
+        if body.len() > super::MAX_BODY_BYTES {
+            // coderd takes at most 256 KiB per batch (413 over it): the biggest results are
+            // answered as errors that name the limit, until the rest fits.
+            // Each result's size; the biggest left is taken by a plain search (a sort's code
+            // costs kilobytes of wasm).
+            let mut sizes: Vec<usize> = results
+                .iter()
+                .map(|result| results_body(std::slice::from_ref(result)).len())
+                .collect();
+            let mut size = body.len();
+            let mut cut = Vec::new();
+            while size > super::MAX_BODY_BYTES {
+                let at = biggest(&sizes);
+                let bytes = std::mem::take(&mut sizes[at]);
+                if bytes == 0 {
+                    break;
+                }
+                size = size - bytes + 400;
+                cut.push(at);
+                too_large.push(ToolOutcome::Failed(ToolFailure::new(
+                    FailureCode::ToolResultTooLarge,
+                    concat(&[
+                        "the result is ",
+                        &decimal(bytes as i64),
+                        " bytes of JSON: a Coder chat takes at most 262144 bytes (256 KiB) of tool results per batch",
+                    ]),
+                )));
+            }
+            for (at, outcome) in cut.into_iter().zip(&too_large) {
+                results[at].1 = outcome;
+            }
+            body = results_body(&results);
+        }
         let submission = Submission::new(body.clone());
         let request_id = self.next_number();
         let run_id = self.next_id("run");
@@ -187,4 +222,15 @@ impl Session {
             }
         }
     }
+}
+
+/// The position of the biggest size (the first of equals; 0 when empty).
+pub(super) fn biggest(sizes: &[usize]) -> usize {
+    let mut at = 0;
+    for (n, size) in sizes.iter().enumerate() {
+        if *size > sizes[at] {
+            at = n;
+        }
+    }
+    at
 }
