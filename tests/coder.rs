@@ -873,3 +873,39 @@ fn a_batch_listing_one_id_twice_hands_it_out_once() {
     assert_eq!(calls(&updates).len(), 1);
     assert_eq!(chat.coder.batch().len(), 2, "the batch is kept as sent");
 }
+
+#[test]
+fn local_refs_are_resolved_into_the_schema_or_refused() {
+    use chat_runtime::coder::schema::resolve_refs;
+    let parse = |v: serde_json::Value| Value::parse(&v.to_string()).unwrap();
+    let read = |v: Value| serde_json::from_str::<serde_json::Value>(&v.to_json()).unwrap();
+    let place =
+        json!({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]});
+    let schema = json!({"type":"object","required":["where"],
+        "properties":{"where":{"$ref":"#/$defs/Place","description":"the place"},
+                      "also":{"type":"array","items":{"$ref":"#/definitions/Place"}}},
+        "$defs":{"Place":place},"definitions":{"Place":place}});
+    assert_eq!(
+        read(resolve_refs(parse(schema)).unwrap()),
+        json!({"type":"object","required":["where"],
+            "properties":{"where":{"description":"the place","type":"object","properties":{"city":{"type":"string"}},"required":["city"]},
+                          "also":{"type":"array","items":place}}})
+    );
+    // A top-level $ref: its target's properties are the schema's.
+    assert_eq!(
+        read(
+            resolve_refs(parse(
+                json!({"$ref":"#/$defs/Place","$defs":{"Place":place}})
+            ))
+            .unwrap()
+        ),
+        place
+    );
+    for bad in [
+        json!({"properties":{"a":{"$ref":"https://example.com/a.json"}}}),
+        json!({"properties":{"a":{"$ref":"#/$defs/Missing"}},"$defs":{}}),
+        json!({"properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"properties":{"b":{"$ref":"#/$defs/A"}}}}}),
+    ] {
+        assert!(resolve_refs(parse(bad.clone())).is_err(), "{bad}");
+    }
+}

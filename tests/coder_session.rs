@@ -1195,3 +1195,60 @@ fn a_create_body_over_256_kib_is_refused_naming_the_tools_total_and_the_biggest(
     h.pump();
     assert!(h.chat_requests.is_empty(), "nothing was sent");
 }
+
+// ---- schemas and names as coderd reads them (issue 36, point 3) --------------------------------
+
+#[test]
+fn a_builtin_name_or_an_unresolvable_ref_is_not_declared_and_a_diagnostic_says_why() {
+    let mut h = coder_host(None);
+    let mut more = declared();
+    more.push(Tool {
+        name: "read_file".to_owned(),
+        description: "the page's own".to_owned(),
+        parameters: None,
+        metadata: None,
+    });
+    more.push(Tool {
+        name: "refs".to_owned(),
+        description: "a dangling ref".to_owned(),
+        parameters: Some(
+            JsonValue::parse(r##"{"type":"object","properties":{"a":{"$ref":"#/$defs/Nope"}}}"##)
+                .unwrap(),
+        ),
+        metadata: None,
+    });
+    let request = RunRequest {
+        messages: vec![user("u-1", "hello")],
+        ..RunRequest::default()
+    };
+    h.session.start_chat(request, tools(), more).unwrap();
+    h.pump();
+    let create = last_request(&h);
+    let names: Vec<&str> = create.body["unsafe_dynamic_tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_weather", "paint"]);
+    let diagnostics: Vec<(String, Option<String>)> = h
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::Diagnostic { diagnostic } => {
+                Some((diagnostic.code.to_owned(), diagnostic.name.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        diagnostics,
+        [
+            (
+                "tool/shadows-builtin".to_owned(),
+                Some("read_file".to_owned())
+            ),
+            ("tool/coder-schema".to_owned(), Some("refs".to_owned())),
+        ]
+    );
+}

@@ -1105,3 +1105,39 @@ test("a create body over 256 KiB is refused before anything is sent, naming the 
   assert.match(out.message, /over Coder's 262144 \(256 KiB\): its \d+ tools take \d+ bytes; the biggest: atlas \(3000\d\d bytes\)/);
   assert.deepEqual(await chats(), [], "nothing was created");
 });
+
+// ---- schemas and names as coderd reads them (issue 36, point 3) --------------------------------
+
+test("a browser tool named like a chatd built-in is not declared (tool/shadows-builtin) unless toolNamePrefix renames it; $refs resolved", async () => {
+  await setup({ match: "builtin plain", turns: [{ text: "Hi." }] });
+  await setup({ match: "builtin prefixed", turns: [{ calls: [{ id: "rf1", name: "ui_read_file" }] }, { quote: true }] });
+  const out = await inPage(async (org) => {
+    const make = (prefix) => {
+      const diags = [];
+      const rt = new ChatRuntime({ backend: { type: "coder", baseUrl: "/api/v2", organizationId: org }, toolsUrl: null, storage: null, ...(prefix ? { toolNamePrefix: prefix } : {}) });
+      rt.subscribe((e) => e.type === "diagnostic" && diags.push({ code: e.diagnostic.code, name: e.diagnostic.name }));
+      rt.registerTool({ name: "read_file", description: "The page's reader.", parameters: { type: "object", properties: {} }, defaultEnabled: true, handler: () => "page" });
+      const place = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+      rt.registerTool({ name: "place", description: "Takes a place.", parameters: { type: "object", properties: { where: { $ref: "#/$defs/Place" } }, required: ["where"], $defs: { Place: place } }, defaultEnabled: true, handler: () => "ok" });
+      return { rt, diags };
+    };
+    const plain = make(null);
+    const r1 = await plain.rt.run({ messages: [{ id: "b-1", role: "user", content: "builtin plain" }] });
+    const prefixed = make("ui_");
+    const r2 = await prefixed.rt.run({ messages: [{ id: "b-2", role: "user", content: "builtin prefixed" }] });
+    const brief = (r, diags) => ({ threadId: r.threadId, status: r.status, last: r.messages.at(-1)?.content, diags: diags.filter((d) => d.code === "tool/shadows-builtin") });
+    return { plain: brief(r1, plain.diags), prefixed: brief(r2, prefixed.diags) };
+  }, ORG);
+  assert.equal(out.plain.status, "completed");
+  assert.deepEqual(out.plain.diags, [{ code: "tool/shadows-builtin", name: "read_file" }]);
+  const plain = await record(out.plain.threadId);
+  assert.deepEqual(plain.createRequest.unsafe_dynamic_tools.map((t) => t.name), ["place"], "read_file not declared");
+  // What the model sees (coderd keeps only the top-level properties): the $ref resolved.
+  assert.deepEqual(plain.modelTools.find((t) => t.name === "place").input_schema.properties.where, { type: "object", properties: { city: { type: "string" } }, required: ["city"] });
+
+  assert.equal(out.prefixed.status, "completed");
+  assert.deepEqual(out.prefixed.diags, [], "renamed by the prefix: no conflict");
+  const prefixed = await record(out.prefixed.threadId);
+  assert.deepEqual(prefixed.createRequest.unsafe_dynamic_tools.map((t) => t.name).sort(), ["ui_place", "ui_read_file"]);
+  assert.equal(out.prefixed.last, 'I got: ui_read_file(rf1) = "page".', "the page's read_file ran");
+});

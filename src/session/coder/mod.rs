@@ -195,8 +195,9 @@ impl Session {
         }
         // A chat's tools go in its create body, which coderd takes up to 256 KiB: over it, the
         // run is refused here, before anything is shown or sent.
+        let mut refused: Vec<(&'static str, String, String)> = Vec::new();
         let declared: Vec<DynamicTool> = if new_chat {
-            let tools: Vec<DynamicTool> = declared.into_iter().map(dynamic_tool).collect();
+            let tools = coder_tools(declared, &mut refused);
             let mut texts: Vec<&str> = Vec::new();
             for message in &request.messages {
                 if let Message::User(user) = message {
@@ -233,6 +234,17 @@ impl Session {
             if let Message::User(user) = message {
                 texts.extend(input_texts(&user.content));
             }
+        }
+        for (code, name, message) in refused {
+            self.actions
+                .push_back(Action::Emit(RuntimeEvent::Diagnostic {
+                    diagnostic: crate::tools::Diagnostic {
+                        index: None,
+                        name: Some(name),
+                        code,
+                        message,
+                    },
+                }));
         }
         let run_id = self.next_id("run");
         let (step, body) = if new_chat {
@@ -375,6 +387,46 @@ impl ChatRound {
 pub(super) fn routes(coder: &CoderConfig) -> Routes {
     let base = coder.base_url.strip_suffix('/').unwrap_or(&coder.base_url);
     Routes::new(&concat(&[base, "/chats"]))
+}
+
+/// The tools a new chat declares: a name chatd has a built-in of is left out (the server would
+/// run its own), and so is a schema whose `$ref`s cannot be resolved; each one left out is in
+/// `refused`, `(name, why)`.
+fn coder_tools(
+    declared: Vec<Tool>,
+    refused: &mut Vec<(&'static str, String, String)>,
+) -> Vec<DynamicTool> {
+    let mut tools = Vec::new();
+    for mut tool in declared {
+        if crate::coder::schema::BUILTINS.contains(&tool.name.as_str()) {
+            let why = concat(&[
+                "the tool ",
+                &tool.name,
+                " is not declared to the Coder chat: chatd has a built-in ",
+                &tool.name,
+                ", which the server runs instead; give the page's tools a toolNamePrefix",
+            ]);
+            refused.push(("tool/shadows-builtin", tool.name, why));
+            continue;
+        }
+        if let Some(schema) = tool.parameters.take() {
+            match crate::coder::schema::resolve_refs(schema) {
+                Ok(schema) => tool.parameters = Some(schema),
+                Err(why) => {
+                    let why = concat(&[
+                        "the tool ",
+                        &tool.name,
+                        " is not declared to the Coder chat: ",
+                        why,
+                    ]);
+                    refused.push(("tool/coder-schema", tool.name, why));
+                    continue;
+                }
+            }
+        }
+        tools.push(dynamic_tool(tool));
+    }
+    tools
 }
 
 /// Why a create body of `bytes` is refused: the tools' total and the three biggest.
