@@ -30,6 +30,7 @@ fn coder_host(token: Option<&str>) -> Harness {
             organization_id: "org-1".to_owned(),
             session_token: token.map(str::to_owned),
             max_reconnects: Some(3),
+            create: String::new(),
         }),
         ..SessionConfig::default()
     })
@@ -845,8 +846,8 @@ fn a_refused_message_post_clears_the_turn_for_the_next_one() {
     frame(&mut h, CHAT, json!([status("waiting")]));
     reply(
         &mut h,
-        409,
-        json!({"message":"Chat is in an invalid state."}),
+        400,
+        json!({"message":"Cannot send messages to an archived chat."}),
     );
     assert_eq!(h.result().status, RunStatus::Error);
     posted_turn(&mut h, "next");
@@ -1018,6 +1019,7 @@ fn the_stream_is_resumed_without_end_by_default_one_second_doubling_to_ten_jitte
             organization_id: "org-1".to_owned(),
             session_token: None,
             max_reconnects: None,
+            create: String::new(),
         }),
         ..SessionConfig::default()
     });
@@ -1250,5 +1252,54 @@ fn a_builtin_name_or_an_unresolvable_ref_is_not_declared_and_a_diagnostic_says_w
             ),
             ("tool/coder-schema".to_owned(), Some("refs".to_owned())),
         ]
+    );
+}
+
+// ---- the SDK's surface (issue 36, point 8) -----------------------------------------------------
+
+#[test]
+fn a_409_invalid_state_is_recovered_through_reconcile_invalid_once_and_the_message_posted_again() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    start(&mut h, CHAT, "again", Pending::Settle);
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    let invalid = json!({"message":"Chat is in an invalid state."});
+    reply(&mut h, 409, invalid.clone());
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/reconcile-invalid")
+    );
+    reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
+    let post = last_request(&h);
+    assert_eq!(post.url, format!("/api/v2/chats/{CHAT}/messages"));
+    assert_eq!(
+        post.body,
+        json!({"content":[{"type":"text","text":"again"}]})
+    );
+    assert_eq!(h.results.len(), 1, "the turn goes on");
+    // Invalid again in the same turn: not recovered twice, the turn ends with it.
+    reply(&mut h, 409, invalid);
+    assert_eq!(h.result().status, RunStatus::Error);
+    assert_eq!(h.result().error.as_ref().unwrap().status, Some(409));
+}
+
+#[test]
+fn a_message_with_a_busy_behavior_is_posted_at_once_whatever_the_chats_status() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    let request = RunRequest {
+        thread_id: CHAT.to_owned(),
+        messages: vec![user("u-now", "now")],
+        busy_behavior: Some(chat_runtime::coder::wire::BusyBehavior::Interrupt),
+        ..RunRequest::default()
+    };
+    h.session.start_chat(request, tools(), declared()).unwrap();
+    h.pump();
+    frame(&mut h, CHAT, json!([status("running")]));
+    let post = last_request(&h);
+    assert_eq!(post.url, format!("/api/v2/chats/{CHAT}/messages"));
+    assert_eq!(
+        post.body,
+        json!({"content":[{"type":"text","text":"now"}],"busy_behavior":"interrupt"})
     );
 }

@@ -760,6 +760,12 @@ impl Routes {
         self.chat(chat_id, "stream")
     }
 
+    /// `POST` here recovers a chat coderd found in an invalid state (its 409 "Chat is in an
+    /// invalid state."): the pending calls are closed and the chat waits.
+    pub fn reconcile_invalid(&self, chat_id: &str) -> String {
+        self.chat(chat_id, "reconcile-invalid")
+    }
+
     /// `POST` here sends a user message.
     pub fn messages(&self, chat_id: &str) -> String {
         self.chat(chat_id, "messages")

@@ -1141,3 +1141,57 @@ test("a browser tool named like a chatd built-in is not declared (tool/shadows-b
   assert.deepEqual(prefixed.createRequest.unsafe_dynamic_tools.map((t) => t.name).sort(), ["ui_place", "ui_read_file"]);
   assert.equal(out.prefixed.last, 'I got: ui_read_file(rf1) = "page".', "the page's read_file ran");
 });
+
+// ---- the SDK's surface (issue 36, point 8) -----------------------------------------------------
+
+test("409 invalid state: recovered through reconcile-invalid, the message posted again, the turn answered", async () => {
+  await setup({ match: "invalid state", turns: [{ text: "Hi." }, { text: "Recovered." }] });
+  await coderRuntime();
+  const first = await run({ messages: [user("invalid state test")] });
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  await setup({ chatId: first.threadId, invalidState: true });
+  const next = await runWithin({ threadId: first.threadId, messages: [user("after the invalid state")] });
+  assert.ok(next, "the run settled");
+  assert.equal(next.status, "completed", JSON.stringify(next.error));
+  assert.equal(next.messages.at(-1).content, "Recovered.");
+  const r = await record(first.threadId);
+  assert.deepEqual(r.messagePosts.map((p) => p.status), [409, 200]);
+});
+
+test("creation options reach the create body; a message's busyBehavior interrupts a busy chat", async () => {
+  const uuid = "1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d";
+  await setup({ match: "options test", turns: [{ text: "Hi." }, { delayMs: 4000, text: "Slow answer." }, { text: "Interrupted for you." }] });
+  const out = await inPage(
+    async ({ org, uuid }) => {
+      const backend = { type: "coder", baseUrl: "/api/v2", organizationId: org };
+      const rt = new ChatRuntime({
+        backend: { ...backend, modelConfigId: uuid, systemPrompt: "Be brief.", workspaceId: uuid, labels: { team: "a" }, mcpServerIds: [uuid], reasoningEffort: "high", planMode: "plan" },
+        toolsUrl: null,
+        storage: null,
+      });
+      const first = await rt.run({ messages: [{ id: "o-1", role: "user", content: "options test" }] });
+      // The chat is busy with a slow answer; another page's message interrupts it.
+      const slow = rt.run({ threadId: first.threadId, messages: [{ id: "o-2", role: "user", content: "take your time" }] });
+      await new Promise((done) => setTimeout(done, 800));
+      const other = new ChatRuntime({ backend, toolsUrl: null, storage: null });
+      const now = await other.run({ threadId: first.threadId, busyBehavior: "interrupt", messages: [{ id: "o-3", role: "user", content: "now, please" }] });
+      await slow;
+      let refused;
+      try {
+        await other.run({ threadId: first.threadId, busyBehavior: "later", messages: [{ id: "o-4", role: "user", content: "x" }] });
+      } catch (error) {
+        refused = `${error.code} ${error.field}`;
+      }
+      return { chatId: first.threadId, status: now.status, last: now.messages.at(-1)?.content, refused };
+    },
+    { org: ORG, uuid },
+  );
+  const r = await record(out.chatId);
+  const { organization_id, content, ...options } = r.createRequest;
+  assert.deepEqual(options, { model_config_id: uuid, system_prompt: "Be brief.", workspace_id: uuid, labels: { team: "a" }, mcp_server_ids: [uuid], reasoning_effort: "high", plan_mode: "plan" });
+  assert.equal(out.status, "completed");
+  assert.equal(out.last, "Interrupted for you.");
+  assert.equal(r.messagePosts.at(-1).body.busy_behavior, "interrupt");
+  assert.ok(!r.messages.some((m) => m.content.some((p) => p.text === "Slow answer.")), "the slow answer was interrupted");
+  assert.equal(out.refused, "run/bad-request busyBehavior");
+});

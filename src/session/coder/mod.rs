@@ -76,6 +76,9 @@ enum Request {
     Interrupt,
     /// The second interrupt of a Stop.
     InterruptAgain,
+    /// `POST .../reconcile-invalid` after a 409 "Chat is in an invalid state." (of a message
+    /// POST, then posted again; or of a tool-results POST).
+    Reconcile,
     /// `GET .../{chat}/stream` without an upgrade, after a socket ended before its first frame:
     /// coderd's status and message say why it was refused.
     Probe,
@@ -89,6 +92,8 @@ pub(super) struct ChatRound {
     step: Step,
     /// What the turn does with calls a chat found in `requires_action` owes (before its message).
     pending: Pending,
+    /// The message has a `busy_behavior`: it is posted whatever the chat's status.
+    busy: bool,
     /// The calls of the batch being answered that this turn dispatched, in call order, and
     /// their outcomes once known (what AG-UI's answering phase holds).
     pub(super) answers: Vec<(PendingCall, Option<ToolOutcome>)>,
@@ -105,6 +110,10 @@ pub(super) struct ChatRound {
     /// The turn's own messages (the user's), shown after the committed history until it holds
     /// the message posted: a history replaced meanwhile would otherwise hide them.
     local: Vec<Message>,
+    /// The message body posted (kept to post it once more after a `reconcile-invalid`), and
+    /// whether the turn recovered the chat once already.
+    posted: Option<String>,
+    recovered: bool,
     /// The last committed message id when the message was posted: a user message after it is
     /// the one posted.
     posted_after: Option<i64>,
@@ -211,6 +220,7 @@ impl Session {
                 ..CreateChat::default()
             }
             .body();
+            let body = with_create_options(body, &coder.create);
             if body.len() > MAX_BODY_BYTES {
                 return Err(SessionError::CreateTooLarge(too_large(body.len(), &tools)));
             }
@@ -255,10 +265,11 @@ impl Session {
                 ..CreateChat::default()
             }
             .body();
+            let body = with_create_options(body, &coder.create);
             (Step::Creating, body)
         } else {
             (
-                Step::Waiting(post_message_body(&texts, None, None)),
+                Step::Waiting(post_message_body(&texts, request.busy_behavior, None)),
                 String::new(),
             )
         };
@@ -276,11 +287,14 @@ impl Session {
             backend: Round::Coder(Box::new(ChatRound {
                 step,
                 pending: request.pending,
+                busy: request.busy_behavior.is_some(),
                 answers: Vec::new(),
                 outcomes: Vec::new(),
                 submission: None,
                 reconnects: 0,
                 reconciles: 0,
+                posted: None,
+                recovered: false,
                 local,
                 posted_after: None,
             })),
@@ -363,6 +377,7 @@ static NO_CODER: CoderConfig = CoderConfig {
     organization_id: String::new(),
     session_token: None,
     max_reconnects: None,
+    create: String::new(),
 };
 
 impl Turn {
@@ -427,6 +442,16 @@ fn coder_tools(
         tools.push(dynamic_tool(tool));
     }
     tools
+}
+
+/// A create body with the backend's `CreateChatRequest` options (`,"member":…` text) added.
+fn with_create_options(mut body: String, create: &str) -> String {
+    if !create.is_empty() && body.ends_with('}') {
+        body.pop();
+        body.push_str(create);
+        body.push('}');
+    }
+    body
 }
 
 /// Why a create body of `bytes` is refused: the tools' total and the three biggest.

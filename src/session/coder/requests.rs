@@ -50,6 +50,9 @@ impl Session {
                 if ok {
                     return;
                 }
+                if kind == Request::Message && self.recover_invalid(thread_id, &reply) {
+                    return;
+                }
                 let what = if kind == Request::Create {
                     "creating the chat"
                 } else {
@@ -81,12 +84,49 @@ impl Session {
                 }
                 _ => {}
             },
+            Request::Reconcile => {
+                let posted = self
+                    .turn_mut(thread_id)
+                    .and_then(Turn::chat_mut)
+                    .and_then(|round| round.posted.clone());
+                match (ok, posted) {
+                    (true, Some(body)) => {
+                        let url = routes(self.coder_config()).messages(thread_id);
+                        self.chat_request(thread_id, Request::Message, url, Some(body));
+                    }
+                    // A batch's chat recovered: the stream shows how the turn goes on.
+                    (true, None) => {}
+                    (false, _) => {
+                        self.fail_request(thread_id, "reconciling the chat's invalid state", reply)
+                    }
+                }
+            }
             Request::Status => {
                 let status = ok.then(|| read_chat(body)).flatten();
                 self.status_read(thread_id, status.map(|(_, s)| s), body);
             }
             Request::CreateStopped | Request::InterruptAgain => {}
         }
+    }
+
+    /// A 409 "Chat is in an invalid state.": coderd's recovery route is called, once per
+    /// turn (then the message goes again). Whether it was.
+    pub(super) fn recover_invalid(&mut self, thread_id: &str, reply: &SubmitReply) -> bool {
+        let SubmitReply::Http(409, body) = reply else {
+            return false;
+        };
+        if ApiError::from_response(409, body).message != "Chat is in an invalid state." {
+            return false;
+        }
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            return false;
+        };
+        if std::mem::replace(&mut round.recovered, true) {
+            return false;
+        }
+        let url = routes(self.coder_config()).reconcile_invalid(thread_id);
+        self.chat_request(thread_id, Request::Reconcile, url, None);
+        true
     }
 
     /// The turn's answer was committed with no `status` beside it: the chat's status is read,

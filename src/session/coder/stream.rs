@@ -179,7 +179,7 @@ impl Session {
                     .turn
                     .as_mut()
                     .and_then(Turn::chat_mut)
-                    .filter(|round| idle && round.submission.is_none())
+                    .filter(|round| (idle || round.busy) && round.submission.is_none())
                     .filter(|round| matches!(round.step, Step::Waiting(_)))
                     .and_then(|round| {
                         round.posted_after =
@@ -193,6 +193,9 @@ impl Session {
                 if let Some(body) = waiting {
                     if let Some(chat) = state.chat.as_mut() {
                         chat.coder.begin_turn();
+                    }
+                    if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+                        round.posted = Some(body.clone());
                     }
                     let url = routes(self.coder_config()).messages(thread_id);
                     self.chat_request(thread_id, Request::Message, url, Some(body));

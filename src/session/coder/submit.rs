@@ -169,12 +169,26 @@ impl Session {
             // The turn is over (stopped): whatever the answer, nothing more is sent.
             return;
         };
-        let Some((id, submission)) = round.submission.as_mut() else {
+        let Some((id, _)) = round.submission.as_mut() else {
             return;
         };
         if *id != request_id {
             return;
         }
+        if self.recover_invalid(thread_id, &reply) {
+            // Its pending calls are closed by the recovery: nothing is owed any more.
+            if let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) {
+                round.submission = None;
+                round.outcomes.clear();
+            }
+            return;
+        }
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            return;
+        };
+        let Some((_, submission)) = round.submission.as_mut() else {
+            return;
+        };
         match submission.handle_reply(reply) {
             // Taken, or answered first by someone else (the server's deadline, another tab, an
             // interrupt): the stream tells how the turn goes on.
