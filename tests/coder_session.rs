@@ -1303,3 +1303,20 @@ fn a_message_with_a_busy_behavior_is_posted_at_once_whatever_the_chats_status() 
         json!({"content":[{"type":"text","text":"now"}],"busy_behavior":"interrupt"})
     );
 }
+
+#[test]
+fn an_event_of_another_chat_is_dropped() {
+    let mut h = coder_host(None);
+    created_chat(&mut h);
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            {"type":"message","chat_id":"c0de0000-0000-4000-8000-000000000099",
+             "message":{"id":7,"role":"assistant","content":text("not yours")}},
+            {"type":"message","chat_id":CHAT,"message":{"id":1,"role":"user","content":text("hello")}},
+        ]),
+    );
+    let ids: Vec<&str> = h.session.messages(CHAT).iter().map(|m| m.id()).collect();
+    assert_eq!(ids, ["1"]);
+}

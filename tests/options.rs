@@ -207,7 +207,10 @@ fn an_empty_run_request_is_a_turn_with_nothing_new() {
     assert_eq!(input.pending, Pending::Settle);
     assert!(!input.new_chat);
     // The Coder build also reads `busyBehavior`.
-    assert_eq!(RUN_REQUEST_KEYS.len(), 7 + usize::from(cfg!(feature = "coder")));
+    assert_eq!(
+        RUN_REQUEST_KEYS.len(),
+        7 + usize::from(cfg!(feature = "coder"))
+    );
 }
 
 #[test]

@@ -11,7 +11,8 @@ use crate::session::turn::backoff;
 use crate::session::turn::Turn;
 use crate::session::Session;
 
-use crate::coder::{decode_frame, ChatStatus, TurnEnd, Update};
+use crate::coder::wire::decode_chat_frame;
+use crate::coder::{ChatStatus, TurnEnd, Update};
 use crate::lean::text::{concat, decimal};
 use crate::protocol::event::Message;
 
@@ -28,7 +29,7 @@ impl Session {
         state.active = true;
         chat.framed = true;
         let before = (chat.coder.last_message_id(), chat.coder.status().cloned());
-        let frame = match decode_frame(text) {
+        let frame = match decode_chat_frame(text, Some(thread_id)) {
             Ok(frame) => frame,
             Err(error) => {
                 self.chat_diagnostic(
