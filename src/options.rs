@@ -418,6 +418,40 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
         }
         let session_token = text("sessionToken", "backend.sessionToken", false)?;
         auth.csrf_token = text("csrfToken", "backend.csrfToken", false)?;
+        // `CreateChatRequest`'s options, written once as the create body's extra members.
+        let mut create = String::new();
+        for (key, field, wire, uuid) in [
+            (
+                "modelConfigId",
+                "backend.modelConfigId",
+                "model_config_id",
+                true,
+            ),
+            ("workspaceId", "backend.workspaceId", "workspace_id", true),
+            (
+                "systemPrompt",
+                "backend.systemPrompt",
+                "system_prompt",
+                false,
+            ),
+            (
+                "reasoningEffort",
+                "backend.reasoningEffort",
+                "reasoning_effort",
+                false,
+            ),
+            ("planMode", "backend.planMode", "plan_mode", false),
+        ] {
+            if let Some(value) = text(key, field, false)? {
+                if uuid && !is_uuid(&value) {
+                    return Err(OptionsError::invalid(
+                        field,
+                        format!("`{field}` must be a UUID, not {}", quoted(&value)),
+                    ));
+                }
+                create_member(&mut create, wire, &Value::String(value));
+            }
+        }
         auth.allow_cross_origin_token = match members.remove("allowCrossOriginToken") {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => b,
@@ -428,10 +462,49 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
                 ))
             }
         };
+        let max_reconnects = match members.remove("maxReconnects") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_u64().is_some_and(|n| n <= u64::from(u32::MAX)) => {
+                n.as_u64().map(|n| n as u32)
+            }
+            Some(_) => {
+                return Err(OptionsError::invalid(
+                    "backend.maxReconnects",
+                    "`backend.maxReconnects` must be a whole number of reconnects, or null",
+                ))
+            }
+        };
+        for (key, field, wire) in [
+            ("labels", "backend.labels", "labels"),
+            ("mcpServerIds", "backend.mcpServerIds", "mcp_server_ids"),
+        ] {
+            let ok = match members.remove(key) {
+                None | Some(Value::Null) => continue,
+                Some(Value::Object(map)) if wire == "labels" => {
+                    let ok = map.values().all(Value::is_string);
+                    create_member(&mut create, wire, &Value::Object(map));
+                    ok
+                }
+                Some(Value::Array(ids)) if wire == "mcp_server_ids" => {
+                    let ok = ids.iter().all(|id| id.as_str().is_some_and(is_uuid));
+                    create_member(&mut create, wire, &Value::Array(ids));
+                    ok
+                }
+                Some(_) => false,
+            };
+            if !ok {
+                return Err(OptionsError::invalid(
+                    field,
+                    format!("`{field}` must be an object of strings (labels) or an array of UUIDs (mcpServerIds)"),
+                ));
+            }
+        }
         Some(CoderConfig {
             base_url,
             organization_id,
             session_token,
+            max_reconnects,
+            create,
         })
     } else {
         None
@@ -445,7 +518,17 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
     Ok((config, auth))
 }
 
+/// Appends `,"wire":value` to a create body's extra members.
+#[cfg(feature = "coder")]
+fn create_member(create: &mut String, wire: &str, value: &Value) {
+    create.push(',');
+    crate::json::write_str(create, wire);
+    create.push(':');
+    create.push_str(&value.to_json());
+}
+
 /// A run's members that are data (the thread id and the signal stay at the boundary).
+#[cfg(not(feature = "coder"))]
 pub const RUN_REQUEST_KEYS: &[&str] = &[
     "messages",
     "context",
@@ -454,6 +537,18 @@ pub const RUN_REQUEST_KEYS: &[&str] = &[
     "forwardedProps",
     "pending",
     "newChat",
+];
+/// A run's members that are data; the Coder build also reads `busyBehavior`.
+#[cfg(feature = "coder")]
+pub const RUN_REQUEST_KEYS: &[&str] = &[
+    "messages",
+    "context",
+    "resume",
+    "state",
+    "forwardedProps",
+    "pending",
+    "newChat",
+    "busyBehavior",
 ];
 
 /// What a run's data members make.
@@ -473,6 +568,9 @@ pub struct RunInput {
     pub pending: Pending,
     /// `newChat` (Coder: `threadId` names the chat to create until it has its id).
     pub new_chat: bool,
+    /// `busyBehavior` (Coder: `"queue"` or `"interrupt"`).
+    #[cfg(feature = "coder")]
+    pub busy_behavior: Option<crate::coder::wire::BusyBehavior>,
 }
 
 impl RunInput {
@@ -505,6 +603,24 @@ impl RunInput {
             "run/bad-request",
         )?
         .unwrap_or(false);
+        #[cfg(feature = "coder")]
+        let busy_behavior = match string(
+            request.remove("busyBehavior").filter(|v| !v.is_null()),
+            "busyBehavior",
+            "run/bad-request",
+        )?
+        .as_deref()
+        {
+            None => None,
+            Some("queue") => Some(crate::coder::wire::BusyBehavior::Queue),
+            Some("interrupt") => Some(crate::coder::wire::BusyBehavior::Interrupt),
+            Some(_) => {
+                return Err(OptionsError::bad_request(
+                    "busyBehavior",
+                    "`busyBehavior` must be \"queue\" or \"interrupt\"",
+                ))
+            }
+        };
         Ok(Self {
             messages,
             context,
@@ -513,6 +629,8 @@ impl RunInput {
             forwarded_props,
             pending,
             new_chat,
+            #[cfg(feature = "coder")]
+            busy_behavior,
         })
     }
 
@@ -529,6 +647,8 @@ impl RunInput {
             now_ms,
             pending: self.pending,
             new_chat: self.new_chat,
+            #[cfg(feature = "coder")]
+            busy_behavior: self.busy_behavior,
         }
     }
 }

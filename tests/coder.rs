@@ -355,8 +355,13 @@ fn the_deltas_keep_the_agui_ordering_rules() {
     let mut events = vec![run(
         json!({ "type": "RUN_STARTED", "threadId": "t", "runId": "r" }),
     )];
-    // The last turn ends while its answer streams: the end closes what is open.
-    let waiting = "[{\"type\":\"status\",\"status\":{\"status\":\"waiting\"}}]";
+    // The last turn ends while its answer streams: the end closes what is open. (A turn ends
+    // only once its posted message is committed: a `waiting` before it is stale.)
+    let waiting = concat!(
+        "[{\"type\":\"message\",\"message\":{\"id\":99,\"role\":\"user\",",
+        "\"content\":[{\"type\":\"text\",\"text\":\"next\"}]}},",
+        "{\"type\":\"status\",\"status\":{\"status\":\"waiting\"}}]"
+    );
     for fixture in [TURN, RESUME, PREVIEW_RESET, waiting] {
         if fixture == PREVIEW_RESET {
             chat.coder.begin_turn();
@@ -834,4 +839,73 @@ fn a_reconcile_reads_the_results_from_history() {
         .iter()
         .all(|id| chat.coder.is_answered(id)));
     let _: &[Message] = chat.coder.messages();
+}
+
+#[test]
+fn a_late_part_of_an_abandoned_attempt_is_dropped_not_streamed() {
+    let mut chat = Chat::new();
+    let part = |attempt: i64, seq: i64, text: &str| {
+        json!([{"type":"message_part","message_part":{"part":{"type":"text","text":text},
+            "history_version":1,"generation_attempt":attempt,"seq":seq}}])
+        .to_string()
+    };
+    chat.frame(&part(1, 1, "Old "));
+    chat.frame(r#"[{"type":"preview_reset"}]"#);
+    chat.frame(&part(2, 1, "New "));
+    let late = chat.frame(&part(1, 2, "stale"));
+    assert!(
+        late.is_empty(),
+        "the abandoned attempt's part changes nothing: {late:?}"
+    );
+    chat.frame(&part(2, 2, "answer."));
+    assert_eq!(
+        chat.messages(),
+        json!([{ "role": "assistant", "id": "coder-1-2", "content": "New answer." }])
+    );
+}
+
+#[test]
+fn a_batch_listing_one_id_twice_hands_it_out_once() {
+    let mut chat = Chat::new();
+    let call = json!({"tool_call_id":"toolu_1","tool_name":"get_weather","args":"{}"});
+    let batch = json!([{"type":"action_required","action_required":{"tool_calls":[call, call]}}]);
+    let updates = chat.frame(&batch.to_string());
+    assert_eq!(calls(&updates).len(), 1);
+    assert_eq!(chat.coder.batch().len(), 2, "the batch is kept as sent");
+}
+
+#[test]
+fn local_refs_are_resolved_into_the_schema_or_refused() {
+    use chat_runtime::coder::schema::resolve_refs;
+    let parse = |v: serde_json::Value| Value::parse(&v.to_string()).unwrap();
+    let read = |v: Value| serde_json::from_str::<serde_json::Value>(&v.to_json()).unwrap();
+    let place =
+        json!({"type":"object","properties":{"city":{"type":"string"}},"required":["city"]});
+    let schema = json!({"type":"object","required":["where"],
+        "properties":{"where":{"$ref":"#/$defs/Place","description":"the place"},
+                      "also":{"type":"array","items":{"$ref":"#/definitions/Place"}}},
+        "$defs":{"Place":place},"definitions":{"Place":place}});
+    assert_eq!(
+        read(resolve_refs(parse(schema)).unwrap()),
+        json!({"type":"object","required":["where"],
+            "properties":{"where":{"description":"the place","type":"object","properties":{"city":{"type":"string"}},"required":["city"]},
+                          "also":{"type":"array","items":place}}})
+    );
+    // A top-level $ref: its target's properties are the schema's.
+    assert_eq!(
+        read(
+            resolve_refs(parse(
+                json!({"$ref":"#/$defs/Place","$defs":{"Place":place}})
+            ))
+            .unwrap()
+        ),
+        place
+    );
+    for bad in [
+        json!({"properties":{"a":{"$ref":"https://example.com/a.json"}}}),
+        json!({"properties":{"a":{"$ref":"#/$defs/Missing"}},"$defs":{}}),
+        json!({"properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"properties":{"b":{"$ref":"#/$defs/A"}}}}}),
+    ] {
+        assert!(resolve_refs(parse(bad.clone())).is_err(), "{bad}");
+    }
 }

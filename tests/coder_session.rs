@@ -29,6 +29,8 @@ fn coder_host(token: Option<&str>) -> Harness {
             base_url: "/api/v2".to_owned(),
             organization_id: "org-1".to_owned(),
             session_token: token.map(str::to_owned),
+            max_reconnects: Some(3),
+            create: String::new(),
         }),
         ..SessionConfig::default()
     })
@@ -778,4 +780,543 @@ fn a_message_a_chat_cannot_take_is_refused_not_dropped() {
         refused(&mut h, request),
         "messages[1]: a Coder chat takes text parts only"
     );
+}
+
+// ---- turns end exactly once (issue 36, point 7) ------------------------------------------------
+
+/// A chat whose first turn completed: "hello" (1) answered "Hi." (2), the chat `waiting`.
+fn idle_chat(h: &mut Harness) {
+    created_chat(h);
+    frame(
+        h,
+        CHAT,
+        json!([
+            message(1, "user", text("hello")),
+            message(2, "assistant", text("Hi.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+/// A turn on the idle chat: its snapshot (`waiting`) lets the message go, and it is taken.
+fn posted_turn(h: &mut Harness, said: &str) {
+    start(h, CHAT, said, Pending::Settle);
+    frame(h, CHAT, json!([status("waiting")]));
+    assert_eq!(
+        last_request(h).url,
+        format!("/api/v2/chats/{CHAT}/messages")
+    );
+    reply(h, 200, json!({"queued":false}));
+}
+
+#[test]
+fn after_stop_the_next_turn_is_not_ended_by_its_first_snapshot() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    start(&mut h, CHAT, "again", Pending::Settle);
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    assert_eq!(
+        h.results.len(),
+        1,
+        "the snapshot posts the message and ends nothing"
+    );
+    reply(&mut h, 200, json!({"queued":false}));
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(5, "user", text("again")),
+            message(6, "assistant", text("Again.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 2);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn a_refused_message_post_clears_the_turn_for_the_next_one() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    start(&mut h, CHAT, "refused", Pending::Settle);
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    reply(
+        &mut h,
+        400,
+        json!({"message":"Cannot send messages to an archived chat."}),
+    );
+    assert_eq!(h.result().status, RunStatus::Error);
+    posted_turn(&mut h, "next");
+    assert_eq!(h.results.len(), 2, "the next turn waits for its answer");
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(3, "user", text("next")),
+            message(4, "assistant", text("Next.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 3);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn a_stale_waiting_after_the_message_post_ends_nothing() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    posted_turn(&mut h, "again");
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    assert_eq!(h.results.len(), 1, "the history lacks the posted message");
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(3, "user", text("again")),
+            status("running"),
+            message(4, "assistant", text("Again.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 2);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+#[test]
+fn a_turn_without_a_status_event_ends_from_its_answer_and_the_chats_status_read_once() {
+    let mut h = coder_host(None);
+    created_chat(&mut h);
+    frame(&mut h, CHAT, json!([message(1, "user", text("hello"))]));
+    assert_eq!(h.chat_requests.len(), 1, "no answer yet: nothing is read");
+    frame(&mut h, CHAT, json!([message(2, "assistant", text("Hi."))]));
+    let read = last_request(&h);
+    assert_eq!(read.method, "GET");
+    assert_eq!(read.url, format!("/api/v2/chats/{CHAT}"));
+    assert!(h.results.is_empty());
+    reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
+    assert_eq!(h.result().status, RunStatus::Completed);
+    assert_eq!(h.chat_requests.len(), 2, "read once");
+
+    // An error the read finds ends the turn with the chat's last error.
+    posted_turn(&mut h, "again");
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(3, "user", text("again")),
+            message(4, "assistant", text("Partial."))
+        ]),
+    );
+    assert_eq!(last_request(&h).method, "GET");
+    reply(
+        &mut h,
+        200,
+        json!({"id":CHAT,"status":"error","last_error":"the model is gone"}),
+    );
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    let error = result.error.as_ref().unwrap();
+    assert_eq!(error.code, "coder/error");
+    assert_eq!(error.message, "the model is gone");
+}
+
+#[test]
+fn a_refreshed_batch_of_answered_calls_resubmits_their_kept_answers_at_once() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    frame(
+        &mut h,
+        &chat,
+        json!([action_required(&[
+            ("toolu_1", "get_weather"),
+            ("toolu_9", "get_weather")
+        ])]),
+    );
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    h.answer(&chat, "toolu_9", ok(json!(9)));
+    assert_eq!(results_posts(&h).len(), 1);
+    reply(
+        &mut h,
+        400,
+        json!({"message":"Unexpected tool result.","detail":"No pending tool call with ID \"toolu_9\"."}),
+    );
+    frame(
+        &mut h,
+        &chat,
+        json!([
+            status("requires_action"),
+            action_required(&[("toolu_1", "get_weather")])
+        ]),
+    );
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 2, "the kept answer goes at once");
+    assert_eq!(
+        posts[1].body,
+        json!({"results":[{"tool_call_id":"toolu_1","output":1,"is_error":false}]})
+    );
+    assert_eq!(h.jobs.len(), 2, "nothing ran again");
+    assert!(h.results.is_empty());
+}
+
+#[test]
+fn a_batch_listing_one_call_twice_runs_it_once_and_submits_it_once() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(
+        &mut h,
+        &[("toolu_1", "get_weather"), ("toolu_1", "get_weather")],
+    );
+    assert_eq!(h.jobs.len(), 1, "one run of the call");
+    h.answer(&chat, "toolu_1", ok(json!(1)));
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    assert_eq!(
+        posts[0].body,
+        json!({"results":[{"tool_call_id":"toolu_1","output":1,"is_error":false}]})
+    );
+}
+
+#[test]
+fn a_results_post_failing_twice_is_reread_and_sent_again_within_a_bound() {
+    let mut h = coder_host(None);
+    let chat = answered_chat(&mut h);
+    for round in 1..=3 {
+        let streams = h.streams.len();
+        reply(&mut h, 500, json!({"message":"boom"}));
+        reply(&mut h, 500, json!({"message":"boom"}));
+        if round == 3 {
+            break;
+        }
+        assert_eq!(
+            h.streams.len(),
+            streams + 1,
+            "the chat's state is read again"
+        );
+        assert!(h.results.is_empty());
+        batch_again(&mut h, &chat);
+        assert_eq!(
+            results_posts(&h).len(),
+            round * 2 + 1,
+            "the kept answer goes again"
+        );
+    }
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    assert_eq!(result.error.as_ref().unwrap().code, "coder/http");
+    assert_eq!(h.jobs.len(), 1, "never run again");
+}
+
+// ---- reconnect like Coder's site (issue 36, point 4) -------------------------------------------
+
+#[test]
+fn the_stream_is_resumed_without_end_by_default_one_second_doubling_to_ten_jittered() {
+    let mut h = Harness::new(SessionConfig {
+        coder: Some(CoderConfig {
+            base_url: "/api/v2".to_owned(),
+            organization_id: "org-1".to_owned(),
+            session_token: None,
+            max_reconnects: None,
+            create: String::new(),
+        }),
+        ..SessionConfig::default()
+    });
+    created_chat(&mut h);
+    let mut waits = Vec::new();
+    for _ in 0..12 {
+        let at = h.now;
+        drop_stream(&mut h, CHAT);
+        waits.push(h.now - at);
+    }
+    assert!(h.results.is_empty(), "never given up");
+    assert_eq!(h.streams.len(), 13);
+    for (i, wait) in waits.iter().enumerate() {
+        let nominal = (1_000u64 << i).min(10_000);
+        assert!(
+            *wait >= nominal * 7 / 10 && *wait <= nominal * 13 / 10,
+            "wait {i}: {wait} ms, nominal {nominal}: {waits:?}"
+        );
+    }
+    assert!(
+        waits[5..].iter().any(|w| *w != waits[5]),
+        "jittered: {waits:?}"
+    );
+    // Progress (a committed message) starts the count again.
+    frame(
+        &mut h,
+        CHAT,
+        json!([message(1, "user", text("hello")), status("running")]),
+    );
+    let at = h.now;
+    drop_stream(&mut h, CHAT);
+    assert!(h.now - at <= 1_300, "back to about 1 s");
+}
+
+#[test]
+fn a_stream_that_closes_after_every_snapshot_backs_off_and_meets_the_bound() {
+    let mut h = coder_host(None);
+    created_chat(&mut h);
+    let snapshot = json!([message(1, "user", text("hello")), status("running")]);
+    frame(&mut h, CHAT, snapshot.clone());
+    let mut waits = Vec::new();
+    for _ in 0..4 {
+        let at = h.now;
+        drop_stream(&mut h, CHAT);
+        waits.push(h.now - at);
+        if h.results.is_empty() {
+            frame(&mut h, CHAT, snapshot.clone());
+        }
+    }
+    assert!(waits[2] > waits[0], "the waits grow: {waits:?}");
+    let error = h.result().error.clone().unwrap();
+    assert_eq!(error.code, "coder/stream");
+}
+
+// ---- why the stream failed (issue 36, point 5) -------------------------------------------------
+
+#[test]
+fn a_stream_refused_before_its_first_frame_is_asked_why_once_and_the_refusal_ends_the_turn() {
+    for status in [401u16, 403, 404, 503, 400] {
+        let mut h = coder_host(None);
+        created_chat(&mut h);
+        drop_stream(&mut h, CHAT);
+        let probe = last_request(&h);
+        assert_eq!(probe.method, "GET");
+        assert_eq!(probe.url, format!("/api/v2/chats/{CHAT}/stream"));
+        assert!(h.results.is_empty());
+        reply(
+            &mut h,
+            status,
+            json!({"message":"refused here","detail":"why"}),
+        );
+        let result = h.result();
+        assert_eq!(result.status, RunStatus::Error);
+        let error = result.error.as_ref().unwrap();
+        assert_eq!(error.code, "coder/http", "{status}");
+        assert_eq!(error.status, Some(status));
+        assert!(error.message.contains("refused here"), "{}", error.message);
+    }
+}
+
+#[test]
+fn a_probe_that_finds_the_route_fine_or_coderd_away_leaves_the_reconnect_going() {
+    for code in [426u16, 502] {
+        let mut h = coder_host(None);
+        created_chat(&mut h);
+        drop_stream(&mut h, CHAT);
+        reply(&mut h, code, json!({"message":"not now"}));
+        assert!(h.results.is_empty(), "{code}");
+        let requests = h.chat_requests.len();
+        frame(&mut h, CHAT, json!([status("running")]));
+        drop_stream(&mut h, CHAT);
+        assert_eq!(
+            h.chat_requests.len(),
+            requests,
+            "a stream that framed is not probed"
+        );
+    }
+}
+
+// ---- what Stop owes outlives the thread (issue 36, "misbehaves") -------------------------------
+
+#[test]
+fn stop_then_forget_still_sends_the_second_interrupt() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    assert!(matches!(
+        h.session.forget_thread(&chat),
+        chat_runtime::session::Forget::Forgotten
+    ));
+    assert!(h.session.messages(&chat).is_empty(), "the thread is gone");
+    reply(&mut h, 200, json!({"id":CHAT,"status":"running"}));
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/interrupt")
+    );
+    assert_eq!(h.chat_requests.len(), 3, "create, interrupt, interrupt");
+    reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
+    assert_eq!(h.chat_requests.len(), 3);
+}
+
+// ---- body caps (issue 36, point 2) -------------------------------------------------------------
+
+#[test]
+fn a_results_batch_over_256_kib_answers_the_biggest_as_an_error_naming_the_limit() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(
+        &mut h,
+        &[("toolu_1", "get_weather"), ("toolu_2", "get_weather")],
+    );
+    h.answer(&chat, "toolu_1", ok(json!("x".repeat(300_000))));
+    h.answer(&chat, "toolu_2", ok(json!({"temp":21})));
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1);
+    assert!(posts[0].body.to_string().len() <= 256 * 1024);
+    let results = posts[0].body["results"].as_array().unwrap();
+    assert_eq!(results[0]["tool_call_id"], "toolu_1");
+    assert_eq!(results[0]["is_error"], true);
+    let text = results[0]["output"].as_str().unwrap();
+    assert!(
+        text.starts_with("TOOL ERROR: TOOL_RESULT_TOO_LARGE\n"),
+        "{text}"
+    );
+    assert!(text.contains("262144 bytes (256 KiB)"), "{text}");
+    assert_eq!(
+        results[1],
+        json!({"tool_call_id":"toolu_2","output":{"temp":21},"is_error":false})
+    );
+}
+
+#[test]
+fn a_create_body_over_256_kib_is_refused_naming_the_tools_total_and_the_biggest() {
+    let mut h = coder_host(None);
+    let mut big = declared();
+    big.push(Tool {
+        name: "atlas".to_owned(),
+        description: "d".repeat(300_000),
+        parameters: None,
+        metadata: None,
+    });
+    let request = RunRequest {
+        messages: vec![user("u-1", "hello")],
+        ..RunRequest::default()
+    };
+    let error = h.session.start_chat(request, tools(), big).unwrap_err();
+    assert_eq!(error.code(), "run/bad-request");
+    let message = error.to_string();
+    assert!(
+        message.contains("over Coder's 262144 (256 KiB)"),
+        "{message}"
+    );
+    assert!(message.contains("its 3 tools take"), "{message}");
+    assert!(message.contains("the biggest: atlas (300"), "{message}");
+    h.pump();
+    assert!(h.chat_requests.is_empty(), "nothing was sent");
+}
+
+// ---- schemas and names as coderd reads them (issue 36, point 3) --------------------------------
+
+#[test]
+fn a_builtin_name_or_an_unresolvable_ref_is_not_declared_and_a_diagnostic_says_why() {
+    let mut h = coder_host(None);
+    let mut more = declared();
+    more.push(Tool {
+        name: "read_file".to_owned(),
+        description: "the page's own".to_owned(),
+        parameters: None,
+        metadata: None,
+    });
+    more.push(Tool {
+        name: "refs".to_owned(),
+        description: "a dangling ref".to_owned(),
+        parameters: Some(
+            JsonValue::parse(r##"{"type":"object","properties":{"a":{"$ref":"#/$defs/Nope"}}}"##)
+                .unwrap(),
+        ),
+        metadata: None,
+    });
+    let request = RunRequest {
+        messages: vec![user("u-1", "hello")],
+        ..RunRequest::default()
+    };
+    h.session.start_chat(request, tools(), more).unwrap();
+    h.pump();
+    let create = last_request(&h);
+    let names: Vec<&str> = create.body["unsafe_dynamic_tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["get_weather", "paint"]);
+    let diagnostics: Vec<(String, Option<String>)> = h
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            RuntimeEvent::Diagnostic { diagnostic } => {
+                Some((diagnostic.code.to_owned(), diagnostic.name.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        diagnostics,
+        [
+            (
+                "tool/shadows-builtin".to_owned(),
+                Some("read_file".to_owned())
+            ),
+            ("tool/coder-schema".to_owned(), Some("refs".to_owned())),
+        ]
+    );
+}
+
+// ---- the SDK's surface (issue 36, point 8) -----------------------------------------------------
+
+#[test]
+fn a_409_invalid_state_is_recovered_through_reconcile_invalid_once_and_the_message_posted_again() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    start(&mut h, CHAT, "again", Pending::Settle);
+    frame(&mut h, CHAT, json!([status("waiting")]));
+    let invalid = json!({"message":"Chat is in an invalid state."});
+    reply(&mut h, 409, invalid.clone());
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/reconcile-invalid")
+    );
+    reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
+    let post = last_request(&h);
+    assert_eq!(post.url, format!("/api/v2/chats/{CHAT}/messages"));
+    assert_eq!(
+        post.body,
+        json!({"content":[{"type":"text","text":"again"}]})
+    );
+    assert_eq!(h.results.len(), 1, "the turn goes on");
+    // Invalid again in the same turn: not recovered twice, the turn ends with it.
+    reply(&mut h, 409, invalid);
+    assert_eq!(h.result().status, RunStatus::Error);
+    assert_eq!(h.result().error.as_ref().unwrap().status, Some(409));
+}
+
+#[test]
+fn a_message_with_a_busy_behavior_is_posted_at_once_whatever_the_chats_status() {
+    let mut h = coder_host(None);
+    idle_chat(&mut h);
+    let request = RunRequest {
+        thread_id: CHAT.to_owned(),
+        messages: vec![user("u-now", "now")],
+        busy_behavior: Some(chat_runtime::coder::wire::BusyBehavior::Interrupt),
+        ..RunRequest::default()
+    };
+    h.session.start_chat(request, tools(), declared()).unwrap();
+    h.pump();
+    frame(&mut h, CHAT, json!([status("running")]));
+    let post = last_request(&h);
+    assert_eq!(post.url, format!("/api/v2/chats/{CHAT}/messages"));
+    assert_eq!(
+        post.body,
+        json!({"content":[{"type":"text","text":"now"}],"busy_behavior":"interrupt"})
+    );
+}
+
+#[test]
+fn an_event_of_another_chat_is_dropped() {
+    let mut h = coder_host(None);
+    created_chat(&mut h);
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            {"type":"message","chat_id":"c0de0000-0000-4000-8000-000000000099",
+             "message":{"id":7,"role":"assistant","content":text("not yours")}},
+            {"type":"message","chat_id":CHAT,"message":{"id":1,"role":"user","content":text("hello")}},
+        ]),
+    );
+    let ids: Vec<&str> = h.session.messages(CHAT).iter().map(|m| m.id()).collect();
+    assert_eq!(ids, ["1"]);
 }

@@ -206,7 +206,11 @@ fn an_empty_run_request_is_a_turn_with_nothing_new() {
     assert_eq!(input.forwarded_props, None);
     assert_eq!(input.pending, Pending::Settle);
     assert!(!input.new_chat);
-    assert_eq!(RUN_REQUEST_KEYS.len(), 7);
+    // The Coder build also reads `busyBehavior`.
+    assert_eq!(
+        RUN_REQUEST_KEYS.len(),
+        7 + usize::from(cfg!(feature = "coder"))
+    );
 }
 
 #[test]
@@ -303,6 +307,8 @@ fn a_coder_backend_is_the_sessions_coder_config_and_needs_no_run_url() {
             base_url: "/api/v2".to_owned(),
             organization_id: "0f1e2d3c-4b5a-4697-8877-665544332211".to_owned(),
             session_token: Some("tok".to_owned()),
+            max_reconnects: None,
+            create: String::new(),
         })
     );
     assert_eq!(options.config.tool_timeout_ms, 9);
@@ -633,5 +639,38 @@ fn a_chats_run_needs_text_that_is_not_blank() {
             panic!("{texts:?} accepted")
         };
         assert_eq!((code, &*got), ("run/bad-request", field));
+    }
+}
+
+#[test]
+#[cfg(feature = "coder")]
+fn a_coder_backends_creation_options_become_the_create_bodys_members() {
+    let uuid = "0f1e2d3c-4b5a-4697-8877-665544332211";
+    let options = runtime(&format!(
+        r#"{{"backend":{{"type":"coder","baseUrl":"/api/v2","organizationId":"{uuid}",
+            "modelConfigId":"{uuid}","systemPrompt":"Be brief.","labels":{{"team":"a"}},
+            "mcpServerIds":["{uuid}"],"reasoningEffort":"high","planMode":"plan","maxReconnects":5}}}}"#
+    ))
+    .unwrap();
+    let coder = options.config.coder.unwrap();
+    assert_eq!(coder.max_reconnects, Some(5));
+    let members: serde_json::Value =
+        serde_json::from_str(&format!("{{\"x\":0{}}}", coder.create)).unwrap();
+    assert_eq!(
+        members,
+        serde_json::json!({"x":0,"model_config_id":uuid,"system_prompt":"Be brief.",
+            "reasoning_effort":"high","plan_mode":"plan","labels":{"team":"a"},"mcp_server_ids":[uuid]})
+    );
+    for (member, field) in [
+        (r#""modelConfigId":"gpt""#, "backend.modelConfigId"),
+        (r#""labels":{"n":1}"#, "backend.labels"),
+        (r#""mcpServerIds":["x"]"#, "backend.mcpServerIds"),
+        (r#""maxReconnects":-1"#, "backend.maxReconnects"),
+    ] {
+        let json = format!(
+            r#"{{"backend":{{"type":"coder","baseUrl":"/api/v2","organizationId":"{uuid}",{member}}}}}"#
+        );
+        let (code, got, _) = refused(runtime(&json));
+        assert_eq!((code, got.as_str()), ("options/invalid", field), "{member}");
     }
 }

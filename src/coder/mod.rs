@@ -24,6 +24,7 @@
 //! No I/O, no clock, no JavaScript: the host opens the socket, POSTs, and feeds back what came.
 //! The module is not linked into the `.wasm` until the boundary uses it.
 
+pub mod schema;
 pub mod submit;
 pub mod translate;
 pub mod wire;

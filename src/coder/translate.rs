@@ -82,8 +82,14 @@ pub enum Update {
     /// The queue of waiting messages, whole (as sent).
     Queue(Vec<Value>),
     /// Calls for the browser to run, each handed out once. The results of the whole batch
-    /// ([`CoderThread::batch`]) go back in one submission.
+    /// ([`CoderThread::batch`]) go back in one submission. Empty: the batch came again and
+    /// every call the history does not answer was handed out before (the answers kept for them
+    /// are owed again, if none is out).
     ActionRequired(Vec<PendingCall>),
+    /// The turn's answer was committed (an assistant message without calls, after the message
+    /// the turn posted) and no `status` came with it: coderd publishes `status` only when a
+    /// sync sees a change, so a whole turn may show none. The chat's status is to be read once.
+    Quiet,
     /// The turn is over.
     TurnEnded(TurnEnd),
     /// A known event that could not be read, skipped (for diagnostics).
@@ -149,6 +155,9 @@ pub struct CoderThread {
     spans: Vec<(i64, usize)>,
     /// The message being generated, if any.
     generation: Option<Generation>,
+    /// The newest `(history_version, generation_attempt)` seen: a part of an older one (an
+    /// abandoned attempt, late) belongs to no generation shown and is dropped.
+    newest: Option<(i64, i64)>,
     /// Calls the provider executed: never the browser's, even if a batch names them.
     provider_executed: HashSet<String>,
     /// Calls handed out in an [`Update::ActionRequired`]: a batch sent again hands them out
@@ -160,6 +169,11 @@ pub struct CoderThread {
     status: Option<ChatStatus>,
     /// Whether a turn is going on (a [`Update::TurnEnded`] is due).
     turn: bool,
+    /// The last committed id when the turn began: the turn ends only once a user message after
+    /// it (the one it posted) is committed, so a stale `waiting` cannot end it.
+    turn_after: Option<i64>,
+    /// The frame being read committed an assistant message without calls.
+    answer_committed: bool,
     /// The highest committed message id seen: the `after_id` of a reconnect.
     last_id: Option<i64>,
     /// The error event of the frame being read.
@@ -177,6 +191,18 @@ impl CoderThread {
     /// A turn starts (a message was posted): its end will be reported.
     pub fn begin_turn(&mut self) {
         self.turn = true;
+        self.turn_after = self.last_id;
+    }
+
+    /// The turn ended here (Stop, a refused request, the chat's status read): no
+    /// [`Update::TurnEnded`] is due any more, and the next turn starts clean.
+    pub fn end_turn(&mut self) {
+        self.turn = false;
+    }
+
+    /// Whether the committed history holds the message the turn posted.
+    pub fn turn_posted(&self) -> bool {
+        self.has_user_message_after(self.turn_after)
     }
 
     /// Whether a turn is going on.
@@ -297,14 +323,23 @@ impl CoderThread {
     /// Decides, at the end of a frame, whether the turn ended.
     fn settle_turn(&mut self, status_seen: bool, out: &mut Vec<Update>) {
         let error = self.frame_error.take();
+        let answered = std::mem::take(&mut self.answer_committed);
         if !self.turn {
             return;
         }
+        // A status of the chat before the turn's message was committed is stale (the message
+        // POST's answer and the stream race): it ends nothing.
+        let posted = self.turn_posted();
         let end = match (error, &self.status) {
             (Some(error), _) => TurnEnd::Error(error),
             (None, Some(ChatStatus::Error)) if status_seen => TurnEnd::Error(ChatError::generic()),
-            (None, Some(ChatStatus::Waiting)) if status_seen => TurnEnd::Completed,
-            _ => return,
+            (None, Some(ChatStatus::Waiting)) if status_seen && posted => TurnEnd::Completed,
+            _ => {
+                if answered && posted && !status_seen {
+                    out.push(Update::Quiet);
+                }
+                return;
+            }
         };
         self.turn = false;
         self.end_generation(out);
@@ -346,25 +381,26 @@ impl CoderThread {
             StreamEvent::ActionRequired(calls) => {
                 self.flush(out);
                 self.batch = calls;
-                let fresh: Vec<PendingCall> = self
-                    .batch
-                    .iter()
-                    .filter(|c| {
-                        !self.handed_out.contains(&c.tool_call_id)
-                            && !self.provider_executed.contains(&c.tool_call_id)
-                            && !self.is_answered(&c.tool_call_id)
-                    })
-                    .map(|c| PendingCall {
-                        tool_call_id: c.tool_call_id.clone(),
-                        tool_name: c.tool_name.clone(),
-                        arguments: c.args.clone(),
-                        parent_message_id: self.owner_of(&c.tool_call_id),
-                    })
-                    .collect();
-                for call in &fresh {
-                    self.handed_out.insert(call.tool_call_id.clone());
+                // Each call once, however often the batch lists it (a batch naming one id twice
+                // would run it twice): the ids go into `handed_out` as they are taken.
+                let mut fresh = Vec::new();
+                let mut owed = false;
+                for c in &self.batch {
+                    let id = &c.tool_call_id;
+                    if self.provider_executed.contains(id) || self.is_answered(id) {
+                        continue;
+                    }
+                    owed = true;
+                    if self.handed_out.insert(id.clone()) {
+                        fresh.push(PendingCall {
+                            tool_call_id: id.clone(),
+                            tool_name: c.tool_name.clone(),
+                            arguments: c.args.clone(),
+                            parent_message_id: self.owner_of(id),
+                        });
+                    }
                 }
-                if !fresh.is_empty() {
+                if owed {
                     out.push(Update::ActionRequired(fresh));
                 }
             }
@@ -438,6 +474,10 @@ impl CoderThread {
             return;
         }
         let key = (part.history_version, part.generation_attempt);
+        if self.newest.is_some_and(|newest| key < newest) {
+            return;
+        }
+        self.newest = Some(key);
         if self.generation.as_ref().is_some_and(|g| g.key != key) {
             self.end_generation(out);
             self.flush(out);
@@ -578,6 +618,9 @@ impl CoderThread {
             }
             start += len;
         }
+        self.answer_committed |= converted
+            .iter()
+            .any(|m| matches!(m, Message::Assistant(a) if a.tool_calls.is_none()));
         let len = converted.len();
         // The span's messages give way to the new ones. Not `Vec::splice`: its drop, which does
         // the work, is a large function of its own; the tail moves once either way.

@@ -419,21 +419,34 @@ pub enum FrameError {
 
 /// Decodes one WebSocket text frame (the trailing newline of Go's encoder is whitespace).
 pub fn decode_frame(text: &str) -> Result<Frame, FrameError> {
+    decode_chat_frame(text, None)
+}
+
+/// [`decode_frame`] for the stream of `chat_id`: an event whose `chat_id` names another chat
+/// is dropped (read as [`StreamEvent::Unknown`]), as Coder's own site drops it.
+pub fn decode_chat_frame(text: &str, chat_id: Option<&str>) -> Result<Frame, FrameError> {
+    let read = |value: Value| {
+        let foreign = match (chat_id, value.get("chat_id").and_then(Value::as_str)) {
+            (Some(ours), Some(theirs)) => ours != theirs,
+            _ => false,
+        };
+        if foreign {
+            StreamEvent::Unknown(String::new())
+        } else {
+            StreamEvent::from_value(value)
+        }
+    };
     let value = Value::parse(text).map_err(|e| FrameError::NotJson(e.to_string()))?;
     match value {
-        Value::Array(items) => Ok(Frame::Events(
-            items.into_iter().map(StreamEvent::from_value).collect(),
-        )),
+        Value::Array(items) => Ok(Frame::Events(items.into_iter().map(read).collect())),
         Value::Object(mut object) => {
             let envelope = object.contains_key("data") || object.len() == 1;
             match object.get("type").and_then(Value::as_str) {
                 Some("ping") => Ok(Frame::Ping),
                 Some("data") => Ok(Frame::Events(match object.remove("data") {
-                    Some(Value::Array(items)) => {
-                        items.into_iter().map(StreamEvent::from_value).collect()
-                    }
+                    Some(Value::Array(items)) => items.into_iter().map(read).collect(),
                     Some(Value::Null) | None => Vec::new(),
-                    Some(one) => vec![StreamEvent::from_value(one)],
+                    Some(one) => vec![read(one)],
                 })),
                 Some("error") if envelope => {
                     let message = object
@@ -443,9 +456,7 @@ pub fn decode_frame(text: &str) -> Result<Frame, FrameError> {
                         .unwrap_or("the chat stream failed");
                     Ok(Frame::Error(message.to_owned()))
                 }
-                _ => Ok(Frame::Events(vec![StreamEvent::from_value(Value::Object(
-                    object,
-                ))])),
+                _ => Ok(Frame::Events(vec![read(Value::Object(object))])),
             }
         }
         _ => Err(FrameError::NotEvents),
@@ -745,6 +756,25 @@ impl Routes {
             "/",
             tail,
         ])
+    }
+
+    /// `GET` here reads the chat (its status, its `last_error`).
+    pub fn read(&self, chat_id: &str) -> String {
+        let mut url = self.chat(chat_id, "");
+        url.pop();
+        url
+    }
+
+    /// The stream's route as a plain `GET` (no upgrade): what coderd answers a socket it
+    /// refused (401, 403, 404, 503, 400), or 426 when the route is fine.
+    pub fn stream_probe(&self, chat_id: &str) -> String {
+        self.chat(chat_id, "stream")
+    }
+
+    /// `POST` here recovers a chat coderd found in an invalid state (its 409 "Chat is in an
+    /// invalid state."): the pending calls are closed and the chat waits.
+    pub fn reconcile_invalid(&self, chat_id: &str) -> String {
+        self.chat(chat_id, "reconcile-invalid")
     }
 
     /// `POST` here sends a user message.

@@ -85,7 +85,7 @@ pub enum Action {
         tool_call_id: String,
     },
     #[cfg(feature = "coder")]
-    /// Coder: `POST` to `url` with `headers` (and `Content-Type: application/json` when there
+    /// Coder: `method` (`POST`; `GET` to read the chat) to `url` with `headers` (and `Content-Type: application/json` when there
     /// is a body); hand the answer (status and body text, or a network failure) to
     /// [`Session::handle_chat_reply`](super::Session::handle_chat_reply) with `request_id`. A
     /// request is never cancelled by [`Action::Cancel`]: a create, a message or the results a
@@ -95,6 +95,8 @@ pub enum Action {
         thread_id: String,
         /// Pass it back with the answer.
         request_id: u64,
+        /// `"POST"` or `"GET"`.
+        method: &'static str,
         /// The URL.
         url: String,
         /// The request headers (the session token, when configured).

@@ -62,6 +62,13 @@ pub struct CoderConfig {
     /// `coder_session_token` query parameter of the stream (a browser WebSocket sends no
     /// headers). `None`: the page's cookie authenticates.
     pub session_token: Option<String>,
+    /// How many times in a row the chat's stream may close without progress before the turn
+    /// ends (`coder/stream`); `None` (the default): never, as Coder's own site does.
+    pub max_reconnects: Option<u32>,
+    /// The create body's extra members (`CreateChatRequest`'s options, from `backend`:
+    /// `modelConfigId`, `systemPrompt`, `workspaceId`, `labels`, `mcpServerIds`,
+    /// `reasoningEffort`, `planMode`), as JSON text `,"model_config_id":"…",…`; empty: none.
+    pub create: String,
 }
 
 /// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context
@@ -112,6 +119,11 @@ pub struct RunRequest {
     /// exists ([`Action::ThreadCreated`](super::Action::ThreadCreated)); a chat is created. (An
     /// empty `thread_id` creates one too, under an id of the session's.)
     pub new_chat: bool,
+    /// Coder: the message's `busy_behavior` (`queue` or `interrupt`): given, the message is
+    /// posted as soon as the chat's stream is read, busy or not, and coderd queues it or stops
+    /// the chat's turn for it; `None`: posted once the chat is idle.
+    #[cfg(feature = "coder")]
+    pub busy_behavior: Option<crate::coder::wire::BusyBehavior>,
 }
 
 /// What a turn does with the browser calls of the thread's last assistant message that have no

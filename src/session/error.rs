@@ -48,6 +48,12 @@ pub enum SessionError {
         /// What is wrong.
         message: &'static str,
     },
+    /// A new Coder chat's create body would be over coderd's 256 KiB cap (it would answer
+    /// 413): the message says the body's size, the tools' total and the biggest tools. Nothing
+    /// was sent.
+    #[cfg(feature = "coder")]
+    #[error("{0}")]
+    CreateTooLarge(String),
     /// The thread has open interrupts the request does not answer (and that have not expired).
     /// Nothing was sent.
     #[error(
@@ -70,7 +76,7 @@ impl SessionError {
             SessionError::Busy { .. } => "run/busy",
             SessionError::BadThreadId(_) | SessionError::NotForBackend { .. } => "run/bad-request",
             #[cfg(feature = "coder")]
-            SessionError::NotForChat { .. } => "run/bad-request",
+            SessionError::NotForChat { .. } | SessionError::CreateTooLarge(_) => "run/bad-request",
             SessionError::BadResume { .. } => "input/invalid",
             SessionError::UnansweredInterrupts { .. } => "run/unanswered-interrupts",
         }

@@ -229,7 +229,11 @@ impl Session {
             None => Forget::Unknown,
             Some(state) if state.turn.is_some() => Forget::Busy,
             Some(_) => {
-                self.threads.remove(thread_id);
+                let _forgotten = self.threads.remove(thread_id);
+                // What Stop owes the server (an interrupt's answer may call for another) is
+                // still sent: the chat's requests out outlive the thread.
+                #[cfg(feature = "coder")]
+                self.keep_owed(thread_id, _forgotten);
                 Forget::Forgotten
             }
         }

@@ -229,6 +229,8 @@ impl From<SessionError> for Error {
             SessionError::NotForBackend { member, .. } => out.with("field", member),
             #[cfg(feature = "coder")]
             SessionError::NotForChat { .. } => out.with("field", "messages"),
+            #[cfg(feature = "coder")]
+            SessionError::CreateTooLarge(_) => out.with("field", "tools"),
             _ => out,
         }
     }

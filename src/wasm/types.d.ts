@@ -286,6 +286,26 @@ export type ChatRuntimeBackend =
        * the stream's URL there). Default `false`: such options throw `options/invalid`.
        */
       allowCrossOriginToken?: boolean;
+      /**
+       * How many times in a row the chat's stream may close without progress before the run
+       * ends `coder/stream`. Default: no bound (Coder's own site reconnects forever: 1 s
+       * doubling to 10 s, each wait ±30 %).
+       */
+      maxReconnects?: number | null;
+      /** `CreateChatRequest.model_config_id` of new chats (a UUID). */
+      modelConfigId?: string;
+      /** `CreateChatRequest.system_prompt` of new chats. */
+      systemPrompt?: string;
+      /** `CreateChatRequest.workspace_id` of new chats (a UUID). */
+      workspaceId?: string;
+      /** `CreateChatRequest.labels` of new chats. */
+      labels?: Record<string, string>;
+      /** `CreateChatRequest.mcp_server_ids` of new chats (UUIDs). */
+      mcpServerIds?: string[];
+      /** `CreateChatRequest.reasoning_effort` of new chats. */
+      reasoningEffort?: string;
+      /** `CreateChatRequest.plan_mode` of new chats. */
+      planMode?: string;
     };
 
 /** The options both backends take. */
@@ -394,6 +414,12 @@ export interface RunRequest {
    * Refused (`run/bad-request`) on an AG-UI runtime.
    */
   newChat?: boolean;
+  /**
+   * Coder (`chat-runtime/coder`): the message's `busy_behavior`. Given, the message is posted as
+   * soon as the chat's stream is read, busy or not: `"queue"` waits for the chat's turn on the
+   * server, `"interrupt"` stops it. Absent: posted once the chat is idle.
+   */
+  busyBehavior?: "queue" | "interrupt";
 }
 
 /** The answer to an open interrupt. */

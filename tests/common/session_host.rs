@@ -63,6 +63,8 @@ pub struct Harness {
 pub struct ChatRequest {
     pub thread_id: String,
     pub request_id: u64,
+    /// `POST` or `GET`.
+    pub method: &'static str,
     pub url: String,
     pub headers: Vec<(String, String)>,
     /// The body, parsed (`Null`: none).
@@ -187,12 +189,14 @@ impl Harness {
             Action::ChatRequest {
                 thread_id,
                 request_id,
+                method,
                 url,
                 headers,
                 body,
             } => self.chat_requests.push(ChatRequest {
                 thread_id,
                 request_id,
+                method,
                 url,
                 headers,
                 body: body.map_or(Value::Null, |b| serde_json::from_str(&b).unwrap()),

@@ -122,6 +122,8 @@ async function coderRuntime({ enable = [], register = [], disable = [] } = {}) {
           return loop;
         },
         switched_off: () => "it ran",
+        // 300,000 characters: over what coderd takes in one tool-results body (256 KiB).
+        huge: () => "x".repeat(300_000),
         // Waits for the test's `window.release()`.
         hold: async () => {
           await window.held;
@@ -144,8 +146,23 @@ async function coderRuntime({ enable = [], register = [], disable = [] } = {}) {
         // Never answers in the first page; answers in the page after the reload.
         reloaded: () => (window.reloadedAnswers ? { resumed: true } : new Promise(() => {})),
       };
+      // The app's fetch: passes everything through, except that a test may make the next
+      // `window.failResults` tool-results POSTs fail 500 before they reach the mock.
+      window.failResults = 0;
+      window.resultsAttempts = 0;
+      const appFetch = (url, init) => {
+        if (/\/tool-results$/.test(String(url))) {
+          window.resultsAttempts++;
+          if (window.failResults > 0) {
+            window.failResults--;
+            return Promise.resolve(new Response('{"message":"Internal error."}', { status: 500, headers: { "Content-Type": "application/json" } }));
+          }
+        }
+        return fetch(url, init);
+      };
       const rt = (window.rt = new ChatRuntime({
         backend: { type: "coder", baseUrl: "/api/v2", organizationId: spec.org },
+        fetch: appFetch,
         toolsUrl: "/tools/tools.json",
         storage: localStorage,
       }));
@@ -647,7 +664,7 @@ test('reload in requires_action, pending: "settle": submitted is_error INTERRUPT
 /** Signs the test's page in to the mock (the HttpOnly session cookie) and reloads it there. */
 async function signIn(token) {
   await api("/test/coder/auth", { token });
-  await suite.page.goto(`${suite.base}/test/coder/login?token=${token}&to=/runtime.html`);
+  await suite.page.goto(`${suite.base}/test/coder/login?token=${token}&to=${encodeURIComponent("/runtime.html?build=coder")}`);
   await suite.page.waitForSelector("body[data-ready=true]", { state: "attached", timeout: 60_000 });
 }
 
@@ -745,6 +762,9 @@ test("token mode: REST through the app's fetch without cookies, the header the o
         // An auth proxy's wrapper: adds a header of its own, keeps ours.
         fetch: (url, init) => {
           window.seen.push({ url: String(url), method: init.method, credentials: init.credentials, token: init.headers?.["Coder-Session-Token"] });
+          // The stream was refused (the stale cookie, below) and the runtime asks why: Stop
+          // now, while the chat is busy, so the interrupt goes through here too.
+          if (init.method === "GET" && /\/stream$/.test(String(url))) window.rt.abort(String(url).split("/").at(-2));
           return fetch(url, { ...init, headers: { ...init.headers, "X-Tenant": "7" } });
         },
       });
@@ -762,7 +782,7 @@ test("token mode: REST through the app's fetch without cookies, the header the o
     assert.ok(seen.length >= 2, JSON.stringify(seen));
     assert.match(seen[0].url, /\/api\/v2\/chats$/);
     assert.ok(seen.some((s) => /\/interrupt$/.test(s.url)), "the interrupt went through the app's fetch");
-    for (const s of seen) assert.deepEqual([s.method, s.credentials, s.token], ["POST", "omit", "tok-1"], s.url);
+    for (const s of seen) assert.deepEqual([s.method, s.credentials, s.token], [/\/stream$/.test(s.url) ? "GET" : "POST", "omit", "tok-1"], s.url);
     // The stream cannot leave the cookie out: coderd takes the cookie before the query's token,
     // so a page holding another Coder session streams as that session (here: refused). docs/coder.md.
     assert.equal(r.streams.opened, 0, "the stale cookie refused the stream");
@@ -823,4 +843,355 @@ test("a non-UUID organizationId, and a token bound for another origin, are refus
     crossCookieMode: "ok",
     sameOriginAbsolute: "ok",
   });
+});
+
+// ---- turns end exactly once (issue 36, point 7, and the misbehaving coderd) --------------------
+
+/** `rt.run(request)`, or `null` when it has not settled within `ms` (a hang, not a timeout error). */
+const runWithin = (request, ms = 15_000) =>
+  inPage(
+    async ({ request, ms }) => {
+      const late = new Promise((done) => setTimeout(() => done(null), ms));
+      const result = await Promise.race([window.rt.run(request), late]);
+      return result && window.plainResult(result);
+    },
+    { request, ms },
+  );
+/** The run `start` began, or `null` when it has not settled within `ms`. */
+const finishWithin = (ms = 15_000) =>
+  inPage(async (ms) => {
+    const late = new Promise((done) => setTimeout(() => done(null), ms));
+    const result = await Promise.race([window.running, late]);
+    return result && window.plainResult(result);
+  }, ms);
+
+test("after Stop, the next turn on the chat waits for its answer: not ended by the first snapshot", async () => {
+  await setup({ match: "stop then", turns: [{ calls: [{ id: "sn1", name: "stoppable" }] }, { delayMs: 1000, text: "Stopped anyway." }] });
+  await coderRuntime({ register: ["stoppable"] });
+  await start({ messages: [user("stop then ask again")] });
+  const chatId = await onlyChat();
+  await until("the handler", () => inPage(() => window.stoppable));
+  await inPage((id) => window.rt.abort(id), chatId);
+  assert.equal((await finish()).status, "aborted");
+  await waitStatus(chatId, "waiting");
+  await settle(300);
+  // The next answer is slow: a turn ended by the chat's first snapshot (`waiting`, the state
+  // Stop left) would resolve before it.
+  await setup({ chatId, turns: [{ delayMs: 500, text: "The real answer." }] });
+  const next = await runWithin({ threadId: chatId, messages: [user("and now?")] });
+  assert.ok(next, "the run settled");
+  assert.equal(next.status, "completed", JSON.stringify(next.error));
+  assert.equal(next.messages.at(-1).content, "The real answer.");
+  const r = await record(chatId);
+  assert.deepEqual(norm(next.messages), committed(r.messages));
+});
+
+test("a turn whose status event never comes (quietStatus) ends from its answer and the chat's status", async () => {
+  await setup({ match: "quiet", quietStatus: true, turns: [{ text: "Let me check.", calls: [{ id: "q1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
+  await coderRuntime({ enable: ["get_browser_time"] });
+  const first = await runWithin({ messages: [user("quiet: what time is it?")] });
+  assert.ok(first, "the first turn settled (no `waiting` was published)");
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  assert.equal(first.messages.at(-1).content, 'I got: get_browser_time(q1) = "2026-01-01T12:00:00Z".');
+  const chatId = first.threadId;
+  const second = await runWithin({ threadId: chatId, messages: [user("quiet: again")] });
+  assert.ok(second, "the second turn settled");
+  assert.equal(second.status, "completed", JSON.stringify(second.error));
+  assert.equal(second.messages.at(-1).content, "Done.");
+  const r = await record(chatId);
+  assert.deepEqual(norm(second.messages), committed(r.messages));
+  assert.equal(r.toolResultPostCount, 1);
+});
+
+test("a refused batch refreshed to calls already answered: their kept answers go at once", async () => {
+  await setup({ match: "refresh", turns: [{ calls: [{ id: "h1", name: "hold" }] }, { quote: true }] });
+  await coderRuntime({ register: ["hold", "overlap_a"] });
+  await start({ messages: [user("refresh the batch")] });
+  const chatId = await onlyChat();
+  await until("the held call runs", async () => (await ran()).includes(`hold:h1`));
+  // The batch grows by a call the chat does not owe: its POST is refused "Unexpected tool
+  // result.", and the chat's batch, sent again, holds only h1, answered already.
+  await inject(chatId, [{ type: "action_required", action_required: { tool_calls: [
+    { tool_call_id: "h1", tool_name: "hold", args: "{}" },
+    { tool_call_id: "z1", tool_name: "overlap_a", args: "{}" },
+  ] } }]);
+  await until("the extra call runs", async () => (await ran()).includes("overlap_a:z1"));
+  await inPage(() => window.release());
+  const result = await finishWithin();
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  const r = await record(chatId);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.status), [400, 204]);
+  assert.deepEqual(r.toolResultPosts[1].body, { results: [{ tool_call_id: "h1", output: { held: true }, is_error: false }] });
+  assert.deepEqual((await ran()).sort(), ["hold:h1", "overlap_a:z1"], "nothing ran twice");
+  assert.equal(result.messages.at(-1).content, 'I got: hold(h1) = {"held":true}.');
+});
+
+test("a batch that lists one call id twice: the call runs once, its answer goes, the run settles", async () => {
+  // The model's step names the call twice: the chat's batch lists it twice.
+  await setup({ match: "twice", turns: [{ calls: [{ id: "dup1", name: "overlap_a" }, { id: "dup1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["overlap_a"] });
+  await start({ messages: [user("the same id twice")] });
+  const chatId = await onlyChat();
+  const result = await finishWithin();
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["overlap_a:dup1"], "the handler ran once");
+  const r = await record(chatId);
+  assert.equal(r.toolResultsAccepted, 1);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.body), [{ results: [{ tool_call_id: "dup1", output: { from: "a" }, is_error: false }] }]);
+  assert.match(result.messages.at(-1).content, /^I got: overlap_a\(dup1\) = \{"from":"a"\}/);
+});
+
+test("a tool-results POST that fails twice: the chat's state is read again, the kept answer goes, run() settles", async () => {
+  await setup({ match: "fails twice", turns: [{ calls: [{ id: "ft1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["overlap_a"] });
+  await inPage(() => (window.failResults = 2));
+  const result = await runWithin({ messages: [user("the POST fails twice")] });
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.equal(await inPage(() => window.resultsAttempts), 3, "sent, sent again, then again after the re-read");
+  assert.deepEqual(await ran(), ["overlap_a:ft1"], "the handler ran once");
+  const r = await record(result.threadId);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.status), [204]);
+  assert.equal(result.messages.at(-1).content, 'I got: overlap_a(ft1) = {"from":"a"}.');
+});
+
+// ---- reconnect like Coder's site (issue 36, point 4) -------------------------------------------
+
+test("a 30 s coderd restart mid-generation, then mid-tool: the run goes on, the result is delivered once", async () => {
+  await setup({ match: "restart", turns: [{ delayMs: 2000, text: "Let me check.", calls: [{ id: "r1", name: "hold" }] }, { quote: true }] });
+  await coderRuntime({ register: ["hold"] });
+  await start({ messages: [user("restart the server")] });
+  const chatId = await onlyChat();
+  await until("the stream is open", async () => (await record(chatId)).streams.open > 0);
+  // Mid-generation: the model's step is still running.
+  await api("/test/coder/restart", { ms: 30_000 });
+  await until("the held call runs, after the restart", async () => (await ran()).includes("hold:r1"), 60_000);
+  // Mid-tool: down again while the tool runs; its answer is ready while coderd is down.
+  await api("/test/coder/restart", { ms: 30_000 });
+  await settle(500);
+  await inPage(() => window.release());
+  const result = await finishWithin(90_000);
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["hold:r1"], "the call ran once");
+  const r = await record(chatId);
+  assert.equal(r.toolResultsAccepted, 1, "the result delivered once");
+  assert.equal(result.messages.at(-1).content, 'I got: hold(r1) = {"held":true}.');
+  assertNoDuplicates(result.messages);
+  assert.deepEqual(norm(result.messages), committed(r.messages));
+});
+
+// ---- why the stream failed (issue 36, point 5) -------------------------------------------------
+
+test("a stream coderd refuses (404, 503, 401): the run ends coder/http with coderd's status and message, at once", async () => {
+  await coderRuntime();
+  /** A run in the page on `backend` (the test runtime's when omitted), timed; null after 15 s. */
+  const timed = (request, backend = null) =>
+    inPage(
+      async ({ request, backend, org }) => {
+        const rt = backend ? new ChatRuntime({ backend: { type: "coder", baseUrl: "/api/v2", organizationId: org, ...backend }, toolsUrl: null, storage: null }) : window.rt;
+        const t0 = performance.now();
+        const late = new Promise((done) => setTimeout(() => done(null), 15_000));
+        const r = await Promise.race([rt.run(request), late]);
+        return r && { status: r.status, code: r.error?.code, httpStatus: r.error?.status, message: r.error?.message, ms: performance.now() - t0 };
+      },
+      { request, backend, org: ORG },
+    );
+  const check = (out, status, message) => {
+    assert.ok(out, "the run settled");
+    assert.deepEqual([out.status, out.code, out.httpStatus], ["error", "coder/http", status], JSON.stringify(out));
+    assert.match(out.message, message);
+    assert.ok(out.ms < 3_000, `ended in ${Math.round(out.ms)} ms`);
+  };
+
+  check(await timed({ threadId: "c0de0000-0000-4000-8000-999999999999", messages: [user("anyone there?")] }), 404, /Resource not found/);
+
+  await setup({ match: "gateway", turns: [{ text: "Hi." }] });
+  const first = await run({ messages: [user("gateway test")] });
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  await api("/test/coder/gateway", { enabled: false });
+  try {
+    check(await timed({ threadId: first.threadId, messages: [user("gateway off?")] }), 503, /AI Gateway must be enabled/);
+  } finally {
+    await api("/test/coder/gateway", { enabled: true });
+  }
+
+  await api("/test/coder/auth", { token: "right" });
+  try {
+    check(await timed({ threadId: first.threadId, messages: [user("who am I?")] }, { sessionToken: "wrong" }), 401, /signed out/);
+  } finally {
+    await api("/test/coder/auth", { token: null });
+  }
+  assert.equal((await record(first.threadId)).messagePosts.length, 0, "nothing was posted to a stream refused");
+});
+
+// ---- what Stop owes outlives the thread and the runtime (issue 36, "misbehaves") ---------------
+
+test("what Stop owes is sent when the thread or the runtime goes: forgetThread, free() at requires_action, free() during the create", async () => {
+  const chatTitled = (prefix) =>
+    until(`the chat "${prefix}"`, async () => (await chats()).find((c) => c.title.startsWith(prefix))?.id);
+  /** After the chat settles: its interrupts' `from`s, and whether the slow step's text got in. */
+  const after = async (chatId, text) => {
+    await waitStatus(chatId, "waiting");
+    await settle(2_000);
+    const r = await record(chatId);
+    return { from: r.interrupts.map((i) => [i.status, i.from]), said: r.messages.some((m) => m.content.some((p) => p.text === text)) };
+  };
+
+  // Stop, then forgetThread before the first interrupt is answered.
+  await setup({ match: "forget me", turns: [{ calls: [{ id: "fg1", name: "stoppable" }] }, { delayMs: 1000, text: "Too late." }] });
+  await coderRuntime({ register: ["stoppable"] });
+  await start({ messages: [user("forget me")] });
+  const forgotten = await chatTitled("forget me");
+  await until("the handler", () => inPage(() => window.stoppable));
+  assert.equal(await inPage((id) => (window.rt.abort(id), window.rt.forgetThread(id)), forgotten), true);
+  assert.equal((await finish()).status, "aborted");
+  assert.deepEqual(await after(forgotten, "Too late."), { from: [[200, "requires_action"], [200, "running"]], said: false });
+
+  // free() while the chat waits on the page's call.
+  await setup({ match: "free at requires", turns: [{ calls: [{ id: "fr1", name: "stoppable" }] }, { delayMs: 1000, text: "Too late." }] });
+  await coderRuntime({ register: ["stoppable"] });
+  await inPage(() => (window.stoppable = undefined));
+  await start({ messages: [user("free at requires_action")] });
+  const freedAt = await chatTitled("free at requires");
+  await until("the handler", () => inPage(() => window.stoppable));
+  await inPage(() => window.rt.free());
+  assert.equal((await finish()).status, "aborted");
+  assert.deepEqual(await after(freedAt, "Too late."), { from: [[200, "requires_action"], [200, "running"]], said: false });
+
+  // free() while the create is out: the chat it made is interrupted once it exists.
+  await setup({ match: "free during", turns: [{ delayMs: 1000, text: "Never said." }] });
+  await coderRuntime();
+  await inPage((message) => {
+    window.running = window.rt.run({ messages: [message] });
+    window.rt.free();
+  }, user("free during the create"));
+  assert.equal((await finish()).status, "aborted");
+  const freedCreate = await chatTitled("free during");
+  assert.deepEqual(await after(freedCreate, "Never said."), { from: [[200, "running"]], said: false });
+});
+
+// ---- body caps (issue 36, point 2) -------------------------------------------------------------
+
+test("a batch over 256 KiB: the result that does not fit is answered as an error naming the limit, the other goes", async () => {
+  await setup({ match: "big batch", turns: [{ calls: [{ id: "big1", name: "huge" }, { id: "sm1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["huge", "overlap_a"] });
+  const result = await runWithin({ messages: [user("big batch please")] });
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  const r = await record(result.threadId);
+  assert.deepEqual(r.toolResultPosts.map((p) => p.status), [204], "no 413");
+  const byId = Object.fromEntries(r.toolResultPosts[0].body.results.map((x) => [x.tool_call_id, x]));
+  assert.equal(byId.big1.is_error, true);
+  assert.match(byId.big1.output, /^TOOL ERROR: TOOL_RESULT_TOO_LARGE\n.*262144 bytes \(256 KiB\)/);
+  assert.deepEqual(byId.sm1, { tool_call_id: "sm1", output: { from: "a" }, is_error: false });
+});
+
+test("a create body over 256 KiB is refused before anything is sent, naming the tools' total and the biggest", async () => {
+  await coderRuntime();
+  const out = await inPage(async () => {
+    window.rt.registerTool({ name: "atlas", description: "d".repeat(300_000), parameters: { type: "object", properties: {} }, handler: () => 1 });
+    try {
+      const result = await window.rt.run({ messages: [{ id: "big-1", role: "user", content: "hello" }] });
+      return { status: result.status, code: result.error?.code };
+    } catch (error) {
+      return { code: error.code, field: error.field, message: error.message };
+    }
+  });
+  assert.equal(out.code, "run/bad-request", JSON.stringify(out));
+  assert.equal(out.field, "tools");
+  assert.match(out.message, /over Coder's 262144 \(256 KiB\): its \d+ tools take \d+ bytes; the biggest: atlas \(3000\d\d bytes\)/);
+  assert.deepEqual(await chats(), [], "nothing was created");
+});
+
+// ---- schemas and names as coderd reads them (issue 36, point 3) --------------------------------
+
+test("a browser tool named like a chatd built-in is not declared (tool/shadows-builtin) unless toolNamePrefix renames it; $refs resolved", async () => {
+  await setup({ match: "builtin plain", turns: [{ text: "Hi." }] });
+  await setup({ match: "builtin prefixed", turns: [{ calls: [{ id: "rf1", name: "ui_read_file" }] }, { quote: true }] });
+  const out = await inPage(async (org) => {
+    const make = (prefix) => {
+      const diags = [];
+      const rt = new ChatRuntime({ backend: { type: "coder", baseUrl: "/api/v2", organizationId: org }, toolsUrl: null, storage: null, ...(prefix ? { toolNamePrefix: prefix } : {}) });
+      rt.subscribe((e) => e.type === "diagnostic" && diags.push({ code: e.diagnostic.code, name: e.diagnostic.name }));
+      rt.registerTool({ name: "read_file", description: "The page's reader.", parameters: { type: "object", properties: {} }, defaultEnabled: true, handler: () => "page" });
+      const place = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+      rt.registerTool({ name: "place", description: "Takes a place.", parameters: { type: "object", properties: { where: { $ref: "#/$defs/Place" } }, required: ["where"], $defs: { Place: place } }, defaultEnabled: true, handler: () => "ok" });
+      return { rt, diags };
+    };
+    const plain = make(null);
+    const r1 = await plain.rt.run({ messages: [{ id: "b-1", role: "user", content: "builtin plain" }] });
+    const prefixed = make("ui_");
+    const r2 = await prefixed.rt.run({ messages: [{ id: "b-2", role: "user", content: "builtin prefixed" }] });
+    const brief = (r, diags) => ({ threadId: r.threadId, status: r.status, last: r.messages.at(-1)?.content, diags: diags.filter((d) => d.code === "tool/shadows-builtin") });
+    return { plain: brief(r1, plain.diags), prefixed: brief(r2, prefixed.diags) };
+  }, ORG);
+  assert.equal(out.plain.status, "completed");
+  assert.deepEqual(out.plain.diags, [{ code: "tool/shadows-builtin", name: "read_file" }]);
+  const plain = await record(out.plain.threadId);
+  assert.deepEqual(plain.createRequest.unsafe_dynamic_tools.map((t) => t.name), ["place"], "read_file not declared");
+  // What the model sees (coderd keeps only the top-level properties): the $ref resolved.
+  assert.deepEqual(plain.modelTools.find((t) => t.name === "place").input_schema.properties.where, { type: "object", properties: { city: { type: "string" } }, required: ["city"] });
+
+  assert.equal(out.prefixed.status, "completed");
+  assert.deepEqual(out.prefixed.diags, [], "renamed by the prefix: no conflict");
+  const prefixed = await record(out.prefixed.threadId);
+  assert.deepEqual(prefixed.createRequest.unsafe_dynamic_tools.map((t) => t.name).sort(), ["ui_place", "ui_read_file"]);
+  assert.equal(out.prefixed.last, 'I got: ui_read_file(rf1) = "page".', "the page's read_file ran");
+});
+
+// ---- the SDK's surface (issue 36, point 8) -----------------------------------------------------
+
+test("409 invalid state: recovered through reconcile-invalid, the message posted again, the turn answered", async () => {
+  await setup({ match: "invalid state", turns: [{ text: "Hi." }, { text: "Recovered." }] });
+  await coderRuntime();
+  const first = await run({ messages: [user("invalid state test")] });
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  await setup({ chatId: first.threadId, invalidState: true });
+  const next = await runWithin({ threadId: first.threadId, messages: [user("after the invalid state")] });
+  assert.ok(next, "the run settled");
+  assert.equal(next.status, "completed", JSON.stringify(next.error));
+  assert.equal(next.messages.at(-1).content, "Recovered.");
+  const r = await record(first.threadId);
+  assert.deepEqual(r.messagePosts.map((p) => p.status), [409, 200]);
+});
+
+test("creation options reach the create body; a message's busyBehavior interrupts a busy chat", async () => {
+  const uuid = "1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d";
+  await setup({ match: "options test", turns: [{ text: "Hi." }, { delayMs: 4000, text: "Slow answer." }, { text: "Interrupted for you." }] });
+  const out = await inPage(
+    async ({ org, uuid }) => {
+      const backend = { type: "coder", baseUrl: "/api/v2", organizationId: org };
+      const rt = new ChatRuntime({
+        backend: { ...backend, modelConfigId: uuid, systemPrompt: "Be brief.", workspaceId: uuid, labels: { team: "a" }, mcpServerIds: [uuid], reasoningEffort: "high", planMode: "plan" },
+        toolsUrl: null,
+        storage: null,
+      });
+      const first = await rt.run({ messages: [{ id: "o-1", role: "user", content: "options test" }] });
+      // The chat is busy with a slow answer; another page's message interrupts it.
+      const slow = rt.run({ threadId: first.threadId, messages: [{ id: "o-2", role: "user", content: "take your time" }] });
+      await new Promise((done) => setTimeout(done, 800));
+      const other = new ChatRuntime({ backend, toolsUrl: null, storage: null });
+      const now = await other.run({ threadId: first.threadId, busyBehavior: "interrupt", messages: [{ id: "o-3", role: "user", content: "now, please" }] });
+      await slow;
+      let refused;
+      try {
+        await other.run({ threadId: first.threadId, busyBehavior: "later", messages: [{ id: "o-4", role: "user", content: "x" }] });
+      } catch (error) {
+        refused = `${error.code} ${error.field}`;
+      }
+      return { chatId: first.threadId, status: now.status, last: now.messages.at(-1)?.content, refused };
+    },
+    { org: ORG, uuid },
+  );
+  const r = await record(out.chatId);
+  const { organization_id, content, ...options } = r.createRequest;
+  assert.deepEqual(options, { model_config_id: uuid, system_prompt: "Be brief.", workspace_id: uuid, labels: { team: "a" }, mcp_server_ids: [uuid], reasoning_effort: "high", plan_mode: "plan" });
+  assert.equal(out.status, "completed");
+  assert.equal(out.last, "Interrupted for you.");
+  assert.equal(r.messagePosts.at(-1).body.busy_behavior, "interrupt");
+  assert.ok(!r.messages.some((m) => m.content.some((p) => p.text === "Slow answer.")), "the slow answer was interrupted");
+  assert.equal(out.refused, "run/bad-request busyBehavior");
 });

@@ -39,7 +39,7 @@ use crate::coder::{CoderThread, Routes, Submission};
 use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
 use crate::lean::sorted::SortedMap;
-use crate::lean::text::concat;
+use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{Content, Message, Tool};
 use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::ToolOutcome;
@@ -53,6 +53,11 @@ pub(super) struct ChatState {
     requests: Vec<(u64, Request)>,
     /// The stream open, if any.
     stream: Option<u64>,
+    /// Whether the stream open brought a frame: one that ends before its first is asked why.
+    framed: bool,
+    /// The reconnect jitter's generator (xorshift), seeded from the session's random id prefix
+    /// (the host's randomness: the core makes none); 0 until first used.
+    jitter: u64,
 }
 
 /// What a [`Action::ChatRequest`] was.
@@ -71,6 +76,15 @@ enum Request {
     Interrupt,
     /// The second interrupt of a Stop.
     InterruptAgain,
+    /// `POST .../reconcile-invalid` after a 409 "Chat is in an invalid state." (of a message
+    /// POST, then posted again; or of a tool-results POST).
+    Reconcile,
+    /// `GET .../{chat}/stream` without an upgrade, after a socket ended before its first frame:
+    /// coderd's status and message say why it was refused.
+    Probe,
+    /// `GET .../{chat}`: the chat's status, read once when a turn's answer was committed and no
+    /// `status` came ([`crate::coder::Update::Quiet`]).
+    Status,
 }
 
 /// A Coder turn's round: where the turn is, and the batch being answered.
@@ -78,6 +92,8 @@ pub(super) struct ChatRound {
     step: Step,
     /// What the turn does with calls a chat found in `requires_action` owes (before its message).
     pending: Pending,
+    /// The message has a `busy_behavior`: it is posted whatever the chat's status.
+    busy: bool,
     /// The calls of the batch being answered that this turn dispatched, in call order, and
     /// their outcomes once known (what AG-UI's answering phase holds).
     pub(super) answers: Vec<(PendingCall, Option<ToolOutcome>)>,
@@ -88,9 +104,16 @@ pub(super) struct ChatRound {
     submission: Option<(u64, Submission)>,
     /// The stream's ends in a row without a frame between them.
     reconnects: u32,
+    /// Submissions given up on (sent twice, no answer that says): each is followed by the
+    /// chat's state read again; after [`MAX_RECONCILES`] the turn ends.
+    reconciles: u8,
     /// The turn's own messages (the user's), shown after the committed history until it holds
     /// the message posted: a history replaced meanwhile would otherwise hide them.
     local: Vec<Message>,
+    /// The message body posted (kept to post it once more after a `reconcile-invalid`), and
+    /// whether the turn recovered the chat once already.
+    posted: Option<String>,
+    recovered: bool,
     /// The last committed message id when the message was posted: a user message after it is
     /// the one posted.
     posted_after: Option<i64>,
@@ -179,6 +202,32 @@ impl Session {
         if state.turn.is_some() {
             return Err(SessionError::Busy { thread_id });
         }
+        // A chat's tools go in its create body, which coderd takes up to 256 KiB: over it, the
+        // run is refused here, before anything is shown or sent.
+        let mut refused: Vec<(&'static str, String, String)> = Vec::new();
+        let declared: Vec<DynamicTool> = if new_chat {
+            let tools = coder_tools(declared, &mut refused);
+            let mut texts: Vec<&str> = Vec::new();
+            for message in &request.messages {
+                if let Message::User(user) = message {
+                    texts.extend(input_texts(&user.content));
+                }
+            }
+            let body = CreateChat {
+                organization_id: &coder.organization_id,
+                content: texts,
+                tools: &tools,
+                ..CreateChat::default()
+            }
+            .body();
+            let body = with_create_options(body, &coder.create);
+            if body.len() > MAX_BODY_BYTES {
+                return Err(SessionError::CreateTooLarge(too_large(body.len(), &tools)));
+            }
+            tools
+        } else {
+            Vec::new()
+        };
         let before = message_ids(state.thread.messages());
         let mut local = request.messages;
         local.retain(|m| !before.contains(m.id()));
@@ -196,20 +245,31 @@ impl Session {
                 texts.extend(input_texts(&user.content));
             }
         }
+        for (code, name, message) in refused {
+            self.actions
+                .push_back(Action::Emit(RuntimeEvent::Diagnostic {
+                    diagnostic: crate::tools::Diagnostic {
+                        index: None,
+                        name: Some(name),
+                        code,
+                        message,
+                    },
+                }));
+        }
         let run_id = self.next_id("run");
         let (step, body) = if new_chat {
-            let tools: Vec<DynamicTool> = declared.into_iter().map(dynamic_tool).collect();
             let body = CreateChat {
                 organization_id: &coder.organization_id,
                 content: texts,
-                tools: &tools,
+                tools: &declared,
                 ..CreateChat::default()
             }
             .body();
+            let body = with_create_options(body, &coder.create);
             (Step::Creating, body)
         } else {
             (
-                Step::Waiting(post_message_body(&texts, None, None)),
+                Step::Waiting(post_message_body(&texts, request.busy_behavior, None)),
                 String::new(),
             )
         };
@@ -227,10 +287,14 @@ impl Session {
             backend: Round::Coder(Box::new(ChatRound {
                 step,
                 pending: request.pending,
+                busy: request.busy_behavior.is_some(),
                 answers: Vec::new(),
                 outcomes: Vec::new(),
                 submission: None,
                 reconnects: 0,
+                reconciles: 0,
+                posted: None,
+                recovered: false,
                 local,
                 posted_after: None,
             })),
@@ -252,6 +316,26 @@ impl Session {
             self.open_stream(&thread_id);
         }
         Ok(thread_id)
+    }
+
+    /// A forgotten thread's chat requests that Stop owes an answer to (an interrupt, a stopped
+    /// create) stay, in an empty thread of their own, until they are answered.
+    pub(super) fn keep_owed(&mut self, thread_id: &str, forgotten: Option<ThreadState>) {
+        let Some(mut chat) = forgotten.and_then(|state| state.chat) else {
+            return;
+        };
+        chat.requests
+            .retain(|(_, kind)| matches!(kind, Request::Interrupt | Request::CreateStopped));
+        if !chat.requests.is_empty() {
+            let owed = ChatState {
+                requests: std::mem::take(&mut chat.requests),
+                ..ChatState::default()
+            };
+            let state = self
+                .threads
+                .get_or_insert_with(thread_id, ThreadState::default);
+            state.chat = Some(Box::new(owed));
+        }
     }
 
     pub(super) fn chat_mut(&mut self, thread_id: &str) -> Option<&mut ChatState> {
@@ -282,10 +366,18 @@ impl Session {
     }
 }
 
+/// coderd's cap on a create or tool-results body (`httpapi.ReadLimit`): 256 KiB; over it, 413.
+pub(super) const MAX_BODY_BYTES: usize = 256 * 1024;
+
+/// Submissions of one turn that may fail twice each before the turn ends in error.
+pub(super) const MAX_RECONCILES: u8 = 2;
+
 static NO_CODER: CoderConfig = CoderConfig {
     base_url: String::new(),
     organization_id: String::new(),
     session_token: None,
+    max_reconnects: None,
+    create: String::new(),
 };
 
 impl Turn {
@@ -310,6 +402,85 @@ impl ChatRound {
 pub(super) fn routes(coder: &CoderConfig) -> Routes {
     let base = coder.base_url.strip_suffix('/').unwrap_or(&coder.base_url);
     Routes::new(&concat(&[base, "/chats"]))
+}
+
+/// The tools a new chat declares: a name chatd has a built-in of is left out (the server would
+/// run its own), and so is a schema whose `$ref`s cannot be resolved; each one left out is in
+/// `refused`, `(name, why)`.
+fn coder_tools(
+    declared: Vec<Tool>,
+    refused: &mut Vec<(&'static str, String, String)>,
+) -> Vec<DynamicTool> {
+    let mut tools = Vec::new();
+    for mut tool in declared {
+        if crate::coder::schema::BUILTINS.contains(&tool.name.as_str()) {
+            let why = concat(&[
+                "the tool ",
+                &tool.name,
+                " is not declared to the Coder chat: chatd has a built-in ",
+                &tool.name,
+                ", which the server runs instead; give the page's tools a toolNamePrefix",
+            ]);
+            refused.push(("tool/shadows-builtin", tool.name, why));
+            continue;
+        }
+        if let Some(schema) = tool.parameters.take() {
+            match crate::coder::schema::resolve_refs(schema) {
+                Ok(schema) => tool.parameters = Some(schema),
+                Err(why) => {
+                    let why = concat(&[
+                        "the tool ",
+                        &tool.name,
+                        " is not declared to the Coder chat: ",
+                        why,
+                    ]);
+                    refused.push(("tool/coder-schema", tool.name, why));
+                    continue;
+                }
+            }
+        }
+        tools.push(dynamic_tool(tool));
+    }
+    tools
+}
+
+/// A create body with the backend's `CreateChatRequest` options (`,"member":…` text) added.
+fn with_create_options(mut body: String, create: &str) -> String {
+    if !create.is_empty() && body.ends_with('}') {
+        body.pop();
+        body.push_str(create);
+        body.push('}');
+    }
+    body
+}
+
+/// Why a create body of `bytes` is refused: the tools' total and the three biggest.
+fn too_large(bytes: usize, tools: &[DynamicTool]) -> String {
+    let mut sizes: Vec<usize> = tools
+        .iter()
+        .map(|t| crate::protocol::wire::ToJson::to_json_string(t).len())
+        .collect();
+    let total: usize = sizes.iter().sum();
+    let mut message = concat(&[
+        "the new chat's create body would be ",
+        &decimal(bytes as i64),
+        " bytes, over Coder's 262144 (256 KiB): its ",
+        &decimal(tools.len() as i64),
+        " tools take ",
+        &decimal(total as i64),
+        " bytes; the biggest: ",
+    ]);
+    for n in 0..tools.len().min(3) {
+        let at = submit::biggest(&sizes);
+        if n > 0 {
+            message.push_str(", ");
+        }
+        message.push_str(&tools[at].name);
+        message.push_str(" (");
+        message.push_str(&decimal(std::mem::take(&mut sizes[at]) as i64));
+        message.push_str(" bytes)");
+    }
+    message
 }
 
 /// A frontend tool as a chat's dynamic tool.

@@ -10,6 +10,7 @@ use crate::session::turn::Turn;
 use crate::session::Session;
 
 use crate::coder::wire::{ApiError, ChatError};
+
 use crate::coder::{ChatStatus, SubmitReply};
 use crate::json::{Map, Value};
 use crate::lean::text::{concat, decimal};
@@ -49,6 +50,9 @@ impl Session {
                 if ok {
                     return;
                 }
+                if kind == Request::Message && self.recover_invalid(thread_id, &reply) {
+                    return;
+                }
                 let what = if kind == Request::Create {
                     "creating the chat"
                 } else {
@@ -68,7 +72,108 @@ impl Session {
                     self.chat_request(thread_id, Request::InterruptAgain, url, None);
                 }
             }
+            // The route is fine (426: only the upgrade is missing), or coderd is away (502,
+            // the network): the reconnect goes on. Anything else is why the socket was
+            // refused, and the turn ends with it.
+            Request::Probe => match status {
+                Some(status) if !ok && !matches!(status, 426 | 408 | 429 | 500..=502 | 504..) => {
+                    let error = ApiError::from_response(status, body);
+                    if self.is_running(thread_id) {
+                        self.fail_api(thread_id, "opening the chat's stream", error);
+                    }
+                }
+                _ => {}
+            },
+            Request::Reconcile => {
+                let posted = self
+                    .turn_mut(thread_id)
+                    .and_then(Turn::chat_mut)
+                    .and_then(|round| round.posted.clone());
+                match (ok, posted) {
+                    (true, Some(body)) => {
+                        let url = routes(self.coder_config()).messages(thread_id);
+                        self.chat_request(thread_id, Request::Message, url, Some(body));
+                    }
+                    // A batch's chat recovered: the stream shows how the turn goes on.
+                    (true, None) => {}
+                    (false, _) => {
+                        self.fail_request(thread_id, "reconciling the chat's invalid state", reply)
+                    }
+                }
+            }
+            Request::Status => {
+                let status = ok.then(|| read_chat(body)).flatten();
+                self.status_read(thread_id, status.map(|(_, s)| s), body);
+            }
             Request::CreateStopped | Request::InterruptAgain => {}
+        }
+    }
+
+    /// A 409 "Chat is in an invalid state.": coderd's recovery route is called, once per
+    /// turn (then the message goes again). Whether it was.
+    pub(super) fn recover_invalid(&mut self, thread_id: &str, reply: &SubmitReply) -> bool {
+        let SubmitReply::Http(409, body) = reply else {
+            return false;
+        };
+        if ApiError::from_response(409, body).message != "Chat is in an invalid state." {
+            return false;
+        }
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            return false;
+        };
+        if std::mem::replace(&mut round.recovered, true) {
+            return false;
+        }
+        let url = routes(self.coder_config()).reconcile_invalid(thread_id);
+        self.chat_request(thread_id, Request::Reconcile, url, None);
+        true
+    }
+
+    /// The turn's answer was committed with no `status` beside it: the chat's status is read,
+    /// once (one read out at a time).
+    pub(super) fn read_status(&mut self, thread_id: &str) {
+        let Some(chat) = self.chat_mut(thread_id) else {
+            return;
+        };
+        if chat
+            .requests
+            .iter()
+            .any(|(_, kind)| *kind == Request::Status)
+        {
+            return;
+        }
+        let url = routes(self.coder_config()).read(thread_id);
+        self.chat_request(thread_id, Request::Status, url, None);
+    }
+
+    /// The chat's status, read: `waiting` ends the turn completed, `error` in error with the
+    /// chat's `last_error`; any other (or no answer) leaves the turn to the stream.
+    fn status_read(&mut self, thread_id: &str, status: Option<ChatStatus>, body: &str) {
+        let live = self
+            .threads
+            .get_mut(thread_id)
+            .and_then(|s| s.turn.as_mut())
+            .and_then(Turn::chat_mut)
+            .is_some_and(|r| r.step == Step::Live && r.submission.is_none());
+        let posted = self
+            .chat_mut(thread_id)
+            .is_some_and(|c| c.coder.turn_active() && c.coder.turn_posted());
+        if !live || !posted {
+            return;
+        }
+        match status {
+            Some(ChatStatus::Waiting) => self.finish(thread_id, RunStatus::Completed, None),
+            Some(ChatStatus::Error) => {
+                let message = match Value::parse(body) {
+                    Ok(Value::Object(mut chat)) => match chat.remove("last_error") {
+                        Some(Value::String(text)) if !text.is_empty() => text,
+                        _ => ChatError::generic().message,
+                    },
+                    _ => ChatError::generic().message,
+                };
+                self.fail(thread_id, "coder/error", message, None);
+            }
+            _ => {}
         }
     }
 
@@ -108,6 +213,10 @@ impl Session {
         self.actions.push_back(Action::ChatRequest {
             thread_id: thread_id.to_owned(),
             request_id,
+            method: match kind {
+                Request::Status | Request::Probe => "GET",
+                _ => "POST",
+            },
             url,
             headers,
             body,
@@ -218,6 +327,8 @@ impl Session {
     /// The end of a chat's turn: its stream closes.
     pub(in crate::session) fn end_chat_turn(&mut self, thread_id: &str) {
         if let Some(chat) = self.chat_mut(thread_id) {
+            // No end of this turn is due from the stream any more: the next turn starts clean.
+            chat.coder.end_turn();
             if chat.stream.take().is_some() {
                 self.actions.push_back(Action::CloseStream {
                     thread_id: thread_id.to_owned(),

@@ -11,7 +11,8 @@ use crate::session::turn::backoff;
 use crate::session::turn::Turn;
 use crate::session::Session;
 
-use crate::coder::{decode_frame, ChatStatus, TurnEnd, Update};
+use crate::coder::wire::decode_chat_frame;
+use crate::coder::{ChatStatus, TurnEnd, Update};
 use crate::lean::text::{concat, decimal};
 use crate::protocol::event::Message;
 
@@ -26,7 +27,9 @@ impl Session {
             return;
         };
         state.active = true;
-        let frame = match decode_frame(text) {
+        chat.framed = true;
+        let before = (chat.coder.last_message_id(), chat.coder.status().cloned());
+        let frame = match decode_chat_frame(text, Some(thread_id)) {
             Ok(frame) => frame,
             Err(error) => {
                 self.chat_diagnostic(
@@ -37,8 +40,15 @@ impl Session {
             }
         };
         let updates = chat.coder.handle_frame(frame);
+        // Progress (a message committed, the status moved, a delta streamed) starts the
+        // reconnects' count again; a stream that only repeats the chat's state does not, so
+        // one that closes right after every connect backs off instead of looping.
+        let progress = before != (chat.coder.last_message_id(), chat.coder.status().cloned())
+            || updates.iter().any(|u| matches!(u, Update::Event(_)));
         if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
-            round.reconnects = 0;
+            if progress {
+                round.reconnects = 0;
+            }
         }
         for update in updates {
             self.chat_update(thread_id, update);
@@ -53,7 +63,13 @@ impl Session {
     /// without a frame, the turn ends in error (`coder/stream`).
     pub fn handle_stream_closed(&mut self, thread_id: &str, stream_id: u64) {
         let base = self.config.reconnect_delay_ms;
-        let max = self.config.max_reconnects;
+        let max = self.coder_config().max_reconnects;
+        let seed = self
+            .id_prefix
+            .bytes()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
         let Some(state) = self.threads.get_mut(thread_id) else {
             return;
         };
@@ -61,13 +77,14 @@ impl Session {
             return;
         };
         chat.stream = None;
+        let unframed = !std::mem::replace(&mut chat.framed, false);
         let Some(turn) = state.turn.as_mut() else {
             return;
         };
         let Some(round) = turn.chat_mut() else {
             return;
         };
-        if round.reconnects >= max {
+        if max.is_some_and(|max| round.reconnects >= max) {
             let message = concat(&[
                 "the chat's stream closed ",
                 &decimal(i64::from(round.reconnects) + 1),
@@ -76,10 +93,27 @@ impl Session {
             self.fail(thread_id, "coder/stream", message, None);
             return;
         }
-        let delay_ms = backoff(base, round.reconnects);
-        round.reconnects += 1;
+        // Coder's site: 1 s doubling to a 10 s cap (the base's tenfold), each wait ±30 %.
+        let delay_ms = backoff(base, round.reconnects).min(base.saturating_mul(10));
+        let mut x = if chat.jitter == 0 {
+            seed | 1
+        } else {
+            chat.jitter
+        };
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        chat.jitter = x;
+        let delay_ms = delay_ms.saturating_mul(700 + x % 601) / 1000;
+        round.reconnects = round.reconnects.saturating_add(1);
         turn.wait_to_reconnect(String::new(), delay_ms);
         self.unstamped_waits = true;
+        if unframed {
+            // Refused before its first frame: a browser WebSocket never says why, a plain
+            // `GET` of the route does.
+            let url = routes(self.coder_config()).stream_probe(thread_id);
+            self.chat_request(thread_id, Request::Probe, url, None);
+        }
     }
 
     /// The turn's stream is opened (again): after the last committed message this page holds,
@@ -93,6 +127,7 @@ impl Session {
             return;
         };
         chat.stream = Some(stream_id);
+        chat.framed = false;
         let after = chat.coder.last_message_id();
         let mut url = routes(coder).stream(thread_id, after);
         if let Some(token) = &coder.session_token {
@@ -145,7 +180,7 @@ impl Session {
                     .turn
                     .as_mut()
                     .and_then(Turn::chat_mut)
-                    .filter(|round| idle && round.submission.is_none())
+                    .filter(|round| (idle || round.busy) && round.submission.is_none())
                     .filter(|round| matches!(round.step, Step::Waiting(_)))
                     .and_then(|round| {
                         round.posted_after =
@@ -159,6 +194,9 @@ impl Session {
                 if let Some(body) = waiting {
                     if let Some(chat) = state.chat.as_mut() {
                         chat.coder.begin_turn();
+                    }
+                    if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+                        round.posted = Some(body.clone());
                     }
                     let url = routes(self.coder_config()).messages(thread_id);
                     self.chat_request(thread_id, Request::Message, url, Some(body));
@@ -178,6 +216,7 @@ impl Session {
             }
             Update::Queue(_) => {}
             Update::ActionRequired(calls) => self.calls_required(thread_id, calls),
+            Update::Quiet => self.read_status(thread_id),
             Update::TurnEnded(end) => {
                 let (code, message, details) = match end {
                     TurnEnd::Completed => {

@@ -10,8 +10,9 @@ use crate::session::Session;
 
 use crate::coder::submit::results_body;
 use crate::coder::{Submission, SubmitReply, SubmitStep};
+use crate::lean::text::{concat, decimal};
 use crate::protocol::thread::PendingCall;
-use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
+use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 
 impl Session {
     /// An `action_required` batch handed out these calls: each runs (or is answered at once, as
@@ -21,6 +22,15 @@ impl Session {
         let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
             return;
         };
+        if calls.is_empty() {
+            // The batch again, every call of it handed out before: answers kept for them (a
+            // refused submission's) are owed now, unless a batch is being answered or sent.
+            if round.answers.is_empty() && round.submission.is_none() && !round.outcomes.is_empty()
+            {
+                self.submit_batch(thread_id);
+            }
+            return;
+        }
         let settle = matches!(round.step, Step::Waiting(_)) && round.pending == Pending::Settle;
         for call in calls {
             if settle {
@@ -61,6 +71,7 @@ impl Session {
         // The server's pending set: the batch (each id once), less what the history answers
         // already. A call handed out to this page before and answered by no one since is not
         // run twice: its result is lost.
+        let mut too_large: Vec<ToolOutcome> = Vec::new();
         let lost = ToolOutcome::Failed(ToolFailure::interrupted(
             Interruption::RunEnded,
             "this call was handed out before and its result was lost",
@@ -77,7 +88,40 @@ impl Session {
         if results.is_empty() {
             return;
         }
-        let body = results_body(&results);
+        let mut body = results_body(&results);
+        if body.len() > super::MAX_BODY_BYTES {
+            // coderd takes at most 256 KiB per batch (413 over it): the biggest results are
+            // answered as errors that name the limit, until the rest fits.
+            // Each result's size; the biggest left is taken by a plain search (a sort's code
+            // costs kilobytes of wasm).
+            let mut sizes: Vec<usize> = results
+                .iter()
+                .map(|result| results_body(std::slice::from_ref(result)).len())
+                .collect();
+            let mut size = body.len();
+            let mut cut = Vec::new();
+            while size > super::MAX_BODY_BYTES {
+                let at = biggest(&sizes);
+                let bytes = std::mem::take(&mut sizes[at]);
+                if bytes == 0 {
+                    break;
+                }
+                size = size - bytes + 400;
+                cut.push(at);
+                too_large.push(ToolOutcome::Failed(ToolFailure::new(
+                    FailureCode::ToolResultTooLarge,
+                    concat(&[
+                        "the result is ",
+                        &decimal(bytes as i64),
+                        " bytes of JSON: a Coder chat takes at most 262144 bytes (256 KiB) of tool results per batch",
+                    ]),
+                )));
+            }
+            for (at, outcome) in cut.into_iter().zip(&too_large) {
+                results[at].1 = outcome;
+            }
+            body = results_body(&results);
+        }
         let submission = Submission::new(body.clone());
         let request_id = self.next_number();
         let run_id = self.next_id("run");
@@ -98,6 +142,17 @@ impl Session {
         self.send_results(thread_id, request_id, body);
     }
 
+    /// The chat's state is read again: its stream, opened anew, starts with the snapshot.
+    fn reread(&mut self, thread_id: &str) {
+        if let Some(chat) = self.chat_mut(thread_id) {
+            chat.stream = None;
+        }
+        self.actions.push_back(Action::CloseStream {
+            thread_id: thread_id.to_owned(),
+        });
+        self.open_stream(thread_id);
+    }
+
     pub(super) fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
         let url = routes(self.coder_config()).tool_results(thread_id);
         self.post(thread_id, request_id, Request::Results, url, Some(body));
@@ -114,17 +169,48 @@ impl Session {
             // The turn is over (stopped): whatever the answer, nothing more is sent.
             return;
         };
-        let Some((id, submission)) = round.submission.as_mut() else {
+        let Some((id, _)) = round.submission.as_mut() else {
             return;
         };
         if *id != request_id {
             return;
         }
+        if self.recover_invalid(thread_id, &reply) {
+            // Its pending calls are closed by the recovery: nothing is owed any more.
+            if let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) {
+                round.submission = None;
+                round.outcomes.clear();
+            }
+            return;
+        }
+        let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) else {
+            return;
+        };
+        let Some((_, submission)) = round.submission.as_mut() else {
+            return;
+        };
         match submission.handle_reply(reply) {
             // Taken, or answered first by someone else (the server's deadline, another tab, an
             // interrupt): the stream tells how the turn goes on.
-            SubmitStep::Done | SubmitStep::Superseded(_) | SubmitStep::Reconcile(_) => {
+            SubmitStep::Done | SubmitStep::Superseded(_) => {
                 round.submission = None;
+                // Delivered (or answered by someone else): never owed again.
+                round.outcomes.clear();
+            }
+            // Sent twice and failed twice: whether it landed is in the chat's state, read again
+            // (a new stream's snapshot): its history shows the results, or its batch comes
+            // again and the kept answers go once more. A bounded number of times.
+            SubmitStep::Reconcile(error) => {
+                round.submission = None;
+                round.reconciles += 1;
+                if round.reconciles > super::MAX_RECONCILES {
+                    let what = "submitting the tool results";
+                    return match error {
+                        Some(error) => self.fail_api(thread_id, what, error),
+                        None => self.fail_request(thread_id, what, SubmitReply::Network),
+                    };
+                }
+                self.reread(thread_id);
             }
             SubmitStep::Resend => {
                 let body = submission.body().to_owned();
@@ -142,13 +228,7 @@ impl Session {
             // every reconnect) says what is; the calls already answered are not run again.
             SubmitStep::Refresh(_) => {
                 round.submission = None;
-                if let Some(chat) = self.chat_mut(thread_id) {
-                    chat.stream = None;
-                }
-                self.actions.push_back(Action::CloseStream {
-                    thread_id: thread_id.to_owned(),
-                });
-                self.open_stream(thread_id);
+                self.reread(thread_id);
             }
             SubmitStep::Failed(error) => {
                 round.submission = None;
@@ -156,4 +236,15 @@ impl Session {
             }
         }
     }
+}
+
+/// The position of the biggest size (the first of equals; 0 when empty).
+pub(super) fn biggest(sizes: &[usize]) -> usize {
+    let mut at = 0;
+    for (n, size) in sizes.iter().enumerate() {
+        if *size > sizes[at] {
+            at = n;
+        }
+    }
+    at
 }

@@ -54,6 +54,7 @@ impl Driver {
         &self,
         thread_id: String,
         request_id: u64,
+        method: &'static str,
         url: String,
         mut headers: Vec<(String, String)>,
         body: Option<String>,
@@ -66,7 +67,7 @@ impl Driver {
             let host = driver.host();
             let reply: Result<ChatReply, IoError> = 'reply: {
                 let token_mode = headers.iter().any(|(n, _)| n == "Coder-Session-Token");
-                if !token_mode {
+                if !token_mode && method == "POST" {
                     match csrf_token(&host.csrf) {
                         Ok(Some(token)) => headers.push(("X-CSRF-TOKEN".to_owned(), token)),
                         Ok(None) => {}
@@ -75,7 +76,7 @@ impl Driver {
                 }
                 let credentials = token_mode.then_some("omit");
                 let sent = match host.fetch.send_with(
-                    "POST",
+                    method,
                     &url,
                     &headers,
                     body.as_deref(),
@@ -103,9 +104,10 @@ impl Driver {
                     Err(failure) => Err(failure),
                 }
             };
-            if driver.borrow().freed {
-                return;
-            }
+            // After `free()` the session still hears the answer: what Stop owes the server (the
+            // second interrupt at `requires_action`, the interrupt of a chat whose create was
+            // out) is sent all the same. Every turn is over, so nothing else can follow.
+            let freed = driver.borrow().freed;
             {
                 let state = &mut *driver.borrow_mut();
                 let cause = reply.as_ref().err().map(IoError::cause);
@@ -122,7 +124,9 @@ impl Driver {
                     }
                 }
             }
-            driver.mark_dirty(&thread_id);
+            if !freed {
+                driver.mark_dirty(&thread_id);
+            }
             driver.drive();
         });
     }

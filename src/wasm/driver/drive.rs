@@ -69,10 +69,11 @@ impl Driver {
                 Action::ChatRequest {
                     thread_id,
                     request_id,
+                    method,
                     url,
                     headers,
                     body,
-                } => self.spawn_chat_request(thread_id, request_id, url, headers, body),
+                } => self.spawn_chat_request(thread_id, request_id, method, url, headers, body),
                 #[cfg(feature = "coder")]
                 Action::OpenStream {
                     thread_id,
