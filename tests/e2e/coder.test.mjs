@@ -874,7 +874,10 @@ test("after Stop, the next turn on the chat waits for its answer: not ended by t
   await inPage((id) => window.rt.abort(id), chatId);
   assert.equal((await finish()).status, "aborted");
   await waitStatus(chatId, "waiting");
-  await settle(300);
+  // Longer than the stopped turn's own delayed answer (1,000 ms): on a loaded machine a second
+  // interrupt that comes late lets that answer land after the next message, and the next turn
+  // then ends on it, rightly (seen once under load with a 300 ms settle).
+  await settle(1500);
   // The next answer is slow: a turn ended by the chat's first snapshot (`waiting`, the state
   // Stop left) would resolve before it.
   await setup({ chatId, turns: [{ delayMs: 500, text: "The real answer." }] });
