@@ -159,7 +159,11 @@ rt.subscribe((event) => {
   switch (event.type) {
     case "messages":
       saveMessagesSoon(event.threadId);
-      if (event.threadId === current) renderMessages(event.messages);
+      if (event.threadId !== current) break;
+      // `replace`: the thread's list was replaced wholesale (a Coder chat's committed copies in
+      // place of its streamed previews and the page's own user message, a snapshot).
+      if (event.replace) replaceMessages(event.messages);
+      else renderMessages(event.messages);
       break;
     case "toggles_changed":
     case "tools_changed":
@@ -293,6 +297,28 @@ function renderMessages(messages) {
     }
   }
   scrollToEnd(stick);
+}
+
+/**
+ * The thread's whole list, replacing the shown one: a message it does not name goes (with its
+ * cards), the others are rendered and put in its order.
+ */
+function replaceMessages(messages) {
+  const keep = new Set(messages.map((message) => message.id));
+  for (const [id, entry] of view.messages) {
+    if (keep.has(id)) continue;
+    for (const [callId, card] of view.cards) if (entry.root.contains(card.root)) view.cards.delete(callId);
+    entry.root.remove();
+    view.messages.delete(id);
+  }
+  renderMessages(messages);
+  let previous = null;
+  for (const message of messages) {
+    const entry = view.messages.get(message.id);
+    if (!entry) continue;
+    if (previous && previous.nextElementSibling !== entry.root) previous.after(entry.root);
+    previous = entry.root;
+  }
 }
 
 function textOf(content) {

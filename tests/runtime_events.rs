@@ -136,12 +136,28 @@ fn the_borrowed_writers_write_what_the_table_writes() {
     let json = Value::parse(r#"{"id":"u1","role":"user","content":"hi"}"#).unwrap();
     let message = Message::from_json(json).unwrap();
     let mut borrowed = String::new();
-    write_messages_event(&mut borrowed, "t1", &[&message]);
+    write_messages_event(&mut borrowed, "t1", &[&message], false);
+    let owned = RuntimeEvent::Messages {
+        thread_id: "t1".into(),
+        messages: vec![message.clone()],
+        replace: None,
+    };
+    assert_eq!(borrowed, owned.to_json_string());
+    assert!(!borrowed.contains("replace"), "{borrowed}");
+
+    // A list replaced wholesale says so, after its messages.
+    let mut borrowed = String::new();
+    write_messages_event(&mut borrowed, "t1", &[&message], true);
     let owned = RuntimeEvent::Messages {
         thread_id: "t1".into(),
         messages: vec![message],
+        replace: Some(true),
     };
     assert_eq!(borrowed, owned.to_json_string());
+    assert_eq!(
+        borrowed,
+        r#"{"type":"messages","threadId":"t1","messages":[{"role":"user","id":"u1","content":"hi"}],"replace":true}"#
+    );
 
     let state = Value::parse(r#"{"step":2,"items":[1,"two"]}"#).unwrap();
     let mut borrowed = String::new();

@@ -17,18 +17,31 @@ export interface HasId {
  *   old object stays, so `React.memo` rows and selectors see no change;
  * - when nothing changed, `prev` itself is returned (`===`), so a store update can be skipped.
  *
- * Every message that `changed` does not name keeps its object identity. Removals cannot be
- * expressed: a `messages` event only ever carries messages that were added or changed.
+ * Every message that `changed` does not name keeps its object identity.
+ *
+ * With `replace` (a `messages` event's `replace: true`: the thread's list was replaced wholesale,
+ * e.g. a `MESSAGES_SNAPSHOT` or a Coder chat's committed copies in place of its streamed
+ * previews), `changed` is the whole list: the result is `changed` in its order, a message of
+ * `prev` that it does not name is dropped, and each message equal to its old object keeps the old
+ * object (`prev` itself when nothing changed).
  *
  * ```ts
  * runtime.subscribe((e) => queryClient.setQueryData<Message[]>(["messages", e.threadId],
- *   (old) => applyMessages(old ?? [], e.messages)), { events: ["messages"] });
+ *   (old) => applyMessages(old ?? [], e.messages, e.replace)), { events: ["messages"] });
  * ```
  */
-export function applyMessages<M extends HasId>(prev: M[], changed: readonly M[]): M[];
-export function applyMessages<M extends HasId>(prev: readonly M[], changed: readonly M[]): readonly M[];
-export function applyMessages<M extends HasId>(prev: readonly M[], changed: readonly M[]): readonly M[] {
-  return mergeMessages(prev, changed, null);
+export function applyMessages<M extends HasId>(prev: M[], changed: readonly M[], replace?: boolean): M[];
+export function applyMessages<M extends HasId>(
+  prev: readonly M[],
+  changed: readonly M[],
+  replace?: boolean,
+): readonly M[];
+export function applyMessages<M extends HasId>(
+  prev: readonly M[],
+  changed: readonly M[],
+  replace?: boolean,
+): readonly M[] {
+  return replace ? reconcileMessages(prev, changed) : mergeMessages(prev, changed, null);
 }
 
 /**
@@ -62,8 +75,8 @@ export function mergeMessages<M extends HasId>(
 
 /**
  * Rebuilds a list from the runtime's whole thread (`full`), reusing every object of `prev` that is
- * equal to its counterpart; `prev` itself when the lists are equal. Used after a run, when a
- * `MESSAGES_SNAPSHOT` may have removed messages.
+ * equal to its counterpart; `prev` itself when the lists are equal. Used for a `messages` event
+ * with `replace: true` and after a run, when a `MESSAGES_SNAPSHOT` may have removed messages.
  * @internal
  */
 export function reconcileMessages<M extends HasId>(prev: readonly M[], full: readonly M[]): readonly M[] {

@@ -282,7 +282,7 @@ export class Host {
     switch (event.type) {
       case "messages":
         this.threads.get(event.threadId)?.handle(event);
-        if (this.syncMessages) writeMessages(this.syncMessages, event.threadId, event.messages);
+        if (this.syncMessages) writeMessages(this.syncMessages, event.threadId, event.messages, event.replace);
         break;
       case "activity":
       case "round_started":
@@ -327,8 +327,8 @@ export class Host {
   /**
    * A Coder chat was created for a run that went by `previous`: the stores of that id become the
    * chat's (the same objects, so the hooks keep their subscriptions and the messages flow on), and
-   * the app's store (`syncMessages`) gets the chat's messages under its id: the runtime's later
-   * `messages` events name the chat and carry only what changes.
+   * the app's store (`syncMessages`) gets the chat's whole list under its id: the runtime's later
+   * `messages` events name the chat and carry what changes (or, with `replace`, the whole list).
    */
   private chatCreated(previous: string, chatId: string): void {
     this.aliases.set(previous, chatId);
@@ -338,7 +338,7 @@ export class Host {
     const runtime = this.snapshot.runtime;
     if (this.syncMessages && runtime) {
       try {
-        writeMessages(this.syncMessages, chatId, runtime.messages(chatId));
+        writeMessages(this.syncMessages, chatId, runtime.messages(chatId), true);
       } catch {
         // A freed runtime has no threads.
       }

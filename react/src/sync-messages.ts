@@ -3,7 +3,7 @@
 // in chat-runtime/react, which does the same from the provider's one subscription. No import of the
 // wasm glue's values: the main entry re-exports this module.
 import type { ChatRuntime, Message } from "./chat_runtime.js";
-import { mergeMessages, type HasId } from "./apply-messages.js";
+import { mergeMessages, reconcileMessages, type HasId } from "./apply-messages.js";
 
 /**
  * A thread's list as the app's store holds it (`prev`: `undefined` before it has one, `null` for a
@@ -27,8 +27,9 @@ export interface SyncMessages<M extends HasId = Message> {
 
 /**
  * Writes every `messages` event of `runtime` into the app's store through `sync.write`; returns
- * the unsubscribe. Only changes travel: a message is added or replaced, never removed (a
- * `MESSAGES_SNAPSHOT` that drops messages is read with `runtime.messages(threadId)`).
+ * the unsubscribe. Changes travel: a message is added or replaced by id; an event with
+ * `replace: true` (the thread's list replaced wholesale: a `MESSAGES_SNAPSHOT`, a Coder chat's
+ * committed copies in place of its previews) replaces the store's list, so what it drops is gone.
  *
  * ```ts
  * const stop = syncMessages(runtime, {
@@ -38,15 +39,27 @@ export interface SyncMessages<M extends HasId = Message> {
  * ```
  */
 export function syncMessages<M extends HasId = Message>(runtime: ChatRuntime, sync: SyncMessages<M>): () => void {
-  return runtime.subscribe((event) => writeMessages(sync, event.threadId, event.messages), { events: ["messages"] });
+  return runtime.subscribe((event) => writeMessages(sync, event.threadId, event.messages, event.replace), {
+    events: ["messages"],
+  });
 }
 
-/** One `messages` event into `sync` (also the provider's). @internal */
-export function writeMessages<M extends HasId>(sync: SyncMessages<M>, threadId: string, messages: readonly Message[]): void {
+/**
+ * One `messages` event into `sync` (also the provider's); `replace`: `messages` is the thread's
+ * whole list and replaces the store's. @internal
+ */
+export function writeMessages<M extends HasId>(
+  sync: SyncMessages<M>,
+  threadId: string,
+  messages: readonly Message[],
+  replace?: boolean,
+): void {
   const changed: readonly HasId[] = sync.map ? messages.map(sync.map) : messages;
   const update = <P extends HasId>(prev: readonly P[] | null | undefined): (P | M)[] =>
-    // The merged list holds `prev`'s objects and `changed`'s (of type M when `map` is given, else
-    // the runtime's messages, which M then is); the app's array is handed back when nothing changed.
-    mergeMessages<HasId>(prev ?? [], changed, null) as (P | M)[];
+    // The list holds `prev`'s objects and `changed`'s (of type M when `map` is given, else the
+    // runtime's messages, which M then is); the app's array is handed back when nothing changed.
+    (replace
+      ? reconcileMessages<HasId>(prev ?? [], changed)
+      : mergeMessages<HasId>(prev ?? [], changed, null)) as (P | M)[];
   sync.write(threadId, update);
 }

@@ -205,7 +205,11 @@ export class ThreadStore extends Store<ThreadSnapshot> {
     if (event.type === "activity") {
       this.pulse(event.at);
     } else if (event.type === "messages") {
-      const messages = mergeMessages(this.snapshot.messages, event.messages, this.index);
+      // `replace`: the list was replaced wholesale (a snapshot, a Coder chat's committed copies
+      // in place of its previews): what the event does not name is gone.
+      const messages = event.replace
+        ? this.resync(event.messages)
+        : mergeMessages(this.snapshot.messages, event.messages, this.index);
       if (messages !== this.snapshot.messages) this.set({ messages });
     } else if (event.type === "round_started") {
       this.pulse(Date.now());

@@ -118,13 +118,17 @@ runtime_events! {
         error "error": Option<ToolErrorInfo>,
     }
     /// Messages changed (coalesced by the host, at most once per animation frame): only the
-    /// messages that changed, or all of them after a snapshot. Not emitted by the session itself;
-    /// a host sends it from borrowed messages with [`write_messages_event`].
+    /// messages that changed, or all of them when the list was replaced wholesale. Not emitted by
+    /// the session itself; a host sends it from borrowed messages with [`write_messages_event`].
     Messages "messages" {
         /// The thread.
         thread_id "threadId": String,
-        /// The changed messages, in thread order.
+        /// The changed messages, in thread order; the whole list with `replace`.
         messages "messages": Vec<Message>,
+        /// `Some(true)`: the thread's list was replaced wholesale ([`ChangedMessages::all`]: a
+        /// snapshot, `set_messages`, a Coder chat's committed copies in place of its previews):
+        /// `messages` is all of it, and a message it does not name is gone.
+        replace "replace": Option<bool>,
     }
     /// The thread's AG-UI state changed (coalesced by the host, at most once per animation
     /// frame). Not emitted by the session itself; a host sends it from the borrowed state with
@@ -204,11 +208,19 @@ runtime_events! {
 
 /// The JSON of a [`RuntimeEvent::Messages`] from borrowed messages (a host that sends the event
 /// without building it writes it here, in the same shape; `tests/runtime_events.rs` compares).
-pub fn write_messages_event<M: ToJson>(out: &mut String, thread_id: &str, messages: &[M]) {
+pub fn write_messages_event<M: ToJson>(
+    out: &mut String,
+    thread_id: &str,
+    messages: &[M],
+    replace: bool,
+) {
     let mut w = ObjWriter::new(out);
     w.field("type", "messages");
     w.field("threadId", thread_id);
     w.field("messages", messages);
+    if replace {
+        w.field("replace", &true);
+    }
     w.end();
 }
 

@@ -562,7 +562,14 @@ export type RuntimeEvent =
   | { type: "round_started"; threadId: string; runId: string; round: number }
   | { type: "tool_started"; threadId: string; runId: string; toolCallId: string; toolName: string; args: JsonValue }
   | { type: "tool_finished"; threadId: string; runId: string; toolCallId: string; toolName: string; result?: JsonValue; error?: { code: string; message: string } }
-  | { type: "messages"; threadId: string; messages: Message[] }
+  /**
+   * The thread's messages changed (at most one per thread and animation frame): those that were
+   * added or changed, in thread order. With `replace: true` the list was replaced wholesale (a
+   * `MESSAGES_SNAPSHOT`, `setMessages`, a Coder chat's committed copies in place of its streamed
+   * previews and the page's own user message): `messages` is then the whole thread, and a
+   * message it does not name is gone (`applyMessages(prev, e.messages, e.replace)` drops it).
+   */
+  | { type: "messages"; threadId: string; messages: Message[]; replace?: true }
   | { type: "state"; threadId: string; state: unknown }
   /**
    * Bytes of the thread's stream arrived since the last frame (any: `STATE_DELTA`, `STEP_*`, a

@@ -269,6 +269,46 @@ test("?backend=coder: the same page on the Coder mock answers a tool question en
   await close(session);
 });
 
+/** The open thread's rendered messages in order ([role, text]) and the runtime's list of it. */
+async function shownAndThread(page) {
+  return page.evaluate(() => {
+    const shown = [...document.querySelectorAll("#messages > .msg")].map((n) => [
+      n.classList.contains("user") ? "user" : "assistant",
+      n.dataset.messageId,
+      n.querySelector(".bubble").textContent,
+    ]);
+    const id = document.querySelector("#threads button[aria-current=true]").dataset.threadId;
+    const thread = window.chatRuntimeDemo.runtime
+      .messages(id)
+      .filter((m) => m.role === "user" || m.role === "assistant")
+      .map((m) => [m.role, m.id, typeof m.content === "string" ? m.content : ""]);
+    return { shown, thread };
+  });
+}
+
+test("?backend=coder: each message shows once, as the committed copies replace the streamed ones", async () => {
+  // issue 36: the committed copies replaced the previews and the page's own user message in the
+  // thread, but the `messages` event carried only the new ones: the question, "Let me check."
+  // and the answer each showed twice until a reload.
+  const session = await freshPage(undefined, "/?backend=coder");
+  const { page } = session;
+  await setTool(page, "get_weather", true);
+  assert.match(await ask(page, "What's the weather in Paris?"), /In Paris it is 18°C and partly cloudy/);
+  const { shown, thread } = await shownAndThread(page);
+  const texts = shown.map(([role, , text]) => `${role}: ${text}`);
+  assert.equal(texts.filter((t) => t === "user: What's the weather in Paris?").length, 1, texts.join("\n"));
+  assert.equal(texts.filter((t) => /In Paris it is 18°C/.test(t)).length, 1, texts.join("\n"));
+  assert.equal(new Set(shown.map(([, id]) => id)).size, shown.length, "no message id shown twice");
+  // The page shows exactly the runtime's thread, in its order.
+  assert.deepEqual(shown, thread);
+  assert.equal(thread.filter(([role]) => role === "user").length, 1);
+  // Its tool card is still there, once, done, inside the committed message.
+  const [card, ...more] = await cards(page);
+  assert.equal(more.length, 0, "one card");
+  assert.equal(card.status, "done");
+  await close(session);
+});
+
 test("fire-and-forget: set_theme switches the page to dark without a restart", async () => {
   const session = await freshPage();
   const { page } = session;

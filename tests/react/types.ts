@@ -115,6 +115,18 @@ export function merges(prev: Message[], frozen: readonly Message[], changed: Mes
   void [a, b, c, d];
 }
 
+// ---- a `messages` event's `replace` is what applyMessages takes ----
+export function replaces(runtime: ChatRuntime, prev: readonly Message[]): void {
+  runtime.subscribe(
+    (event) => {
+      const replace: true | undefined = event.replace;
+      const next: readonly Message[] = applyMessages(prev, event.messages, event.replace);
+      void [replace, next];
+    },
+    { events: ["messages"] },
+  );
+}
+
 // ---- react-query's shapes as they are: a nullable query, its own setQueryData ----
 export function nullableQuery(client: QueryClient): ReactNode {
   // A query that answers `null` for "no thread yet" (issue 39): `update` is its updater as it is.

@@ -225,7 +225,7 @@ function MessageMirror({ threadId }) {
       (event) => {
         if (event.threadId !== shown.current) return;
         setMirror((prev) => {
-          const next = applyMessages(prev, event.messages);
+          const next = applyMessages(prev, event.messages, event.replace);
           if (next !== prev) trace.mirrors.push(next);
           return next;
         });

@@ -116,7 +116,9 @@ impl Driver {
             }
             let full = changed.all || !state.render.mirrors.contains_key(thread_id);
             let mut text = String::new();
-            write_messages_event::<&Message>(&mut text, thread_id, &[]);
+            // A list replaced wholesale (`all`: a snapshot, `set_messages`, a Coder chat's committed
+            // copies in place of its previews) goes out whole and says so: `replace: true`.
+            write_messages_event::<&Message>(&mut text, thread_id, &[], changed.all);
             (text, changed, full)
         };
         let Ok(event) = parse(&text) else { return };
