@@ -384,40 +384,14 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
         Some("coder") => true,
         _ => return Err(OptionsError::invalid("backend.type", SHAPE)),
     };
-    let mut text = |key: &'static str, field: &'static str, required: bool| match members
-        .remove(key)
-    {
-        None | Some(Value::Null) if !required => Ok(None),
-        Some(Value::String(s)) if !s.is_empty() => {
-            if crate::json::find_lone_surrogate(&s).is_some() {
-                return Err(OptionsError::invalid(
-                        field,
-                        format!("`{field}` holds a lone UTF-16 surrogate, which no URL or HTTP header can carry"),
-                    ));
-            }
-            Ok(Some(s))
-        }
-        _ => Err(OptionsError::invalid(
-            field,
-            format!("`{field}` must be a non-empty string"),
-        )),
-    };
     let mut auth = CoderAuth::default();
     let config = if coder {
-        let base_url = text("baseUrl", "backend.baseUrl", true)?.unwrap_or_default();
+        let m = &mut members;
+        let base_url = text(m, "baseUrl", "backend.baseUrl", true, false)?.unwrap_or_default();
         let organization_id =
-            text("organizationId", "backend.organizationId", true)?.unwrap_or_default();
-        if !is_uuid(&organization_id) {
-            return Err(OptionsError::invalid(
-                "backend.organizationId",
-                format!(
-                    "`backend.organizationId` must be a UUID, not {}",
-                    quoted(&organization_id)
-                ),
-            ));
-        }
-        let session_token = text("sessionToken", "backend.sessionToken", false)?;
-        auth.csrf_token = text("csrfToken", "backend.csrfToken", false)?;
+            text(m, "organizationId", "backend.organizationId", true, true)?.unwrap_or_default();
+        let session_token = text(m, "sessionToken", "backend.sessionToken", false, false)?;
+        auth.csrf_token = text(m, "csrfToken", "backend.csrfToken", false, false)?;
         // `CreateChatRequest`'s options, written once as the create body's extra members.
         let mut create = String::new();
         for (key, field, wire, uuid) in [
@@ -442,13 +416,7 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
             ),
             ("planMode", "backend.planMode", "plan_mode", false),
         ] {
-            if let Some(value) = text(key, field, false)? {
-                if uuid && !is_uuid(&value) {
-                    return Err(OptionsError::invalid(
-                        field,
-                        format!("`{field}` must be a UUID, not {}", quoted(&value)),
-                    ));
-                }
+            if let Some(value) = text(&mut members, key, field, false, uuid)? {
                 create_member(&mut create, wire, &Value::String(value));
             }
         }
@@ -516,6 +484,42 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
         ));
     }
     Ok((config, auth))
+}
+
+/// `backend`'s member `key` (written `field` in errors): a non-empty string without a lone
+/// surrogate, a UUID when `uuid`; absent or `null` is `None` unless `required`. Out of line: one
+/// copy for the seven members rather than one inlined per member.
+#[cfg(feature = "coder")]
+#[inline(never)]
+fn text(
+    members: &mut Map,
+    key: &str,
+    field: &'static str,
+    required: bool,
+    uuid: bool,
+) -> Result<Option<String>, OptionsError> {
+    match members.remove(key) {
+        None | Some(Value::Null) if !required => Ok(None),
+        Some(Value::String(s)) if !s.is_empty() => {
+            if crate::json::find_lone_surrogate(&s).is_some() {
+                return Err(OptionsError::invalid(
+                    field,
+                    format!("`{field}` holds a lone UTF-16 surrogate, which no URL or HTTP header can carry"),
+                ));
+            }
+            if uuid && !is_uuid(&s) {
+                return Err(OptionsError::invalid(
+                    field,
+                    format!("`{field}` must be a UUID, not {}", quoted(&s)),
+                ));
+            }
+            Ok(Some(s))
+        }
+        _ => Err(OptionsError::invalid(
+            field,
+            format!("`{field}` must be a non-empty string"),
+        )),
+    }
 }
 
 /// Appends `,"wire":value` to a create body's extra members.
