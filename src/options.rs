@@ -282,21 +282,22 @@ pub fn url_origin(url: &str, page_origin: Option<&str>) -> Option<String> {
 /// 36-character form (any case), in braces, after `urn:uuid:`, or as 32 hex digits.
 #[cfg(feature = "coder")]
 pub fn is_uuid(s: &str) -> bool {
-    fn canonical(b: &[u8]) -> bool {
-        b.len() == 36
-            && b.iter().enumerate().all(|(i, c)| match i {
-                8 | 13 | 18 | 23 => *c == b'-',
-                _ => c.is_ascii_hexdigit(),
-            })
-    }
     let b = s.as_bytes();
-    match b.len() {
-        36 => canonical(b),
-        38 => b[0] == b'{' && b[37] == b'}' && canonical(&b[1..37]),
-        45 => b[..9].eq_ignore_ascii_case(b"urn:uuid:") && canonical(&b[9..]),
-        32 => b.iter().all(u8::is_ascii_hexdigit),
-        _ => false,
-    }
+    // One loop for the four forms: the braces or the `urn:uuid:` prefix come off first.
+    let b = match b.len() {
+        38 if b[0] == b'{' && b[37] == b'}' => &b[1..37],
+        45 if b[..9].eq_ignore_ascii_case(b"urn:uuid:") => &b[9..],
+        _ => b,
+    };
+    let dashed = b.len() == 36;
+    (dashed || b.len() == 32)
+        && b.iter().enumerate().all(|(i, c)| {
+            if dashed && matches!(i, 8 | 13 | 18 | 23) {
+                *c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
 }
 
 /// What a Coder chat's run may post, checked before anything is sent (coderd refuses the rest
