@@ -395,28 +395,7 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
         auth.csrf_token = text(m, "csrfToken", "backend.csrfToken", false, false)?;
         // `CreateChatRequest`'s options, written once as the create body's extra members.
         let mut create = String::new();
-        for (key, field, wire, uuid) in [
-            (
-                "modelConfigId",
-                "backend.modelConfigId",
-                "model_config_id",
-                true,
-            ),
-            ("workspaceId", "backend.workspaceId", "workspace_id", true),
-            (
-                "systemPrompt",
-                "backend.systemPrompt",
-                "system_prompt",
-                false,
-            ),
-            (
-                "reasoningEffort",
-                "backend.reasoningEffort",
-                "reasoning_effort",
-                false,
-            ),
-            ("planMode", "backend.planMode", "plan_mode", false),
-        ] {
+        for &(key, field, wire, uuid) in CREATE_OPTIONS {
             if let Some(value) = text(&mut members, key, field, false, uuid)? {
                 create_member(&mut create, wire, &Value::String(value));
             }
@@ -486,6 +465,33 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
     }
     Ok((config, auth))
 }
+
+/// `CreateChatRequest`'s options among `backend`'s members: the member, its name in errors, its
+/// wire name, whether it is a UUID. (A static table: the loop reads it rather than building the
+/// tuples on the stack.)
+#[cfg(feature = "coder")]
+static CREATE_OPTIONS: &[(&str, &str, &str, bool)] = &[
+    (
+        "modelConfigId",
+        "backend.modelConfigId",
+        "model_config_id",
+        true,
+    ),
+    ("workspaceId", "backend.workspaceId", "workspace_id", true),
+    (
+        "systemPrompt",
+        "backend.systemPrompt",
+        "system_prompt",
+        false,
+    ),
+    (
+        "reasoningEffort",
+        "backend.reasoningEffort",
+        "reasoning_effort",
+        false,
+    ),
+    ("planMode", "backend.planMode", "plan_mode", false),
+];
 
 /// `backend`'s member `key` (written `field` in errors): a non-empty string without a lone
 /// surrogate, a UUID when `uuid`; absent or `null` is `None` unless `required`. Out of line: one
