@@ -422,23 +422,22 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
                 ))
             }
         };
-        for (key, field, wire) in [
-            ("labels", "backend.labels", "labels"),
-            ("mcpServerIds", "backend.mcpServerIds", "mcp_server_ids"),
-        ] {
+        for &(key, field, wire, labels) in CREATE_LISTS {
             let ok = match members.remove(key) {
                 None | Some(Value::Null) => continue,
-                Some(Value::Object(map)) if wire == "labels" => {
-                    let ok = map.values().all(Value::is_string);
-                    create_member(&mut create, wire, &Value::Object(map));
+                Some(value) => {
+                    let ok = match (&value, labels) {
+                        (Value::Object(map), true) => map.values().all(Value::is_string),
+                        (Value::Array(ids), false) => {
+                            ids.iter().all(|id| id.as_str().is_some_and(is_uuid))
+                        }
+                        _ => false,
+                    };
+                    if ok {
+                        create_member(&mut create, wire, &value);
+                    }
                     ok
                 }
-                Some(Value::Array(ids)) if wire == "mcp_server_ids" => {
-                    let ok = ids.iter().all(|id| id.as_str().is_some_and(is_uuid));
-                    create_member(&mut create, wire, &Value::Array(ids));
-                    ok
-                }
-                Some(_) => false,
             };
             if !ok {
                 return Err(OptionsError::invalid(
@@ -491,6 +490,19 @@ static CREATE_OPTIONS: &[(&str, &str, &str, bool)] = &[
         false,
     ),
     ("planMode", "backend.planMode", "plan_mode", false),
+];
+
+/// The two list options of `CreateChatRequest`, as above; the last: an object of strings
+/// (`labels`), else an array of UUIDs.
+#[cfg(feature = "coder")]
+static CREATE_LISTS: &[(&str, &str, &str, bool)] = &[
+    ("labels", "backend.labels", "labels", true),
+    (
+        "mcpServerIds",
+        "backend.mcpServerIds",
+        "mcp_server_ids",
+        false,
+    ),
 ];
 
 /// `backend`'s member `key` (written `field` in errors): a non-empty string without a lone
