@@ -121,7 +121,11 @@ impl RuntimeOptions {
                 if options.get(key).is_some_and(|v| !v.is_null()) {
                     return Err(OptionsError::invalid(
                         key,
-                        format!("`{key}` is an AG-UI option: the coder backend does not use it"),
+                        crate::lean::text::concat(&[
+                            "`",
+                            key,
+                            "` is an AG-UI option: the coder backend does not use it",
+                        ]),
                     ));
                 }
             }
@@ -310,12 +314,16 @@ pub fn check_chat_texts(new_texts: &[(usize, &str)]) -> Result<(), OptionsError>
     let mut any = false;
     for &(index, text) in new_texts {
         if text.chars().all(char::is_whitespace) {
+            let field = format!("messages[{index}].content");
+            let message = crate::lean::text::concat(&[
+                "`",
+                &field,
+                "`: a Coder chat's message text must not be empty or only whitespace",
+            ]);
             return Err(OptionsError::Field {
                 code: "run/bad-request",
-                field: Cow::Owned(format!("messages[{index}].content")),
-                message: Cow::Owned(format!(
-                    "`messages[{index}].content`: a Coder chat's message text must not be empty or only whitespace"
-                )),
+                field: Cow::Owned(field),
+                message: Cow::Owned(message),
             });
         }
         any = true;
