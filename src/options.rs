@@ -110,11 +110,10 @@ impl RuntimeOptions {
     /// Reads the members of [`RUNTIME_OPTION_KEYS`] (an absent member is left out of `options`; a
     /// `null` one is `Value::Null`). The first bad member is the error, in the order of the keys.
     pub fn from_json(mut options: Map) -> Result<Self, OptionsError> {
-        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
         #[cfg(feature = "coder")]
-        let (coder, coder_auth) = backend(take("backend"))?;
+        let (coder, coder_auth) = backend(take(&mut options, "backend"))?;
         #[cfg(not(feature = "coder"))]
-        let coder = backend(take("backend"))?;
+        let coder = backend(take(&mut options, "backend"))?;
         if coder.is_some() {
             // What only shapes an AG-UI request would silently do nothing with a Coder chat.
             for key in AGUI_ONLY_OPTIONS {
@@ -130,8 +129,10 @@ impl RuntimeOptions {
                 }
             }
         }
-        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
-        let run_url = match (string(take("runUrl"), "runUrl", "options/invalid")?, &coder) {
+        let run_url = match (
+            string(take(&mut options, "runUrl"), "runUrl", "options/invalid")?,
+            &coder,
+        ) {
             (Some(url), _) => url,
             (None, Some(_)) => SessionConfig::default().run_url,
             (None, None) => return Err(OptionsError::invalid("runUrl", "`runUrl` is required")),
@@ -147,34 +148,42 @@ impl RuntimeOptions {
                 ))
             }
         };
-        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
-        let history = match string(take("history"), "history", "options/invalid")?.as_deref() {
-            None | Some("full") => HistoryMode::Full,
-            Some("new") => HistoryMode::New,
-            Some(other) => {
-                return Err(OptionsError::invalid(
-                    "history",
-                    format!(
-                        "`history` must be \"full\" or \"new\", not {}",
-                        quoted(other)
-                    ),
-                ))
-            }
-        };
-        let headers = headers(take("headers"))?;
+        let history =
+            match string(take(&mut options, "history"), "history", "options/invalid")?.as_deref() {
+                None | Some("full") => HistoryMode::Full,
+                Some("new") => HistoryMode::New,
+                Some(other) => {
+                    return Err(OptionsError::invalid(
+                        "history",
+                        format!(
+                            "`history` must be \"full\" or \"new\", not {}",
+                            quoted(other)
+                        ),
+                    ))
+                }
+            };
+        let headers = headers(take(&mut options, "headers"))?;
         let max_tool_result_bytes = bounded(
-            take("maxToolResultBytes"),
+            take(&mut options, "maxToolResultBytes"),
             "maxToolResultBytes",
             MAX_TOOL_RESULT_BYTES,
         )?;
-        let max_rounds = bounded(take("maxRounds"), "maxRounds", MAX_ROUNDS)?;
-        let tool_timeout_ms = bounded(take("toolTimeoutMs"), "toolTimeoutMs", MAX_TOOL_TIMEOUT_MS)?;
-        let catalog = match string(take("toolNamePrefix"), "toolNamePrefix", "options/invalid")? {
+        let max_rounds = bounded(take(&mut options, "maxRounds"), "maxRounds", MAX_ROUNDS)?;
+        let tool_timeout_ms = bounded(
+            take(&mut options, "toolTimeoutMs"),
+            "toolTimeoutMs",
+            MAX_TOOL_TIMEOUT_MS,
+        )?;
+        let catalog = match string(
+            take(&mut options, "toolNamePrefix"),
+            "toolNamePrefix",
+            "options/invalid",
+        )? {
             Some(prefix) => Catalog::with_prefix(&prefix).map_err(OptionsError::Prefix)?,
             None => Catalog::new(),
         };
         let allowed_import_origins = typed(
-            take("allowedImportOrigins"),
+            take(&mut options, "allowedImportOrigins"),
             "allowedImportOrigins",
             "options/invalid",
         )?
@@ -556,6 +565,13 @@ fn create_member(create: &mut String, wire: &str, value: &Value) {
     crate::json::write_str(create, wire);
     create.push(':');
     create.push_str(&value.to_json());
+}
+
+/// The member `key` of the constructor's options, taken out; `null` reads as absent. (Out of
+/// line: one copy for the nine members rather than one inlined per member.)
+#[inline(never)]
+fn take(options: &mut Map, key: &str) -> Option<Value> {
+    options.remove(key).filter(|v| !v.is_null())
 }
 
 /// A run's members that are data (the thread id and the signal stay at the boundary).
