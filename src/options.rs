@@ -110,24 +110,29 @@ impl RuntimeOptions {
     /// Reads the members of [`RUNTIME_OPTION_KEYS`] (an absent member is left out of `options`; a
     /// `null` one is `Value::Null`). The first bad member is the error, in the order of the keys.
     pub fn from_json(mut options: Map) -> Result<Self, OptionsError> {
-        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
         #[cfg(feature = "coder")]
-        let (coder, coder_auth) = backend(take("backend"))?;
+        let (coder, coder_auth) = backend(take(&mut options, "backend"))?;
         #[cfg(not(feature = "coder"))]
-        let coder = backend(take("backend"))?;
+        let coder = backend(take(&mut options, "backend"))?;
         if coder.is_some() {
             // What only shapes an AG-UI request would silently do nothing with a Coder chat.
             for key in AGUI_ONLY_OPTIONS {
                 if options.get(key).is_some_and(|v| !v.is_null()) {
                     return Err(OptionsError::invalid(
                         key,
-                        format!("`{key}` is an AG-UI option: the coder backend does not use it"),
+                        crate::lean::text::concat(&[
+                            "`",
+                            key,
+                            "` is an AG-UI option: the coder backend does not use it",
+                        ]),
                     ));
                 }
             }
         }
-        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
-        let run_url = match (string(take("runUrl"), "runUrl", "options/invalid")?, &coder) {
+        let run_url = match (
+            string(take(&mut options, "runUrl"), "runUrl", "options/invalid")?,
+            &coder,
+        ) {
             (Some(url), _) => url,
             (None, Some(_)) => SessionConfig::default().run_url,
             (None, None) => return Err(OptionsError::invalid("runUrl", "`runUrl` is required")),
@@ -143,34 +148,42 @@ impl RuntimeOptions {
                 ))
             }
         };
-        let mut take = |key: &str| options.remove(key).filter(|v| !v.is_null());
-        let history = match string(take("history"), "history", "options/invalid")?.as_deref() {
-            None | Some("full") => HistoryMode::Full,
-            Some("new") => HistoryMode::New,
-            Some(other) => {
-                return Err(OptionsError::invalid(
-                    "history",
-                    format!(
-                        "`history` must be \"full\" or \"new\", not {}",
-                        quoted(other)
-                    ),
-                ))
-            }
-        };
-        let headers = headers(take("headers"))?;
+        let history =
+            match string(take(&mut options, "history"), "history", "options/invalid")?.as_deref() {
+                None | Some("full") => HistoryMode::Full,
+                Some("new") => HistoryMode::New,
+                Some(other) => {
+                    return Err(OptionsError::invalid(
+                        "history",
+                        format!(
+                            "`history` must be \"full\" or \"new\", not {}",
+                            quoted(other)
+                        ),
+                    ))
+                }
+            };
+        let headers = headers(take(&mut options, "headers"))?;
         let max_tool_result_bytes = bounded(
-            take("maxToolResultBytes"),
+            take(&mut options, "maxToolResultBytes"),
             "maxToolResultBytes",
             MAX_TOOL_RESULT_BYTES,
         )?;
-        let max_rounds = bounded(take("maxRounds"), "maxRounds", MAX_ROUNDS)?;
-        let tool_timeout_ms = bounded(take("toolTimeoutMs"), "toolTimeoutMs", MAX_TOOL_TIMEOUT_MS)?;
-        let catalog = match string(take("toolNamePrefix"), "toolNamePrefix", "options/invalid")? {
+        let max_rounds = bounded(take(&mut options, "maxRounds"), "maxRounds", MAX_ROUNDS)?;
+        let tool_timeout_ms = bounded(
+            take(&mut options, "toolTimeoutMs"),
+            "toolTimeoutMs",
+            MAX_TOOL_TIMEOUT_MS,
+        )?;
+        let catalog = match string(
+            take(&mut options, "toolNamePrefix"),
+            "toolNamePrefix",
+            "options/invalid",
+        )? {
             Some(prefix) => Catalog::with_prefix(&prefix).map_err(OptionsError::Prefix)?,
             None => Catalog::new(),
         };
         let allowed_import_origins = typed(
-            take("allowedImportOrigins"),
+            take(&mut options, "allowedImportOrigins"),
             "allowedImportOrigins",
             "options/invalid",
         )?
@@ -282,21 +295,22 @@ pub fn url_origin(url: &str, page_origin: Option<&str>) -> Option<String> {
 /// 36-character form (any case), in braces, after `urn:uuid:`, or as 32 hex digits.
 #[cfg(feature = "coder")]
 pub fn is_uuid(s: &str) -> bool {
-    fn canonical(b: &[u8]) -> bool {
-        b.len() == 36
-            && b.iter().enumerate().all(|(i, c)| match i {
-                8 | 13 | 18 | 23 => *c == b'-',
-                _ => c.is_ascii_hexdigit(),
-            })
-    }
     let b = s.as_bytes();
-    match b.len() {
-        36 => canonical(b),
-        38 => b[0] == b'{' && b[37] == b'}' && canonical(&b[1..37]),
-        45 => b[..9].eq_ignore_ascii_case(b"urn:uuid:") && canonical(&b[9..]),
-        32 => b.iter().all(u8::is_ascii_hexdigit),
-        _ => false,
-    }
+    // One loop for the four forms: the braces or the `urn:uuid:` prefix come off first.
+    let b = match b.len() {
+        38 if b[0] == b'{' && b[37] == b'}' => &b[1..37],
+        45 if b[..9].eq_ignore_ascii_case(b"urn:uuid:") => &b[9..],
+        _ => b,
+    };
+    let dashed = b.len() == 36;
+    (dashed || b.len() == 32)
+        && b.iter().enumerate().all(|(i, c)| {
+            if dashed && matches!(i, 8 | 13 | 18 | 23) {
+                *c == b'-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        })
 }
 
 /// What a Coder chat's run may post, checked before anything is sent (coderd refuses the rest
@@ -309,12 +323,16 @@ pub fn check_chat_texts(new_texts: &[(usize, &str)]) -> Result<(), OptionsError>
     let mut any = false;
     for &(index, text) in new_texts {
         if text.chars().all(char::is_whitespace) {
+            let field = format!("messages[{index}].content");
+            let message = crate::lean::text::concat(&[
+                "`",
+                &field,
+                "`: a Coder chat's message text must not be empty or only whitespace",
+            ]);
             return Err(OptionsError::Field {
                 code: "run/bad-request",
-                field: Cow::Owned(format!("messages[{index}].content")),
-                message: Cow::Owned(format!(
-                    "`messages[{index}].content`: a Coder chat's message text must not be empty or only whitespace"
-                )),
+                field: Cow::Owned(field),
+                message: Cow::Owned(message),
             });
         }
         any = true;
@@ -384,71 +402,18 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
         Some("coder") => true,
         _ => return Err(OptionsError::invalid("backend.type", SHAPE)),
     };
-    let mut text = |key: &'static str, field: &'static str, required: bool| match members
-        .remove(key)
-    {
-        None | Some(Value::Null) if !required => Ok(None),
-        Some(Value::String(s)) if !s.is_empty() => {
-            if crate::json::find_lone_surrogate(&s).is_some() {
-                return Err(OptionsError::invalid(
-                        field,
-                        format!("`{field}` holds a lone UTF-16 surrogate, which no URL or HTTP header can carry"),
-                    ));
-            }
-            Ok(Some(s))
-        }
-        _ => Err(OptionsError::invalid(
-            field,
-            format!("`{field}` must be a non-empty string"),
-        )),
-    };
     let mut auth = CoderAuth::default();
     let config = if coder {
-        let base_url = text("baseUrl", "backend.baseUrl", true)?.unwrap_or_default();
+        let m = &mut members;
+        let base_url = text(m, "baseUrl", "backend.baseUrl", true, false)?.unwrap_or_default();
         let organization_id =
-            text("organizationId", "backend.organizationId", true)?.unwrap_or_default();
-        if !is_uuid(&organization_id) {
-            return Err(OptionsError::invalid(
-                "backend.organizationId",
-                format!(
-                    "`backend.organizationId` must be a UUID, not {}",
-                    quoted(&organization_id)
-                ),
-            ));
-        }
-        let session_token = text("sessionToken", "backend.sessionToken", false)?;
-        auth.csrf_token = text("csrfToken", "backend.csrfToken", false)?;
+            text(m, "organizationId", "backend.organizationId", true, true)?.unwrap_or_default();
+        let session_token = text(m, "sessionToken", "backend.sessionToken", false, false)?;
+        auth.csrf_token = text(m, "csrfToken", "backend.csrfToken", false, false)?;
         // `CreateChatRequest`'s options, written once as the create body's extra members.
         let mut create = String::new();
-        for (key, field, wire, uuid) in [
-            (
-                "modelConfigId",
-                "backend.modelConfigId",
-                "model_config_id",
-                true,
-            ),
-            ("workspaceId", "backend.workspaceId", "workspace_id", true),
-            (
-                "systemPrompt",
-                "backend.systemPrompt",
-                "system_prompt",
-                false,
-            ),
-            (
-                "reasoningEffort",
-                "backend.reasoningEffort",
-                "reasoning_effort",
-                false,
-            ),
-            ("planMode", "backend.planMode", "plan_mode", false),
-        ] {
-            if let Some(value) = text(key, field, false)? {
-                if uuid && !is_uuid(&value) {
-                    return Err(OptionsError::invalid(
-                        field,
-                        format!("`{field}` must be a UUID, not {}", quoted(&value)),
-                    ));
-                }
+        for &(key, field, wire, uuid) in CREATE_OPTIONS {
+            if let Some(value) = text(&mut members, key, field, false, uuid)? {
                 create_member(&mut create, wire, &Value::String(value));
             }
         }
@@ -474,23 +439,22 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
                 ))
             }
         };
-        for (key, field, wire) in [
-            ("labels", "backend.labels", "labels"),
-            ("mcpServerIds", "backend.mcpServerIds", "mcp_server_ids"),
-        ] {
+        for &(key, field, wire, labels) in CREATE_LISTS {
             let ok = match members.remove(key) {
                 None | Some(Value::Null) => continue,
-                Some(Value::Object(map)) if wire == "labels" => {
-                    let ok = map.values().all(Value::is_string);
-                    create_member(&mut create, wire, &Value::Object(map));
+                Some(value) => {
+                    let ok = match (&value, labels) {
+                        (Value::Object(map), true) => map.values().all(Value::is_string),
+                        (Value::Array(ids), false) => {
+                            ids.iter().all(|id| id.as_str().is_some_and(is_uuid))
+                        }
+                        _ => false,
+                    };
+                    if ok {
+                        create_member(&mut create, wire, &value);
+                    }
                     ok
                 }
-                Some(Value::Array(ids)) if wire == "mcp_server_ids" => {
-                    let ok = ids.iter().all(|id| id.as_str().is_some_and(is_uuid));
-                    create_member(&mut create, wire, &Value::Array(ids));
-                    ok
-                }
-                Some(_) => false,
             };
             if !ok {
                 return Err(OptionsError::invalid(
@@ -518,6 +482,82 @@ fn backend(value: Option<Value>) -> Result<(Option<CoderConfig>, CoderAuth), Opt
     Ok((config, auth))
 }
 
+/// `CreateChatRequest`'s options among `backend`'s members: the member, its name in errors, its
+/// wire name, whether it is a UUID. (A static table: the loop reads it rather than building the
+/// tuples on the stack.)
+#[cfg(feature = "coder")]
+static CREATE_OPTIONS: &[(&str, &str, &str, bool)] = &[
+    (
+        "modelConfigId",
+        "backend.modelConfigId",
+        "model_config_id",
+        true,
+    ),
+    ("workspaceId", "backend.workspaceId", "workspace_id", true),
+    (
+        "systemPrompt",
+        "backend.systemPrompt",
+        "system_prompt",
+        false,
+    ),
+    (
+        "reasoningEffort",
+        "backend.reasoningEffort",
+        "reasoning_effort",
+        false,
+    ),
+    ("planMode", "backend.planMode", "plan_mode", false),
+];
+
+/// The two list options of `CreateChatRequest`, as above; the last: an object of strings
+/// (`labels`), else an array of UUIDs.
+#[cfg(feature = "coder")]
+static CREATE_LISTS: &[(&str, &str, &str, bool)] = &[
+    ("labels", "backend.labels", "labels", true),
+    (
+        "mcpServerIds",
+        "backend.mcpServerIds",
+        "mcp_server_ids",
+        false,
+    ),
+];
+
+/// `backend`'s member `key` (written `field` in errors): a non-empty string without a lone
+/// surrogate, a UUID when `uuid`; absent or `null` is `None` unless `required`. Out of line: one
+/// copy for the seven members rather than one inlined per member.
+#[cfg(feature = "coder")]
+#[inline(never)]
+fn text(
+    members: &mut Map,
+    key: &str,
+    field: &'static str,
+    required: bool,
+    uuid: bool,
+) -> Result<Option<String>, OptionsError> {
+    match members.remove(key) {
+        None | Some(Value::Null) if !required => Ok(None),
+        Some(Value::String(s)) if !s.is_empty() => {
+            if crate::json::find_lone_surrogate(&s).is_some() {
+                return Err(OptionsError::invalid(
+                    field,
+                    format!("`{field}` holds a lone UTF-16 surrogate, which no URL or HTTP header can carry"),
+                ));
+            }
+            if uuid && !is_uuid(&s) {
+                return Err(OptionsError::invalid(
+                    field,
+                    format!("`{field}` must be a UUID, not {}", quoted(&s)),
+                ));
+            }
+            Ok(Some(s))
+        }
+        _ => Err(OptionsError::invalid(
+            field,
+            format!("`{field}` must be a non-empty string"),
+        )),
+    }
+}
+
 /// Appends `,"wire":value` to a create body's extra members.
 #[cfg(feature = "coder")]
 fn create_member(create: &mut String, wire: &str, value: &Value) {
@@ -525,6 +565,13 @@ fn create_member(create: &mut String, wire: &str, value: &Value) {
     crate::json::write_str(create, wire);
     create.push(':');
     create.push_str(&value.to_json());
+}
+
+/// The member `key` of the constructor's options, taken out; `null` reads as absent. (Out of
+/// line: one copy for the nine members rather than one inlined per member.)
+#[inline(never)]
+fn take(options: &mut Map, key: &str) -> Option<Value> {
+    options.remove(key).filter(|v| !v.is_null())
 }
 
 /// A run's members that are data (the thread id and the signal stay at the boundary).

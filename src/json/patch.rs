@@ -69,6 +69,17 @@ impl fmt::Display for PatchError {
 
 impl std::error::Error for PatchError {}
 
+/// The string member `key` of an operation, taken out; the error names it. (Out of line: one
+/// copy for `op`, `path` and the two `from`s.)
+#[inline(never)]
+fn text(m: &mut super::Map, key: &'static str) -> Result<String, (&'static str, String)> {
+    match m.remove(key) {
+        Some(Value::String(s)) => Ok(s),
+        Some(other) => Err((key, format!("expected a string, found {}", other.kind()))),
+        None => Err((key, format!("missing field `{key}`"))),
+    }
+}
+
 impl PatchOp {
     /// The operation's name on the wire (`"add"`, ...).
     pub fn name(&self) -> &'static str {
@@ -87,14 +98,9 @@ impl PatchOp {
         let Value::Object(mut m) = value else {
             return Err(("", format!("expected an object, found {}", value.kind())));
         };
-        let mut text = |key: &'static str| match m.remove(key) {
-            Some(Value::String(s)) => Ok(s),
-            Some(other) => Err((key, format!("expected a string, found {}", other.kind()))),
-            None => Err((key, format!("missing field `{key}`"))),
-        };
-        let op = text("op")?;
-        let path = text("path")?;
-        let mut from = || text("from");
+        let op = text(&mut m, "op")?;
+        let path = text(&mut m, "path")?;
+        let mut from = || text(&mut m, "from");
         Ok(match op.as_str() {
             "remove" => PatchOp::Remove { path },
             "move" => PatchOp::Move { from: from()?, path },

@@ -798,15 +798,35 @@ impl ChunkExpander {
 /// `requireOpenerAgreement`): the repeated field does not survive expansion, so nothing
 /// downstream could see the disagreement.
 fn check_agreement(chunk: &Chunk, lane: &Lane, index: usize) -> Result<(), ChunkError> {
-    let conflict = |field: &'static str, incoming: String, established: Option<String>| {
-        Err(ChunkError::ConflictingField {
+    // Out of line: one copy of the error's construction for the four fields, not one inlined
+    // per field.
+    #[inline(never)]
+    fn conflict_error(
+        chunk: &Chunk,
+        lane: &Lane,
+        index: usize,
+        field: &'static str,
+        incoming: String,
+        established: Option<String>,
+    ) -> ChunkError {
+        ChunkError::ConflictingField {
             index,
             chunk_type: chunk.chunk_type,
             entity_id: lane.pending.id().to_owned(),
             field,
             incoming,
             established,
-        })
+        }
+    }
+    let conflict = |field: &'static str, incoming: String, established: Option<String>| {
+        Err(conflict_error(
+            chunk,
+            lane,
+            index,
+            field,
+            incoming,
+            established,
+        ))
     };
     match &lane.pending {
         Pending::Text { role, name, .. } => {

@@ -138,23 +138,32 @@ impl<'a> Fields<'a> {
             Some(value) => T::from_json(value),
             None => match T::absent() {
                 Some(value) => return value,
-                None => return self.keep_missing(key),
+                None => {
+                    self.keep_missing(key);
+                    return T::placeholder();
+                }
             },
         };
         match result {
             Ok(value) => value,
             Err(e) => {
-                self.keep(e.in_member(key));
+                self.keep_in(e, key);
                 T::placeholder()
             }
         }
     }
 
-    /// A required member is missing: the error is kept (as [`Fields::keep`]) and a placeholder
-    /// returned.
-    fn keep_missing<T: FromJson>(&mut self, key: &str) -> T {
+    /// A required member is missing: the error is kept (as [`Fields::keep`]). Not generic, out
+    /// of line: one copy for every field type's [`Fields::get`].
+    #[inline(never)]
+    fn keep_missing(&mut self, key: &str) {
         self.keep(missing(key));
-        T::placeholder()
+    }
+
+    /// `error`, met in the member `key`, is kept (as [`Fields::keep`]); one copy, as above.
+    #[inline(never)]
+    fn keep_in(&mut self, error: FieldError, key: &str) {
+        self.keep(error.in_member(key));
     }
 
     /// The member `key` as a `T`, or `T::default()` when it is absent; errors as [`Fields::get`].

@@ -17,11 +17,14 @@ use crate::protocol::wire::{ObjWriter, ToJson};
 /// The runtime's events: the enum, [`RuntimeEvent::KINDS`], [`RuntimeEvent::FIELDS`],
 /// [`RuntimeEvent::kind`] and the writer come from one table. A row: the variant's docs, the
 /// variant, its `type`, then each field with its wire name; a field marked `nullable` is written
-/// as `null` when it is `None` (any other `None` is left out).
+/// as `null` when it is `None` (any other `None` is left out). A row with a `[cfg]` after its
+/// `type` (`[feature = "coder"]`: the events only the Coder backend emits) has its variant, and
+/// so its writer, only in that build; `KINDS` and `FIELDS` list every row in both builds (the
+/// package's `types.d.ts` is one file).
 macro_rules! runtime_events {
     (
         $(
-            $(#[$doc:meta])* $variant:ident $kind:literal {
+            $(#[$doc:meta])* $variant:ident $kind:literal $([$cfg:meta])? {
                 $( $(#[$fdoc:meta])* $field:ident $wire:literal $($nullable:ident)? : $ty:ty ),* $(,)?
             }
         )*
@@ -30,7 +33,7 @@ macro_rules! runtime_events {
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         pub enum RuntimeEvent {
-            $( $(#[$doc])* $variant { $( $(#[$fdoc])* $field: $ty, )* }, )*
+            $( $(#[$doc])* $(#[cfg($cfg)])? $variant { $( $(#[$fdoc])* $field: $ty, )* }, )*
         }
 
         impl RuntimeEvent {
@@ -44,7 +47,7 @@ macro_rules! runtime_events {
             /// The event's `type` as listeners see it (`"agui"`, `"messages"`, ...).
             pub fn kind(&self) -> &'static str {
                 match self {
-                    $( RuntimeEvent::$variant { .. } => $kind, )*
+                    $( $(#[cfg($cfg)])? RuntimeEvent::$variant { .. } => $kind, )*
                 }
             }
         }
@@ -57,6 +60,7 @@ macro_rules! runtime_events {
                 w.field("type", self.kind());
                 match self {
                     $(
+                        $(#[cfg($cfg)])?
                         RuntimeEvent::$variant { $($field),* } => {
                             $( runtime_events!(@write w $wire $field $($nullable)?); )*
                         }
@@ -165,7 +169,7 @@ runtime_events! {
     }
     /// A Coder chat was created for a run started without a chat id: the thread is the chat's
     /// from now on (its messages, toggles and events).
-    ThreadCreated "thread_created" {
+    ThreadCreated "thread_created" [feature = "coder"] {
         /// The chat's id.
         thread_id "threadId": String,
         /// The id the run started under (the app's `threadId` with `newChat`, else the
@@ -173,7 +177,7 @@ runtime_events! {
         previous_thread_id "previousThreadId": String,
     }
     /// A Coder chat's server retries its model call (the chat's `retry` event): the turn goes on.
-    Retry "retry" {
+    Retry "retry" [feature = "coder"] {
         /// The thread (the chat).
         thread_id "threadId": String,
         /// The attempt, from 1.

@@ -292,12 +292,14 @@ impl Validator<'_, '_> {
     fn check_number(&mut self, s: &Map, n: &Number) -> Checked {
         let bound = |k: &str| s.get(k).and_then(Value::as_number);
         // (rule, an upper bound?, the draft-04 / OpenAPI 3.0 flag that makes it strict)
-        for (rule, upper, flag) in [
+        // A static table: the loop reads it rather than building the tuples on the stack.
+        static BOUNDS: [(&str, bool, &str); 4] = [
             ("minimum", false, "exclusiveMinimum"),
             ("exclusiveMinimum", false, ""),
             ("maximum", true, "exclusiveMaximum"),
             ("exclusiveMaximum", true, ""),
-        ] {
+        ];
+        for &(rule, upper, flag) in &BOUNDS {
             let Some(b) = bound(rule) else { continue };
             let strict = flag.is_empty() || s.get(flag) == Some(&Value::Bool(true));
             let Some(o) = cmp_num(n, b) else { continue };
