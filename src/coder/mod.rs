@@ -12,6 +12,7 @@
 //! stays one loop: "deliver the results" is the one step that differs (restart a run for
 //! AG-UI, submit for Coder).
 //!
+//! - [`options`]: `backend: {type: "coder", ...}` read and checked (the options' Coder room).
 //! - [`wire`]: the JSON the client reads (chat, messages and parts, stream events, one
 //!   WebSocket frame in every framing the server has used, error bodies), the bodies it
 //!   writes (create, post a message, tool results) and the routes it calls.
@@ -24,6 +25,7 @@
 //! No I/O, no clock, no JavaScript: the host opens the socket, POSTs, and feeds back what came.
 //! The module is not linked into the `.wasm` until the boundary uses it.
 
+pub mod options;
 pub mod schema;
 pub mod submit;
 pub mod translate;
