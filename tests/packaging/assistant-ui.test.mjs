@@ -14,11 +14,11 @@ import { gzipSync } from "node:zlib";
 
 import { startAgent, stopAgent } from "../e2e/agent.mjs";
 import { launch } from "../e2e/browser.mjs";
-import { ROOT, WAIT, freePort, installFixture, run, startServer } from "./helpers.mjs";
+import { ROOT, WAIT, installFixture, run, startViteDev } from "./helpers.mjs";
 
 const LATEST = process.env.ASSISTANT_UI_LATEST ?? "0.15.22";
 
-let fixture, browser, agent, base, dev, devUrl;
+let fixture, browser, agent, base, stopDev, devUrl;
 
 before(async () => {
   [fixture, browser] = await Promise.all([installFixture(join(ROOT, "demo/assistant-ui")), launch()]);
@@ -31,18 +31,12 @@ before(async () => {
     timeoutMs: WAIT,
   }));
   // The dev server too (development React: StrictMode double-renders and double-mounts).
-  const port = await freePort();
-  devUrl = `http://127.0.0.1:${port}`;
-  dev = await startServer(
-    "/usr/bin/env",
-    [`AGENT_URL=${base}`, process.execPath, join(fixture.dir, "node_modules/vite/bin/vite.js"), "--host", "127.0.0.1", "--port", String(port), "--strictPort"],
-    { cwd: fixture.dir, url: `${devUrl}/` },
-  );
+  ({ url: devUrl, stop: stopDev } = await startViteDev(fixture.dir, base));
 });
 
 after(async () => {
   await browser?.close();
-  await dev?.stop();
+  await stopDev?.();
   await stopAgent(agent);
   fixture?.cleanup();
 });
