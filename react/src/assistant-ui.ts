@@ -427,7 +427,8 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
         setCalls((prev) => {
           const next = new Map(prev);
           if (event.type === "tool_started") next.set(event.toolCallId, { finished: false });
-          else next.set(event.toolCallId, event.error ? { finished: true, result: event.error.message, isError: true } : { finished: true, result: event.result });
+          // A failure reads like a tool message's content (`TOOL ERROR: CODE`, then what happened).
+          else next.set(event.toolCallId, event.error ? { finished: true, result: `TOOL ERROR: ${event.error.code}\n${event.error.message}`, isError: true } : { finished: true, result: event.result });
           return next;
         });
       },

@@ -287,6 +287,34 @@ test("the view changes mid-run: the tool leaves with its view and its late call 
   await done(app);
 });
 
+test("a view tool that leaves between its call's START and END: TOOL_NOT_AVAILABLE, not run, no restart", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.click("[data-trace=checkout-7f3a] button");
+  await openPanel(page);
+  // 300 ms between events: the test leaves the trace view once the call's part shows (its
+  // TOOL_CALL_START), before its ARGS and END.
+  await script(thread, [
+    {
+      delayMs: 300,
+      events: run_(thread, "s1", [...text("m1", "Let me look."), ...call("c1", "highlight_span", { span_id: "s-pay" }, "m1"), ...text("m2", "Done looking.")]),
+    },
+  ]);
+  await send(page, "highlight the payment span");
+  await page.waitForSelector(".message.assistant .tool-call[data-tool=highlight_span]", { timeout: WAIT });
+  await page.click("#back");
+  await page.waitForSelector("#trace-list");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("Done looking."), null, { timeout: WAIT });
+  await idle(page, 1);
+  assert.equal(await page.evaluate(() => window.toolRuns.get("highlight_span") ?? 0), 0, "the handler never ran");
+  assert.equal(await page.$("#trace-view"), null);
+  const ui = (await lastAssistant(page)).tools.find((t) => t.tool === "highlight_span");
+  assert.equal(ui.error, "true");
+  assert.match(ui.result ?? "", /^TOOL ERROR: TOOL_NOT_AVAILABLE\n/, "the code of a tool that went away, not TOOL_LOAD_FAILED");
+  assert.equal((await requests(thread)).length, 1, "fire-and-forget: nothing restarts");
+  await done(app);
+});
+
 test("a view tool registered the assistant-ui way (fireAndForget) runs once from the stream: no loop", async () => {
   const app = await openApp();
   const { page, thread } = app;
