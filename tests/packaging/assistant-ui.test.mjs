@@ -405,6 +405,30 @@ test("a human tool: its tool UI (by name) shows requires-action and addResult an
   await done(app);
 });
 
+test("a chat-runtime tool that waits for a person (timeoutMs: null, humanTools) shows requires-action until answered", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    { events: run_(thread, "s1", call("c1", "ask_person", { question: "Restart payments?" }, "m1")) },
+    { events: run_(thread, "s2", text("m2", "Restarting payments.")) },
+  ]);
+  await send(page, "restart payments");
+  // Its card (a tool UI by name) sees assistant-ui's requires-action while the handler waits.
+  await page.waitForSelector(".ask-person[data-status=requires-action] .ask-person-yes", { timeout: WAIT });
+  await page.waitForTimeout(300);
+  assert.equal((await requests(thread)).length, 1, "no deadline: it waits for the person");
+  assert.equal(await page.$eval(".ask-person", (el) => el.dataset.status), "requires-action");
+  await page.click(".ask-person-yes");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("Restarting payments."), null, { timeout: WAIT });
+  await idle(page, 1);
+  const sent = await requests(thread);
+  assert.equal(sent[1].body.messages.find((m) => m.role === "tool").content, "yes");
+  assert.equal(await page.$eval(".ask-person", (el) => el.dataset.status), "complete");
+  assert.equal(await page.textContent(".ask-person .answer"), "yes");
+  await done(app);
+});
+
 test("a tools.json tool, turned on with chat-runtime's toggles, round-trips in gateway mode", async () => {
   const app = await openApp();
   const { page, thread } = app;

@@ -14,6 +14,8 @@ const first = params.get("thread") ?? crypto.randomUUID();
 
 // Model-context tools that run from the stream with no result and no new run (views.tsx: open_trace).
 const FIRE_AND_FORGET = ["open_trace"];
+// chat-runtime tools whose calls wait for a person (Ask.tsx: ask_person, `timeoutMs: null`).
+const HUMAN_TOOLS = ["ask_person"];
 
 const options: ChatRuntimeOptions = {
   runUrl: "/api/threads/{threadId}/runs",
@@ -33,6 +35,7 @@ export function App() {
       showThinking
       whileRunning={params.has("steer") ? "steer" : "queue"}
       fireAndForget={FIRE_AND_FORGET}
+      humanTools={HUMAN_TOOLS}
       onError={(e) => setErrors((list) => [...list, `${e.code}: ${e.message}`])}
     >
       <div className="app" data-view={view.kind === "list" ? "list" : view.mode}>
