@@ -582,6 +582,48 @@ test("thread switching: a new chat starts empty, and the first thread comes back
   await done(app);
 });
 
+test("a run resumed after a page reload: its answer arrives in the same thread, from the agent's history", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  // The response stops after the first word of the turn and holds the connection: the page is
+  // reloaded mid-run, while the agent's run goes on into its log.
+  const cut = await fetch(`${base}/test/cut`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ threadId: thread, cuts: [{ frame: 3, byte: 0 }] }),
+  });
+  assert.equal(cut.status, 200, await cut.text());
+  await send(page, "filter payments");
+  await page.waitForSelector(".message.assistant .text", { timeout: WAIT });
+  const partial = await page.textContent(".message.assistant .text");
+  assert.match(partial, /^Looking/);
+  assert.ok(!partial.includes("hour."), `mid-run: the first word only (${partial})`);
+  assert.ok(await page.$("#stop"), "the run is going on");
+  await page.reload();
+  await page.waitForSelector(".app #trace-list", { timeout: WAIT });
+  assert.equal(new URL(page.url()).searchParams.get("thread"), thread, "the same thread after the reload");
+  await openPanel(page);
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("I filtered the list to payments."), null, { timeout: WAIT });
+  await idle(page, 1);
+  assert.deepEqual(await page.$$eval(".message.user", (all) => all.map((m) => m.textContent)), ["filter payments"]);
+  const turn = await lastAssistant(page);
+  assert.deepEqual(turn.order, ["text", "search_traces", "set_filter", "text"]);
+  assert.equal(turn.text, "Looking at the traces of the last hour.|I filtered the list to payments.");
+  assert.equal((await requests(thread)).length, 1, "nothing was sent again: the answer is the run's own");
+  // The thread goes on from there: the next question is sent with the restored history.
+  await send(page, "how many spans?");
+  await idle(page, 2);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  const body = sent[1].body.messages;
+  assert.equal(body[0].content, "filter payments");
+  assert.ok(body.some((m) => m.role === "assistant" && m.content === "I filtered the list to payments."), JSON.stringify(body));
+  assert.equal(body.at(-1).content, "how many spans?");
+  await fetch(`${base}/test/break`, { method: "POST" });
+  await done(app);
+});
+
 test("identity: a finished message does not render again while the next one streams", async () => {
   const app = await openApp();
   const { page, thread } = app;
