@@ -129,9 +129,10 @@ size:
 # (issue 36's session side, docs/coder.md): +7,219 on the Coder build alone, 220,803. Then the
 # `messages` event's `replace: true` (issue 36's duplicates; the .wasm +36 / +42): 184,974 and 220,853.
 # Then a trimming round with no change of behaviour (docs/numbers.md, "Two builds"): -618 / -1,053
-# on its own base; merged with `replace`: 184,337 and 219,791.
-SIZE_BUDGET_GZIP ?= 184337
-SIZE_BUDGET_CODER_GZIP ?= 219791
+# on its own base; merged with `replace`: 184,337 and 219,791. Then a call of a tool unregistered
+# mid-call answered TOOL_NOT_AVAILABLE (issue 37): +16 / +22 on a build of 184,337 / 219,782.
+SIZE_BUDGET_GZIP ?= 184353
+SIZE_BUDGET_CODER_GZIP ?= 219804
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP) --coder-budget $(SIZE_BUDGET_CODER_GZIP)
 

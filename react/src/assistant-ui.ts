@@ -57,6 +57,13 @@ export interface AssistantUiRuntimeOptions {
    * run (the Jaeger UI's view tools registered the assistant-ui way).
    */
   fireAndForget?: readonly string[];
+  /**
+   * chat-runtime tools (`tools.json`, `useFrontendTool`) whose calls wait for a person (`timeoutMs:
+   * null`, a card that answers): their calls show `requires-action` (`tool-calls`) while their
+   * handler waits, as assistant-ui's own human tools do. (The runtime's events do not say that a
+   * tool has no deadline, so the app names them.)
+   */
+  humanTools?: readonly string[];
   /** assistant-ui adapters passed through (attachments, feedback, speech, a thread list for switching threads). */
   adapters?: Adapter["adapters"];
 }
@@ -87,6 +94,8 @@ interface ConvertInput {
   calls: ReadonlyMap<string, CallActivity>;
   waits: ReadonlyMap<string, HumanWait>;
   interrupts: readonly Interrupt[];
+  /** Names of chat-runtime tools whose open calls wait for a person (the `humanTools` option). */
+  humanTools: readonly string[];
 }
 
 interface Group {
@@ -212,6 +221,8 @@ function groupStatus(g: Group, input: ConvertInput, isLast: boolean): MessageSta
       for (const call of m.role === "assistant" ? (m.toolCalls ?? []) : []) {
         const wait = input.waits.get(call.id);
         if (wait) return { type: "requires-action", reason: wait.interrupt ? "interrupt" : "tool-calls" };
+        // A chat-runtime tool that waits for a person, its handler started and not done.
+        if (input.humanTools.includes(call.function.name) && input.calls.get(call.id)?.finished === false) return { type: "requires-action", reason: "tool-calls" };
       }
     }
     return { type: "running" };
@@ -402,6 +413,7 @@ function newId(): string {
 }
 
 const identity = (message: ThreadMessageLike): ThreadMessageLike => message;
+const NONE: readonly string[] = [];
 
 /**
  * An assistant-ui `AssistantRuntime` (for `<AssistantRuntimeProvider>`) over the chat-runtime thread
@@ -427,7 +439,8 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
         setCalls((prev) => {
           const next = new Map(prev);
           if (event.type === "tool_started") next.set(event.toolCallId, { finished: false });
-          else next.set(event.toolCallId, event.error ? { finished: true, result: event.error.message, isError: true } : { finished: true, result: event.result });
+          // A failure reads like a tool message's content (`TOOL ERROR: CODE`, then what happened).
+          else next.set(event.toolCallId, event.error ? { finished: true, result: `TOOL ERROR: ${event.error.code}\n${event.error.message}`, isError: true } : { finished: true, result: event.result });
           return next;
         });
       },
@@ -463,6 +476,8 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
     if (thread.error !== null) onErrorRef.current?.(thread.error);
   }, [thread.error]);
 
+  const humanTools = options.humanTools ?? NONE;
+  const humanKey = humanTools.join("\n");
   const converter = useRef<Converter | null>(null);
   converter.current ??= new Converter();
   const waits = humans.current.waits;
@@ -477,10 +492,11 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
         calls,
         waits,
         interrupts,
+        humanTools,
       }),
-    // `waitsVersion` stands for the contents of `waits`.
+    // `waitsVersion` stands for the contents of `waits`, `humanKey` for `humanTools`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [thread.messages, thread.running, thread.result, thread.error, showThinking, calls, waits, waitsVersion, interrupts],
+    [thread.messages, thread.running, thread.result, thread.error, showThinking, calls, waits, waitsVersion, interrupts, humanKey],
   );
 
   // Sends go through refs: assistant-ui keeps the adapter's callbacks of an earlier render.
@@ -656,13 +672,14 @@ export type ChatRuntimeAssistantProviderProps<M extends HasId = Message> = ChatR
  * message rendering. `load` defaults to `"demand"` here: the wasm is fetched at the first send.
  */
 export function ChatRuntimeAssistantProvider<M extends HasId = Message>(props: ChatRuntimeAssistantProviderProps<M>): ReactNode {
-  const { threadId = null, showThinking, onError, onCancel, whileRunning, fireAndForget, history, pending, adapters, children, ...provider } = props;
+  const { threadId = null, showThinking, onError, onCancel, whileRunning, fireAndForget, humanTools, history, pending, adapters, children, ...provider } = props;
   const hookOptions: AssistantUiRuntimeOptions = {};
   if (showThinking !== undefined) hookOptions.showThinking = showThinking;
   if (onError !== undefined) hookOptions.onError = onError;
   if (onCancel !== undefined) hookOptions.onCancel = onCancel;
   if (whileRunning !== undefined) hookOptions.whileRunning = whileRunning;
   if (fireAndForget !== undefined) hookOptions.fireAndForget = fireAndForget;
+  if (humanTools !== undefined) hookOptions.humanTools = humanTools;
   if (history !== undefined) hookOptions.history = history;
   if (pending !== undefined) hookOptions.pending = pending;
   if (adapters !== undefined) hookOptions.adapters = adapters;

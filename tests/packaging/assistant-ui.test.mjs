@@ -14,11 +14,11 @@ import { gzipSync } from "node:zlib";
 
 import { startAgent, stopAgent } from "../e2e/agent.mjs";
 import { launch } from "../e2e/browser.mjs";
-import { ROOT, WAIT, freePort, installFixture, run, startServer } from "./helpers.mjs";
+import { ROOT, WAIT, installFixture, run, startViteDev } from "./helpers.mjs";
 
 const LATEST = process.env.ASSISTANT_UI_LATEST ?? "0.15.22";
 
-let fixture, browser, agent, base, dev, devUrl;
+let fixture, browser, agent, base, stopDev, devUrl;
 
 before(async () => {
   [fixture, browser] = await Promise.all([installFixture(join(ROOT, "demo/assistant-ui")), launch()]);
@@ -31,18 +31,12 @@ before(async () => {
     timeoutMs: WAIT,
   }));
   // The dev server too (development React: StrictMode double-renders and double-mounts).
-  const port = await freePort();
-  devUrl = `http://127.0.0.1:${port}`;
-  dev = await startServer(
-    "/usr/bin/env",
-    [`AGENT_URL=${base}`, process.execPath, join(fixture.dir, "node_modules/vite/bin/vite.js"), "--host", "127.0.0.1", "--port", String(port), "--strictPort"],
-    { cwd: fixture.dir, url: `${devUrl}/` },
-  );
+  ({ url: devUrl, stop: stopDev } = await startViteDev(fixture.dir, base));
 });
 
 after(async () => {
   await browser?.close();
-  await dev?.stop();
+  await stopDev?.();
   await stopAgent(agent);
   fixture?.cleanup();
 });
@@ -293,6 +287,34 @@ test("the view changes mid-run: the tool leaves with its view and its late call 
   await done(app);
 });
 
+test("a view tool that leaves between its call's START and END: TOOL_NOT_AVAILABLE, not run, no restart", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await page.click("[data-trace=checkout-7f3a] button");
+  await openPanel(page);
+  // 300 ms between events: the test leaves the trace view once the call's part shows (its
+  // TOOL_CALL_START), before its ARGS and END.
+  await script(thread, [
+    {
+      delayMs: 300,
+      events: run_(thread, "s1", [...text("m1", "Let me look."), ...call("c1", "highlight_span", { span_id: "s-pay" }, "m1"), ...text("m2", "Done looking.")]),
+    },
+  ]);
+  await send(page, "highlight the payment span");
+  await page.waitForSelector(".message.assistant .tool-call[data-tool=highlight_span]", { timeout: WAIT });
+  await page.click("#back");
+  await page.waitForSelector("#trace-list");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("Done looking."), null, { timeout: WAIT });
+  await idle(page, 1);
+  assert.equal(await page.evaluate(() => window.toolRuns.get("highlight_span") ?? 0), 0, "the handler never ran");
+  assert.equal(await page.$("#trace-view"), null);
+  const ui = (await lastAssistant(page)).tools.find((t) => t.tool === "highlight_span");
+  assert.equal(ui.error, "true");
+  assert.match(ui.result ?? "", /^TOOL ERROR: TOOL_NOT_AVAILABLE\n/, "the code of a tool that went away, not TOOL_LOAD_FAILED");
+  assert.equal((await requests(thread)).length, 1, "fire-and-forget: nothing restarts");
+  await done(app);
+});
+
 test("a view tool registered the assistant-ui way (fireAndForget) runs once from the stream: no loop", async () => {
   const app = await openApp();
   const { page, thread } = app;
@@ -380,6 +402,30 @@ test("a human tool: its tool UI (by name) shows requires-action and addResult an
   const sent = await requests(thread);
   assert.equal(sent[1].body.messages.find((m) => m.role === "tool").content, "approved");
   assert.equal(await page.textContent(".approve .answer"), "approved");
+  await done(app);
+});
+
+test("a chat-runtime tool that waits for a person (timeoutMs: null, humanTools) shows requires-action until answered", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  await script(thread, [
+    { events: run_(thread, "s1", call("c1", "ask_person", { question: "Restart payments?" }, "m1")) },
+    { events: run_(thread, "s2", text("m2", "Restarting payments.")) },
+  ]);
+  await send(page, "restart payments");
+  // Its card (a tool UI by name) sees assistant-ui's requires-action while the handler waits.
+  await page.waitForSelector(".ask-person[data-status=requires-action] .ask-person-yes", { timeout: WAIT });
+  await page.waitForTimeout(300);
+  assert.equal((await requests(thread)).length, 1, "no deadline: it waits for the person");
+  assert.equal(await page.$eval(".ask-person", (el) => el.dataset.status), "requires-action");
+  await page.click(".ask-person-yes");
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("Restarting payments."), null, { timeout: WAIT });
+  await idle(page, 1);
+  const sent = await requests(thread);
+  assert.equal(sent[1].body.messages.find((m) => m.role === "tool").content, "yes");
+  assert.equal(await page.$eval(".ask-person", (el) => el.dataset.status), "complete");
+  assert.equal(await page.textContent(".ask-person .answer"), "yes");
   await done(app);
 });
 
@@ -533,6 +579,48 @@ test("thread switching: a new chat starts empty, and the first thread comes back
   assert.equal(await page.$$eval(".message", (m) => m.length), 2);
   assert.equal((await requests(thread)).length, 1);
   assert.equal((await requests(`${thread}-2`)).length, 1);
+  await done(app);
+});
+
+test("a run resumed after a page reload: its answer arrives in the same thread, from the agent's history", async () => {
+  const app = await openApp();
+  const { page, thread } = app;
+  await openPanel(page);
+  // The response stops after the first word of the turn and holds the connection: the page is
+  // reloaded mid-run, while the agent's run goes on into its log.
+  const cut = await fetch(`${base}/test/cut`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ threadId: thread, cuts: [{ frame: 3, byte: 0 }] }),
+  });
+  assert.equal(cut.status, 200, await cut.text());
+  await send(page, "filter payments");
+  await page.waitForSelector(".message.assistant .text", { timeout: WAIT });
+  const partial = await page.textContent(".message.assistant .text");
+  assert.match(partial, /^Looking/);
+  assert.ok(!partial.includes("hour."), `mid-run: the first word only (${partial})`);
+  assert.ok(await page.$("#stop"), "the run is going on");
+  await page.reload();
+  await page.waitForSelector(".app #trace-list", { timeout: WAIT });
+  assert.equal(new URL(page.url()).searchParams.get("thread"), thread, "the same thread after the reload");
+  await openPanel(page);
+  await page.waitForFunction(() => document.querySelector(".message.assistant")?.textContent.includes("I filtered the list to payments."), null, { timeout: WAIT });
+  await idle(page, 1);
+  assert.deepEqual(await page.$$eval(".message.user", (all) => all.map((m) => m.textContent)), ["filter payments"]);
+  const turn = await lastAssistant(page);
+  assert.deepEqual(turn.order, ["text", "search_traces", "set_filter", "text"]);
+  assert.equal(turn.text, "Looking at the traces of the last hour.|I filtered the list to payments.");
+  assert.equal((await requests(thread)).length, 1, "nothing was sent again: the answer is the run's own");
+  // The thread goes on from there: the next question is sent with the restored history.
+  await send(page, "how many spans?");
+  await idle(page, 2);
+  const sent = await requests(thread);
+  assert.equal(sent.length, 2);
+  const body = sent[1].body.messages;
+  assert.equal(body[0].content, "filter payments");
+  assert.ok(body.some((m) => m.role === "assistant" && m.content === "I filtered the list to payments."), JSON.stringify(body));
+  assert.equal(body.at(-1).content, "how many spans?");
+  await fetch(`${base}/test/break`, { method: "POST" });
   await done(app);
 });
 

@@ -12,7 +12,9 @@ import { fileURLToPath } from "node:url";
 
 import { startProcess } from "../support/spawn.mjs";
 
-export { freePort } from "../support/spawn.mjs";
+import { freePort } from "../support/spawn.mjs";
+
+export { freePort };
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const HERE = fileURLToPath(new URL("./", import.meta.url));
@@ -139,6 +141,21 @@ export async function startServer(cmd, args, { cwd, url, timeoutMs = WAIT }) {
     timeoutMs,
   });
   return { child, stop, output };
+}
+
+/**
+ * The Vite dev server of an installed fixture (development React: StrictMode double-renders and
+ * double-mounts) on a free port, with `AGENT_URL` for its proxy; resolves with `{ url, stop }`.
+ */
+export async function startViteDev(dir, agentUrl) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const { stop } = await startServer(
+    "/usr/bin/env",
+    [`AGENT_URL=${agentUrl}`, process.execPath, join(dir, "node_modules/vite/bin/vite.js"), "--host", "127.0.0.1", "--port", String(port), "--strictPort"],
+    { cwd: dir, url: `${url}/` },
+  );
+  return { url, stop };
 }
 
 /** Opens `url`, waits for #result[data-done], fails on page errors; resolves with the parsed result. */

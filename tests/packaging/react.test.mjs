@@ -12,9 +12,9 @@ import { join } from "node:path";
 
 import { startAgent, stopAgent } from "../e2e/agent.mjs";
 import { launch } from "../e2e/browser.mjs";
-import { ROOT, WAIT, freePort, installFixture, run, startServer } from "./helpers.mjs";
+import { ROOT, WAIT, installFixture, run, startViteDev } from "./helpers.mjs";
 
-let fixture, browser, agent, agentUrl, dev, devUrl;
+let fixture, browser, agent, agentUrl, stopDev, devUrl;
 
 before(async () => {
   [fixture, browser, { child: agent, url: agentUrl }] = await Promise.all([
@@ -22,18 +22,12 @@ before(async () => {
     launch(),
     startAgent({ paceMs: 15, statics: ["/tools=demo/tools"], timeoutMs: WAIT }),
   ]);
-  const port = await freePort();
-  devUrl = `http://127.0.0.1:${port}`;
-  dev = await startServer(
-    "/usr/bin/env",
-    [`AGENT_URL=${agentUrl}`, process.execPath, join(fixture.dir, "node_modules/vite/bin/vite.js"), "--host", "127.0.0.1", "--port", String(port), "--strictPort"],
-    { cwd: fixture.dir, url: `${devUrl}/` },
-  );
+  ({ url: devUrl, stop: stopDev } = await startViteDev(fixture.dir, agentUrl));
 });
 
 after(async () => {
   await browser?.close();
-  await dev?.stop();
+  await stopDev?.();
   await stopAgent(agent);
   fixture?.cleanup();
 });

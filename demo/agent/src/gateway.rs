@@ -64,6 +64,60 @@ fn search_result() -> String {
     .to_string()
 }
 
+/// The messages the run's events say (what the gateway keeps of the turn for the thread's
+/// history): a text message is an assistant message, a tool call joins the assistant message it
+/// names (`parentMessageId`) with its streamed arguments, a `TOOL_CALL_RESULT` is a tool message.
+pub fn messages_of(steps: &[Step]) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    let find = |out: &mut Vec<Value>, id: &str| -> usize {
+        match out.iter().position(|m| m["id"] == id) {
+            Some(i) => i,
+            None => {
+                out.push(json!({ "id": id, "role": "assistant", "content": "" }));
+                out.len() - 1
+            }
+        }
+    };
+    for step in steps {
+        let e = &step.event;
+        let s = |k: &str| e[k].as_str().unwrap_or("").to_string();
+        match e["type"].as_str().unwrap_or("") {
+            "TEXT_MESSAGE_START" => {
+                find(&mut out, &s("messageId"));
+            }
+            "TEXT_MESSAGE_CONTENT" => {
+                let i = find(&mut out, &s("messageId"));
+                let text = format!("{}{}", out[i]["content"].as_str().unwrap_or(""), s("delta"));
+                out[i]["content"] = Value::String(text);
+            }
+            "TOOL_CALL_START" => {
+                let i = find(&mut out, &s("parentMessageId"));
+                let call = demo::tool_call_entry(&s("toolCallId"), &s("toolCallName"), "");
+                match out[i]["toolCalls"].as_array_mut() {
+                    Some(calls) => calls.push(call),
+                    None => out[i]["toolCalls"] = json!([call]),
+                }
+            }
+            "TOOL_CALL_ARGS" => {
+                let id = s("toolCallId");
+                for m in out.iter_mut() {
+                    for c in m["toolCalls"].as_array_mut().into_iter().flatten() {
+                        if c["id"] == id.as_str() {
+                            let args = c["function"]["arguments"].as_str().unwrap_or("");
+                            c["function"]["arguments"] = Value::String(format!("{args}{}", s("delta")));
+                        }
+                    }
+                }
+            }
+            "TOOL_CALL_RESULT" => out.push(json!({
+                "id": s("messageId"), "role": "tool", "toolCallId": s("toolCallId"), "content": s("content")
+            })),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The run's events.
 pub fn plan(input: &RunInput, ids: &Ids) -> Vec<Step> {
     let mut out = Out::new(ids);
@@ -182,6 +236,41 @@ mod tests {
         assert!(steps
             .last()
             .is_some_and(|s| s.event["outcome"].get("pendingToolCallIds").is_none()));
+    }
+
+    #[test]
+    fn the_turn_kept_as_messages() {
+        let tools = json!([{ "name": "set_filter", "description": "d",
+            "parameters": { "type": "object", "properties": { "service": { "type": "string", "enum": ["payments"] } } } }]);
+        let steps = plan(
+            &input(
+                tools,
+                json!([{ "id": "u", "role": "user", "content": "filter payments" }]),
+            ),
+            &Ids::default(),
+        );
+        let messages = messages_of(&steps);
+        let roles: Vec<&str> = messages
+            .iter()
+            .map(|m| m["role"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(roles, ["assistant", "tool", "assistant"]);
+        assert_eq!(
+            messages[0]["content"],
+            "Looking at the traces of the last hour."
+        );
+        let calls = messages[0]["toolCalls"]
+            .as_array()
+            .expect("the intro's calls");
+        assert_eq!(calls[0]["function"]["name"], BACKEND_TOOL);
+        assert_eq!(calls[0]["function"]["arguments"], r#"{"lookback":"1h"}"#);
+        assert_eq!(calls[1]["function"]["name"], "set_filter");
+        assert_eq!(
+            calls[1]["function"]["arguments"],
+            r#"{"service":"payments"}"#
+        );
+        assert_eq!(messages[1]["toolCallId"], calls[0]["id"]);
+        assert_eq!(messages[2]["content"], "I filtered the list to payments.");
     }
 
     #[test]

@@ -208,6 +208,7 @@ pub fn app(config: Config, shutdown: watch::Receiver<bool>) -> Router {
     });
     Router::new()
         .route("/api/threads/{thread_id}/runs", post(run))
+        .route("/api/threads/{thread_id}/messages", get(thread_messages))
         .route("/api/agents", get(agents))
         .route("/test/script", post(script))
         .route("/test/requests", get(requests))
@@ -484,7 +485,7 @@ fn demo_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Resp
     } else {
         let steps = demo::plan(thread, &input, &state.ids);
         drop(threads);
-        return planner_run(state, &input.thread_id, &input.run_id, steps);
+        return planner_run(state, &input.thread_id, &input.run_id, steps, || {});
     }
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|b| (Ok::<Bytes, Infallible>(b), rx))
@@ -510,17 +511,66 @@ fn gateway_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> R
     if input.run_id.is_empty() {
         input.run_id = state.ids.run();
     }
+    // The thread is kept: the request's messages now, what the turn says once it has ended
+    // (`GET /api/threads/{threadId}/messages`, the history a reloaded page asks for).
+    {
+        let mut threads = state.threads.lock().unwrap_or_else(|e| e.into_inner());
+        demo::merge(
+            threads.entry(input.thread_id.clone()).or_default(),
+            &input.messages,
+        );
+    }
     let steps = gateway::plan(&input, &state.ids);
-    planner_run(state, &input.thread_id, &input.run_id, steps)
+    let said = gateway::messages_of(&steps);
+    let (threads, thread_id) = (state.threads.clone(), input.thread_id.clone());
+    let keep = move || {
+        let mut threads = threads.lock().unwrap_or_else(|e| e.into_inner());
+        demo::merge(threads.entry(thread_id).or_default(), &said);
+    };
+    planner_run(state, &input.thread_id, &input.run_id, steps, keep)
+}
+
+#[derive(Deserialize)]
+struct MessagesQuery {
+    wait: Option<String>,
+}
+
+/// How long `GET /api/threads/{threadId}/messages?wait` waits for the thread's runs at most.
+const HISTORY_WAIT: Duration = Duration::from_secs(30);
+
+/// `GET /api/threads/{threadId}/messages`: `{"messages": [...]}`, the thread as the agent keeps it
+/// (gateway and demo modes; `[]` for a thread it does not know). With `?wait`, once the thread's
+/// runs that are still going on have ended (at most 30 s): a page reloaded mid-run gets the
+/// run's answer.
+async fn thread_messages(
+    State(state): State<AppState>,
+    UrlPath(thread_id): UrlPath<String>,
+    Query(q): Query<MessagesQuery>,
+) -> Response {
+    if q.wait.is_some() {
+        let open = state.runs.open(&thread_id);
+        let all = futures_util::future::join_all(open.iter().map(|log| log.finished()));
+        let _ = tokio::time::timeout(HISTORY_WAIT, all).await;
+    }
+    let messages = state
+        .threads
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&thread_id)
+        .cloned()
+        .unwrap_or_default();
+    json_response(StatusCode::OK, json!({ "messages": messages }))
 }
 
 /// The planner's run: its events go into the run's log (with SSE ids) at the pace, whether or
-/// not the client stays, and the response streams the log.
+/// not the client stays, and the response streams the log. `keep` runs after the last event,
+/// before the log says the run is over.
 fn planner_run(
     state: &AppState,
     thread_id: &str,
     run_id: &str,
     steps: Vec<demo::Step>,
+    keep: impl FnOnce() + Send + 'static,
 ) -> Response {
     let log = state.runs.start(thread_id, run_id);
     let producer = log.clone();
@@ -532,6 +582,7 @@ fn planner_run(
             }
             producer.push(&step.event);
         }
+        keep();
         producer.close();
     });
     resume::response(log, 0, next_cut(state, thread_id), state.breaks.subscribe())

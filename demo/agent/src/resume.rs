@@ -84,6 +84,21 @@ impl RunLog {
         self.changed.send_replace(());
     }
 
+    /// Whether the run is over (its producer wrote its last event).
+    pub fn done(&self) -> bool {
+        self.frames.lock().unwrap_or_else(|e| e.into_inner()).done
+    }
+
+    /// Waits until the run is over.
+    pub async fn finished(&self) {
+        let mut changed = self.changed.subscribe();
+        while !self.done() {
+            if changed.changed().await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// Frame `n`, waiting for it; `None` once the run ended before it.
     async fn frame(&self, n: usize) -> Option<Bytes> {
         let mut changed = self.changed.subscribe();
@@ -129,6 +144,15 @@ impl Runs {
         logs.iter()
             .find(|(t, r, _)| t == thread_id && r == run_id)
             .map(|(_, _, log)| log.clone())
+    }
+
+    /// The thread's kept runs that are still going on.
+    pub fn open(&self, thread_id: &str) -> Vec<Arc<RunLog>> {
+        let logs = self.logs.lock().unwrap_or_else(|e| e.into_inner());
+        logs.iter()
+            .filter(|(t, _, log)| t == thread_id && !log.done())
+            .map(|(_, _, log)| log.clone())
+            .collect()
     }
 
     /// Forgets every run.

@@ -183,3 +183,63 @@ async fn chunked_to_eof(mut conn: Conn) -> (Vec<u8>, bool) {
         raw = &data[size + 2..];
     }
 }
+
+/// Gateway mode keeps its threads: `GET /api/threads/{id}/messages` is the history a page reloaded
+/// mid-run asks for, and `?wait` answers once the thread's run has ended, with the whole turn.
+#[tokio::test]
+async fn gateway_history_after_a_dropped_run_holds_the_whole_turn() {
+    let config = Config {
+        mode: chat_runtime_agent::Mode::Gateway,
+        pace_ms: 20,
+        ..Config::default()
+    };
+    let server = spawn(config, 0).await.unwrap();
+    let mut body = input("g", "r1");
+    body["messages"][0]["content"] = json!("show the traces");
+    // The page goes away after the head: the run goes on without it.
+    let conn = post_run(&server, "g", &body, None).await;
+    assert_eq!(conn.status, 200);
+    drop(conn);
+    let now = get(server.addr, "/api/threads/g/messages")
+        .await
+        .json()
+        .await;
+    let roles: Vec<&str> = now["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user"], "mid-run: the turn is not kept yet");
+    let after = get(server.addr, "/api/threads/g/messages?wait")
+        .await
+        .json()
+        .await;
+    let messages = after["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "assistant"]);
+    assert_eq!(messages[0]["id"], "u1");
+    assert_eq!(
+        messages[1]["content"],
+        "Looking at the traces of the last hour."
+    );
+    assert_eq!(
+        messages[1]["toolCalls"][0]["function"]["name"],
+        "search_traces"
+    );
+    assert_eq!(messages[2]["toolCallId"], messages[1]["toolCalls"][0]["id"]);
+    assert!(messages[3]["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("Two traces"));
+    // A thread the agent does not know: an empty history.
+    let none = get(server.addr, "/api/threads/nope/messages?wait")
+        .await
+        .json()
+        .await;
+    assert_eq!(none["messages"], json!([]));
+    server.stop().await.unwrap();
+}

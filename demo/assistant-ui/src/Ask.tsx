@@ -12,7 +12,7 @@ import {
   useAui,
 } from "@assistant-ui/react";
 import { useInterrupts, useSetAgentState } from "chat-runtime/assistant-ui";
-import { useAgentState, useRuntimeStatus, useToolToggles } from "chat-runtime/react";
+import { useAgentState, useFrontendTool, useRuntimeStatus, useToolToggles } from "chat-runtime/react";
 
 import { TRACES } from "./data";
 import type { View } from "./views";
@@ -126,6 +126,41 @@ const ApproveDeployUI = makeAssistantToolUI<{ service: string }, string>({
   ),
 });
 
+// A chat-runtime tool that waits for a person (`timeoutMs: null`): its handler waits until its card
+// (a tool UI by name) is answered. App.tsx names it in `humanTools`, so its part shows
+// `requires-action` while it waits, as assistant-ui's own human tools do.
+const answers = new Map<string, (answer: string) => void>();
+
+const AskPersonUI = makeAssistantToolUI<{ question: string }, string>({
+  toolName: "ask_person",
+  render: ({ args, result, status, toolCallId }) => (
+    <div className="ask-person" data-tool="ask_person" data-status={status.type}>
+      {args.question}
+      {status.type === "requires-action" ? (
+        <button className="ask-person-yes" onClick={() => answers.get(toolCallId)?.("yes")}>
+          Yes
+        </button>
+      ) : null}
+      {result !== undefined ? <b className="answer">{result}</b> : null}
+    </div>
+  ),
+});
+
+function useAskPerson(): void {
+  useFrontendTool<{ question: string }, string>({
+    name: "ask_person",
+    description: "Ask the user a yes/no question and wait for the answer.",
+    parameters: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+    timeoutMs: null,
+    defaultEnabled: true,
+    handler: (_args, ctx) =>
+      new Promise<string>((resolve, reject) => {
+        answers.set(ctx.toolCallId, resolve);
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
+      }).finally(() => answers.delete(ctx.toolCallId)),
+  });
+}
+
 const countSpans = {
   toolName: "count_spans",
   type: "frontend" as const,
@@ -219,12 +254,14 @@ export function AskPanel({ open, threadId, view }: { open: boolean; threadId: st
   const { status, load } = useRuntimeStatus();
   useAssistantTool(countSpans);
   useAssistantTool(approveDeploy);
+  useAskPerson();
   useEffect(() => {
     if (open) load().catch(() => {});
   }, [open, load]);
   return (
     <ThreadPrimitive.Root className="thread" data-wasm={status}>
       <ApproveDeployUI />
+      <AskPersonUI />
       <Toggles threadId={threadId} />
       <AgentState threadId={threadId} view={view} />
       <ThreadPrimitive.Viewport className="viewport">

@@ -75,6 +75,11 @@ impl Driver {
             };
             let handler = match handler {
                 Ok(handler) => handler,
+                // A registered tool without its handler was unregistered after its call came
+                // (a view tool that left between TOOL_CALL_START and END): gone, not broken.
+                Err(message) if matches!(job.tool.handler, ToolHandler::Registered) => {
+                    break 'outcome Some(failure(FailureCode::ToolNotAvailable, message))
+                }
                 Err(message) => break 'outcome Some(failure(FailureCode::ToolLoadFailed, message)),
             };
             let mut ctx = String::new();
@@ -135,7 +140,7 @@ impl Driver {
         let url = match &job.tool.handler {
             ToolHandler::Registered => {
                 let handler = self.borrow().handlers.get(name).cloned();
-                return Err(handler.ok_or_else(|| format!("{name} has no registered handler")));
+                return Err(handler.ok_or_else(|| format!("{name} was removed from the page")));
             }
             ToolHandler::Module { url, .. } => url,
         };
