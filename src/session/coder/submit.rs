@@ -154,6 +154,11 @@ impl Session {
     }
 
     pub(super) fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
+        if let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) {
+            // Its deadline is stamped at the host's next `poll_action`.
+            round.answer_by = None;
+            self.unstamped_waits = true;
+        }
         let url = routes(self.coder_config()).tool_results(thread_id);
         self.post(thread_id, request_id, Request::Results, url, Some(body));
     }
@@ -234,6 +239,47 @@ impl Session {
                 round.submission = None;
                 self.fail_api(thread_id, "submitting the tool results", error);
             }
+        }
+    }
+}
+
+impl Session {
+    /// Stamps the deadline of each submission out that has none (`now`: the host's clock).
+    pub(in crate::session) fn stamp_submissions(&mut self, now: u64) {
+        let turns = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
+        for round in turns.filter_map(Turn::chat_mut) {
+            if round.submission.is_some() {
+                round.answer_by.get_or_insert(now + super::SUBMIT_ANSWER_MS);
+            }
+        }
+    }
+
+    /// A submission out whose deadline passed by `now` counts as unanswered (a network
+    /// failure): sent once more, or the chat's state read again; its late answer is ignored.
+    pub(in crate::session) fn submissions_due(&mut self, now: u64) {
+        let mut due = Vec::new();
+        for (thread_id, state) in self.threads.iter_mut() {
+            let round = state.turn.as_mut().and_then(Turn::chat_mut);
+            if let Some(round) = round.filter(|r| r.answer_by.is_some_and(|at| at <= now)) {
+                if let Some((request_id, _)) = &round.submission {
+                    due.push((thread_id.clone(), *request_id));
+                }
+            }
+        }
+        for (thread_id, request_id) in due {
+            self.handle_chat_reply(&thread_id, request_id, SubmitReply::Network);
+        }
+    }
+}
+
+impl Turn {
+    /// When the submission out counts as unanswered, if one is out and stamped.
+    pub(in crate::session) fn submission_deadline(&self) -> Option<u64> {
+        match &self.backend {
+            crate::session::turn::Round::Coder(round) if round.submission.is_some() => {
+                round.answer_by
+            }
+            _ => None,
         }
     }
 }

@@ -988,12 +988,7 @@ async fn tool_results(
 
 /// Whether this `POST /tool-results` is one of those `holdResults` holds (then recorded with
 /// `held: true` and `status: null`).
-fn hold_results(
-    coder: &Arc<Coder>,
-    id: &str,
-    bytes: &Result<Bytes, axum::Error>,
-    at: u64,
-) -> bool {
+fn hold_results(coder: &Arc<Coder>, id: &str, bytes: &Result<Bytes, axum::Error>, at: u64) -> bool {
     let mut hub = coder.lock();
     let Some(chat) = hub.chats.get_mut(id) else {
         return false;
