@@ -1236,7 +1236,10 @@ test("the chat's title, queue_update and last_error reach a listener as events",
   assert.equal(first.status, "completed", JSON.stringify(first.error));
   const chatId = first.threadId;
   const title = (await chats())[0].title;
-  assert.deepEqual(await events("title"), [{ type: "title", threadId: chatId, title }], "the create's answer names the title");
+  // The create's answer names it (a status read, if the turn needed one, names it again).
+  const titles = await events("title");
+  assert.ok(titles.length >= 1, "a title event");
+  for (const e of titles) assert.deepEqual(e, { type: "title", threadId: chatId, title });
   assert.equal(title, "surface events please");
 
   // A second page queues a message while the chat is busy: the first page's stream shows it.
