@@ -1688,8 +1688,10 @@ async fn hold_results_holds_a_tool_results_post_unanswered_and_unapplied() {
     setup(a, json!({ "chatId": id, "holdResults": 1 })).await;
     assert_eq!(say(a, &id, "go").await.0, 200);
     until(&mut s, |e| e["type"] == "action_required").await;
-    let body = json!({ "results": [{ "tool_call_id": "toolu_H", "output": "{}", "is_error": false }] });
-    let held = tokio::time::timeout(Duration::from_millis(500), results(a, &id, body.clone())).await;
+    let body =
+        json!({ "results": [{ "tool_call_id": "toolu_H", "output": "{}", "is_error": false }] });
+    let held =
+        tokio::time::timeout(Duration::from_millis(500), results(a, &id, body.clone())).await;
     assert!(held.is_err(), "the held POST is not answered");
     let r = record(a, &id).await;
     assert_eq!(r["chat"]["status"], "requires_action", "not applied");

@@ -257,16 +257,18 @@ impl Session {
     /// A submission out whose deadline passed by `now` counts as unanswered (a network
     /// failure): sent once more, or the chat's state read again; its late answer is ignored.
     pub(in crate::session) fn submissions_due(&mut self, now: u64) {
-        let mut due = Vec::new();
-        for (thread_id, state) in self.threads.iter_mut() {
-            let round = state.turn.as_mut().and_then(Turn::chat_mut);
-            if let Some(round) = round.filter(|r| r.answer_by.is_some_and(|at| at <= now)) {
-                if let Some((request_id, _)) = &round.submission {
-                    due.push((thread_id.clone(), *request_id));
-                }
-            }
-        }
-        for (thread_id, request_id) in due {
+        // One at a time (its deadline cleared: never due twice), without a list of them.
+        loop {
+            let due = self.threads.iter_mut().find_map(|(id, state)| {
+                let round = state.turn.as_mut()?.chat_mut()?;
+                let (request_id, _) = round.submission.as_ref()?;
+                round.answer_by.filter(|at| *at <= now)?;
+                round.answer_by = None;
+                Some((id.clone(), *request_id))
+            });
+            let Some((thread_id, request_id)) = due else {
+                return;
+            };
             self.handle_chat_reply(&thread_id, request_id, SubmitReply::Network);
         }
     }
