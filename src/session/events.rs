@@ -164,9 +164,9 @@ runtime_events! {
         at "at": u64,
         /// Coder: the chat's stream closed and is being reconnected, this attempt (from 1) in
         /// a row; the next `activity` without it is the stream back.
-        reconnecting "reconnecting" [feature = "coder"]: Option<u32>,
+        reconnecting "reconnecting" [feature = "coder"]: Option<i64>,
         /// Coder: the wait before that attempt, in milliseconds.
-        delay_ms "delayMs" [feature = "coder"]: Option<u64>,
+        delay_ms "delayMs" [feature = "coder"]: Option<i64>,
     }
     /// A thread's toggles changed (here or in another tab). Not emitted by the session itself.
     TogglesChanged "toggles_changed" {
@@ -224,7 +224,7 @@ runtime_events! {
         /// The thread (the chat).
         thread_id "threadId": String,
         /// The queue, whole (empty: none waits).
-        queued_messages "queuedMessages": Vec<Value>,
+        queued_messages "queuedMessages": Value,
     }
     /// A Coder chat's error (the stream's `error` event, which is the chat's `last_error`),
     /// also when it does not end a run of this page (a chat found in error on connect).

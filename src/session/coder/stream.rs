@@ -228,7 +228,7 @@ impl Session {
                 self.actions
                     .push_back(Action::Emit(RuntimeEvent::QueueUpdate {
                         thread_id: thread_id.to_owned(),
-                        queued_messages,
+                        queued_messages: crate::json::Value::Array(queued_messages),
                     }));
             }
             Update::LastError(error) => {

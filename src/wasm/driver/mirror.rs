@@ -88,9 +88,9 @@ impl Driver {
             thread_id: thread_id.to_owned(),
             at: browser::wall_clock().unwrap_or_else(browser::now),
             #[cfg(feature = "coder")]
-            reconnecting: reconnecting.map(|r| r.0),
+            reconnecting: reconnecting.map(|r| i64::from(r.0)),
             #[cfg(feature = "coder")]
-            delay_ms: reconnecting.map(|r| r.1),
+            delay_ms: reconnecting.map(|r| r.1 as i64),
         }]);
     }
 
