@@ -104,13 +104,12 @@ pub(super) struct ChatRound {
     outcomes: Vec<(String, ToolOutcome)>,
     /// The submission out, if any.
     submission: Option<(u64, Submission)>,
-    /// When the submission's POST counts as unanswered ([`SUBMIT_ANSWER_MS`] after it went,
-    /// in the host's clock; `None` until the host's next `poll_action` stamps it).
+    /// When its POST counts as unanswered (host's clock; `None` until `poll_action` stamps it).
     answer_by: Option<u64>,
     /// The stream's ends in a row without a frame between them.
     reconnects: u32,
     /// Submissions given up on (sent twice, no answer that says): each is followed by the
-    /// chat's state read again; after [`MAX_RECONCILES`] the turn ends.
+    /// chat's state read again; after [`submit::MAX_RECONCILES`] the turn ends.
     reconciles: u8,
     /// The turn's own messages (the user's), shown after the committed history until it holds
     /// the message posted: a history replaced meanwhile would otherwise hide them.
@@ -374,14 +373,6 @@ impl Session {
 
 /// coderd's cap on a create or tool-results body (`httpapi.ReadLimit`): 256 KiB; over it, 413.
 pub(super) const MAX_BODY_BYTES: usize = 256 * 1024;
-
-/// How long a `tool-results` POST may go unanswered before it counts as failed (no answer: sent
-/// once more, then the chat's state read again), so a POST that never answers still settles
-/// the run.
-pub(super) const SUBMIT_ANSWER_MS: u64 = 10_000;
-
-/// Submissions of one turn that may fail twice each before the turn ends in error.
-pub(super) const MAX_RECONCILES: u8 = 2;
 
 static NO_CODER: CoderConfig = CoderConfig {
     base_url: String::new(),

@@ -14,6 +14,14 @@ use crate::lean::text::{concat, decimal};
 use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 
+/// Submissions of one turn that may fail twice each before the turn ends in error.
+pub(super) const MAX_RECONCILES: u8 = 2;
+
+/// How long a `tool-results` POST may go unanswered before it counts as failed (no answer: sent
+/// once more, then the chat's state read again), so a POST that never answers still settles
+/// the run.
+pub(super) const SUBMIT_ANSWER_MS: u64 = 10_000;
+
 impl Session {
     /// An `action_required` batch handed out these calls: each runs (or is answered at once, as
     /// a disabled or unknown tool's call is); a turn that found them owed before posting its
@@ -208,7 +216,7 @@ impl Session {
             SubmitStep::Reconcile(error) => {
                 round.submission = None;
                 round.reconciles += 1;
-                if round.reconciles > super::MAX_RECONCILES {
+                if round.reconciles > MAX_RECONCILES {
                     let what = "submitting the tool results";
                     return match error {
                         Some(error) => self.fail_api(thread_id, what, error),
@@ -249,7 +257,7 @@ impl Session {
         let turns = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
         for round in turns.filter_map(Turn::chat_mut) {
             if round.submission.is_some() {
-                round.answer_by.get_or_insert(now + super::SUBMIT_ANSWER_MS);
+                round.answer_by.get_or_insert(now + SUBMIT_ANSWER_MS);
             }
         }
     }
