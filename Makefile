@@ -131,9 +131,9 @@ size:
 # Then a trimming round with no change of behaviour (docs/numbers.md, "Two builds"): -618 / -1,053
 # on its own base; merged with `replace`: 184,337 and 219,791. Then issue 36's last points (the
 # reconnecting activity, the chat's title/queue/last-error events, the tool-results POST bound):
-# +1,042 on the Coder build alone (219,782 measured on its base), 220,824.
+# +1,044 on the Coder build alone (219,782 measured on its base), 220,826.
 SIZE_BUDGET_GZIP ?= 184337
-SIZE_BUDGET_CODER_GZIP ?= 220824
+SIZE_BUDGET_CODER_GZIP ?= 220826
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP) --coder-budget $(SIZE_BUDGET_CODER_GZIP)
 
