@@ -129,10 +129,12 @@ size:
 # (issue 36's session side, docs/coder.md): +7,219 on the Coder build alone, 220,803. Then the
 # `messages` event's `replace: true` (issue 36's duplicates; the .wasm +36 / +42): 184,974 and 220,853.
 # Then a trimming round with no change of behaviour (docs/numbers.md, "Two builds"): -618 / -1,053
-# on its own base; merged with `replace`: 184,337 and 219,791. Then a call of a tool unregistered
-# mid-call answered TOOL_NOT_AVAILABLE (issue 37): +16 / +22 on a build of 184,337 / 219,782.
+# on its own base; merged with `replace`: 184,337 and 219,791 (219,782 as built since). Then a call of
+# a tool unregistered mid-call answered TOOL_NOT_AVAILABLE (issue 37): +16 / +22; issue 36's last
+# points (the reconnecting activity, the chat's title/queue/last-error events, the tool-results POST
+# bound): +1,044 on the Coder build alone. Merged: 184,353 and 220,848.
 SIZE_BUDGET_GZIP ?= 184353
-SIZE_BUDGET_CODER_GZIP ?= 219804
+SIZE_BUDGET_CODER_GZIP ?= 220848
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP) --coder-budget $(SIZE_BUDGET_CODER_GZIP)
 

@@ -1009,6 +1009,95 @@ fn a_results_post_failing_twice_is_reread_and_sent_again_within_a_bound() {
     assert_eq!(h.jobs.len(), 1, "never run again");
 }
 
+#[test]
+fn a_results_post_that_never_answers_counts_as_failed_after_ten_seconds() {
+    let mut h = coder_host(None);
+    let chat = answered_chat(&mut h);
+    let sent = h.now;
+    assert_eq!(results_posts(&h).len(), 1);
+    assert_eq!(
+        h.session.poll_timeout(),
+        Some(sent + 10_000),
+        "the POST's deadline is the session's"
+    );
+    h.now = sent + 9_999;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert_eq!(results_posts(&h).len(), 1, "not before its deadline");
+    h.now = sent + 10_000;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 2, "counted failed: sent once more");
+    assert_eq!(posts[1].body, posts[0].body);
+    assert_eq!(h.session.poll_timeout(), Some(h.now + 10_000));
+    // The first POST's late answer is no one's.
+    h.session.handle_chat_reply(
+        &chat,
+        posts[0].request_id,
+        SubmitReply::Http(204, String::new()),
+    );
+    h.pump();
+    assert_eq!(results_posts(&h).len(), 2);
+    // The second never answers either: the chat's state is read again; after three such
+    // rounds the run ends, so it always settles.
+    for round in 1..=3 {
+        let streams = h.streams.len();
+        h.now += 10_000;
+        h.session.handle_timeout(h.now);
+        h.pump();
+        if round == 3 {
+            break;
+        }
+        assert_eq!(
+            h.streams.len(),
+            streams + 1,
+            "the chat's state is read again"
+        );
+        batch_again(&mut h, &chat);
+        h.now += 10_000;
+        h.session.handle_timeout(h.now);
+        h.pump();
+    }
+    let result = h.result();
+    assert_eq!(result.status, RunStatus::Error);
+    assert_eq!(result.error.as_ref().unwrap().code, "run/network");
+    assert_eq!(h.jobs.len(), 1, "never run again");
+}
+
+#[test]
+fn a_reconnect_is_told_once_with_its_attempt_and_wait_and_cleared_by_a_frame() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    let _ = h.session.take_activity(&chat);
+    assert_eq!(h.session.take_reconnecting(&chat), None);
+    h.auto_wait = false;
+    let reopen = |h: &mut Harness| {
+        h.now = h.session.reconnect_deadline(&chat).unwrap();
+        h.session.handle_timeout(h.now);
+        h.pump();
+    };
+    drop_stream(&mut h, &chat);
+    let (attempt, wait) = h.session.take_reconnecting(&chat).expect("a reconnect");
+    assert_eq!(attempt, 1);
+    assert!((700..=1_300).contains(&wait), "{wait}");
+    assert_eq!(h.session.take_reconnecting(&chat), None, "told once");
+    assert!(h.session.take_activity(&chat), "an activity event says it");
+    reopen(&mut h);
+    drop_stream(&mut h, &chat);
+    assert_eq!(h.session.take_reconnecting(&chat).map(|r| r.0), Some(2));
+    // A reconnect not told yet when the new stream's first frame comes: the stream is back.
+    reopen(&mut h);
+    drop_stream(&mut h, &chat);
+    reopen(&mut h);
+    frame(&mut h, &chat, json!([status("requires_action")]));
+    assert_eq!(
+        h.session.take_reconnecting(&chat),
+        None,
+        "the stream is back"
+    );
+}
+
 // ---- reconnect like Coder's site (issue 36, point 4) -------------------------------------------
 
 #[test]

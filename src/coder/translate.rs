@@ -81,6 +81,8 @@ pub enum Update {
     Retry(Retry),
     /// The queue of waiting messages, whole (as sent).
     Queue(Vec<Value>),
+    /// The chat's error (for the listeners; the turn's end, if it ends one, follows).
+    LastError(ChatError),
     /// Calls for the browser to run, each handed out once. The results of the whole batch
     /// ([`CoderThread::batch`]) go back in one submission. Empty: the batch came again and
     /// every call the history does not answer was handed out before (the answers kept for them
@@ -369,7 +371,10 @@ impl CoderThread {
                 self.status = Some(status.clone());
                 out.push(Update::Status(status));
             }
-            StreamEvent::Error(error) => self.frame_error = Some(error),
+            StreamEvent::Error(error) => {
+                out.push(Update::LastError(error.clone()));
+                self.frame_error = Some(error);
+            }
             StreamEvent::Retry(retry) => {
                 self.flush(out);
                 out.push(Update::Retry(retry));

@@ -38,6 +38,8 @@ impl Session {
     /// [`may_call`](Self::may_call) is `false` for it and its late result is ignored.
     pub fn handle_timeout(&mut self, now: u64) {
         self.resume_waited(now);
+        #[cfg(feature = "coder")]
+        self.submissions_due(now);
         let mut expired: Vec<(String, String, String, u32, bool)> = Vec::new();
         for (thread_id, state) in &self.threads {
             let Some(turn) = state.turn.as_ref() else {

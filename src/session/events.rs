@@ -19,13 +19,17 @@ use crate::protocol::wire::{ObjWriter, ToJson};
 /// variant, its `type`, then each field with its wire name; a field marked `nullable` is written
 /// as `null` when it is `None` (any other `None` is left out). A row with a `[cfg]` after its
 /// `type` (`[feature = "coder"]`: the events only the Coder backend emits) has its variant, and
-/// so its writer, only in that build; `KINDS` and `FIELDS` list every row in both builds (the
-/// package's `types.d.ts` is one file).
+/// so its writer, only in that build; a field with one before its type is a member only that
+/// build writes. `KINDS` and `FIELDS` list every row and field in both builds (the package's
+/// `types.d.ts` is one file).
 macro_rules! runtime_events {
     (
         $(
             $(#[$doc:meta])* $variant:ident $kind:literal $([$cfg:meta])? {
-                $( $(#[$fdoc:meta])* $field:ident $wire:literal $($nullable:ident)? : $ty:ty ),* $(,)?
+                $(
+                    $(#[$fdoc:meta])* $field:ident $wire:literal $($nullable:ident)?
+                    $([$fcfg:meta])? : $ty:ty
+                ),* $(,)?
             }
         )*
     ) => {
@@ -33,7 +37,10 @@ macro_rules! runtime_events {
         #[derive(Debug, Clone, PartialEq)]
         #[non_exhaustive]
         pub enum RuntimeEvent {
-            $( $(#[$doc])* $(#[cfg($cfg)])? $variant { $( $(#[$fdoc])* $field: $ty, )* }, )*
+            $(
+                $(#[$doc])* $(#[cfg($cfg)])?
+                $variant { $( $(#[$fdoc])* $(#[cfg($fcfg)])? $field: $ty, )* },
+            )*
         }
 
         impl RuntimeEvent {
@@ -61,8 +68,11 @@ macro_rules! runtime_events {
                 match self {
                     $(
                         $(#[cfg($cfg)])?
-                        RuntimeEvent::$variant { $($field),* } => {
-                            $( runtime_events!(@write w $wire $field $($nullable)?); )*
+                        RuntimeEvent::$variant { $( $(#[cfg($fcfg)])? $field ),* } => {
+                            $(
+                                $(#[cfg($fcfg)])?
+                                runtime_events!(@write w $wire $field $($nullable)?);
+                            )*
                         }
                     )*
                 }
@@ -152,6 +162,11 @@ runtime_events! {
         thread_id "threadId": String,
         /// When the host saw it, in the host's clock (ms).
         at "at": u64,
+        /// Coder: the chat's stream closed and is being reconnected, this attempt (from 1) in
+        /// a row; the next `activity` without it is the stream back.
+        reconnecting "reconnecting" [feature = "coder"]: Option<i64>,
+        /// Coder: the wait before that attempt, in milliseconds.
+        delay_ms "delayMs" [feature = "coder"]: Option<i64>,
     }
     /// A thread's toggles changed (here or in another tab). Not emitted by the session itself.
     TogglesChanged "toggles_changed" {
@@ -194,6 +209,32 @@ runtime_events! {
         status_code "statusCode": Option<i64>,
         /// When the attempt is made (RFC 3339).
         retrying_at "retryingAt": Option<String>,
+    }
+    /// A Coder chat's title, as each answer of the chat the runtime reads says it (its
+    /// creation, a Stop's interrupt, a status read): coderd's stream does not carry it.
+    Title "title" [feature = "coder"] {
+        /// The thread (the chat).
+        thread_id "threadId": String,
+        /// The title.
+        title "title": String,
+    }
+    /// A Coder chat's queue of messages waiting for the turn to end (the stream's
+    /// `queue_update`): the whole queue, as coderd sent it (`ChatQueuedMessage`s).
+    QueueUpdate "queue_update" [feature = "coder"] {
+        /// The thread (the chat).
+        thread_id "threadId": String,
+        /// The queue, whole (empty: none waits).
+        queued_messages "queuedMessages": Value,
+    }
+    /// A Coder chat's error (the stream's `error` event, which is the chat's `last_error`),
+    /// also when it does not end a run of this page (a chat found in error on connect).
+    LastError "last_error" [feature = "coder"] {
+        /// The thread (the chat).
+        thread_id "threadId": String,
+        /// Coder's message.
+        message "message": String,
+        /// `kind`, `retryable`, `provider`, `statusCode`, `detail` (as a run's `coder/error`).
+        details "details": Value,
     }
     /// A turn ended (the same moment [`Action::Finished`](super::Action::Finished) is emitted).
     RunFinished "run_finished" {

@@ -128,6 +128,8 @@ impl Session {
                 wait.deadline
                     .get_or_insert(now.saturating_add(wait.delay_ms));
             }
+            #[cfg(feature = "coder")]
+            self.stamp_submissions(now);
         }
         let action = self.actions.pop_front()?;
         if let Action::Execute(job) = &action {
@@ -151,6 +153,9 @@ impl Session {
         turns
             .flat_map(|turn| {
                 let calls = turn.running.values().filter_map(|call| call.deadline);
+                // A Coder submission's POST is awaited until its deadline.
+                #[cfg(feature = "coder")]
+                let calls = calls.chain(turn.submission_deadline());
                 calls.chain(turn.reconnect.as_ref().and_then(|wait| wait.deadline))
             })
             .min()

@@ -575,8 +575,11 @@ export type RuntimeEvent =
    * Bytes of the thread's stream arrived since the last frame (any: `STATE_DELTA`, `STEP_*`, a
    * keep-alive comment), at most one per thread and animation frame. `at` is `Date.now()` then.
    * A running thread without one for a while has a silent stream ("the agent seems stuck").
+   * Coder: when the chat's stream closed and is being reconnected, `reconnecting` is the attempt
+   * (from 1, in a row) and `delayMs` the wait before it; the next `activity` without them is the
+   * stream back (its first frame).
    */
-  | { type: "activity"; threadId: string; at: number }
+  | { type: "activity"; threadId: string; at: number; reconnecting?: number; delayMs?: number }
   | { type: "toggles_changed"; threadId: string | null }
   | { type: "tools_changed" }
   | { type: "diagnostic"; diagnostic: Diagnostic }
@@ -593,6 +596,23 @@ export type RuntimeEvent =
    * `retryingAt` (RFC 3339).
    */
   | { type: "retry"; threadId: string; attempt: number; delayMs: number; error: string; kind?: string; provider?: string; statusCode?: number; retryingAt?: string }
+  /**
+   * Coder: the chat's `title`, as each answer of the chat the runtime reads says it (the create,
+   * a Stop's interrupt, a status read). coderd's chat stream does not carry title changes.
+   */
+  | { type: "title"; threadId: string; title: string }
+  /**
+   * Coder: the chat's queue of messages waiting for its turn to end (the stream's
+   * `queue_update`, e.g. after a `busyBehavior: "queue"` message): the whole queue, coderd's
+   * `ChatQueuedMessage` objects as sent (`id`, `chat_id`, `content`, `created_at`); empty: none.
+   */
+  | { type: "queue_update"; threadId: string; queuedMessages: JsonValue[] }
+  /**
+   * Coder: the chat's error (the stream's `error` event, the chat's `last_error`), also when it
+   * ends no run of this page (a chat found in error on connect): coderd's `message`, and
+   * `details` as a `coder/error` run's (`kind`, `retryable`, `provider`, `statusCode`, `detail`).
+   */
+  | { type: "last_error"; threadId: string; message: string; details: JsonObject }
   | { type: "run_finished"; threadId: string; status: RunStatus; rounds: number; error?: RunError; interrupts?: Interrupt[] };
 
 /** The `type` strings of the runtime events. */

@@ -1198,3 +1198,89 @@ test("creation options reach the create body; a message's busyBehavior interrupt
   assert.ok(!r.messages.some((m) => m.content.some((p) => p.text === "Slow answer.")), "the slow answer was interrupted");
   assert.equal(out.refused, "run/bad-request busyBehavior");
 });
+
+// ---- the last four points (issue 36, points 4 and 8, and the misbehaving coderd) ---------------
+
+test("while the stream reconnects, the run's activity says so (attempt, wait); the stream back ends it", async () => {
+  await setup({ match: "reconnecting", turns: [{ text: "Let me check.", calls: [{ id: "rc1", name: "hold" }] }, { quote: true }] });
+  await coderRuntime({ register: ["hold"] });
+  await start({ messages: [user("show reconnecting")] });
+  const chatId = await onlyChat();
+  await until("the held call runs", async () => (await ran()).includes("hold:rc1"));
+  const before = (await events("activity")).length;
+  await api("/test/coder/drop", { chatId });
+  const marked = await until("an activity that says reconnecting", async () => {
+    const all = (await events("activity")).slice(before);
+    return all.find((e) => e.reconnecting !== undefined);
+  });
+  assert.equal(marked.threadId, chatId);
+  assert.equal(marked.reconnecting, 1, "the first attempt in a row");
+  assert.ok(marked.delayMs >= 700 && marked.delayMs <= 1300, `1 s ±30 %: ${marked.delayMs}`);
+  await until("the stream is back", async () => (await record(chatId)).streams.open > 0);
+  const back = await until("an activity after it without reconnecting", async () => {
+    const all = (await events("activity")).slice(before);
+    const at = all.indexOf(all.find((e) => e.reconnecting !== undefined));
+    return all.slice(at + 1).find((e) => e.reconnecting === undefined && e.delayMs === undefined);
+  });
+  assert.equal(back.threadId, chatId);
+  await inPage(() => window.release());
+  const result = await finishWithin();
+  assert.equal(result?.status, "completed", JSON.stringify(result?.error));
+  assert.deepEqual(await ran(), ["hold:rc1"], "the call ran once");
+});
+
+test("the chat's title, queue_update and last_error reach a listener as events", async () => {
+  await setup({ match: "surface", turns: [{ text: "Hi." }, { delayMs: 2500, text: "Slow answer." }, { text: "Queued answer." }] });
+  await coderRuntime();
+  const first = await run({ messages: [user("surface events please")] });
+  assert.equal(first.status, "completed", JSON.stringify(first.error));
+  const chatId = first.threadId;
+  const title = (await chats())[0].title;
+  // The create's answer names it (a status read, if the turn needed one, names it again).
+  const titles = await events("title");
+  assert.ok(titles.length >= 1, "a title event");
+  for (const e of titles) assert.deepEqual(e, { type: "title", threadId: chatId, title });
+  assert.equal(title, "surface events please");
+
+  // A second page queues a message while the chat is busy: the first page's stream shows it.
+  await start({ threadId: chatId, messages: [user("take your time")] });
+  await until("the turn running", async () => (await record(chatId)).chat.status === "running");
+  const queued = await inPage(async ({ org, chatId }) => {
+    const other = new ChatRuntime({ backend: { type: "coder", baseUrl: "/api/v2", organizationId: org }, toolsUrl: null, storage: null });
+    const r = await other.run({ threadId: chatId, busyBehavior: "queue", messages: [{ id: "q-1", role: "user", content: "queued please" }] });
+    return r.status;
+  }, { org: ORG, chatId });
+  assert.equal(queued, "completed");
+  await finishWithin();
+  const updates = await events("queue_update");
+  const withOne = updates.find((e) => e.queuedMessages.length === 1);
+  assert.ok(withOne, `a queue_update with the queued message: ${JSON.stringify(updates)}`);
+  assert.equal(withOne.threadId, chatId);
+  assert.deepEqual(withOne.queuedMessages[0].content, [{ type: "text", text: "queued please" }]);
+
+  // The chat's error, as a listener sees it beside the run's end.
+  await setup({ chatId, turns: [{ delayMs: 3000, text: "Never said." }] });
+  await start({ threadId: chatId, messages: [user("again")] });
+  await until("the turn running", async () => (await record(chatId)).chat.status === "running");
+  await inject(chatId, [{ type: "error", error: { message: "Injected failure.", kind: "generic", detail: "upstream said no" } }]);
+  const failed = await finishWithin();
+  assert.equal(failed?.error?.code, "coder/error");
+  const errors = await events("last_error");
+  assert.deepEqual(errors.at(-1), { type: "last_error", threadId: chatId, message: "Injected failure.", details: { kind: "generic", retryable: false, detail: "upstream said no" } });
+});
+
+test("a tool-results POST that never answers: counted failed after 10 s, sent again, run() settles", async () => {
+  await setup({ match: "never answers", holdResults: 1, turns: [{ calls: [{ id: "na1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["overlap_a"] });
+  const result = await runWithin({ messages: [user("the POST never answers")] }, 25_000);
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  assert.deepEqual(await ran(), ["overlap_a:na1"], "the handler ran once");
+  const r = await record(result.threadId);
+  assert.deepEqual(r.toolResultPosts.map((p) => [p.status, p.held === true]), [[null, true], [204, false]], "held, then sent again");
+  const [held, again] = r.toolResultPosts;
+  assert.deepEqual(again.body, held.body, "the same answer");
+  assert.ok(again.atMs - held.atMs >= 9_000, `the second POST ${again.atMs - held.atMs} ms after the first`);
+  assert.equal(r.toolResultsAccepted, 1);
+  assert.equal(result.messages.at(-1).content, 'I got: overlap_a(na1) = {"from":"a"}.');
+});

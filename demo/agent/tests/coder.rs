@@ -1670,3 +1670,35 @@ async fn only_prefix_serves_one_prefix() {
     .await;
     assert_eq!(s, 201);
 }
+
+#[tokio::test]
+async fn hold_results_holds_a_tool_results_post_unanswered_and_unapplied() {
+    let server = start().await;
+    let a = server.addr;
+    let (id, mut s) = idle_chat(
+        a,
+        "hold please",
+        &["get_weather"],
+        json!([
+            { "calls": [{ "id": "toolu_H", "name": "get_weather", "args": {} }] },
+            { "text": "Done." }
+        ]),
+    )
+    .await;
+    setup(a, json!({ "chatId": id, "holdResults": 1 })).await;
+    assert_eq!(say(a, &id, "go").await.0, 200);
+    until(&mut s, |e| e["type"] == "action_required").await;
+    let body =
+        json!({ "results": [{ "tool_call_id": "toolu_H", "output": "{}", "is_error": false }] });
+    let held =
+        tokio::time::timeout(Duration::from_millis(500), results(a, &id, body.clone())).await;
+    assert!(held.is_err(), "the held POST is not answered");
+    let r = record(a, &id).await;
+    assert_eq!(r["chat"]["status"], "requires_action", "not applied");
+    assert_eq!(r["toolResultPosts"][0]["held"], true);
+    assert_eq!(r["toolResultPosts"][0]["status"], Value::Null);
+    assert_eq!(r["toolResultPosts"][0]["body"], body);
+    // The next one is answered as usual.
+    assert_eq!(results(a, &id, body).await.0, 204);
+    wait_status(a, &id, "waiting").await;
+}

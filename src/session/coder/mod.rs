@@ -55,6 +55,8 @@ pub(super) struct ChatState {
     stream: Option<u64>,
     /// Whether the stream open brought a frame: one that ends before its first is asked why.
     framed: bool,
+    /// A reconnect started (attempt, wait in ms) that no `activity` event said yet.
+    reconnecting: Option<(u32, u64)>,
     /// The reconnect jitter's generator (xorshift), seeded from the session's random id prefix
     /// (the host's randomness: the core makes none); 0 until first used.
     jitter: u64,
@@ -102,10 +104,12 @@ pub(super) struct ChatRound {
     outcomes: Vec<(String, ToolOutcome)>,
     /// The submission out, if any.
     submission: Option<(u64, Submission)>,
+    /// When its POST counts as unanswered (host's clock; `None` until `poll_action` stamps it).
+    answer_by: Option<u64>,
     /// The stream's ends in a row without a frame between them.
     reconnects: u32,
     /// Submissions given up on (sent twice, no answer that says): each is followed by the
-    /// chat's state read again; after [`MAX_RECONCILES`] the turn ends.
+    /// chat's state read again; after [`submit::MAX_RECONCILES`] the turn ends.
     reconciles: u8,
     /// The turn's own messages (the user's), shown after the committed history until it holds
     /// the message posted: a history replaced meanwhile would otherwise hide them.
@@ -291,6 +295,7 @@ impl Session {
                 answers: Vec::new(),
                 outcomes: Vec::new(),
                 submission: None,
+                answer_by: None,
                 reconnects: 0,
                 reconciles: 0,
                 posted: None,
@@ -368,9 +373,6 @@ impl Session {
 
 /// coderd's cap on a create or tool-results body (`httpapi.ReadLimit`): 256 KiB; over it, 413.
 pub(super) const MAX_BODY_BYTES: usize = 256 * 1024;
-
-/// Submissions of one turn that may fail twice each before the turn ends in error.
-pub(super) const MAX_RECONCILES: u8 = 2;
 
 static NO_CODER: CoderConfig = CoderConfig {
     base_url: String::new(),

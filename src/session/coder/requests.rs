@@ -36,7 +36,7 @@ impl Session {
             Request::CreateStopped if ok => {
                 // The run was stopped while the chat was being created: it is interrupted, and
                 // nothing of it is kept here.
-                if let Some((chat_id, _)) = read_chat(body) {
+                if let Some((chat_id, ..)) = read_chat(body) {
                     let url = routes(self.coder_config()).interrupt(&chat_id);
                     self.threads.remove(thread_id);
                     let state = self
@@ -67,7 +67,9 @@ impl Session {
                 let chat = status
                     .filter(|s| crate::http::is_success(*s))
                     .and_then(|_| read_chat(body));
-                if chat.is_some_and(|(_, status)| status == ChatStatus::Running) {
+                let running = matches!(chat, Some((_, ChatStatus::Running, _)));
+                self.emit_title(thread_id, chat.and_then(|c| c.2));
+                if running {
                     let url = routes(self.coder_config()).interrupt(thread_id);
                     self.chat_request(thread_id, Request::InterruptAgain, url, None);
                 }
@@ -102,8 +104,12 @@ impl Session {
                 }
             }
             Request::Status => {
-                let status = ok.then(|| read_chat(body)).flatten();
-                self.status_read(thread_id, status.map(|(_, s)| s), body);
+                let (status, title) = match ok.then(|| read_chat(body)).flatten() {
+                    Some((_, status, title)) => (Some(status), title),
+                    None => (None, None),
+                };
+                self.emit_title(thread_id, title);
+                self.status_read(thread_id, status, body);
             }
             Request::CreateStopped | Request::InterruptAgain => {}
         }
@@ -225,8 +231,10 @@ impl Session {
 
     /// `POST /chats` answered: the thread takes the chat's id and the stream opens.
     pub(super) fn chat_created(&mut self, provisional: &str, body: &str) {
-        let chat_id = match read_chat(body) {
-            Some((chat_id, _)) if crate::thread_id::check(&chat_id).is_ok() => chat_id,
+        let (chat_id, title) = match read_chat(body) {
+            Some((chat_id, _, title)) if crate::thread_id::check(&chat_id).is_ok() => {
+                (chat_id, title)
+            }
             _ => {
                 let message = concat(&[
                     "creating the chat: the answer is not a chat with a usable id: ",
@@ -253,7 +261,18 @@ impl Session {
                 thread_id: chat_id.clone(),
                 previous_thread_id: provisional.to_owned(),
             }));
+        self.emit_title(&chat_id, title);
         self.open_stream(&chat_id);
+    }
+
+    /// The chat's title, as an answer of the chat said it, for the listeners.
+    fn emit_title(&mut self, thread_id: &str, title: Option<String>) {
+        if let Some(title) = title {
+            self.actions.push_back(Action::Emit(RuntimeEvent::Title {
+                thread_id: thread_id.to_owned(),
+                title,
+            }));
+        }
     }
 
     /// A create or message POST failed: the turn ends in error.
@@ -338,16 +357,20 @@ impl Session {
     }
 }
 
-/// A `Chat` answer's body, if it is one: its `id` and `status`, the two members the client
+/// A `Chat` answer's body, if it is one: its `id`, `status` and `title`, the members the client
 /// uses (read straight from the object: `Chat::from_json` and its `last_error` reader cost more
 /// than the members are worth here).
-pub(super) fn read_chat(body: &str) -> Option<(String, ChatStatus)> {
+pub(super) fn read_chat(body: &str) -> Option<(String, ChatStatus, Option<String>)> {
     let Value::Object(mut chat) = Value::parse(body).ok()? else {
         return None;
     };
+    let title = match chat.remove("title") {
+        Some(Value::String(title)) => Some(title),
+        _ => None,
+    };
     match (chat.remove("id"), chat.remove("status")) {
         (Some(Value::String(id)), Some(Value::String(status))) => {
-            Some((id, ChatStatus::from_wire(&status)))
+            Some((id, ChatStatus::from_wire(&status), title))
         }
         _ => None,
     }

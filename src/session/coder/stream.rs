@@ -28,6 +28,7 @@ impl Session {
         };
         state.active = true;
         chat.framed = true;
+        chat.reconnecting = None;
         let before = (chat.coder.last_message_id(), chat.coder.status().cloned());
         let frame = match decode_chat_frame(text, Some(thread_id)) {
             Ok(frame) => frame,
@@ -106,6 +107,9 @@ impl Session {
         chat.jitter = x;
         let delay_ms = delay_ms.saturating_mul(700 + x % 601) / 1000;
         round.reconnects = round.reconnects.saturating_add(1);
+        // The run's `activity` says so (the next one without it is the stream back).
+        chat.reconnecting = Some((round.reconnects, delay_ms));
+        state.active = true;
         turn.wait_to_reconnect(String::new(), delay_ms);
         self.unstamped_waits = true;
         if unframed {
@@ -114,6 +118,12 @@ impl Session {
             let url = routes(self.coder_config()).stream_probe(thread_id);
             self.chat_request(thread_id, Request::Probe, url, None);
         }
+    }
+
+    /// The reconnect the thread's stream started since the last call (its attempt, from 1, and
+    /// its wait in ms), for the coalesced [`RuntimeEvent::Activity`] of that moment.
+    pub fn take_reconnecting(&mut self, thread_id: &str) -> Option<(u32, u64)> {
+        self.chat_mut(thread_id)?.reconnecting.take()
     }
 
     /// The turn's stream is opened (again): after the last committed message this page holds,
@@ -214,7 +224,21 @@ impl Session {
                     retrying_at: retry.retrying_at,
                 }));
             }
-            Update::Queue(_) => {}
+            Update::Queue(queued_messages) => {
+                self.actions
+                    .push_back(Action::Emit(RuntimeEvent::QueueUpdate {
+                        thread_id: thread_id.to_owned(),
+                        queued_messages: crate::json::Value::Array(queued_messages),
+                    }));
+            }
+            Update::LastError(error) => {
+                self.actions
+                    .push_back(Action::Emit(RuntimeEvent::LastError {
+                        thread_id: thread_id.to_owned(),
+                        message: error.message.clone(),
+                        details: chat_error_details(error),
+                    }));
+            }
             Update::ActionRequired(calls) => self.calls_required(thread_id, calls),
             Update::Quiet => self.read_status(thread_id),
             Update::TurnEnded(end) => {

@@ -14,6 +14,14 @@ use crate::lean::text::{concat, decimal};
 use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 
+/// Submissions of one turn that may fail twice each before the turn ends in error.
+pub(super) const MAX_RECONCILES: u8 = 2;
+
+/// How long a `tool-results` POST may go unanswered before it counts as failed (no answer: sent
+/// once more, then the chat's state read again), so a POST that never answers still settles
+/// the run.
+pub(super) const SUBMIT_ANSWER_MS: u64 = 10_000;
+
 impl Session {
     /// An `action_required` batch handed out these calls: each runs (or is answered at once, as
     /// a disabled or unknown tool's call is); a turn that found them owed before posting its
@@ -154,6 +162,11 @@ impl Session {
     }
 
     pub(super) fn send_results(&mut self, thread_id: &str, request_id: u64, body: String) {
+        if let Some(round) = self.turn_mut(thread_id).and_then(Turn::chat_mut) {
+            // Its deadline is stamped at the host's next `poll_action`.
+            round.answer_by = None;
+            self.unstamped_waits = true;
+        }
         let url = routes(self.coder_config()).tool_results(thread_id);
         self.post(thread_id, request_id, Request::Results, url, Some(body));
     }
@@ -203,7 +216,7 @@ impl Session {
             SubmitStep::Reconcile(error) => {
                 round.submission = None;
                 round.reconciles += 1;
-                if round.reconciles > super::MAX_RECONCILES {
+                if round.reconciles > MAX_RECONCILES {
                     let what = "submitting the tool results";
                     return match error {
                         Some(error) => self.fail_api(thread_id, what, error),
@@ -234,6 +247,49 @@ impl Session {
                 round.submission = None;
                 self.fail_api(thread_id, "submitting the tool results", error);
             }
+        }
+    }
+}
+
+impl Session {
+    /// Stamps the deadline of each submission out that has none (`now`: the host's clock).
+    pub(in crate::session) fn stamp_submissions(&mut self, now: u64) {
+        let turns = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
+        for round in turns.filter_map(Turn::chat_mut) {
+            if round.submission.is_some() {
+                round.answer_by.get_or_insert(now + SUBMIT_ANSWER_MS);
+            }
+        }
+    }
+
+    /// A submission out whose deadline passed by `now` counts as unanswered (a network
+    /// failure): sent once more, or the chat's state read again; its late answer is ignored.
+    pub(in crate::session) fn submissions_due(&mut self, now: u64) {
+        // One at a time (its deadline cleared: never due twice), without a list of them.
+        loop {
+            let due = self.threads.iter_mut().find_map(|(id, state)| {
+                let round = state.turn.as_mut()?.chat_mut()?;
+                let (request_id, _) = round.submission.as_ref()?;
+                round.answer_by.filter(|at| *at <= now)?;
+                round.answer_by = None;
+                Some((id.clone(), *request_id))
+            });
+            let Some((thread_id, request_id)) = due else {
+                return;
+            };
+            self.handle_chat_reply(&thread_id, request_id, SubmitReply::Network);
+        }
+    }
+}
+
+impl Turn {
+    /// When the submission out counts as unanswered, if one is out and stamped.
+    pub(in crate::session) fn submission_deadline(&self) -> Option<u64> {
+        match &self.backend {
+            crate::session::turn::Round::Coder(round) if round.submission.is_some() => {
+                round.answer_by
+            }
+            _ => None,
         }
     }
 }

@@ -68,6 +68,8 @@ impl Driver {
     /// thread still runs (the turn's end flushes its thread outside a frame: no event then) and a
     /// listener wants it: at most one per thread and frame, however many chunks came.
     fn flush_activity(&self, thread_id: &str, listeners: &[(Function, EventFilter)]) {
+        #[cfg(feature = "coder")]
+        let reconnecting;
         {
             let session = &mut self.borrow_mut().session;
             if !session.take_activity(thread_id)
@@ -76,10 +78,19 @@ impl Driver {
             {
                 return;
             }
+            // A Coder chat's stream that closed and is being reconnected says so.
+            #[cfg(feature = "coder")]
+            {
+                reconnecting = session.take_reconnecting(thread_id);
+            }
         }
         self.emit(&[RuntimeEvent::Activity {
             thread_id: thread_id.to_owned(),
             at: browser::wall_clock().unwrap_or_else(browser::now),
+            #[cfg(feature = "coder")]
+            reconnecting: reconnecting.map(|r| i64::from(r.0)),
+            #[cfg(feature = "coder")]
+            delay_ms: reconnecting.map(|r| r.1 as i64),
         }]);
     }
 

@@ -121,6 +121,9 @@ pub struct Setup {
     /// No live `status` event of `running` or `waiting` (a turn between two of coderd's
     /// syncs); the snapshot still says the status.
     pub quiet_status: bool,
+    /// How many of the next `POST /tool-results` are held: read, recorded (`held: true`) and
+    /// never answered nor applied (a coderd or proxy that hangs).
+    pub hold_results: u64,
 }
 
 /// The test log of one chat (`GET /test/coder/chats/{id}`).

@@ -199,6 +199,7 @@ impl Coder {
             drop_after: VecDeque::new(),
             era: Era::Current,
             quiet_status: false,
+            hold_results: 0,
         }
     }
 }
@@ -953,6 +954,10 @@ async fn tool_results(
 ) -> Response {
     let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY).await;
     let at = coder.at_ms();
+    if hold_results(&coder, &id, &bytes, at) {
+        // Held (`holdResults`): recorded, never applied, never answered.
+        return std::future::pending::<Response>().await;
+    }
     let mut hub = coder.lock();
     let gateway_off = hub.gateway_off;
     let Hub { chats, ids, .. } = &mut *hub;
@@ -979,6 +984,27 @@ async fn tool_results(
         None => status.into_response(),
         Some(b) => json_response(status, b),
     }
+}
+
+/// Whether this `POST /tool-results` is one of those `holdResults` holds (then recorded with
+/// `held: true` and `status: null`).
+fn hold_results(coder: &Arc<Coder>, id: &str, bytes: &Result<Bytes, axum::Error>, at: u64) -> bool {
+    let mut hub = coder.lock();
+    let Some(chat) = hub.chats.get_mut(id) else {
+        return false;
+    };
+    if chat.setup.hold_results == 0 {
+        return false;
+    }
+    chat.setup.hold_results -= 1;
+    let raw = match bytes {
+        Ok(b) => serde_json::from_slice::<Value>(b).unwrap_or(Value::Null),
+        Err(_) => Value::Null,
+    };
+    chat.record
+        .tool_result_posts
+        .push(json!({ "status": null, "held": true, "body": raw, "atMs": at }));
+    true
 }
 
 /// The tool-results checks, in the handler's order, and the commit on success.
