@@ -93,14 +93,19 @@ build: pkg demo-tools
 # Two builds: pkg/ is `chat-runtime`, AG-UI only (no Coder code at all); pkg/coder/ is
 # `chat-runtime/coder`, the `coder` cargo feature (both backends), built first into target/pkg-coder/
 # and copied in (merge-package.mjs points its glue at pkg/'s snippets: one ChatRuntimeError class).
+# Before wasm-opt, scripts/drop-closure-shims.mjs takes out of the function table the closure shims
+# wasm-bindgen leaves there that nothing can call (one per closure signature js-sys and web-sys
+# describe), so wasm-opt drops their code (docs/numbers.md, "Two builds").
 WASM_OPT := wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals --enable-reference-types --enable-multivalue
 pkg: rust-tools node-deps
 	wasm-pack build --release --target web --out-dir target/pkg-coder --out-name chat_runtime \
 	  -- --features coder --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
+	node scripts/drop-closure-shims.mjs target/pkg-coder/chat_runtime_bg.wasm
 	$(WASM_OPT) target/pkg-coder/chat_runtime_bg.wasm -o target/pkg-coder/chat_runtime_bg.wasm
 	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime \
 	  -- --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
+	node scripts/drop-closure-shims.mjs pkg/chat_runtime_bg.wasm
 	$(WASM_OPT) pkg/chat_runtime_bg.wasm -o pkg/chat_runtime_bg.wasm
 	rm -rf pkg/coder && mkdir -p pkg/coder
 	cp target/pkg-coder/chat_runtime.js target/pkg-coder/chat_runtime.d.ts \
