@@ -96,7 +96,12 @@ build: pkg demo-tools
 # Before wasm-opt, scripts/drop-closure-shims.mjs takes out of the function table the closure shims
 # wasm-bindgen leaves there that nothing can call (one per closure signature js-sys and web-sys
 # describe), so wasm-opt drops their code (docs/numbers.md, "Two builds").
-WASM_OPT := wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# wasm-opt: -Os; --low-memory-unused (lets it fold small constants into load and store offsets:
+# nothing lives below address 1,024, the stack is placed first and grows down from 1 MiB, so only a
+# stack within 1 KiB of overflowing reaches there); --converge (-Os again until nothing shrinks);
+# the producers and target-features sections stripped (nothing reads them). docs/numbers.md.
+WASM_OPT := wasm-opt -Os --low-memory-unused --converge --strip-producers --strip-target-features \
+	  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals --enable-reference-types --enable-multivalue
 pkg: rust-tools node-deps
 	wasm-pack build --release --target web --out-dir target/pkg-coder --out-name chat_runtime \
