@@ -95,7 +95,8 @@ build: pkg demo-tools
 # and copied in (merge-package.mjs points its glue at pkg/'s snippets: one ChatRuntimeError class).
 # Before wasm-opt, scripts/drop-closure-shims.mjs takes out of the function table the closure shims
 # wasm-bindgen leaves there that nothing can call (one per closure signature js-sys and web-sys
-# describe), so wasm-opt drops their code (docs/numbers.md, "Two builds").
+# describe), so wasm-opt drops their code (docs/numbers.md, "Two builds"); then
+# scripts/short-import-names.mjs drops the hash from the names the wasm imports from its glue, in both.
 # wasm-opt: -Os; --low-memory-unused (lets it fold small constants into load and store offsets:
 # nothing lives below address 1,024, the stack is placed first and grows down from 1 MiB, so only a
 # stack within 1 KiB of overflowing reaches there); --converge (-Os again until nothing shrinks);
@@ -107,10 +108,12 @@ pkg: rust-tools node-deps
 	wasm-pack build --release --target web --out-dir target/pkg-coder --out-name chat_runtime \
 	  -- --features coder --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
 	node scripts/drop-closure-shims.mjs target/pkg-coder/chat_runtime_bg.wasm
+	node scripts/short-import-names.mjs target/pkg-coder
 	$(WASM_OPT) target/pkg-coder/chat_runtime_bg.wasm -o target/pkg-coder/chat_runtime_bg.wasm
 	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime \
 	  -- --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
 	node scripts/drop-closure-shims.mjs pkg/chat_runtime_bg.wasm
+	node scripts/short-import-names.mjs pkg
 	$(WASM_OPT) pkg/chat_runtime_bg.wasm -o pkg/chat_runtime_bg.wasm
 	rm -rf pkg/coder && mkdir -p pkg/coder
 	cp target/pkg-coder/chat_runtime.js target/pkg-coder/chat_runtime.d.ts \
