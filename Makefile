@@ -93,14 +93,27 @@ build: pkg demo-tools
 # Two builds: pkg/ is `chat-runtime`, AG-UI only (no Coder code at all); pkg/coder/ is
 # `chat-runtime/coder`, the `coder` cargo feature (both backends), built first into target/pkg-coder/
 # and copied in (merge-package.mjs points its glue at pkg/'s snippets: one ChatRuntimeError class).
-WASM_OPT := wasm-opt -Os --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# Before wasm-opt, scripts/drop-closure-shims.mjs takes out of the function table the closure shims
+# wasm-bindgen leaves there that nothing can call (one per closure signature js-sys and web-sys
+# describe), so wasm-opt drops their code (docs/numbers.md, "Two builds"); then
+# scripts/short-import-names.mjs drops the hash from the names the wasm imports from its glue, in both.
+# wasm-opt: -Os; --low-memory-unused (lets it fold small constants into load and store offsets:
+# nothing lives below address 1,024, the stack is placed first and grows down from 1 MiB, so only a
+# stack within 1 KiB of overflowing reaches there); --converge (-Os again until nothing shrinks);
+# the producers and target-features sections stripped (nothing reads them). docs/numbers.md.
+WASM_OPT := wasm-opt -Os --low-memory-unused --converge --strip-producers --strip-target-features \
+	  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
 	  --enable-mutable-globals --enable-reference-types --enable-multivalue
 pkg: rust-tools node-deps
 	wasm-pack build --release --target web --out-dir target/pkg-coder --out-name chat_runtime \
 	  -- --features coder --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
+	node scripts/drop-closure-shims.mjs target/pkg-coder/chat_runtime_bg.wasm
+	node scripts/short-import-names.mjs target/pkg-coder
 	$(WASM_OPT) target/pkg-coder/chat_runtime_bg.wasm -o target/pkg-coder/chat_runtime_bg.wasm
 	wasm-pack build --release --target web --out-dir pkg --out-name chat_runtime \
 	  -- --config 'target.wasm32-unknown-unknown.rustflags=[$(REMAP_PATHS)]'
+	node scripts/drop-closure-shims.mjs pkg/chat_runtime_bg.wasm
+	node scripts/short-import-names.mjs pkg
 	$(WASM_OPT) pkg/chat_runtime_bg.wasm -o pkg/chat_runtime_bg.wasm
 	rm -rf pkg/coder && mkdir -p pkg/coder
 	cp target/pkg-coder/chat_runtime.js target/pkg-coder/chat_runtime.d.ts \
@@ -132,9 +145,11 @@ size:
 # on its own base; merged with `replace`: 184,337 and 219,791 (219,782 as built since). Then a call of
 # a tool unregistered mid-call answered TOOL_NOT_AVAILABLE (issue 37): +16 / +22; issue 36's last
 # points (the reconnecting activity, the chat's title/queue/last-error events, the tool-results POST
-# bound): +1,044 on the Coder build alone. Merged: 184,353 and 220,848.
-SIZE_BUDGET_GZIP ?= 184353
-SIZE_BUDGET_CODER_GZIP ?= 220848
+# bound): +1,044 on the Coder build alone. Then issue 35's byte round (six steps, docs/numbers.md
+# "Two builds": the closure shims nothing calls, the wasm-opt flags, the import names without their
+# hash, three string matches as tables): -5,317 / -5,782 on 184,337 / 219,782.
+SIZE_BUDGET_GZIP ?= 179036
+SIZE_BUDGET_CODER_GZIP ?= 215066
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP) --coder-budget $(SIZE_BUDGET_CODER_GZIP)
 

@@ -60,10 +60,17 @@ const CANNOT_THROW = {
   queueMicrotask: "wasm-bindgen-futures' executor (a page without queueMicrotask has no promises either)",
 };
 
-/** Each import of a build's glue as `{ name, caught }`. */
+/** Each import of a build's glue as `{ name, caught }`. wasm-bindgen names an import
+ * `__wbg_<name>_<16 hex digits>`; `make build` drops the hash (`scripts/short-import-names.mjs`)
+ * and numbers the names that would clash (`__wbg_new_1`): either suffix is taken off here. */
+const SUFFIX = "(?:_[0-9a-f]{16}|_[0-9]+)?";
 function imports(glue) {
   const out = [];
-  for (const match of glue.matchAll(/^\s*(__wbg_[A-Za-z0-9_]+?)_[0-9a-f]{16}: function\(\) \{ return handleError\(|^\s*(__wbg_[A-Za-z0-9_]+?)_[0-9a-f]{16}: function\(/gm)) {
+  const pattern = new RegExp(
+    `^\\s*(__wbg_[A-Za-z0-9_]+?)${SUFFIX}: function\\(\\) \\{ return handleError\\(|^\\s*(__wbg_[A-Za-z0-9_]+?)${SUFFIX}: function\\(`,
+    "gm",
+  );
+  for (const match of glue.matchAll(pattern)) {
     const caught = match[1] !== undefined;
     out.push({ name: (match[1] ?? match[2]).replace(/^__wbg_/, ""), caught });
   }
@@ -97,7 +104,7 @@ test("the Coder stream's WebSocket constructor is bound with catch (a bad URL, a
   // Its other calls (`close`, the `on*` handlers, `type` and `data` of an event) go through
   // Reflect.get / Reflect.set / Function.prototype.call, caught above: no other WebSocket import.
   const glue = glues["chat-runtime/coder"];
-  const constructors = [...glue.matchAll(/^\s*__wbg_[A-Za-z0-9_]+_[0-9a-f]{16}: function\(\) \{ return handleError\(function \([^)]*\) \{\s*const ret = new WebSocket\(/gm)];
+  const constructors = [...glue.matchAll(new RegExp(`^\\s*__wbg_[A-Za-z0-9_]+?${SUFFIX}: function\\(\\) \\{ return handleError\\(function \\([^)]*\\) \\{\\s*const ret = new WebSocket\\(`, "gm"))];
   assert.equal(constructors.length, 1, "new WebSocket is not one import bound with catch");
   assert.equal([...glue.matchAll(/WebSocket/g)].length, 1, "another import touches WebSocket");
   assert.equal([...glues["chat-runtime"].matchAll(/WebSocket/g)].length, 0, "the AG-UI build touches WebSocket");

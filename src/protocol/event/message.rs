@@ -43,16 +43,20 @@ macro_rules! messages {
             fn from_json(value: Value) -> Result<Self, FieldError> {
                 let mut f = Fields::of(value)?;
                 let role: String = f.take("role")?;
-                Ok(match role.as_str() {
-                    $( $role => Message::$variant($payload::read(&mut f)?), )*
-                    other => {
-                        return Err(FieldError::new(format!(
-                            "unknown role `{other}`, expected {}",
-                            crate::protocol::wire::one_of(&[$($role),*])
-                        ))
-                        .in_member("role"))
-                    }
-                })
+                // A table of readers, one loop and one string comparison, rather than a `match`
+                // on the string, which compiled each role's comparison inline (as `Event`'s).
+                type Reader = fn(&mut Fields<'_>) -> Result<Message, FieldError>;
+                const READERS: &[(&str, Reader)] = &[
+                    $( ($role, |f| $payload::read(f).map(Message::$variant)), )*
+                ];
+                match READERS.iter().find(|(name, _)| *name == role) {
+                    Some((_, read)) => read(&mut f),
+                    None => Err(FieldError::new(format!(
+                        "unknown role `{role}`, expected {}",
+                        crate::protocol::wire::one_of(&[$($role),*])
+                    ))
+                    .in_member("role")),
+                }
             }
 
             fn placeholder() -> Self {

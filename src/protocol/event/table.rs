@@ -66,16 +66,20 @@ macro_rules! events {
                 }
             }
 
-            /// Reads the fields of a known `type`; `None` for a type not in the table.
+            /// Reads the fields of a known `type`; `None` for a type not in the table. The type
+            /// is looked up in a table of readers, one loop and one string comparison, rather
+            /// than through a `match` on the string, which compiled each type's comparison inline.
             #[inline]
             pub(super) fn read_known(
                 ty: &str,
                 fields: &mut Fields<'_>,
             ) -> Option<Result<Event, FieldError>> {
-                Some(match ty {
-                    $( $type => $variant::read(fields).map(Event::$variant), )*
-                    _ => return None,
-                })
+                type Reader = fn(&mut Fields<'_>) -> Result<Event, FieldError>;
+                const READERS: &[(&str, Reader)] = &[
+                    $( ($type, |fields| $variant::read(fields).map(Event::$variant)), )*
+                ];
+                let (_, read) = READERS.iter().find(|(name, _)| *name == ty)?;
+                Some(read(fields))
             }
 
             /// Writes the fields after `type`.

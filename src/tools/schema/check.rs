@@ -61,8 +61,12 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
         };
         let at = ptr.len();
         push_key(ptr, k);
-        let result = match k.as_str() {
-            "type" => {
+        let keyword = KEYWORDS
+            .iter()
+            .find(|(name, _)| name == k)
+            .map(|&(_, kw)| kw);
+        let result = match keyword {
+            Some(Kw::Type) => {
                 let names: &[Value] = match v {
                     Value::Array(a) if !a.is_empty() => a,
                     Value::Array(_) => return bad("a type name or a non-empty array of them"),
@@ -75,7 +79,7 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
                     return bad("one of \"null\", \"boolean\", \"object\", \"array\", \"number\", \"integer\", \"string\" or an array of them");
                 }
             }
-            "properties" | "patternProperties" | "$defs" | "definitions" => match v {
+            Some(Kw::Schemas) => match v {
                 Value::Object(m) => m.iter().try_for_each(|(name, sub)| {
                     if k == "patternProperties" {
                         check_pattern(k, &loc, name)?;
@@ -88,60 +92,52 @@ fn walk(root: &Value, schema: &Value, ptr: &mut String, depth: usize) -> Result<
                 }),
                 _ => return bad("an object of schemas"),
             },
-            "required" => match v {
+            Some(Kw::Required) => match v {
                 Value::Array(a) if a.iter().all(Value::is_string) => Ok(()),
                 _ => return bad("an array of strings"),
             },
-            "additionalProperties"
-            | "additionalItems"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "contains"
-            | "propertyNames" => walk(root, v, ptr, depth + 1),
-            "items" => match v {
+            Some(Kw::Schema) => walk(root, v, ptr, depth + 1),
+            Some(Kw::Items) => match v {
                 Value::Array(a) => walk_all(root, a, ptr, depth),
                 _ => walk(root, v, ptr, depth + 1),
             },
-            "prefixItems" | "allOf" | "anyOf" | "oneOf" => match v {
+            Some(Kw::SchemaList) => match v {
                 Value::Array(a) if !a.is_empty() => walk_all(root, a, ptr, depth),
                 _ => return bad("a non-empty array of schemas"),
             },
-            "enum" => match v {
+            Some(Kw::Enum) => match v {
                 Value::Array(a) if !a.is_empty() => Ok(()),
                 _ => return bad("a non-empty array"),
             },
-            "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
-            | "maxProperties" => match count(v) {
+            Some(Kw::Count) => match count(v) {
                 Some(_) => Ok(()),
                 None => return bad("a non-negative integer"),
             },
-            "minimum" | "maximum" => match v {
+            Some(Kw::Bound) => match v {
                 Value::Number(_) => Ok(()),
                 _ => return bad("a number"),
             },
-            "exclusiveMinimum" | "exclusiveMaximum" => match v {
+            Some(Kw::ExclusiveBound) => match v {
                 Value::Number(_) | Value::Bool(_) => Ok(()),
                 _ => return bad("a number"),
             },
-            "multipleOf" => match v.as_f64() {
+            Some(Kw::MultipleOf) => match v.as_f64() {
                 Some(m) if m > 0.0 => Ok(()),
                 _ => return bad("a number greater than 0"),
             },
-            "pattern" => match v {
+            Some(Kw::Pattern) => match v {
                 Value::String(p) => check_pattern(k, &loc, p),
                 _ => return bad("a string"),
             },
-            "uniqueItems" => match v {
+            Some(Kw::UniqueItems) => match v {
                 Value::Bool(_) => Ok(()),
                 _ => return bad("a boolean"),
             },
-            "$ref" => match v {
+            Some(Kw::Ref) => match v {
                 Value::String(r) => check_ref(root, r),
                 _ => return bad("a string"),
             },
-            _ => Ok(()),
+            None => Ok(()),
         };
         ptr.truncate(at);
         result?;
@@ -160,6 +156,64 @@ fn check_pattern(k: &str, loc: &str, p: &str) -> Result<(), String> {
         )),
     }
 }
+
+/// What [`walk`] checks a keyword's value for.
+#[derive(Clone, Copy)]
+enum Kw {
+    Type,
+    Schemas,
+    Required,
+    Schema,
+    Items,
+    SchemaList,
+    Enum,
+    Count,
+    Bound,
+    ExclusiveBound,
+    MultipleOf,
+    Pattern,
+    UniqueItems,
+    Ref,
+}
+
+/// The keywords [`walk`] checks, looked up in this table (one loop) rather than by a `match` on
+/// the string, which compiled each keyword's comparison inline.
+const KEYWORDS: &[(&str, Kw)] = &[
+    ("type", Kw::Type),
+    ("properties", Kw::Schemas),
+    ("patternProperties", Kw::Schemas),
+    ("$defs", Kw::Schemas),
+    ("definitions", Kw::Schemas),
+    ("required", Kw::Required),
+    ("additionalProperties", Kw::Schema),
+    ("additionalItems", Kw::Schema),
+    ("not", Kw::Schema),
+    ("if", Kw::Schema),
+    ("then", Kw::Schema),
+    ("else", Kw::Schema),
+    ("contains", Kw::Schema),
+    ("propertyNames", Kw::Schema),
+    ("items", Kw::Items),
+    ("prefixItems", Kw::SchemaList),
+    ("allOf", Kw::SchemaList),
+    ("anyOf", Kw::SchemaList),
+    ("oneOf", Kw::SchemaList),
+    ("enum", Kw::Enum),
+    ("minLength", Kw::Count),
+    ("maxLength", Kw::Count),
+    ("minItems", Kw::Count),
+    ("maxItems", Kw::Count),
+    ("minProperties", Kw::Count),
+    ("maxProperties", Kw::Count),
+    ("minimum", Kw::Bound),
+    ("maximum", Kw::Bound),
+    ("exclusiveMinimum", Kw::ExclusiveBound),
+    ("exclusiveMaximum", Kw::ExclusiveBound),
+    ("multipleOf", Kw::MultipleOf),
+    ("pattern", Kw::Pattern),
+    ("uniqueItems", Kw::UniqueItems),
+    ("$ref", Kw::Ref),
+];
 
 fn walk_all(root: &Value, schemas: &[Value], ptr: &mut String, depth: usize) -> Result<(), String> {
     schemas.iter().enumerate().try_for_each(|(i, sub)| {

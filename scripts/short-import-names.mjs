@@ -1,0 +1,60 @@
+// Shortens the names the wasm imports from its JS glue, in both files, before `wasm-opt` (make build).
+//
+//   node scripts/short-import-names.mjs DIR   (rewrites DIR/chat_runtime_bg.wasm and DIR/chat_runtime.js)
+//
+// wasm-bindgen 0.2.130 names each import `__wbg_<name>_<16 hex digits>` (a hash that keeps imports
+// of one name from different crates apart). The name is written twice, in the .wasm's import
+// section and as a key of the glue's import object, and 65 hashes of random hex are what gzip
+// cannot shrink: about 1.9 KB gzip of the AG-UI build. This script drops the hash where the name
+// stays unique and numbers the names that would clash (`__wbg_new_1`, `__wbg_new_2`), in the
+// module and in the glue alike: the names are private to the pair, nothing else sees them. It
+// fails when a name is not exactly once in the glue (wasm-bindgen changed how it writes them),
+// and prints what it did. docs/numbers.md, "Two builds".
+import { readFileSync, writeFileSync } from "node:fs";
+import binaryen from "binaryen";
+
+const dir = process.argv[2];
+if (!dir) throw new Error("usage: node scripts/short-import-names.mjs DIR");
+const wasmFile = `${dir}/chat_runtime_bg.wasm`;
+const glueFile = `${dir}/chat_runtime.js`;
+const module = binaryen.readBinary(readFileSync(wasmFile));
+let glue = readFileSync(glueFile, "utf8");
+
+const HASHED = /^(__wbg_\w+?)_[0-9a-f]{16}$/;
+const imports = [];
+for (let i = 0; i < module.getNumFunctions(); i++) {
+  const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+  if (info.module && HASHED.test(info.base)) imports.push(info);
+}
+if (imports.length === 0) throw new Error(`${wasmFile}: no import named __wbg_*_<hash>: wasm-bindgen changed`);
+
+// New names: the hash dropped; names that would clash numbered in the order of their old names.
+const byStem = new Map();
+for (const base of [...new Set(imports.map((i) => i.base))].sort()) {
+  const stem = HASHED.exec(base)[1];
+  byStem.set(stem, [...(byStem.get(stem) ?? []), base]);
+}
+const renamed = new Map();
+for (const [stem, bases] of byStem) {
+  bases.forEach((base, n) => renamed.set(base, bases.length === 1 ? stem : `${stem}_${n + 1}`));
+}
+const taken = new Set(imports.map((i) => i.base));
+for (const name of renamed.values()) {
+  if (taken.has(name) || new RegExp(`\\b${name}\\b`).test(glue)) throw new Error(`${dir}: the short name ${name} is taken`);
+}
+
+for (const [base, name] of renamed) {
+  const key = new RegExp(`\\b${base}\\b`, "g");
+  const found = glue.match(key)?.length ?? 0;
+  if (found !== 1) throw new Error(`${glueFile}: ${base} is there ${found} times, not once: wasm-bindgen changed`);
+  glue = glue.replace(key, name);
+}
+// The same function import again under its new name (calls name the function, not the import).
+for (const info of imports) {
+  module.removeFunction(info.name);
+  module.addFunctionImport(info.name, info.module, renamed.get(info.base), info.params, info.results);
+}
+if (!module.validate()) throw new Error(`${wasmFile}: the rewritten module does not validate`);
+writeFileSync(wasmFile, module.emitBinary());
+writeFileSync(glueFile, glue);
+console.log(`${dir}: ${imports.length} imports renamed without their hash (${renamed.size - byStem.size} numbered)`);
