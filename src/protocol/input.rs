@@ -173,26 +173,58 @@ impl RunInputBuilder {
     /// a copy of each message (the whole thread, for [`History::Full`], at every request).
     /// `tests/input.rs` holds the two to the same text.
     pub fn body<'a>(&self, messages: impl IntoIterator<Item = &'a Message>) -> String {
+        let mut body = String::new();
+        self.write_body(messages, usize::MAX, &mut |piece| body.push_str(piece));
+        body
+    }
+
+    /// [`body`](Self::body)'s text handed to `flush` in pieces: a piece ends after the message
+    /// that brings it to `piece` bytes or more (a longer message is a piece of its own), so the
+    /// whole body is never in one buffer (the browser's host joins the pieces in JavaScript).
+    pub fn write_body<'a>(
+        &self,
+        messages: impl IntoIterator<Item = &'a Message>,
+        piece: usize,
+        flush: &mut dyn FnMut(&str),
+    ) {
         let input = self.build_with_state(&[], &Value::Null);
-        let messages: Vec<&Message> = messages
-            .into_iter()
-            .filter(|m| !matches!(m, Message::Activity(_)))
-            .collect();
         let mut out = String::new();
-        let mut w = ObjWriter::new(&mut out);
         // RunAgentInput's members, in its order (`wire_struct!` writes them so).
+        let mut w = ObjWriter::new(&mut out);
         w.field("threadId", &input.thread_id);
         w.field("runId", &input.run_id);
         w.field("protocolVersion", &input.protocol_version);
         w.field("parentRunId", &input.parent_run_id);
         w.field("state", &input.state);
-        w.field("messages", &messages[..]);
+        out.push_str(",\"messages\":[");
+        let mut first = true;
+        for message in messages {
+            if matches!(message, Message::Activity(_)) {
+                continue;
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            message.write_json(&mut out);
+            if out.len() >= piece {
+                flush(&out);
+                out.clear();
+            }
+        }
+        out.push(']');
+        // The members after `messages`, written as an object of their own: `,` and its members
+        // (`tools` is always one of them).
+        let mut tail = String::new();
+        let mut w = ObjWriter::new(&mut tail);
         w.field("tools", &input.tools);
         w.field("context", &input.context);
         w.field("forwardedProps", &input.forwarded_props);
         w.field("resume", &input.resume);
         w.end();
-        out
+        out.push(',');
+        out.push_str(crate::lean::text::sub(&tail, 1..tail.len()));
+        flush(&out);
     }
 }
 
