@@ -30,6 +30,7 @@
 
 mod action;
 mod agui;
+mod body;
 mod calls;
 #[cfg(feature = "coder")]
 mod coder;
@@ -44,6 +45,7 @@ mod turn;
 #[cfg(feature = "coder")]
 pub use crate::coder::SubmitReply as ChatReply;
 pub use action::{Action, RoundRequest, ToolCallJob};
+pub use body::{BodySink, RequestBody, TextSink, BODY_PIECE};
 #[cfg(feature = "coder")]
 pub use config::CoderConfig;
 pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
@@ -89,6 +91,8 @@ pub struct Session {
     next_id: u64,
     /// Whether a [`ReconnectWait`] waits for its deadline (the next `poll_action`'s `now`).
     unstamped_waits: bool,
+    /// Where request bodies are written ([`Session::set_body_sink`]).
+    body_sink: Box<dyn BodySink>,
 }
 
 impl Session {
@@ -108,6 +112,7 @@ impl Session {
             agui_events: true,
             id_prefix: id_prefix.into(),
             next_id: 0,
+            body_sink: Box::new(TextSink::default()),
         }
     }
 
@@ -340,6 +345,12 @@ impl Session {
     /// no per-event action.
     pub fn set_agui_events(&mut self, on: bool) {
         self.agui_events = on;
+    }
+
+    /// Where request bodies are written, a piece at a time ([`BodySink`]); a [`TextSink`] (the
+    /// text, in memory) by default. The browser's host writes them to JavaScript.
+    pub fn set_body_sink(&mut self, sink: Box<dyn BodySink>) {
+        self.body_sink = sink;
     }
 
     // ---- internals ----------------------------------------------------------------------

@@ -192,7 +192,8 @@ impl ChatRuntime {
             #[cfg(feature = "coder")]
             csrf,
         };
-        let session = Session::new(config, random_prefix(), Box::new(Patterns::new()));
+        let mut session = Session::new(config, random_prefix(), Box::new(Patterns::new()));
+        session.set_body_sink(Box::new(super::driver::JsBodySink::new()));
         Ok(ChatRuntime {
             driver: Driver::new(session, catalog, host),
         })

@@ -2,15 +2,13 @@
 //! read a slice at a time into the session, a failure reported as the round's, and the resumed
 //! request of a reconnect (`Last-Event-ID`, after the session's delay).
 
-use std::rc::Rc;
-
-use js_sys::{Function, Object, Promise, Reflect};
+use js_sys::{Function, JsString, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::AbortController;
 
 use super::Driver;
-use crate::session::RoundRequest;
+use crate::session::{BodySink, RequestBody, RoundRequest};
 use crate::wasm::browser;
 use crate::wasm::convert;
 use crate::wasm::io::http::{self, Body};
@@ -18,7 +16,7 @@ use crate::wasm::io::IoError;
 
 impl Driver {
     /// Sends one round's request and streams the answer into the session.
-    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: Rc<String>) {
+    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: RequestBody) {
         let controller = AbortController::new().ok();
         let (prepare, round) = {
             let state = &mut *self.borrow_mut();
@@ -52,7 +50,7 @@ impl Driver {
                     // ended) while `prepareRequest` ran, and nothing is sent.
                     let request = {
                         let session = &mut driver.borrow_mut().session;
-                        let body = prepared.as_deref().unwrap_or(&body);
+                        let body = prepared.unwrap_or(body);
                         session
                             .handle_request_prepared(&thread_id, &run_id, body)
                             .then(|| session.sent_request(&thread_id, &run_id))
@@ -110,14 +108,15 @@ impl Driver {
             // The whole exchange in this one block (not an `async fn` awaited here: each is a
             // state machine); `Ok` when it ended or the turn moved on, `Err` when it failed.
             let ended: Result<(), IoError> = 'stream: {
-                let body = Some(&request.body[..]);
-                let sent = match host
-                    .fetch
-                    .send("POST", url, &headers, body, signal.as_ref())
-                {
-                    Ok(sent) => sent,
-                    Err(failure) => break 'stream Err(failure),
-                };
+                let body = js_body(&request.body);
+                let sent =
+                    match host
+                        .fetch
+                        .send("POST", url, &headers, Some(&body), signal.as_ref())
+                    {
+                        Ok(sent) => sent,
+                        Err(failure) => break 'stream Err(failure),
+                    };
                 let answer = match http::answer(sent.await) {
                     Ok(answer) => answer,
                     Err(failure) => break 'stream Err(failure),
@@ -258,11 +257,11 @@ impl Driver {
 /// `async fn` (one more state machine).
 fn prepare_request(
     prepare: &Function,
-    body: &str,
+    body: &RequestBody,
     thread_id: &str,
     round: u32,
 ) -> Result<Promise, IoError> {
-    let value = js_sys::JSON::parse(body).map_err(IoError::Thrown)?;
+    let value = parse_body(&js_body(body)).map_err(IoError::Thrown)?;
     let info = Object::new();
     let _ = Reflect::set(&info, &"threadId".into(), &convert::js_string(thread_id));
     let _ = Reflect::set(&info, &"round".into(), &round.into());
@@ -272,8 +271,9 @@ fn prepare_request(
     Ok(Promise::resolve(&prepared))
 }
 
-/// The JSON text of what `prepareRequest` returned (or of what its promise resolved to).
-fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, IoError> {
+/// The JSON text of what `prepareRequest` returned (or of what its promise resolved to), as a JS
+/// string.
+fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<RequestBody, IoError> {
     let prepared = settled.map_err(IoError::Thrown)?;
     let is_array = browser::is_array(&prepared).map_err(IoError::Thrown)?;
     if !prepared.is_object() || is_array {
@@ -289,8 +289,50 @@ fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, IoError> {
             what,
         });
     }
-    js_sys::JSON::stringify(&prepared)
+    let text: JsValue = js_sys::JSON::stringify(&prepared)
         .map_err(IoError::Thrown)?
-        .as_string()
-        .ok_or(IoError::NotJson)
+        .into();
+    if !text.is_string() {
+        return Err(IoError::NotJson);
+    }
+    Ok(RequestBody::held(text))
+}
+
+/// The browser's [`BodySink`]: each piece becomes a JS string at once, and the body is their
+/// concatenation (a rope in the engine until `fetch` reads it), never whole in wasm memory
+/// (whose size never shrinks: a long chat's body, the whole thread, grew the page for good).
+pub(crate) struct JsBodySink(JsString);
+
+impl JsBodySink {
+    pub(crate) fn new() -> JsBodySink {
+        JsBodySink(JsString::from(""))
+    }
+}
+
+impl BodySink for JsBodySink {
+    fn push(&mut self, piece: &str) {
+        self.0 = self.0.concat(&JsValue::from_str(piece));
+    }
+
+    fn finish(&mut self) -> RequestBody {
+        let body = std::mem::replace(&mut self.0, JsString::from(""));
+        RequestBody::held(JsValue::from(body))
+    }
+}
+
+/// A round's body as the JS string `fetch` sends: the sink's (or `prepareRequest`'s); a body
+/// held as text (none the browser's session makes) is copied out.
+fn js_body(body: &RequestBody) -> JsValue {
+    match body.get::<JsValue>() {
+        Some(held) => held.clone(),
+        None => JsValue::from_str(body.text().unwrap_or_default()),
+    }
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse(text)` of a JS string (`js_sys::JSON::parse` takes a Rust `&str`: the body
+    /// would be copied into wasm memory whole).
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
+    fn parse_body(text: &JsValue) -> Result<JsValue, JsValue>;
 }
