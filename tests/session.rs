@@ -1561,8 +1561,12 @@ impl BodySink for Pieces {
 #[test]
 fn a_long_threads_body_goes_to_the_hosts_sink_in_pieces() {
     let pieces = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
-    let mut session = harness().session;
-    session.set_body_sink(Box::new(Pieces(pieces.clone())));
+    let mut session = chat_runtime::session::Session::with_body_sink(
+        SessionConfig::default(),
+        "x",
+        Box::new(chat_runtime::tools::schema::NoPatterns),
+        Box::new(Pieces(pieces.clone())),
+    );
     // 200 messages of 1,000 characters: a body of about 220 KB.
     let messages: Vec<Message> = (0..200)
         .map(|i| user(&format!("u{i}"), &"x".repeat(1000)))

@@ -5,6 +5,8 @@
 //! always present as arrays, `state` and `forwardedProps` `{}` when not given, activity messages
 //! left out of `messages`, and no `null` for any optional field.
 
+use std::cell::Cell;
+
 use crate::json::{Map, Value};
 
 use super::wire::{ObjWriter, ToJson};
@@ -188,15 +190,47 @@ impl RunInputBuilder {
         flush: &mut dyn FnMut(&str),
     ) {
         let input = self.build_with_state(&[], &Value::Null);
+        let messages = Flushing {
+            messages: Cell::new(Some(messages.into_iter())),
+            piece,
+            flush: Cell::new(Some(&mut *flush)),
+        };
         let mut out = String::new();
-        // RunAgentInput's members, in its order (`wire_struct!` writes them so).
         let mut w = ObjWriter::new(&mut out);
+        // RunAgentInput's members, in its order (`wire_struct!` writes them so).
         w.field("threadId", &input.thread_id);
         w.field("runId", &input.run_id);
         w.field("protocolVersion", &input.protocol_version);
         w.field("parentRunId", &input.parent_run_id);
         w.field("state", &input.state);
-        out.push_str(",\"messages\":[");
+        w.field("messages", &messages);
+        w.field("tools", &input.tools);
+        w.field("context", &input.context);
+        w.field("forwardedProps", &input.forwarded_props);
+        w.field("resume", &input.resume);
+        w.end();
+        flush(&out);
+    }
+}
+
+/// [`RunInputBuilder::write_body`]'s `messages`: written once, as an array without the activity
+/// messages, handing the text so far to `flush` (and clearing it) whenever it reaches `piece`
+/// bytes after a message.
+struct Flushing<'f, I> {
+    messages: Cell<Option<I>>,
+    piece: usize,
+    flush: Cell<Option<Flush<'f>>>,
+}
+
+/// Where [`Flushing`] hands its pieces.
+type Flush<'f> = &'f mut dyn FnMut(&str);
+
+impl<'a, I: Iterator<Item = &'a Message>> ToJson for Flushing<'_, I> {
+    fn write_json(&self, out: &mut String) {
+        let (Some(messages), Some(flush)) = (self.messages.take(), self.flush.take()) else {
+            return;
+        };
+        out.push('[');
         let mut first = true;
         for message in messages {
             if matches!(message, Message::Activity(_)) {
@@ -206,25 +240,13 @@ impl RunInputBuilder {
                 out.push(',');
             }
             first = false;
-            message.write_json(&mut out);
-            if out.len() >= piece {
-                flush(&out);
+            message.write_json(out);
+            if out.len() >= self.piece {
+                flush(out);
                 out.clear();
             }
         }
         out.push(']');
-        // The members after `messages`, written as an object of their own: `,` and its members
-        // (`tools` is always one of them).
-        let mut tail = String::new();
-        let mut w = ObjWriter::new(&mut tail);
-        w.field("tools", &input.tools);
-        w.field("context", &input.context);
-        w.field("forwardedProps", &input.forwarded_props);
-        w.field("resume", &input.resume);
-        w.end();
-        out.push(',');
-        out.push_str(crate::lean::text::sub(&tail, 1..tail.len()));
-        flush(&out);
     }
 }
 

@@ -91,7 +91,7 @@ pub struct Session {
     next_id: u64,
     /// Whether a [`ReconnectWait`] waits for its deadline (the next `poll_action`'s `now`).
     unstamped_waits: bool,
-    /// Where request bodies are written ([`Session::set_body_sink`]).
+    /// Where request bodies are written ([`Session::with_body_sink`]).
     body_sink: Box<dyn BodySink>,
 }
 
@@ -103,6 +103,18 @@ impl Session {
         id_prefix: impl Into<String>,
         patterns: Box<dyn PatternMatcher>,
     ) -> Self {
+        Self::with_body_sink(config, id_prefix, patterns, Box::new(TextSink::default()))
+    }
+
+    /// [`Session::new`] with request bodies written to `body_sink`, a piece at a time
+    /// ([`BodySink`]; `new`'s is a [`TextSink`], the text in memory). The browser's host writes
+    /// them to JavaScript.
+    pub fn with_body_sink(
+        config: SessionConfig,
+        id_prefix: impl Into<String>,
+        patterns: Box<dyn PatternMatcher>,
+        body_sink: Box<dyn BodySink>,
+    ) -> Self {
         Self {
             config,
             patterns,
@@ -112,7 +124,7 @@ impl Session {
             agui_events: true,
             id_prefix: id_prefix.into(),
             next_id: 0,
-            body_sink: Box::new(TextSink::default()),
+            body_sink,
         }
     }
 
@@ -345,12 +357,6 @@ impl Session {
     /// no per-event action.
     pub fn set_agui_events(&mut self, on: bool) {
         self.agui_events = on;
-    }
-
-    /// Where request bodies are written, a piece at a time ([`BodySink`]); a [`TextSink`] (the
-    /// text, in memory) by default. The browser's host writes them to JavaScript.
-    pub fn set_body_sink(&mut self, sink: Box<dyn BodySink>) {
-        self.body_sink = sink;
     }
 
     // ---- internals ----------------------------------------------------------------------

@@ -192,8 +192,12 @@ impl ChatRuntime {
             #[cfg(feature = "coder")]
             csrf,
         };
-        let mut session = Session::new(config, random_prefix(), Box::new(Patterns::new()));
-        session.set_body_sink(Box::new(super::driver::JsBodySink::new()));
+        let session = Session::with_body_sink(
+            config,
+            random_prefix(),
+            Box::new(Patterns::new()),
+            Box::new(super::driver::JsBodySink::new()),
+        );
         Ok(ChatRuntime {
             driver: Driver::new(session, catalog, host),
         })

@@ -292,20 +292,14 @@ impl Session {
         }
         // Written from the thread's own messages (no copy of them: the whole thread, for
         // `HistoryMode::Full`, at every request) into the host's sink a piece at a time: the
-        // browser's body is never whole in wasm memory.
+        // browser's body is never whole in wasm memory. One iterator for both modes (one copy
+        // of the writer in the `.wasm`).
+        let full = history == HistoryMode::Full;
+        let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
+        let messages = state.thread.messages().iter();
+        let messages = messages.filter(|m| full || unsent.contains(m.id()));
         let sink = &mut self.body_sink;
-        let mut push = |piece: &str| sink.push(piece);
-        match history {
-            HistoryMode::Full => {
-                builder.write_body(state.thread.messages(), BODY_PIECE, &mut push);
-            }
-            HistoryMode::New => {
-                let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
-                let messages = state.thread.messages().iter();
-                let messages = messages.filter(|m| unsent.contains(m.id()));
-                builder.write_body(messages, BODY_PIECE, &mut push);
-            }
-        }
+        builder.write_body(messages, BODY_PIECE, &mut |piece| sink.push(piece));
         let body = sink.finish();
         state.unsent.clear();
         state.thread.begin_run();

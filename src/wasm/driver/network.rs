@@ -2,7 +2,7 @@
 //! read a slice at a time into the session, a failure reported as the round's, and the resumed
 //! request of a reconnect (`Last-Event-ID`, after the session's delay).
 
-use js_sys::{Function, JsString, Object, Promise, Reflect};
+use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::AbortController;
@@ -109,14 +109,13 @@ impl Driver {
             // state machine); `Ok` when it ended or the turn moved on, `Err` when it failed.
             let ended: Result<(), IoError> = 'stream: {
                 let body = js_body(&request.body);
-                let sent =
-                    match host
-                        .fetch
-                        .send("POST", url, &headers, Some(&body), signal.as_ref())
-                    {
-                        Ok(sent) => sent,
-                        Err(failure) => break 'stream Err(failure),
-                    };
+                let sent = match host
+                    .fetch
+                    .send("POST", url, &headers, body, signal.as_ref())
+                {
+                    Ok(sent) => sent,
+                    Err(failure) => break 'stream Err(failure),
+                };
                 let answer = match http::answer(sent.await) {
                     Ok(answer) => answer,
                     Err(failure) => break 'stream Err(failure),
@@ -261,7 +260,11 @@ fn prepare_request(
     thread_id: &str,
     round: u32,
 ) -> Result<Promise, IoError> {
-    let value = parse_body(&js_body(body)).map_err(IoError::Thrown)?;
+    let value = match js_body(body) {
+        Some(text) => browser::parse_json(text),
+        None => Err(JsValue::UNDEFINED),
+    };
+    let value = value.map_err(IoError::Thrown)?;
     let info = Object::new();
     let _ = Reflect::set(&info, &"threadId".into(), &convert::js_string(thread_id));
     let _ = Reflect::set(&info, &"round".into(), &round.into());
@@ -301,38 +304,35 @@ fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<RequestBody, IoErr
 /// The browser's [`BodySink`]: each piece becomes a JS string at once, and the body is their
 /// concatenation (a rope in the engine until `fetch` reads it), never whole in wasm memory
 /// (whose size never shrinks: a long chat's body, the whole thread, grew the page for good).
-pub(crate) struct JsBodySink(JsString);
+pub(crate) struct JsBodySink(JsValue);
 
 impl JsBodySink {
     pub(crate) fn new() -> JsBodySink {
-        JsBodySink(JsString::from(""))
+        JsBodySink(JsValue::from_str(""))
     }
 }
 
 impl BodySink for JsBodySink {
     fn push(&mut self, piece: &str) {
-        self.0 = self.0.concat(&JsValue::from_str(piece));
+        self.0 = concat_str(&self.0, piece);
     }
 
     fn finish(&mut self) -> RequestBody {
-        let body = std::mem::replace(&mut self.0, JsString::from(""));
-        RequestBody::held(JsValue::from(body))
+        let body = std::mem::replace(&mut self.0, JsValue::from_str(""));
+        RequestBody::held(body)
     }
 }
 
-/// A round's body as the JS string `fetch` sends: the sink's (or `prepareRequest`'s); a body
-/// held as text (none the browser's session makes) is copied out.
-fn js_body(body: &RequestBody) -> JsValue {
-    match body.get::<JsValue>() {
-        Some(held) => held.clone(),
-        None => JsValue::from_str(body.text().unwrap_or_default()),
-    }
+/// A round's body as the JS string `fetch` sends: the sink's or `prepareRequest`'s (the
+/// browser's session makes no other).
+fn js_body(body: &RequestBody) -> Option<&JsValue> {
+    body.get::<JsValue>()
 }
 
 #[wasm_bindgen]
 extern "C" {
-    /// `JSON.parse(text)` of a JS string (`js_sys::JSON::parse` takes a Rust `&str`: the body
-    /// would be copied into wasm memory whole).
-    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
-    fn parse_body(text: &JsValue) -> Result<JsValue, JsValue>;
+    /// `String.prototype.concat.call(text, piece)`, the piece handed over as a Rust `&str` (one
+    /// crossing).
+    #[wasm_bindgen(js_namespace = ["String", "prototype", "concat"], js_name = call)]
+    fn concat_str(text: &JsValue, piece: &str) -> JsValue;
 }
