@@ -293,7 +293,7 @@ export async function wasmOfRun(name, mb, delivery) {
  * With `forget`, each thread is dropped (`forgetThread`) after its turns, and "the threads as
  * JSON" is the largest one thread held. With `readme`, subscribed as the README's first example.
  */
-export async function wasmOfTurns(threads, turns, chars, forget = false, readme = false) {
+export async function wasmOfTurns(threads, turns, chars, forget = false, readme = false, history = undefined) {
   const { mod } = await loadA();
   gc();
   const before = wasmBytes();
@@ -303,6 +303,7 @@ export async function wasmOfTurns(threads, turns, chars, forget = false, readme 
     runUrl: "/bench/{threadId}/runs",
     toolsUrl: null,
     storage: null,
+    ...(history ? { history } : {}),
     fetch: async (url, init) => {
       // The ids lead the body: read them there, not by parsing a long thread's whole body.
       const head = init.body.slice(0, 512);

@@ -11,7 +11,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use chat_runtime::protocol::event::Message;
 use chat_runtime::session::{
-    HistoryMode, Pending, RoundRequest, RunRequest, RunStatus, RuntimeEvent, SessionConfig, ToolSet,
+    BodySink, HistoryMode, Pending, RoundRequest, RunRequest, RunStatus, RuntimeEvent,
+    SessionConfig, ToolSet, BODY_PIECE,
 };
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use chat_runtime::tools::{FrontendTool, TimeLimit};
@@ -1544,23 +1545,76 @@ fn cut_after_three(h: &mut Harness, thread: &str) {
     h.respond(thread, sse_with_ids(&resumable_events()[..3], None));
 }
 
+/// A [`BodySink`] that keeps each piece it is given.
+struct Pieces(std::rc::Rc<std::cell::RefCell<Vec<String>>>);
+
+impl BodySink for Pieces {
+    fn push(&mut self, piece: &str) {
+        self.0.borrow_mut().push(piece.to_owned());
+    }
+
+    fn finish(&mut self) -> chat_runtime::session::RequestBody {
+        self.0.borrow().concat().into()
+    }
+}
+
+#[test]
+fn a_long_threads_body_goes_to_the_hosts_sink_in_pieces() {
+    let pieces = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut session = chat_runtime::session::Session::with_body_sink(
+        SessionConfig::default(),
+        "x",
+        Box::new(chat_runtime::tools::schema::NoPatterns),
+        Box::new(Pieces(pieces.clone())),
+    );
+    // 200 messages of 1,000 characters: a body of about 220 KB.
+    let messages: Vec<Message> = (0..200)
+        .map(|i| user(&format!("u{i}"), &"x".repeat(1000)))
+        .collect();
+    session
+        .start_run(request("t", messages), ToolSet::default())
+        .unwrap();
+    let body = std::iter::from_fn(|| session.poll_action(0))
+        .find_map(|a| match a {
+            chat_runtime::session::Action::Send { body, .. } => Some(body),
+            _ => None,
+        })
+        .unwrap();
+    let pieces = pieces.borrow();
+    assert!(pieces.len() > 10, "{} pieces", pieces.len());
+    // A piece ends after the message that brings it to `BODY_PIECE` bytes or more.
+    for piece in &pieces[..] {
+        assert!(
+            piece.len() < BODY_PIECE + 1100,
+            "a piece of {} bytes",
+            piece.len()
+        );
+    }
+    let text = body.text().unwrap();
+    assert_eq!(text, pieces.concat());
+    let sent: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(sent["messages"].as_array().unwrap().len(), 200);
+    assert_eq!(sent["messages"][199]["id"], "u199");
+}
+
 #[test]
 fn the_request_that_goes_out_shares_the_sessions_body_unless_the_host_shaped_it() {
     let mut session = harness().session;
     session
         .start_run(request("t", vec![user("u1", "hi")]), ToolSet::default())
         .unwrap();
-    let (run, body): (String, std::rc::Rc<String>) = std::iter::from_fn(|| session.poll_action(0))
-        .find_map(|a| match a {
-            chat_runtime::session::Action::Send { run_id, body, .. } => Some((run_id, body)),
-            _ => None,
-        })
-        .unwrap();
+    let (run, body): (String, chat_runtime::session::RequestBody) =
+        std::iter::from_fn(|| session.poll_action(0))
+            .find_map(|a| match a {
+                chat_runtime::session::Action::Send { run_id, body, .. } => Some((run_id, body)),
+                _ => None,
+            })
+            .unwrap();
     assert!(session.sent_request("t", &run).is_none(), "not sent yet");
-    assert!(session.handle_request_prepared("t", &run, &body));
+    assert!(session.handle_request_prepared("t", &run, body.clone()));
     let sent = session.sent_request("t", &run).unwrap();
     assert!(
-        std::rc::Rc::ptr_eq(&sent.body, &body),
+        std::ptr::eq(sent.body.text().unwrap(), body.text().unwrap()),
         "one copy of the body: the action's"
     );
 
@@ -1570,7 +1624,12 @@ fn the_request_that_goes_out_shares_the_sessions_body_unless_the_host_shaped_it(
         .session
         .handle_request_prepared("t", &run, r#"{"shaped":1}"#));
     assert_eq!(
-        &*h.session.sent_request("t", &run).unwrap().body,
+        h.session
+            .sent_request("t", &run)
+            .unwrap()
+            .body
+            .text()
+            .unwrap(),
         r#"{"shaped":1}"#
     );
 }
@@ -1610,7 +1669,7 @@ fn a_request_prepared_after_stop_is_refused_and_the_next_run_keeps_its_own() {
         RoundRequest {
             url: h.urls[1].clone(),
             headers: h.headers[1].clone(),
-            body: std::rc::Rc::new(r#"{"mine":2}"#.to_owned()),
+            body: r#"{"mine":2}"#.into(),
         },
         "the reconnect re-sends exactly what went out for this round"
     );
@@ -1633,7 +1692,7 @@ fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
         body: serde_json::to_string(h.body(0)).unwrap().into(),
     };
     assert_eq!(
-        serde_json::from_str::<Value>(&h.resent[0].body).unwrap(),
+        serde_json::from_str::<Value>(h.resent[0].body.text().unwrap()).unwrap(),
         *h.body(0)
     );
     assert_eq!(
@@ -1657,7 +1716,7 @@ fn a_reconnect_re_sends_its_own_rounds_request_in_every_round() {
     cut_after_three(&mut h, "t");
     assert_eq!(h.reconnects.len(), 2);
     assert_eq!(h.reconnects[1].1, restart);
-    assert_eq!(&*h.resent[1].body, r#"{"round":2}"#);
+    assert_eq!(h.resent[1].body.text().unwrap(), r#"{"round":2}"#);
     assert_eq!(h.resent[1].headers, h.headers[1]);
     assert!(h.resent[1]
         .headers

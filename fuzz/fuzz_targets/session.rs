@@ -243,7 +243,7 @@ fuzz_target!(|input: &[u8]| {
                     let expected = host.session.current_run_id(round.thread) == Some(run.as_str())
                         && !round.settled
                         && !round.stopped;
-                    let accepted = host.session.handle_request_prepared(round.thread, &run, &body);
+                    let accepted = host.session.handle_request_prepared(round.thread, &run, body.as_str());
                     assert_eq!(accepted, expected, "handle_request_prepared for {run}");
                     if accepted {
                         round.request.body = body.into();

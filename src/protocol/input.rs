@@ -5,6 +5,8 @@
 //! always present as arrays, `state` and `forwardedProps` `{}` when not given, activity messages
 //! left out of `messages`, and no `null` for any optional field.
 
+use std::cell::Cell;
+
 use crate::json::{Map, Value};
 
 use super::wire::{ObjWriter, ToJson};
@@ -173,11 +175,26 @@ impl RunInputBuilder {
     /// a copy of each message (the whole thread, for [`History::Full`], at every request).
     /// `tests/input.rs` holds the two to the same text.
     pub fn body<'a>(&self, messages: impl IntoIterator<Item = &'a Message>) -> String {
+        let mut body = String::new();
+        self.write_body(messages, usize::MAX, &mut |piece| body.push_str(piece));
+        body
+    }
+
+    /// [`body`](Self::body)'s text handed to `flush` in pieces: a piece ends after the message
+    /// that brings it to `piece` bytes or more (a longer message is a piece of its own), so the
+    /// whole body is never in one buffer (the browser's host joins the pieces in JavaScript).
+    pub fn write_body<'a>(
+        &self,
+        messages: impl IntoIterator<Item = &'a Message>,
+        piece: usize,
+        flush: &mut dyn FnMut(&str),
+    ) {
         let input = self.build_with_state(&[], &Value::Null);
-        let messages: Vec<&Message> = messages
-            .into_iter()
-            .filter(|m| !matches!(m, Message::Activity(_)))
-            .collect();
+        let messages = Flushing {
+            messages: Cell::new(Some(messages.into_iter())),
+            piece,
+            flush: Cell::new(Some(&mut *flush)),
+        };
         let mut out = String::new();
         let mut w = ObjWriter::new(&mut out);
         // RunAgentInput's members, in its order (`wire_struct!` writes them so).
@@ -186,13 +203,50 @@ impl RunInputBuilder {
         w.field("protocolVersion", &input.protocol_version);
         w.field("parentRunId", &input.parent_run_id);
         w.field("state", &input.state);
-        w.field("messages", &messages[..]);
+        w.field("messages", &messages);
         w.field("tools", &input.tools);
         w.field("context", &input.context);
         w.field("forwardedProps", &input.forwarded_props);
         w.field("resume", &input.resume);
         w.end();
-        out
+        flush(&out);
+    }
+}
+
+/// [`RunInputBuilder::write_body`]'s `messages`: written once, as an array without the activity
+/// messages, handing the text so far to `flush` (and clearing it) whenever it reaches `piece`
+/// bytes after a message.
+struct Flushing<'f, I> {
+    messages: Cell<Option<I>>,
+    piece: usize,
+    flush: Cell<Option<Flush<'f>>>,
+}
+
+/// Where [`Flushing`] hands its pieces.
+type Flush<'f> = &'f mut dyn FnMut(&str);
+
+impl<'a, I: Iterator<Item = &'a Message>> ToJson for Flushing<'_, I> {
+    fn write_json(&self, out: &mut String) {
+        let (Some(messages), Some(flush)) = (self.messages.take(), self.flush.take()) else {
+            return;
+        };
+        out.push('[');
+        let mut first = true;
+        for message in messages {
+            if matches!(message, Message::Activity(_)) {
+                continue;
+            }
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            message.write_json(out);
+            if out.len() >= self.piece {
+                flush(out);
+                out.clear();
+            }
+        }
+        out.push(']');
     }
 }
 

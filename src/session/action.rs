@@ -1,7 +1,6 @@
 //! The work the session hands the host: [`Action`], [`ToolCallJob`], [`RoundRequest`].
 
-use std::rc::Rc;
-
+use super::body::RequestBody;
 use super::events::RuntimeEvent;
 use super::result::RunResult;
 
@@ -42,12 +41,10 @@ pub enum Action {
         /// Every request header: the app's ([`SessionConfig::headers`](super::SessionConfig::headers)), then
         /// `Content-Type: application/json` and `Accept: text/event-stream`.
         headers: Vec<(String, String)>,
-        /// The JSON body (shared with the round's [`RoundRequest`], which a reconnect sends
-        /// again: one copy of a body that may hold the whole thread). An `Rc<String>`, the
-        /// buffer it was written in: an `Rc<str>` copied each body into a block of exactly its
-        /// length, a little longer every turn, and a long chat's heap grew by holes it no
-        /// longer fit (docs/numbers.md, "A long chat as users live it").
-        body: Rc<String>,
+        /// The JSON body, as the session's [`BodySink`](super::BodySink) made it (the browser's:
+        /// a JS string, never whole in wasm memory), shared with the round's [`RoundRequest`],
+        /// which a reconnect sends again: one copy of a body that may hold the whole thread.
+        body: RequestBody,
     },
     /// The round's stream was cut after events with SSE ids, and its wait is over (a deadline of
     /// [`Session::poll_timeout`](super::Session::poll_timeout): the stream's `retry:`, else
@@ -149,5 +146,5 @@ pub struct RoundRequest {
     /// Every header (as [`Action::Send`] has them).
     pub headers: Vec<(String, String)>,
     /// The body, after the host shaped it.
-    pub body: Rc<String>,
+    pub body: RequestBody,
 }

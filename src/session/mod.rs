@@ -30,6 +30,7 @@
 
 mod action;
 mod agui;
+mod body;
 mod calls;
 #[cfg(feature = "coder")]
 mod coder;
@@ -44,6 +45,7 @@ mod turn;
 #[cfg(feature = "coder")]
 pub use crate::coder::SubmitReply as ChatReply;
 pub use action::{Action, RoundRequest, ToolCallJob};
+pub use body::{BodySink, RequestBody, TextSink, BODY_PIECE};
 #[cfg(feature = "coder")]
 pub use config::CoderConfig;
 pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
@@ -89,6 +91,8 @@ pub struct Session {
     next_id: u64,
     /// Whether a [`ReconnectWait`] waits for its deadline (the next `poll_action`'s `now`).
     unstamped_waits: bool,
+    /// Where request bodies are written ([`Session::with_body_sink`]).
+    body_sink: Box<dyn BodySink>,
 }
 
 impl Session {
@@ -99,6 +103,18 @@ impl Session {
         id_prefix: impl Into<String>,
         patterns: Box<dyn PatternMatcher>,
     ) -> Self {
+        Self::with_body_sink(config, id_prefix, patterns, Box::new(TextSink::default()))
+    }
+
+    /// [`Session::new`] with request bodies written to `body_sink`, a piece at a time
+    /// ([`BodySink`]; `new`'s is a [`TextSink`], the text in memory). The browser's host writes
+    /// them to JavaScript.
+    pub fn with_body_sink(
+        config: SessionConfig,
+        id_prefix: impl Into<String>,
+        patterns: Box<dyn PatternMatcher>,
+        body_sink: Box<dyn BodySink>,
+    ) -> Self {
         Self {
             config,
             patterns,
@@ -108,6 +124,7 @@ impl Session {
             agui_events: true,
             id_prefix: id_prefix.into(),
             next_id: 0,
+            body_sink,
         }
     }
 

@@ -192,7 +192,12 @@ impl ChatRuntime {
             #[cfg(feature = "coder")]
             csrf,
         };
-        let session = Session::new(config, random_prefix(), Box::new(Patterns::new()));
+        let session = Session::with_body_sink(
+            config,
+            random_prefix(),
+            Box::new(Patterns::new()),
+            Box::new(super::driver::JsBodySink::new()),
+        );
         Ok(ChatRuntime {
             driver: Driver::new(session, catalog, host),
         })

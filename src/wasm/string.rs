@@ -18,7 +18,7 @@ pub(crate) fn js_string(s: &str) -> JsValue {
     match crate::json::to_js_string(s) {
         Some(text) => JsValue::from_str(&text),
         // The writer's text is valid JSON: `JSON.parse` of it does not throw.
-        None => JSON::parse(&quoted(s)).unwrap_or_default(),
+        None => super::browser::parse_str(&quoted(s)).unwrap_or_default(),
     }
 }
 

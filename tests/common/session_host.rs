@@ -160,7 +160,8 @@ impl Harness {
                 headers,
                 body,
             } => {
-                let body = serde_json::from_str(&body)
+                let body = body.text().expect("the default sink's body is text");
+                let body = serde_json::from_str(body)
                     .unwrap_or_else(|e| panic!("the session sent invalid JSON ({e}): {body}"));
                 self.urls.push(url);
                 self.headers.push(headers);

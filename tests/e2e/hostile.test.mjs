@@ -365,7 +365,47 @@ test("the first messages event of a 20 MB stream in one chunk crosses in batches
   assert.ok(run.grown < 3.5 * run.chars, `wasm memory grew by ${(run.grown / run.chars).toFixed(2)} times the answers`);
 });
 
-// ---- 13. no pattern keeps the page busy --------------------------------------------------------
+// ---- 13. a long thread's request body is never whole in wasm memory ---------------------------
+
+test("a 10 MB thread's request body goes to fetch whole, and is never whole in wasm memory", { timeout: TIMEOUT }, async () => {
+  // With `history: "full"` (the default) each request carries the whole thread. Written whole in
+  // wasm memory (which never shrinks), the body came on top of the thread, in a buffer grown by
+  // doubling: wasm memory grew by 3.29 times the thread's JSON here. Now the session writes it to
+  // JavaScript in pieces of about 16 KiB (`session::BodySink`): 2.01 times (the thread, and the
+  // request's messages as they crossed in).
+  const res = await suite.page.evaluate(async () => {
+    const text = "lorem ipsum ".repeat(2_100);
+    const messages = Array.from({ length: 400 }, (_, i) => ({ id: `u${i}`, role: "user", content: `${text}${i}` }));
+    let sent = null;
+    const rt = new ChatRuntime({
+      runUrl: "/api/threads/{threadId}/runs",
+      toolsUrl: null,
+      storage: null,
+      fetch: async (url, init) => {
+        sent = init.body;
+        const events = [{ type: "RUN_STARTED", threadId: "t-long", runId: "s1" }, { type: "RUN_FINISHED", threadId: "t-long", runId: "s1" }];
+        return new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""), { headers: { "content-type": "text/event-stream" } });
+      },
+    });
+    // A UI's listener: `run()`'s value then comes from the listener's mirror, not from the
+    // thread's JSON written once more in wasm memory.
+    rt.subscribe(() => {}, { events: ["messages"] });
+    const before = window.wasm.memory.buffer.byteLength;
+    const result = await rt.run({ threadId: "t-long", messages });
+    const after = window.wasm.memory.buffer.byteLength;
+    const thread = JSON.stringify(rt.messages("t-long")).length;
+    rt.free();
+    const body = typeof sent === "string" ? JSON.parse(sent) : null;
+    return { status: result.status, grown: after - before, thread, type: typeof sent, length: sent?.length, ids: body?.messages.map((m) => m.id) };
+  });
+  assert.equal(res.status, "completed");
+  assert.equal(res.type, "string", "fetch gets the body as one string");
+  assert.ok(res.length > 10_000_000, `a body of ${res.length} chars`);
+  assert.deepEqual(res.ids, Array.from({ length: 400 }, (_, i) => `u${i}`), "every message, in order");
+  assert.ok(res.grown < 2.5 * res.thread, `wasm memory grew by ${(res.grown / res.thread).toFixed(2)} times the thread`);
+});
+
+// ---- 14. no pattern keeps the page busy --------------------------------------------------------
 
 test("a legal pattern against an 80 KB argument: INVALID_TOOL_ARGUMENTS naming the budget, the handler never runs", { timeout: TIMEOUT }, async () => {
   // (?:a?){9000}b has 18,001 states, all alive at every `a`: 1.4 billion steps, 7.7 s of a frozen

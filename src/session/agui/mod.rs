@@ -12,9 +12,8 @@ mod stream;
 #[cfg(feature = "coder")]
 pub(super) use stream::note_applied;
 
-use std::rc::Rc;
-
 use super::action::{Action, RoundRequest};
+use super::body::{RequestBody, BODY_PIECE};
 use super::config::{HistoryMode, Pending, RunRequest};
 use super::error::SessionError;
 use super::events::RuntimeEvent;
@@ -106,12 +105,11 @@ pub(super) enum Outgoing {
 impl Outgoing {
     /// The request goes out (with `body` when the host shaped it): `false` unless it was being
     /// prepared.
-    pub(super) fn send(&mut self, body: Option<&str>) -> bool {
+    pub(super) fn send(&mut self, body: Option<RequestBody>) -> bool {
         match std::mem::replace(self, Outgoing::NotYet) {
             Outgoing::Preparing(mut request) => {
-                // The host's own body, unless it is the one it was given (no copy of it then).
-                if let Some(body) = body.filter(|b| **b != *request.body) {
-                    request.body = std::rc::Rc::new(body.to_owned());
+                if let Some(body) = body {
+                    request.body = body;
                 }
                 *self = Outgoing::Sent(request);
                 true
@@ -292,18 +290,17 @@ impl Session {
         if let Some(props) = &agui.forwarded_props {
             builder = builder.forwarded_props(props.clone());
         }
-        // Written from the thread's own messages: no copy of them (the whole thread, for
-        // `HistoryMode::Full`, at every request).
-        let body: Rc<String> = match history {
-            HistoryMode::Full => builder.body(state.thread.messages()).into(),
-            HistoryMode::New => {
-                let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
-                let messages = state.thread.messages().iter();
-                builder
-                    .body(messages.filter(|m| unsent.contains(m.id())))
-                    .into()
-            }
-        };
+        // Written from the thread's own messages (no copy of them: the whole thread, for
+        // `HistoryMode::Full`, at every request) into the host's sink a piece at a time: the
+        // browser's body is never whole in wasm memory. One iterator for both modes (one copy
+        // of the writer in the `.wasm`).
+        let full = history == HistoryMode::Full;
+        let unsent = StrSet::new(state.unsent.iter().map(String::as_str).collect());
+        let messages = state.thread.messages().iter();
+        let messages = messages.filter(|m| full || unsent.contains(m.id()));
+        let sink = &mut self.body_sink;
+        builder.write_body(messages, BODY_PIECE, &mut |piece| sink.push(piece));
+        let body = sink.finish();
         state.unsent.clear();
         state.thread.begin_run();
         let round = turn.round;
@@ -326,7 +323,7 @@ impl Session {
         agui.outgoing = Outgoing::Preparing(RoundRequest {
             url: url.clone(),
             headers: headers.clone(),
-            body: Rc::clone(&body),
+            body: body.clone(),
         });
         self.actions.push_back(Action::Send {
             thread_id: thread_id.to_owned(),

@@ -3,6 +3,7 @@
 
 use super::{AguiRound, Outgoing, Phase, RunEnd};
 use crate::session::action::{Action, RoundRequest};
+use crate::session::body::RequestBody;
 use crate::session::events::RuntimeEvent;
 use crate::session::result::{RunError, RunStatus};
 use crate::session::thread::Changes;
@@ -21,10 +22,15 @@ impl Session {
     /// went out, and the host sends nothing. A reconnect ([`Action::Reconnect`]) sends the body
     /// reported here; a host that reports nothing sends the `Send`'s body, and so does its
     /// reconnect.
-    pub fn handle_request_prepared(&mut self, thread_id: &str, run_id: &str, body: &str) -> bool {
+    pub fn handle_request_prepared(
+        &mut self,
+        thread_id: &str,
+        run_id: &str,
+        body: impl Into<RequestBody>,
+    ) -> bool {
         self.current_turn(thread_id, run_id)
             .and_then(Turn::agui)
-            .is_some_and(|round| round.outgoing.send(Some(body)))
+            .is_some_and(|round| round.outgoing.send(Some(body.into())))
     }
 
     /// The current round's request as it went out (after [`handle_request_prepared`](

@@ -30,6 +30,8 @@ mod network;
 mod threads;
 mod tools;
 
+pub(crate) use network::JsBodySink;
+
 use std::cell::{Ref, RefCell, RefMut};
 use std::rc::{Rc, Weak};
 

@@ -2,15 +2,13 @@
 //! read a slice at a time into the session, a failure reported as the round's, and the resumed
 //! request of a reconnect (`Last-Event-ID`, after the session's delay).
 
-use std::rc::Rc;
-
 use js_sys::{Function, Object, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 use web_sys::AbortController;
 
 use super::Driver;
-use crate::session::RoundRequest;
+use crate::session::{BodySink, RequestBody, RoundRequest};
 use crate::wasm::browser;
 use crate::wasm::convert;
 use crate::wasm::io::http::{self, Body};
@@ -18,7 +16,7 @@ use crate::wasm::io::IoError;
 
 impl Driver {
     /// Sends one round's request and streams the answer into the session.
-    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: Rc<String>) {
+    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: RequestBody) {
         let controller = AbortController::new().ok();
         let (prepare, round) = {
             let state = &mut *self.borrow_mut();
@@ -52,7 +50,7 @@ impl Driver {
                     // ended) while `prepareRequest` ran, and nothing is sent.
                     let request = {
                         let session = &mut driver.borrow_mut().session;
-                        let body = prepared.as_deref().unwrap_or(&body);
+                        let body = prepared.unwrap_or(body);
                         session
                             .handle_request_prepared(&thread_id, &run_id, body)
                             .then(|| session.sent_request(&thread_id, &run_id))
@@ -110,7 +108,7 @@ impl Driver {
             // The whole exchange in this one block (not an `async fn` awaited here: each is a
             // state machine); `Ok` when it ended or the turn moved on, `Err` when it failed.
             let ended: Result<(), IoError> = 'stream: {
-                let body = Some(&request.body[..]);
+                let body = js_body(&request.body);
                 let sent = match host
                     .fetch
                     .send("POST", url, &headers, body, signal.as_ref())
@@ -258,11 +256,15 @@ impl Driver {
 /// `async fn` (one more state machine).
 fn prepare_request(
     prepare: &Function,
-    body: &str,
+    body: &RequestBody,
     thread_id: &str,
     round: u32,
 ) -> Result<Promise, IoError> {
-    let value = js_sys::JSON::parse(body).map_err(IoError::Thrown)?;
+    let value = match js_body(body) {
+        Some(text) => browser::parse_json(text),
+        None => Err(JsValue::UNDEFINED),
+    };
+    let value = value.map_err(IoError::Thrown)?;
     let info = Object::new();
     let _ = Reflect::set(&info, &"threadId".into(), &convert::js_string(thread_id));
     let _ = Reflect::set(&info, &"round".into(), &round.into());
@@ -272,8 +274,9 @@ fn prepare_request(
     Ok(Promise::resolve(&prepared))
 }
 
-/// The JSON text of what `prepareRequest` returned (or of what its promise resolved to).
-fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, IoError> {
+/// The JSON text of what `prepareRequest` returned (or of what its promise resolved to), as a JS
+/// string.
+fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<RequestBody, IoError> {
     let prepared = settled.map_err(IoError::Thrown)?;
     let is_array = browser::is_array(&prepared).map_err(IoError::Thrown)?;
     if !prepared.is_object() || is_array {
@@ -289,8 +292,47 @@ fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<String, IoError> {
             what,
         });
     }
-    js_sys::JSON::stringify(&prepared)
+    let text: JsValue = js_sys::JSON::stringify(&prepared)
         .map_err(IoError::Thrown)?
-        .as_string()
-        .ok_or(IoError::NotJson)
+        .into();
+    if !text.is_string() {
+        return Err(IoError::NotJson);
+    }
+    Ok(RequestBody::held(text))
+}
+
+/// The browser's [`BodySink`]: each piece becomes a JS string at once, and the body is their
+/// concatenation (a rope in the engine until `fetch` reads it), never whole in wasm memory
+/// (whose size never shrinks: a long chat's body, the whole thread, grew the page for good).
+pub(crate) struct JsBodySink(JsValue);
+
+impl JsBodySink {
+    pub(crate) fn new() -> JsBodySink {
+        JsBodySink(JsValue::from_str(""))
+    }
+}
+
+impl BodySink for JsBodySink {
+    fn push(&mut self, piece: &str) {
+        self.0 = concat_str(&self.0, piece);
+    }
+
+    fn finish(&mut self) -> RequestBody {
+        let body = std::mem::replace(&mut self.0, JsValue::from_str(""));
+        RequestBody::held(body)
+    }
+}
+
+/// A round's body as the JS string `fetch` sends: the sink's or `prepareRequest`'s (the
+/// browser's session makes no other).
+fn js_body(body: &RequestBody) -> Option<&JsValue> {
+    body.get::<JsValue>()
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `String.prototype.concat.call(text, piece)`, the piece handed over as a Rust `&str` (one
+    /// crossing).
+    #[wasm_bindgen(js_namespace = ["String", "prototype", "concat"], js_name = call)]
+    fn concat_str(text: &JsValue, piece: &str) -> JsValue;
 }

@@ -59,26 +59,43 @@ impl Fetch {
     ///
     /// `url` and `headers` are internal strings (`crate::json`): `fetch` gets the JS strings they
     /// stand for ([`js_string`]; the app's `headers` option cannot hold a lone surrogate,
-    /// `convert::headers`). `body` is JSON text, which holds no private form.
+    /// `convert::headers`). `body` is a JS string (a round's body, written to JavaScript in
+    /// pieces: `session::BodySink`).
     pub(crate) fn send(
         &self,
         method: &str,
         url: &str,
         headers: &[(String, String)],
-        body: Option<&str>,
+        body: Option<&JsValue>,
         signal: Option<&AbortSignal>,
     ) -> Result<JsFuture, IoError> {
-        self.send_with(method, url, headers, body, signal, None)
+        self.request(method, url, headers, body, signal, None)
     }
 
     /// [`Fetch::send`] with `init.credentials` (`"omit"`: no cookies go, none are kept) when
-    /// given; the Fetch default (`"same-origin"`) otherwise.
+    /// given; the Fetch default (`"same-origin"`) otherwise, and `body` JSON text (which holds no
+    /// private form).
+    #[cfg(feature = "coder")]
     pub(crate) fn send_with(
         &self,
         method: &str,
         url: &str,
         headers: &[(String, String)],
         body: Option<&str>,
+        signal: Option<&AbortSignal>,
+        credentials: Option<&str>,
+    ) -> Result<JsFuture, IoError> {
+        let body = body.map(JsValue::from_str);
+        self.request(method, url, headers, body.as_ref(), signal, credentials)
+    }
+
+    /// The request, its body a JS value.
+    fn request(
+        &self,
+        method: &str,
+        url: &str,
+        headers: &[(String, String)],
+        body: Option<&JsValue>,
         signal: Option<&AbortSignal>,
         credentials: Option<&str>,
     ) -> Result<JsFuture, IoError> {
@@ -98,7 +115,7 @@ impl Fetch {
             set("headers", &object);
         }
         if let Some(body) = body {
-            set("body", &body.into());
+            set("body", body);
         }
         if let Some(signal) = signal {
             set("signal", signal);

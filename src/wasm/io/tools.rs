@@ -10,6 +10,7 @@ use web_sys::AbortSignal;
 
 use super::IoError;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
+use crate::wasm::browser::parse_str;
 use crate::wasm::script::{describe, dynamic_import};
 use crate::wasm::string::js_string;
 
@@ -74,8 +75,8 @@ pub(crate) fn call(
 ) -> Result<Promise, IoError> {
     // A `JSON.parse` that throws (a page replaced it) fails the call: the handler never gets
     // arguments other than the ones validated.
-    let args = JSON::parse(args).map_err(IoError::Failed)?;
-    let ctx = JSON::parse(ctx).map_err(IoError::Failed)?;
+    let args = parse_str(args).map_err(IoError::Failed)?;
+    let ctx = parse_str(ctx).map_err(IoError::Failed)?;
     let _ = Reflect::set(&ctx, &"signal".into(), signal);
     handler
         .call2(&JsValue::UNDEFINED, &args, &ctx)
