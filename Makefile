@@ -129,9 +129,10 @@ size:
 # (issue 36's session side, docs/coder.md): +7,219 on the Coder build alone, 220,803. Then the
 # `messages` event's `replace: true` (issue 36's duplicates; the .wasm +36 / +42): 184,974 and 220,853.
 # Then a trimming round with no change of behaviour (docs/numbers.md, "Two builds"): -618 / -1,053
-# on its own base; merged with `replace`: 184,337 and 219,791.
-SIZE_BUDGET_GZIP ?= 184337
-SIZE_BUDGET_CODER_GZIP ?= 219791
+# on its own base; merged with `replace`: 184,337 and 219,791. Then `pendingCalls` (issue 35: the
+# React adapter reads the core's pending rule, not its own copy): +369 / +355: 184,706 and 220,146.
+SIZE_BUDGET_GZIP ?= 184706
+SIZE_BUDGET_CODER_GZIP ?= 220146
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP) --coder-budget $(SIZE_BUDGET_CODER_GZIP)
 

@@ -219,6 +219,19 @@ impl Session {
             .map_or(&[], |t| t.interrupts.as_slice())
     }
 
+    /// The thread's calls that a run with [`Pending::Run`] runs (none for an unknown thread): the
+    /// calls of its last assistant message that have no result and that no open interrupt holds,
+    /// in call order (those of backend tools the run leaves to the server). A host that loaded a
+    /// history asks it to know whether such a run has anything to run.
+    pub fn pending_calls(&self, thread_id: &str) -> Vec<String> {
+        let Some(state) = self.threads.get(thread_id) else {
+            return Vec::new();
+        };
+        let held = agui::interrupts::held_calls(&state.interrupts);
+        let calls = state.calls_to_run(&held).into_iter();
+        calls.map(|call| call.id.clone()).collect()
+    }
+
     /// Drops everything the session holds for a thread that is not running: its messages, state,
     /// open interrupts, the calls it answered and its pending changes. The next
     /// [`start_run`](Self::start_run) of the thread starts from an empty thread, as for a thread

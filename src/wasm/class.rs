@@ -364,6 +364,13 @@ impl ChatRuntime {
             .unchecked_into())
     }
 
+    // The thread's calls that a run with `pending: "run"` runs: those of its last assistant
+    // message without a result that no open interrupt holds. None for an unknown thread.
+    #[wasm_bindgen(js_name = pendingCalls, skip_typescript, skip_jsdoc)]
+    pub fn pending_calls(&self, thread_id: JsThreadId) -> Result<JsValue, Error> {
+        self.read(thread_id, ThreadRead::PendingCalls)
+    }
+
     // Whether a run is going on in the thread.
     #[wasm_bindgen(js_name = isRunning, skip_typescript, skip_jsdoc)]
     pub fn is_running(&self, thread_id: JsThreadId) -> Result<bool, Error> {

@@ -161,23 +161,17 @@ impl Session {
         let mut dangling = unanswered_calls(state.thread.messages());
         dangling.retain(|id| !held.contains(id));
         let mut to_run = Vec::new();
-        let last = state.thread.messages().iter().rev().find_map(|m| match m {
-            Message::Assistant(a) if request.pending == Pending::Run => Some(a),
-            _ => None,
-        });
-        // Calls answered in the loaded history are in `handled` (`set_messages`).
-        for call in last
-            .and_then(|a| a.tool_calls.as_ref())
-            .into_iter()
-            .flatten()
-        {
-            let backend = matches!(
-                tools.calls.get(&call.function.name),
-                Some(CallKind::Backend)
-            );
-            if !backend && !state.handled.contains(&call.id) && !held.contains(&call.id) {
-                dangling.retain(|id| *id != call.id);
-                to_run.extend(state.thread.pending_call(&call.id));
+        if request.pending == Pending::Run {
+            // Calls answered in the loaded history are in `handled` (`set_messages`).
+            for call in state.calls_to_run(&held) {
+                let backend = matches!(
+                    tools.calls.get(&call.function.name),
+                    Some(CallKind::Backend)
+                );
+                if !backend {
+                    dangling.retain(|id| *id != call.id);
+                    to_run.extend(state.thread.pending_call(&call.id));
+                }
             }
         }
         for tool_call_id in dangling {

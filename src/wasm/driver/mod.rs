@@ -83,6 +83,7 @@ pub(crate) enum ThreadRead {
     Messages,
     State,
     Interrupts,
+    PendingCalls,
 }
 
 /// The event types a listener asked for; `None`: all of them.

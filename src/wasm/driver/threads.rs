@@ -41,6 +41,9 @@ impl Driver {
             match (what, thread_id) {
                 (ThreadRead::Messages, Some(id)) => Some(session.messages(id).to_json_string()),
                 (ThreadRead::Interrupts, Some(id)) => Some(session.interrupts(id).to_json_string()),
+                (ThreadRead::PendingCalls, Some(id)) => {
+                    Some(session.pending_calls(id).as_slice().to_json_string())
+                }
                 (ThreadRead::State, Some(id)) => session.state(id).map(|s| s.to_json_string()),
                 (ThreadRead::State, None) => None,
                 (_, None) => Some("[]".to_owned()),
