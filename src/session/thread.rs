@@ -2,7 +2,7 @@
 //! answered, its open interrupts, what changed since the host last looked, and its turn.
 
 #[cfg(feature = "coder")]
-use super::coder::ChatState;
+use super::coder::round::ChatState;
 use super::turn::Turn;
 
 use crate::lean::hash::HashSet;

@@ -1,7 +1,8 @@
 //! A chat's REST calls: each `POST` (create, message, results, interrupt) and its answer; Stop;
 //! a turn's end by a refused request.
 
-use super::{routes, Request, Step};
+use super::round::{Request, Step};
+use super::routes;
 use crate::session::action::Action;
 use crate::session::events::RuntimeEvent;
 use crate::session::result::{RunError, RunStatus};

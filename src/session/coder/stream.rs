@@ -2,7 +2,8 @@
 //! after the one reconnect wait, or the turn's end).
 
 use super::requests::chat_error_details;
-use super::{routes, Request, Step};
+use super::round::{Request, Step};
+use super::routes;
 use crate::session::action::Action;
 use crate::session::agui::note_applied;
 use crate::session::events::RuntimeEvent;

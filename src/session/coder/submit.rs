@@ -1,7 +1,8 @@
 //! A batch of calls: run (or settled), then answered in one `POST .../tool-results`, and that
 //! POST's answer.
 
-use super::{routes, Request, Step};
+use super::round::{Request, Step};
+use super::{biggest, routes};
 use crate::session::action::Action;
 use crate::session::config::Pending;
 use crate::session::events::RuntimeEvent;
@@ -236,15 +237,4 @@ impl Session {
             }
         }
     }
-}
-
-/// The position of the biggest size (the first of equals; 0 when empty).
-pub(super) fn biggest(sizes: &[usize]) -> usize {
-    let mut at = 0;
-    for (n, size) in sizes.iter().enumerate() {
-        if *size > sizes[at] {
-            at = n;
-        }
-    }
-    at
 }
