@@ -44,8 +44,6 @@ mod turn;
 #[cfg(feature = "coder")]
 pub use crate::coder::SubmitReply as ChatReply;
 pub use action::{Action, RoundRequest, ToolCallJob};
-#[cfg(feature = "coder")]
-pub use config::CoderConfig;
 pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
 pub use error::SessionError;
 pub use events::{write_messages_event, write_state_event, ChangedMessages, RuntimeEvent};

@@ -26,7 +26,9 @@ mod stream;
 mod submit;
 
 use crate::session::action::Action;
-use crate::session::config::{CoderConfig, RunRequest};
+use crate::session::config::RunRequest;
+
+use crate::coder::options::CoderConfig;
 use crate::session::error::SessionError;
 use crate::session::events::RuntimeEvent;
 use crate::session::thread::ThreadState;
