@@ -94,7 +94,7 @@ pub struct RunRequest {
     /// What happens to the browser calls of a loaded history that have no result.
     pub pending: Pending,
     /// Coder: `thread_id` is not a chat but the id the new chat's turn runs under until the chat
-    /// exists ([`Action::ThreadCreated`](super::Action::ThreadCreated)); a chat is created. (An
+    /// exists (`CoderAction::ThreadCreated`); a chat is created. (An
     /// empty `thread_id` creates one too, under an id of the session's.)
     pub new_chat: bool,
     /// Coder: the message's `busy_behavior` (`queue` or `interrupt`): given, the message is

@@ -32,7 +32,7 @@ mod action;
 mod agui;
 mod calls;
 #[cfg(feature = "coder")]
-mod coder;
+pub mod coder;
 mod config;
 mod error;
 mod events;

@@ -3,23 +3,24 @@
 //!
 //! A turn of a Coder chat differs from an AG-UI run in three places, and only there:
 //! - **what starts it**: a `POST` that creates the chat (no thread id yet: the turn runs under a
-//!   provisional id until [`Action::ThreadCreated`]) or posts the user's message, after the
+//!   provisional id until [`CoderAction::ThreadCreated`]) or posts the user's message, after the
 //!   chat's stream is open;
-//! - **what it reads**: the chat's WebSocket ([`Action::OpenStream`]), translated by
-//!   [`CoderThread`] into the AG-UI events the thread reducer folds, whole committed histories,
+//! - **what it reads**: the chat's WebSocket ([`CoderAction::OpenStream`]), translated by
+//!   [`CoderThread`](crate::coder::CoderThread) into the AG-UI events the thread reducer folds, whole committed histories,
 //!   the calls to run and the end of the turn;
 //! - **how results go back**: one `POST .../tool-results` per `action_required` batch
-//!   ([`results_body`], [`Submission`]), where AG-UI restarts the run. The turn goes on on the
+//!   ([`results_body`](crate::coder::submit::results_body), [`Submission`](crate::coder::Submission)), where AG-UI restarts the run. The turn goes on on the
 //!   same stream.
 //!
 //! The calls themselves are dispatched, validated, timed out, removed and reported exactly as for
-//! AG-UI ([`Session::dispatch`], [`Session::handle_tool_result`]).
+//! AG-UI (`Session::dispatch`, [`Session::handle_tool_result`]).
 //!
 //! A turn on a chat this page already streamed resumes the stream after the last committed
 //! message; on any other (a reload) it reads the whole history. Either way the message is posted
 //! only once the stream's snapshot says the chat is idle: a chat found waiting on calls
 //! (`requires_action`) first has them run or settled, as the `pending` option says.
 
+pub mod action;
 mod requests;
 pub(super) mod round;
 mod stream;
@@ -38,6 +39,8 @@ use crate::session::turn::{message_ids, Round};
 use crate::session::Session;
 use round::{ChatRound, ChatState, Request, Step};
 
+pub use action::CoderAction;
+
 use crate::coder::wire::{input_texts, post_message_body, CreateChat, DynamicTool};
 use crate::coder::Routes;
 use crate::json::Value as JsonValue;
@@ -50,7 +53,7 @@ impl Session {
     /// Starts a Coder chat's turn: `request.thread_id` empty, or [`RunRequest::new_chat`],
     /// creates a chat (with `declared`, every frontend tool in its wire form, as its dynamic
     /// tools: a chat's tools are fixed when it is created) and the turn runs under a provisional
-    /// id (the request's, else one of the session's) until [`Action::ThreadCreated`]; otherwise
+    /// id (the request's, else one of the session's) until [`CoderAction::ThreadCreated`]; otherwise
     /// the message is posted to that chat, once its stream says it is idle. Returns the id the
     /// turn runs under.
     ///

@@ -2,6 +2,7 @@
 //! POST's answer.
 
 use super::round::{Request, Step};
+use super::CoderAction;
 use super::{biggest, routes};
 use crate::session::action::Action;
 use crate::session::config::Pending;
@@ -148,9 +149,10 @@ impl Session {
         if let Some(chat) = self.chat_mut(thread_id) {
             chat.stream = None;
         }
-        self.actions.push_back(Action::CloseStream {
-            thread_id: thread_id.to_owned(),
-        });
+        self.actions
+            .push_back(Action::Coder(CoderAction::CloseStream {
+                thread_id: thread_id.to_owned(),
+            }));
         self.open_stream(thread_id);
     }
 
