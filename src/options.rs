@@ -14,7 +14,7 @@ pub use error::OptionsError;
 #[cfg(feature = "coder")]
 use crate::coder::options::backend;
 #[cfg(feature = "coder")]
-pub use crate::coder::options::{check_chat_texts, is_uuid, url_origin, CoderAuth};
+use crate::coder::options::CoderAuth;
 use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::protocol::wire::{FieldError, FromJson};
@@ -295,23 +295,14 @@ impl RunInput {
         )?
         .unwrap_or(false);
         #[cfg(feature = "coder")]
-        let busy_behavior = match string(
-            request.remove("busyBehavior").filter(|v| !v.is_null()),
-            "busyBehavior",
-            "run/bad-request",
-        )?
-        .as_deref()
-        {
-            None => None,
-            Some("queue") => Some(crate::coder::wire::BusyBehavior::Queue),
-            Some("interrupt") => Some(crate::coder::wire::BusyBehavior::Interrupt),
-            Some(_) => {
-                return Err(OptionsError::bad_request(
-                    "busyBehavior",
-                    "`busyBehavior` must be \"queue\" or \"interrupt\"",
-                ))
-            }
-        };
+        let busy_behavior = crate::coder::options::busy_behavior(
+            string(
+                request.remove("busyBehavior").filter(|v| !v.is_null()),
+                "busyBehavior",
+                "run/bad-request",
+            )?
+            .as_deref(),
+        )?;
         Ok(Self {
             messages,
             context,

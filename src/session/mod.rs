@@ -41,8 +41,6 @@ mod thread;
 mod tool_set;
 mod turn;
 
-#[cfg(feature = "coder")]
-pub use crate::coder::SubmitReply as ChatReply;
 pub use action::{Action, RoundRequest, ToolCallJob};
 pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
 pub use error::SessionError;

@@ -7,9 +7,13 @@ use wasm_bindgen_futures::spawn_local;
 use js_sys::Function;
 
 use super::{upgrade, Driver};
-use crate::coder::options::CoderAuth;
+use crate::coder::options::{check_chat_texts, CoderAuth};
+use crate::coder::wire::input_texts;
+use crate::coder::SubmitReply as ChatReply;
+use crate::protocol::event::Message;
 use crate::session::coder::CoderAction;
-use crate::session::ChatReply;
+use crate::session::Session;
+use crate::wasm::error::Error;
 use crate::wasm::io::http;
 use crate::wasm::io::socket::{Socket, SocketEvent};
 use crate::wasm::io::IoError;
@@ -30,6 +34,31 @@ pub(crate) enum Csrf {
     Fixed(String),
     /// `backend.csrfToken`, a function called at each request.
     Function(Function),
+}
+
+/// What coderd would refuse (an empty or blank text) is refused before anything is sent: the
+/// texts of a run's new user messages (`run/bad-request`). Messages of other roles are the
+/// session's to refuse.
+pub(super) fn check_new_texts(
+    session: &Session,
+    thread_id: &str,
+    messages: &[Message],
+) -> Result<(), Error> {
+    let known = session.messages(thread_id);
+    let mut texts: Vec<(usize, &str)> = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if known.iter().any(|k| k.id() == message.id()) {
+            continue;
+        }
+        match message {
+            Message::User(user) => {
+                texts.extend(input_texts(&user.content).into_iter().map(|t| (index, t)))
+            }
+            _ => return Ok(()),
+        }
+    }
+    check_chat_texts(&texts)?;
+    Ok(())
 }
 
 /// Where the `X-CSRF-TOKEN` comes from: `backend.csrfToken` as a function (taken by the
