@@ -84,10 +84,10 @@ pub enum Action {
         /// The call.
         tool_call_id: String,
     },
-    /// Coder: what a chat asks of the host ([`CoderAction`](super::coder::CoderAction), in the
+    /// Coder: what a chat asks of the host ([`CoderAction`](super::coder::action::CoderAction), in the
     /// Coder room).
     #[cfg(feature = "coder")]
-    Coder(super::coder::CoderAction),
+    Coder(super::coder::action::CoderAction),
     /// Tell the listeners.
     Emit(RuntimeEvent),
     /// The turn is over: resolve its promise.

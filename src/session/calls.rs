@@ -2,6 +2,7 @@
 //! server's `pendingToolCallIds` says about them.
 
 use super::action::{Action, ToolCallJob};
+use super::call_table::RunningCall;
 use super::error::quoted_list;
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus, ToolErrorInfo};
@@ -16,19 +17,6 @@ use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome}
 use crate::tools::schema::validate;
 use crate::tools::TimeLimit;
 
-/// A browser call handed to the host and not answered yet.
-pub(super) struct RunningCall {
-    pub(super) tool_name: String,
-    /// Whether its result is sent back in a restart (else it is recorded and nothing restarts).
-    pub(super) follow_up: bool,
-    /// Its time limit (`None`: none).
-    pub(super) timeout_ms: Option<u32>,
-    /// When its time is up (the host's clock, in ms); `None` until the host took the job.
-    pub(super) deadline: Option<u64>,
-    /// Whether the host called the handler ([`Session::begin_call`]): its module had loaded.
-    pub(super) called: bool,
-}
-
 impl Session {
     /// The host's clock reached `now`: a cut stream whose wait has passed is resumed
     /// ([`Action::Reconnect`]); every running call whose deadline has passed is answered with a
@@ -41,7 +29,7 @@ impl Session {
             let Some(turn) = state.turn.as_ref() else {
                 continue;
             };
-            for (id, call) in &turn.running {
+            for (id, call) in turn.running.iter() {
                 if call.deadline.is_some_and(|d| d <= now) {
                     expired.push((
                         thread_id.clone(),
@@ -80,7 +68,7 @@ impl Session {
             let Some(turn) = state.turn.as_ref() else {
                 continue;
             };
-            for (id, call) in &turn.running {
+            for (id, call) in turn.running.iter() {
                 if call.tool_name == tool_name {
                     removed.push((thread_id.clone(), id.clone()));
                 }
@@ -112,7 +100,7 @@ impl Session {
             tool_name,
             follow_up,
             ..
-        }) = turn.running.remove(tool_call_id)
+        }) = turn.running.take(tool_call_id)
         else {
             return;
         };
@@ -297,15 +285,11 @@ impl Session {
                     TimeLimit::Never => None,
                     TimeLimit::Ms(ms) => Some(ms),
                 };
-                turn.running.insert(
+                turn.running.start(
                     call.tool_call_id.clone(),
-                    RunningCall {
-                        tool_name: tool_name.clone(),
-                        follow_up,
-                        timeout_ms,
-                        deadline: None,
-                        called: false,
-                    },
+                    tool_name.clone(),
+                    follow_up,
+                    timeout_ms,
                 );
                 self.actions
                     .push_back(Action::Emit(RuntimeEvent::ToolStarted {

@@ -30,6 +30,7 @@
 
 mod action;
 mod agui;
+mod call_table;
 mod calls;
 #[cfg(feature = "coder")]
 pub mod coder;
@@ -127,13 +128,8 @@ impl Session {
         }
         let action = self.actions.pop_front()?;
         if let Action::Execute(job) = &action {
-            let call = self
-                .threads
-                .get_mut(&job.thread_id)
-                .and_then(|t| t.turn.as_mut())
-                .and_then(|turn| turn.running.get_mut(&job.tool_call_id));
-            if let Some(call) = call {
-                call.deadline = call.timeout_ms.map(|ms| now.saturating_add(u64::from(ms)));
+            if let Some(turn) = self.turn_mut(&job.thread_id) {
+                turn.running.stamp(&job.tool_call_id, now);
             }
         }
         Some(action)
@@ -146,7 +142,7 @@ impl Session {
         let turns = self.threads.values().filter_map(|t| t.turn.as_ref());
         turns
             .flat_map(|turn| {
-                let calls = turn.running.values().filter_map(|call| call.deadline);
+                let calls = turn.running.deadlines();
                 calls.chain(turn.reconnect.as_ref().and_then(|wait| wait.deadline))
             })
             .min()
@@ -186,25 +182,15 @@ impl Session {
         self.threads
             .get(thread_id)
             .and_then(|t| t.turn.as_ref())
-            .is_some_and(|turn| turn.running.contains_key(tool_call_id))
+            .is_some_and(|turn| turn.running.contains(tool_call_id))
     }
 
     /// [`may_call`](Self::may_call), and when it is `true` the host calls the handler right
     /// away: from then on a timeout says the handler took too long to answer, before it that the
     /// module took too long to load.
     pub fn begin_call(&mut self, thread_id: &str, tool_call_id: &str) -> bool {
-        let call = self
-            .threads
-            .get_mut(thread_id)
-            .and_then(|t| t.turn.as_mut())
-            .and_then(|turn| turn.running.get_mut(tool_call_id));
-        match call {
-            Some(call) => {
-                call.called = true;
-                true
-            }
-            None => false,
-        }
+        self.turn_mut(thread_id)
+            .is_some_and(|turn| turn.running.begin(tool_call_id))
     }
 
     /// The thread's open interrupts, as the server sent them (none for an unknown thread): the

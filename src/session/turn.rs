@@ -5,7 +5,7 @@
 use super::action::Action;
 use super::agui::interrupts::held_calls;
 use super::agui::round::{AguiRound, Outgoing, Phase, RunEnd};
-use super::calls::RunningCall;
+use super::call_table::CallTable;
 #[cfg(feature = "coder")]
 use super::coder::round::ChatRound;
 use super::events::RuntimeEvent;
@@ -14,7 +14,7 @@ use super::tool_set::ToolSet;
 use super::Session;
 
 use crate::lean::hash::HashSet;
-use crate::lean::sorted::{SortedMap, StrSet};
+use crate::lean::sorted::StrSet;
 
 use crate::protocol::decode::EventDecoder;
 use crate::protocol::event::Message;
@@ -35,7 +35,7 @@ pub(super) struct Turn {
     /// The current round's run id.
     pub(super) run_id: String,
     /// The call table: calls the host is running, by id, with their deadlines.
-    pub(super) running: SortedMap<RunningCall>,
+    pub(super) running: CallTable,
     /// A cut stream waiting to be resumed (either backend's): its deadline is the session's.
     pub(super) reconnect: Option<ReconnectWait>,
     /// What the backend keeps of the turn.
@@ -180,11 +180,7 @@ impl Session {
             return;
         };
         let run_id = turn.run_id.clone();
-        let running: Vec<(String, String)> = turn
-            .running
-            .drain()
-            .map(|(id, call)| (id, call.tool_name))
-            .collect();
+        let running = turn.running.drain();
         self.actions.push_back(Action::Cancel {
             thread_id: thread_id.to_owned(),
         });

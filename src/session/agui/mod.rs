@@ -16,6 +16,7 @@ pub(super) use stream::note_applied;
 use std::rc::Rc;
 
 use super::action::{Action, RoundRequest};
+use super::call_table::CallTable;
 use super::config::{HistoryMode, Pending, RunRequest};
 use super::error::SessionError;
 use super::events::RuntimeEvent;
@@ -26,7 +27,7 @@ use interrupts::{answer_interrupts, held_calls};
 use round::{AguiRound, Outgoing, Phase, RunEnd};
 
 use crate::json::Value;
-use crate::lean::sorted::{SortedMap, StrSet};
+use crate::lean::sorted::StrSet;
 use crate::protocol::decode::{DecodeOptions, EventDecoder, Output};
 use crate::protocol::event::Message;
 use crate::protocol::input::RunInputBuilder;
@@ -114,7 +115,7 @@ impl Session {
             held_before: held,
             round: 0,
             run_id: String::new(),
-            running: SortedMap::new(),
+            running: CallTable::default(),
             reconnect: None,
             backend: Round::Agui(AguiRound {
                 context: request.context,

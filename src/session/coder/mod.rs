@@ -30,6 +30,7 @@ use crate::session::action::Action;
 use crate::session::config::RunRequest;
 
 use crate::coder::options::CoderConfig;
+use crate::session::call_table::CallTable;
 use crate::session::error::SessionError;
 use crate::session::events::RuntimeEvent;
 use crate::session::thread::ThreadState;
@@ -45,7 +46,6 @@ use crate::coder::wire::{input_texts, post_message_body, CreateChat, DynamicTool
 use crate::coder::Routes;
 use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
-use crate::lean::sorted::SortedMap;
 use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{Content, Message, Tool};
 
@@ -201,7 +201,7 @@ impl Session {
             held_before: Vec::new(),
             round: 1,
             run_id: run_id.clone(),
-            running: SortedMap::new(),
+            running: CallTable::default(),
             reconnect: None,
             backend: Round::Coder(Box::new(ChatRound {
                 step,
