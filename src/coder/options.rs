@@ -1,7 +1,7 @@
 //! The coder backend's options: `backend: {type: "coder", ...}` read into [`CoderConfig`] (which
 //! the session holds as `SessionConfig::coder`) and the boundary's [`CoderAuth`], and the checks
 //! coderd would make, made before anything is sent (a UUID organization, a token's origin, a chat
-//! message's text), and a run's `busyBehavior`. [`crate::options`] reads `backend` through
+//! message's text). [`crate::options`] reads `backend` through
 //! `backend`. It names [`OptionsError`] from `options/error.rs`, below both, and nothing else of
 //! `options.rs`: `RuntimeOptions::check_token_origin` calls [`check_token_origin`] here.
 
@@ -357,21 +357,4 @@ fn create_member(create: &mut String, wire: &str, value: &Value) {
     crate::json::write_str(create, wire);
     create.push(':');
     create.push_str(&value.to_json());
-}
-
-/// A run's `busyBehavior` (read as a string by [`crate::options`]): `"queue"` or `"interrupt"`;
-/// another value is `run/bad-request`.
-pub(crate) fn busy_behavior(
-    value: Option<&str>,
-) -> Result<Option<crate::coder::wire::BusyBehavior>, OptionsError> {
-    use crate::coder::wire::BusyBehavior;
-    match value {
-        None => Ok(None),
-        Some("queue") => Ok(Some(BusyBehavior::Queue)),
-        Some("interrupt") => Ok(Some(BusyBehavior::Interrupt)),
-        Some(_) => Err(OptionsError::bad_request(
-            "busyBehavior",
-            "`busyBehavior` must be \"queue\" or \"interrupt\"",
-        )),
-    }
 }
