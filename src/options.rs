@@ -7,15 +7,19 @@
 
 use std::borrow::Cow;
 
+pub mod error;
+
+pub use error::OptionsError;
+
 #[cfg(feature = "coder")]
 use crate::coder::options::backend;
 #[cfg(feature = "coder")]
-pub use crate::coder::options::{check_chat_texts, is_uuid, url_origin, CoderAuth};
+use crate::coder::options::CoderAuth;
 use crate::json::{quoted, Map, Value};
 use crate::protocol::event::{Context, Message, ResumeEntry};
 use crate::protocol::wire::{FieldError, FromJson};
 use crate::session::{HistoryMode, Pending, RunRequest, SessionConfig};
-use crate::tools::catalog::{Catalog, CatalogError};
+use crate::tools::catalog::Catalog;
 
 /// Where `tools.json` is fetched from when the app says nothing.
 pub const DEFAULT_TOOLS_URL: &str = "/tools/tools.json";
@@ -25,45 +29,6 @@ pub const MAX_TOOL_RESULT_BYTES: u32 = 1 << 28;
 pub const MAX_ROUNDS: u32 = 1000;
 /// The largest `toolTimeoutMs`: an hour.
 pub const MAX_TOOL_TIMEOUT_MS: u32 = 3_600_000;
-
-/// An option the runtime refuses: `options/invalid` (constructor) or `run/bad-request` (a run),
-/// naming the field; or a bad `toolNamePrefix`, as the catalog says.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OptionsError {
-    /// A field of the wrong shape or out of range.
-    Field {
-        /// `options/invalid` or `run/bad-request`.
-        code: &'static str,
-        /// The option's name, as the app wrote it.
-        field: Cow<'static, str>,
-        /// What is wrong, for a person.
-        message: Cow<'static, str>,
-    },
-    /// `toolNamePrefix` is not a valid prefix.
-    Prefix(CatalogError),
-}
-
-impl OptionsError {
-    /// `options/invalid` about `field`. Out of line: one copy for every field.
-    #[inline(never)]
-    pub(crate) fn invalid(field: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
-        OptionsError::Field {
-            code: "options/invalid",
-            field: Cow::Borrowed(field),
-            message: message.into(),
-        }
-    }
-
-    /// `run/bad-request` about `field`.
-    #[inline(never)]
-    pub(crate) fn bad_request(field: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
-        OptionsError::Field {
-            code: "run/bad-request",
-            field: Cow::Borrowed(field),
-            message: message.into(),
-        }
-    }
-}
 
 /// The constructor's options that are data. The members the boundary reads as JSON.
 pub const RUNTIME_OPTION_KEYS: &[&str] = &[
@@ -96,6 +61,15 @@ pub struct RuntimeOptions {
 }
 
 impl RuntimeOptions {
+    /// Refuses a session token bound for another origin than the page's (`page_origin`, e.g.
+    /// `"https://app.example"`; `None` when the host has none); see
+    /// [`check_token_origin`](crate::coder::options::check_token_origin).
+    #[cfg(feature = "coder")]
+    pub fn check_token_origin(&self, page_origin: Option<&str>) -> Result<(), OptionsError> {
+        let coder = self.config.coder.as_ref();
+        crate::coder::options::check_token_origin(coder, &self.coder_auth, page_origin)
+    }
+
     /// Reads the members of [`RUNTIME_OPTION_KEYS`] (an absent member is left out of `options`; a
     /// `null` one is `Value::Null`). The first bad member is the error, in the order of the keys.
     pub fn from_json(mut options: Map) -> Result<Self, OptionsError> {
@@ -320,6 +294,7 @@ impl RunInput {
             "run/bad-request",
         )?
         .unwrap_or(false);
+        // Read here, not by a function of the Coder room: one costs about 100 bytes gzip more.
         #[cfg(feature = "coder")]
         let busy_behavior = match string(
             request.remove("busyBehavior").filter(|v| !v.is_null()),

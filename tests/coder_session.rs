@@ -12,12 +12,11 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+use chat_runtime::coder::options::CoderConfig;
 use chat_runtime::coder::SubmitReply;
 use chat_runtime::json::Value as JsonValue;
 use chat_runtime::protocol::event::{Message, Tool};
-use chat_runtime::session::{
-    CoderConfig, Pending, RunRequest, RunStatus, RuntimeEvent, SessionConfig, ToolSet,
-};
+use chat_runtime::session::{Pending, RunRequest, RunStatus, RuntimeEvent, SessionConfig, ToolSet};
 use chat_runtime::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
 use serde_json::{json, Value};
 

@@ -429,6 +429,10 @@ fn pending_run_leaves_a_browser_call_an_interrupt_names_to_the_server() {
     h.respond("t", &body);
     assert_eq!(h.result().status, RunStatus::Interrupted);
     assert_eq!(h.jobs.len(), 0, "the held call does not run");
+    assert!(
+        h.session.pending_calls("t").is_empty(),
+        "a held call is not one a pending run runs"
+    );
     let mut next = request(
         vec![],
         json!([{"interruptId":"int-c1","status":"resolved","payload":{"approved":true}}]),

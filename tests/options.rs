@@ -5,15 +5,17 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+#[cfg(feature = "coder")]
+use chat_runtime::coder::options::CoderConfig;
+#[cfg(feature = "coder")]
+use chat_runtime::coder::options::{check_chat_texts, is_uuid, url_origin, CoderAuth};
 use chat_runtime::json::{Map, Value};
 #[cfg(feature = "coder")]
-use chat_runtime::options::{check_chat_texts, is_uuid, url_origin, CoderAuth, AGUI_ONLY_OPTIONS};
+use chat_runtime::options::AGUI_ONLY_OPTIONS;
 use chat_runtime::options::{
     OptionsError, RunInput, RuntimeOptions, DEFAULT_TOOLS_URL, MAX_ROUNDS, MAX_TOOL_RESULT_BYTES,
     MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
 };
-#[cfg(feature = "coder")]
-use chat_runtime::session::CoderConfig;
 use chat_runtime::session::{HistoryMode, Pending, SessionConfig};
 
 fn map(json: &str) -> Map {

@@ -1758,6 +1758,33 @@ fn pending_clock_call() -> Harness {
 }
 
 #[test]
+fn pending_calls_names_what_a_pending_run_would_run_until_it_ran() {
+    let mut h = harness();
+    assert!(h.session.pending_calls("t").is_empty(), "an unknown thread");
+    let history: Vec<Message> = from_serde(json!([
+        {"id":"u0","role":"user","content":"earlier"},
+        {"id":"a0","role":"assistant","toolCalls":[fn_call("old", "get_browser_time", r#"{"format":"iso"}"#)]},
+        {"id":"u1","role":"user","content":"now"},
+        {"id":"a1","role":"assistant","toolCalls":[
+            fn_call("c1", "get_browser_time", r#"{"format":"iso"}"#),
+            fn_call("c2", "get_browser_time", r#"{"format":"iso"}"#)
+        ]},
+        {"id":"t2","role":"tool","toolCallId":"c2","content":"noon"}
+    ]));
+    h.session.set_messages("t", history).unwrap();
+    // Only the last assistant message's call without a result: `old` is settled, `c2` answered.
+    assert_eq!(h.session.pending_calls("t"), ["c1"]);
+    h.start(run_pending(), clock());
+    assert_eq!(h.jobs.len(), 1);
+    assert_eq!(h.jobs[0].tool_call_id, "c1", "the run runs what it named");
+    h.answer("t", "c1", ToolOutcome::Value(value!("noon")));
+    assert!(
+        h.session.pending_calls("t").is_empty(),
+        "answered: nothing left"
+    );
+}
+
+#[test]
 fn pending_run_executes_a_loaded_call_once_then_sends_its_result() {
     let mut h = pending_clock_call();
     assert_eq!(h.jobs.len(), 1);

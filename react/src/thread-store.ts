@@ -30,16 +30,6 @@ export interface ThreadRunOptions extends RunOptions {
   threadId?: string;
 }
 
-/** Whether the last assistant message has tool calls that no later tool message answers. */
-function unansweredCalls(messages: readonly Message[]): boolean {
-  let at = messages.length - 1;
-  while (at >= 0 && messages[at]?.role !== "assistant") at--;
-  const last = messages[at];
-  if (last === undefined || last.role !== "assistant" || !last.toolCalls?.length) return false;
-  const answered = new Set(messages.slice(at + 1).flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
-  return last.toolCalls.some((call) => !answered.has(call.id));
-}
-
 export class ThreadStore extends Store<ThreadSnapshot> {
   protected snapshot: ThreadSnapshot;
   private index: Map<string, number>;
@@ -167,7 +157,8 @@ export class ThreadStore extends Store<ThreadSnapshot> {
       return;
     }
     this.refresh();
-    if (pending === "run" && unansweredCalls(this.snapshot.messages)) {
+    // What such a run would run is the core's to say (`pendingCalls`), not recomputed here.
+    if (pending === "run" && runtime.pendingCalls(this.threadId).length > 0) {
       this.run({ messages: [], pending: "run" }).catch(() => {
         // Shown through `error`.
       });

@@ -1,13 +1,14 @@
-//! The coder backend's options: `backend: {type: "coder", ...}` read into the session's
-//! [`CoderConfig`] and the boundary's [`CoderAuth`], and the checks coderd would make, made before
-//! anything is sent (a UUID organization, a token's origin, a chat message's text). Re-exported by
-//! [`crate::options`], whose `from_json` reads `backend` through [`backend`].
+//! The coder backend's options: `backend: {type: "coder", ...}` read into [`CoderConfig`] (which
+//! the session holds as `SessionConfig::coder`) and the boundary's [`CoderAuth`], and the checks
+//! coderd would make, made before anything is sent (a UUID organization, a token's origin, a chat
+//! message's text). [`crate::options`] reads `backend` through
+//! `backend`. It names [`OptionsError`] from `options/error.rs`, below both, and nothing else of
+//! `options.rs`: `RuntimeOptions::check_token_origin` calls [`check_token_origin`] here.
 
 use std::borrow::Cow;
 
 use crate::json::{quoted, Map, Value};
-use crate::options::{OptionsError, RuntimeOptions};
-use crate::session::CoderConfig;
+use crate::options::error::OptionsError;
 
 /// How the coder backend authenticates beyond the session's [`CoderConfig`]: what only the
 /// boundary's I/O uses (the CSRF header of cookie mode, the cross-origin opt-in).
@@ -21,33 +22,56 @@ pub struct CoderAuth {
     pub allow_cross_origin_token: bool,
 }
 
-impl RuntimeOptions {
-    /// Refuses a session token bound for another origin than the page's (`page_origin`, e.g.
-    /// `"https://app.example"`; `None` when the host has none): the token would travel in the
-    /// stream's URL (`?coder_session_token=`) to that origin, where proxies and logs keep URLs.
-    /// `backend.allowCrossOriginToken: true` lets it go. A relative `baseUrl` is same-origin.
-    pub fn check_token_origin(&self, page_origin: Option<&str>) -> Result<(), OptionsError> {
-        let Some(coder) = &self.config.coder else {
-            return Ok(());
-        };
-        if coder.session_token.is_none() || self.coder_auth.allow_cross_origin_token {
-            return Ok(());
-        }
-        let Some(target) = url_origin(&coder.base_url, page_origin) else {
-            return Ok(());
-        };
-        if page_origin.and_then(|p| url_origin(p, None)).as_deref() == Some(target.as_str()) {
-            return Ok(());
-        }
-        Err(OptionsError::invalid(
-            "backend.baseUrl",
-            format!(
-                "`backend.baseUrl` is on another origin ({target}) than the page: a `sessionToken` \
-                 would go there in the stream's URL; serve the page from the Coder origin (or a \
-                 same-origin proxy), or set `backend.allowCrossOriginToken: true`"
-            ),
-        ))
+/// Where a runtime's Coder chats live, and as whom it calls.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoderConfig {
+    /// The deployment's API base (`/api/v2`, or `https://coder.example/api/v2`): the chats are
+    /// under `{base_url}/chats`.
+    pub base_url: String,
+    /// The organization new chats are created in.
+    pub organization_id: String,
+    /// The session token: the `Coder-Session-Token` header on every REST call and the
+    /// `coder_session_token` query parameter of the stream (a browser WebSocket sends no
+    /// headers). `None`: the page's cookie authenticates.
+    pub session_token: Option<String>,
+    /// How many times in a row the chat's stream may close without progress before the turn
+    /// ends (`coder/stream`); `None` (the default): never, as Coder's own site does.
+    pub max_reconnects: Option<u32>,
+    /// The create body's extra members (`CreateChatRequest`'s options, from `backend`:
+    /// `modelConfigId`, `systemPrompt`, `workspaceId`, `labels`, `mcpServerIds`,
+    /// `reasoningEffort`, `planMode`), as JSON text `,"model_config_id":"…",…`; empty: none.
+    pub create: String,
+}
+
+/// Refuses a session token bound for another origin than the page's (`page_origin`, e.g.
+/// `"https://app.example"`; `None` when the host has none): the token would travel in the
+/// stream's URL (`?coder_session_token=`) to that origin, where proxies and logs keep URLs.
+/// `backend.allowCrossOriginToken: true` lets it go. A relative `baseUrl` is same-origin.
+pub fn check_token_origin(
+    coder: Option<&CoderConfig>,
+    auth: &CoderAuth,
+    page_origin: Option<&str>,
+) -> Result<(), OptionsError> {
+    let Some(coder) = coder else {
+        return Ok(());
+    };
+    if coder.session_token.is_none() || auth.allow_cross_origin_token {
+        return Ok(());
     }
+    let Some(target) = url_origin(&coder.base_url, page_origin) else {
+        return Ok(());
+    };
+    if page_origin.and_then(|p| url_origin(p, None)).as_deref() == Some(target.as_str()) {
+        return Ok(());
+    }
+    Err(OptionsError::invalid(
+        "backend.baseUrl",
+        format!(
+            "`backend.baseUrl` is on another origin ({target}) than the page: a `sessionToken` \
+             would go there in the stream's URL; serve the page from the Coder origin (or a \
+             same-origin proxy), or set `backend.allowCrossOriginToken: true`"
+        ),
+    ))
 }
 
 /// The origin (`scheme://host[:port]`, lower-cased, without a default port) of an absolute or

@@ -81,57 +81,10 @@ pub enum Action {
         /// The call.
         tool_call_id: String,
     },
+    /// Coder: what a chat asks of the host ([`CoderAction`](super::coder::action::CoderAction), in the
+    /// Coder room).
     #[cfg(feature = "coder")]
-    /// Coder: `method` (`POST`; `GET` to read the chat) to `url` with `headers` (and `Content-Type: application/json` when there
-    /// is a body); hand the answer (status and body text, or a network failure) to
-    /// [`Session::handle_chat_reply`](super::Session::handle_chat_reply) with `request_id`. A
-    /// request is never cancelled by [`Action::Cancel`]: a create, a message or the results a
-    /// server may have taken must be answered, and an interrupt is what Stop sends.
-    ChatRequest {
-        /// The thread (for a new chat, its provisional id until [`Action::ThreadCreated`]).
-        thread_id: String,
-        /// Pass it back with the answer.
-        request_id: u64,
-        /// `"POST"` or `"GET"`.
-        method: &'static str,
-        /// The URL.
-        url: String,
-        /// The request headers (the session token, when configured).
-        headers: Vec<(String, String)>,
-        /// The JSON body (`None`: no body, as for an interrupt).
-        body: Option<String>,
-    },
-    #[cfg(feature = "coder")]
-    /// Coder: open the chat's stream, a WebSocket at `url` (a path resolves against the page; an
-    /// `http(s)` URL is `ws(s)` already). Never send on it. Hand each text message to
-    /// [`Session::handle_stream_frame`](super::Session::handle_stream_frame) and its end (closed,
-    /// failed, refused) to [`Session::handle_stream_closed`](super::Session::handle_stream_closed),
-    /// with `stream_id`. A thread has at most one stream open: this replaces any other.
-    OpenStream {
-        /// The thread.
-        thread_id: String,
-        /// Pass it back with the frames and the end.
-        stream_id: u64,
-        /// The WebSocket URL.
-        url: String,
-    },
-    #[cfg(feature = "coder")]
-    /// Coder: close the thread's stream (the turn is over); nothing more of it is read.
-    CloseStream {
-        /// The thread.
-        thread_id: String,
-    },
-    #[cfg(feature = "coder")]
-    /// Coder: a new chat was created for a turn started under the provisional id
-    /// [`Session::start_chat`](super::Session::start_chat) returned: the thread, its turn and
-    /// everything the host keeps for it are under `thread_id` from now on (the new chat's
-    /// toggles are the no-thread defaults).
-    ThreadCreated {
-        /// The id the turn started under.
-        provisional: String,
-        /// The chat's id.
-        thread_id: String,
-    },
+    Coder(super::coder::action::CoderAction),
     /// Tell the listeners.
     Emit(RuntimeEvent),
     /// The turn is over: resolve its promise.

@@ -2,12 +2,11 @@
 //! server's `pendingToolCallIds` says about them.
 
 use super::action::{Action, ToolCallJob};
-use super::agui::{AguiRound, Outgoing};
+use super::call_table::RunningCall;
 use super::error::quoted_list;
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunStatus, ToolErrorInfo};
 use super::tool_set::CallKind;
-use super::turn::Round;
 use super::Session;
 
 use crate::json::{quoted, Value};
@@ -17,19 +16,6 @@ use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::{FailureCode, Interruption, ToolFailure, ToolOutcome};
 use crate::tools::schema::validate;
 use crate::tools::TimeLimit;
-
-/// A browser call handed to the host and not answered yet.
-pub(super) struct RunningCall {
-    pub(super) tool_name: String,
-    /// Whether its result is sent back in a restart (else it is recorded and nothing restarts).
-    pub(super) follow_up: bool,
-    /// Its time limit (`None`: none).
-    pub(super) timeout_ms: Option<u32>,
-    /// When its time is up (the host's clock, in ms); `None` until the host took the job.
-    pub(super) deadline: Option<u64>,
-    /// Whether the host called the handler ([`Session::begin_call`]): its module had loaded.
-    pub(super) called: bool,
-}
 
 impl Session {
     /// The host's clock reached `now`: a cut stream whose wait has passed is resumed
@@ -45,7 +31,7 @@ impl Session {
             let Some(turn) = state.turn.as_ref() else {
                 continue;
             };
-            for (id, call) in &turn.running {
+            for (id, call) in turn.running.iter() {
                 if call.deadline.is_some_and(|d| d <= now) {
                     expired.push((
                         thread_id.clone(),
@@ -74,61 +60,6 @@ impl Session {
         }
     }
 
-    /// The host cannot keep a timer (its `setTimeout` threw): every cut stream waiting to be
-    /// resumed is due at once, so the next [`handle_timeout`](Self::handle_timeout) resumes it
-    /// rather than leave its turn unsettled. Returns whether one was waiting.
-    pub fn skip_reconnect_waits(&mut self) -> bool {
-        let mut skipped = false;
-        let turns = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
-        for wait in turns.filter_map(|turn| turn.reconnect.as_mut()) {
-            skipped |= wait.deadline != Some(0);
-            wait.deadline = Some(0);
-        }
-        skipped
-    }
-
-    /// Sends [`Action::Reconnect`] for every cut stream whose wait ended by `now`.
-    fn resume_waited(&mut self, now: u64) {
-        #[cfg(feature = "coder")]
-        let mut streams = Vec::new();
-        for (thread_id, state) in self.threads.iter_mut() {
-            let Some(turn) = state.turn.as_mut() else {
-                continue;
-            };
-            let due = turn.reconnect.as_ref().and_then(|w| w.deadline);
-            if due.is_none_or(|d| d > now) {
-                continue;
-            }
-            let wait = turn.reconnect.take();
-            let request = match &turn.backend {
-                Round::Agui(AguiRound {
-                    outgoing: Outgoing::Sent(request),
-                    ..
-                }) => request,
-                Round::Agui(_) => continue,
-                // A chat's stream reopens after the last committed message.
-                #[cfg(feature = "coder")]
-                Round::Coder(_) => {
-                    streams.push(thread_id.clone());
-                    continue;
-                }
-            };
-            let Some(wait) = wait else {
-                continue;
-            };
-            self.actions.push_back(Action::Reconnect {
-                thread_id: thread_id.clone(),
-                run_id: turn.run_id.clone(),
-                request: request.clone(),
-                last_event_id: wait.last_event_id,
-            });
-        }
-        #[cfg(feature = "coder")]
-        for thread_id in streams {
-            self.open_stream(&thread_id);
-        }
-    }
-
     /// The page removed the tool `tool_name` (`unregisterTool`): every call of it that is
     /// running, in any thread, is answered `INTERRUPTED` (the tool was removed) and never reaches
     /// its handler if it has not yet; its late result is ignored. Returns those calls as
@@ -139,7 +70,7 @@ impl Session {
             let Some(turn) = state.turn.as_ref() else {
                 continue;
             };
-            for (id, call) in &turn.running {
+            for (id, call) in turn.running.iter() {
                 if call.tool_name == tool_name {
                     removed.push((thread_id.clone(), id.clone()));
                 }
@@ -171,7 +102,7 @@ impl Session {
             tool_name,
             follow_up,
             ..
-        }) = turn.running.remove(tool_call_id)
+        }) = turn.running.take(tool_call_id)
         else {
             return;
         };
@@ -356,15 +287,11 @@ impl Session {
                     TimeLimit::Never => None,
                     TimeLimit::Ms(ms) => Some(ms),
                 };
-                turn.running.insert(
+                turn.running.start(
                     call.tool_call_id.clone(),
-                    RunningCall {
-                        tool_name: tool_name.clone(),
-                        follow_up,
-                        timeout_ms,
-                        deadline: None,
-                        called: false,
-                    },
+                    tool_name.clone(),
+                    follow_up,
+                    timeout_ms,
                 );
                 self.actions
                     .push_back(Action::Emit(RuntimeEvent::ToolStarted {

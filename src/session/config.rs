@@ -46,29 +46,7 @@ pub struct SessionConfig {
     /// ([`Session::start_chat`](super::Session::start_chat)) and the AG-UI fields above that
     /// shape a request (`history`, `run_url`, `headers`, `max_rounds`) are not used.
     #[cfg(feature = "coder")]
-    pub coder: Option<CoderConfig>,
-}
-
-/// Where a runtime's Coder chats live, and as whom it calls.
-#[cfg(feature = "coder")]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CoderConfig {
-    /// The deployment's API base (`/api/v2`, or `https://coder.example/api/v2`): the chats are
-    /// under `{base_url}/chats`.
-    pub base_url: String,
-    /// The organization new chats are created in.
-    pub organization_id: String,
-    /// The session token: the `Coder-Session-Token` header on every REST call and the
-    /// `coder_session_token` query parameter of the stream (a browser WebSocket sends no
-    /// headers). `None`: the page's cookie authenticates.
-    pub session_token: Option<String>,
-    /// How many times in a row the chat's stream may close without progress before the turn
-    /// ends (`coder/stream`); `None` (the default): never, as Coder's own site does.
-    pub max_reconnects: Option<u32>,
-    /// The create body's extra members (`CreateChatRequest`'s options, from `backend`:
-    /// `modelConfigId`, `systemPrompt`, `workspaceId`, `labels`, `mcpServerIds`,
-    /// `reasoningEffort`, `planMode`), as JSON text `,"model_config_id":"…",…`; empty: none.
-    pub create: String,
+    pub coder: Option<crate::coder::options::CoderConfig>,
 }
 
 /// The default of [`SessionConfig::max_tool_result_bytes`]: 1 MiB, far more than a model's context
@@ -116,7 +94,7 @@ pub struct RunRequest {
     /// What happens to the browser calls of a loaded history that have no result.
     pub pending: Pending,
     /// Coder: `thread_id` is not a chat but the id the new chat's turn runs under until the chat
-    /// exists ([`Action::ThreadCreated`](super::Action::ThreadCreated)); a chat is created. (An
+    /// exists (`CoderAction::ThreadCreated`); a chat is created. (An
     /// empty `thread_id` creates one too, under an id of the session's.)
     pub new_chat: bool,
     /// Coder: the message's `busy_behavior` (`queue` or `interrupt`): given, the message is

@@ -31,9 +31,10 @@
 mod action;
 mod agui;
 mod body;
+mod call_table;
 mod calls;
 #[cfg(feature = "coder")]
-mod coder;
+pub mod coder;
 mod config;
 mod error;
 mod events;
@@ -42,12 +43,8 @@ mod thread;
 mod tool_set;
 mod turn;
 
-#[cfg(feature = "coder")]
-pub use crate::coder::SubmitReply as ChatReply;
 pub use action::{Action, RoundRequest, ToolCallJob};
 pub use body::{BodySink, RequestBody, TextSink, BODY_PIECE};
-#[cfg(feature = "coder")]
-pub use config::CoderConfig;
 pub use config::{HistoryMode, Pending, RunRequest, SessionConfig, DEFAULT_MAX_TOOL_RESULT_BYTES};
 pub use error::SessionError;
 pub use events::{write_messages_event, write_state_event, ChangedMessages, RuntimeEvent};
@@ -150,13 +147,8 @@ impl Session {
         }
         let action = self.actions.pop_front()?;
         if let Action::Execute(job) = &action {
-            let call = self
-                .threads
-                .get_mut(&job.thread_id)
-                .and_then(|t| t.turn.as_mut())
-                .and_then(|turn| turn.running.get_mut(&job.tool_call_id));
-            if let Some(call) = call {
-                call.deadline = call.timeout_ms.map(|ms| now.saturating_add(u64::from(ms)));
+            if let Some(turn) = self.turn_mut(&job.thread_id) {
+                turn.running.stamp(&job.tool_call_id, now);
             }
         }
         Some(action)
@@ -169,7 +161,7 @@ impl Session {
         let turns = self.threads.values().filter_map(|t| t.turn.as_ref());
         turns
             .flat_map(|turn| {
-                let calls = turn.running.values().filter_map(|call| call.deadline);
+                let calls = turn.running.deadlines();
                 // A Coder submission's POST is awaited until its deadline.
                 #[cfg(feature = "coder")]
                 let calls = calls.chain(turn.submission_deadline());
@@ -212,25 +204,15 @@ impl Session {
         self.threads
             .get(thread_id)
             .and_then(|t| t.turn.as_ref())
-            .is_some_and(|turn| turn.running.contains_key(tool_call_id))
+            .is_some_and(|turn| turn.running.contains(tool_call_id))
     }
 
     /// [`may_call`](Self::may_call), and when it is `true` the host calls the handler right
     /// away: from then on a timeout says the handler took too long to answer, before it that the
     /// module took too long to load.
     pub fn begin_call(&mut self, thread_id: &str, tool_call_id: &str) -> bool {
-        let call = self
-            .threads
-            .get_mut(thread_id)
-            .and_then(|t| t.turn.as_mut())
-            .and_then(|turn| turn.running.get_mut(tool_call_id));
-        match call {
-            Some(call) => {
-                call.called = true;
-                true
-            }
-            None => false,
-        }
+        self.turn_mut(thread_id)
+            .is_some_and(|turn| turn.running.begin(tool_call_id))
     }
 
     /// The thread's open interrupts, as the server sent them (none for an unknown thread): the
@@ -239,6 +221,19 @@ impl Session {
         self.threads
             .get(thread_id)
             .map_or(&[], |t| t.interrupts.as_slice())
+    }
+
+    /// The thread's calls that a run with [`Pending::Run`] runs (none for an unknown thread): the
+    /// calls of its last assistant message that have no result and that no open interrupt holds,
+    /// in call order (those of backend tools the run leaves to the server). A host that loaded a
+    /// history asks it to know whether such a run has anything to run.
+    pub fn pending_calls(&self, thread_id: &str) -> Vec<String> {
+        let Some(state) = self.threads.get(thread_id) else {
+            return Vec::new();
+        };
+        let held = agui::interrupts::held_calls(&state.interrupts);
+        let calls = state.calls_to_run(&held).into_iter();
+        calls.map(|call| call.id.clone()).collect()
     }
 
     /// Drops everything the session holds for a thread that is not running: its messages, state,

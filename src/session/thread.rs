@@ -2,11 +2,11 @@
 //! answered, its open interrupts, what changed since the host last looked, and its turn.
 
 #[cfg(feature = "coder")]
-use super::coder::ChatState;
+use super::coder::round::ChatState;
 use super::turn::Turn;
 
 use crate::lean::hash::HashSet;
-use crate::protocol::event::Interrupt;
+use crate::protocol::event::{Interrupt, Message, ToolCall};
 use crate::protocol::thread::Thread;
 
 /// One thread's lasting state.
@@ -30,6 +30,29 @@ pub(super) struct ThreadState {
     /// The Coder chat behind the thread, with a Coder backend.
     #[cfg(feature = "coder")]
     pub(super) chat: Option<Box<ChatState>>,
+}
+
+impl ThreadState {
+    /// The calls a turn started with [`Pending::Run`](super::Pending::Run) runs (backend tools
+    /// aside: the server's): those of the thread's last assistant message that have no result
+    /// and that no open interrupt holds (`held`), in call order.
+    pub(super) fn calls_to_run(&self, held: &[String]) -> Vec<&ToolCall> {
+        let last = self.thread.messages().iter().rev().find_map(|m| match m {
+            Message::Assistant(a) => Some(a),
+            _ => None,
+        });
+        let mut calls = Vec::new();
+        for call in last
+            .and_then(|a| a.tool_calls.as_ref())
+            .into_iter()
+            .flatten()
+        {
+            if !self.handled.contains(&call.id) && !held.contains(&call.id) {
+                calls.push(call);
+            }
+        }
+        calls
+    }
 }
 
 /// What changed in a thread since the host last took the changes (for coalesced rendering).

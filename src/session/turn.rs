@@ -4,17 +4,17 @@
 
 use super::action::Action;
 use super::agui::interrupts::held_calls;
-use super::agui::{AguiRound, Phase, RunEnd};
-use super::calls::RunningCall;
+use super::agui::round::{AguiRound, Outgoing, Phase, RunEnd};
+use super::call_table::CallTable;
 #[cfg(feature = "coder")]
-use super::coder::ChatRound;
+use super::coder::round::ChatRound;
 use super::events::RuntimeEvent;
 use super::result::{RunError, RunResult, RunStatus};
 use super::tool_set::ToolSet;
 use super::Session;
 
 use crate::lean::hash::HashSet;
-use crate::lean::sorted::{SortedMap, StrSet};
+use crate::lean::sorted::StrSet;
 
 use crate::protocol::decode::EventDecoder;
 use crate::protocol::event::Message;
@@ -35,7 +35,7 @@ pub(super) struct Turn {
     /// The current round's run id.
     pub(super) run_id: String,
     /// The call table: calls the host is running, by id, with their deadlines.
-    pub(super) running: SortedMap<RunningCall>,
+    pub(super) running: CallTable,
     /// A cut stream waiting to be resumed (either backend's): its deadline is the session's.
     pub(super) reconnect: Option<ReconnectWait>,
     /// What the backend keeps of the turn.
@@ -115,6 +115,61 @@ impl Turn {
 }
 
 impl Session {
+    /// The host cannot keep a timer (its `setTimeout` threw): every cut stream waiting to be
+    /// resumed is due at once, so the next [`handle_timeout`](Self::handle_timeout) resumes it
+    /// rather than leave its turn unsettled. Returns whether one was waiting.
+    pub fn skip_reconnect_waits(&mut self) -> bool {
+        let mut skipped = false;
+        let turns = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
+        for wait in turns.filter_map(|turn| turn.reconnect.as_mut()) {
+            skipped |= wait.deadline != Some(0);
+            wait.deadline = Some(0);
+        }
+        skipped
+    }
+
+    /// Sends [`Action::Reconnect`] for every cut stream whose wait ended by `now`.
+    pub(super) fn resume_waited(&mut self, now: u64) {
+        #[cfg(feature = "coder")]
+        let mut streams = Vec::new();
+        for (thread_id, state) in self.threads.iter_mut() {
+            let Some(turn) = state.turn.as_mut() else {
+                continue;
+            };
+            let due = turn.reconnect.as_ref().and_then(|w| w.deadline);
+            if due.is_none_or(|d| d > now) {
+                continue;
+            }
+            let wait = turn.reconnect.take();
+            let request = match &turn.backend {
+                Round::Agui(AguiRound {
+                    outgoing: Outgoing::Sent(request),
+                    ..
+                }) => request,
+                Round::Agui(_) => continue,
+                // A chat's stream reopens after the last committed message.
+                #[cfg(feature = "coder")]
+                Round::Coder(_) => {
+                    streams.push(thread_id.clone());
+                    continue;
+                }
+            };
+            let Some(wait) = wait else {
+                continue;
+            };
+            self.actions.push_back(Action::Reconnect {
+                thread_id: thread_id.clone(),
+                run_id: turn.run_id.clone(),
+                request: request.clone(),
+                last_event_id: wait.last_event_id,
+            });
+        }
+        #[cfg(feature = "coder")]
+        for thread_id in streams {
+            self.open_stream(&thread_id);
+        }
+    }
+
     /// Aborts the thread's turn: the fetch and the handlers are cancelled, no restart happens,
     /// and every call of the turn that got no result is settled with an `INTERRUPTED` result.
     pub fn abort(&mut self, thread_id: &str) {
@@ -125,11 +180,7 @@ impl Session {
             return;
         };
         let run_id = turn.run_id.clone();
-        let running: Vec<(String, String)> = turn
-            .running
-            .drain()
-            .map(|(id, call)| (id, call.tool_name))
-            .collect();
+        let running = turn.running.drain();
         self.actions.push_back(Action::Cancel {
             thread_id: thread_id.to_owned(),
         });

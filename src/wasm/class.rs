@@ -12,7 +12,7 @@ use super::convert::{
     thread_id_for_write, toggles_thread,
 };
 #[cfg(feature = "coder")]
-use super::driver::Csrf;
+use super::driver::csrf_source;
 use super::driver::{Driver, HostConfig, ThreadRead};
 use super::error::Error;
 use super::io::http::Fetch;
@@ -165,11 +165,7 @@ impl ChatRuntime {
             coder_auth,
         } = runtime_options;
         #[cfg(feature = "coder")]
-        let csrf = match (csrf_function, coder_auth.csrf_token) {
-            (Some(f), _) => Csrf::Function(f),
-            (None, Some(token)) => Csrf::Fixed(token),
-            (None, None) => Csrf::Meta,
-        };
+        let csrf = csrf_source(csrf_function, coder_auth);
         let fetch = function(host(&options, "fetch"), "fetch")?;
         let import_module = function(host(&options, "importModule"), "importModule")?;
         let storage = Store::from_option(&host(&options, "storage"));
@@ -367,6 +363,13 @@ impl ChatRuntime {
         Ok(self
             .read(thread_id, ThreadRead::Interrupts)?
             .unchecked_into())
+    }
+
+    // The thread's calls that a run with `pending: "run"` runs: those of its last assistant
+    // message without a result that no open interrupt holds. None for an unknown thread.
+    #[wasm_bindgen(js_name = pendingCalls, skip_typescript, skip_jsdoc)]
+    pub fn pending_calls(&self, thread_id: JsThreadId) -> Result<JsValue, Error> {
+        self.read(thread_id, ThreadRead::PendingCalls)
     }
 
     // Whether a run is going on in the thread.

@@ -684,6 +684,11 @@ export interface ChatRuntime {
    * the next `run` answers each in `resume`. None for an unknown thread.
    */
   interrupts(threadId: string): Interrupt[];
+  /**
+   * The ids of the thread's calls that a run with `pending: "run"` runs: those of its last
+   * assistant message without a result that no open interrupt holds. None for an unknown thread.
+   */
+  pendingCalls(threadId: string): string[];
   /** Whether a run is going on in the thread. */
   isRunning(threadId: string): boolean;
   /**

@@ -8,6 +8,8 @@
 //! each action as it comes (the fuzz target) calls `pump_with` and the `Session` methods itself.
 
 use chat_runtime::protocol::event::{Content, Message, Tool, UserMessage};
+#[cfg(feature = "coder")]
+use chat_runtime::session::coder::CoderAction;
 use chat_runtime::session::{
     Action, CallKind, RoundRequest, RunRequest, RunResult, RuntimeEvent, Session, SessionConfig,
     SessionError, ToolCallJob, ToolSet,
@@ -48,13 +50,13 @@ pub struct Harness {
     pub auto_wait: bool,
     /// The wait the last jump made, recorded with the `Reconnect` it let out.
     waited: u64,
-    /// Every [`Action::ChatRequest`] (Coder), in order.
+    /// Every [`CoderAction::ChatRequest`] (Coder), in order.
     pub chat_requests: Vec<ChatRequest>,
-    /// `(thread, stream, url)` of every [`Action::OpenStream`] (Coder).
+    /// `(thread, stream, url)` of every [`CoderAction::OpenStream`] (Coder).
     pub streams: Vec<(String, u64, String)>,
-    /// The thread of every [`Action::CloseStream`] (Coder).
+    /// The thread of every [`CoderAction::CloseStream`] (Coder).
     pub closed_streams: Vec<String>,
-    /// `(provisional, chat id)` of every [`Action::ThreadCreated`] (Coder).
+    /// `(provisional, chat id)` of every [`CoderAction::ThreadCreated`] (Coder).
     pub created: Vec<(String, String)>,
 }
 
@@ -187,14 +189,14 @@ impl Harness {
                     .push((thread_id, run_id, last_event_id, waited));
             }
             #[cfg(feature = "coder")]
-            Action::ChatRequest {
+            Action::Coder(CoderAction::ChatRequest {
                 thread_id,
                 request_id,
                 method,
                 url,
                 headers,
                 body,
-            } => self.chat_requests.push(ChatRequest {
+            }) => self.chat_requests.push(ChatRequest {
                 thread_id,
                 request_id,
                 method,
@@ -203,18 +205,20 @@ impl Harness {
                 body: body.map_or(Value::Null, |b| serde_json::from_str(&b).unwrap()),
             }),
             #[cfg(feature = "coder")]
-            Action::OpenStream {
+            Action::Coder(CoderAction::OpenStream {
                 thread_id,
                 stream_id,
                 url,
-            } => self.streams.push((thread_id, stream_id, url)),
+            }) => self.streams.push((thread_id, stream_id, url)),
             #[cfg(feature = "coder")]
-            Action::CloseStream { thread_id } => self.closed_streams.push(thread_id),
+            Action::Coder(CoderAction::CloseStream { thread_id }) => {
+                self.closed_streams.push(thread_id)
+            }
             #[cfg(feature = "coder")]
-            Action::ThreadCreated {
+            Action::Coder(CoderAction::ThreadCreated {
                 provisional,
                 thread_id,
-            } => self.created.push((provisional, thread_id)),
+            }) => self.created.push((provisional, thread_id)),
             other => panic!("unexpected action {other:?}"),
         }
     }

@@ -1,19 +1,21 @@
 //! The AG-UI round: a turn's runs, each a `POST` of `RunAgentInput` answered by an event stream,
 //! restarted with the tool results until the agent answers (docs/architecture.md, "The loop as a
 //! state machine").
-//! - this file: the round's state ([`AguiRound`]), starting a turn ([`Session::start_run`]) and
-//!   each run's request;
+//! - [`round`]: the round's state ([`AguiRound`]), as data, below the turn that holds it;
+//! - this file: starting a turn ([`Session::start_run`]) and each run's request;
 //! - [`stream`]: the response, folded into the thread as it streams, and resuming a cut stream;
 //! - [`interrupts`]: the open interrupts and the answers a run resumes them with.
 
 pub(super) mod interrupts;
+pub(super) mod round;
 mod stream;
 
 #[cfg(feature = "coder")]
 pub(super) use stream::note_applied;
 
 use super::action::{Action, RoundRequest};
-use super::body::{RequestBody, BODY_PIECE};
+use super::body::BODY_PIECE;
+use super::call_table::CallTable;
 use super::config::{HistoryMode, Pending, RunRequest};
 use super::error::SessionError;
 use super::events::RuntimeEvent;
@@ -21,106 +23,14 @@ use super::tool_set::{CallKind, ToolSet};
 use super::turn::{message_ids, unanswered_calls, Round, Turn};
 use super::{Session, ThreadState};
 use interrupts::{answer_interrupts, held_calls};
+use round::{AguiRound, Outgoing, Phase, RunEnd};
 
 use crate::json::Value;
-use crate::lean::sorted::{SortedMap, StrSet};
+use crate::lean::sorted::StrSet;
 use crate::protocol::decode::{DecodeOptions, EventDecoder, Output};
-use crate::protocol::event::{Context, Message, ResumeEntry};
+use crate::protocol::event::Message;
 use crate::protocol::input::RunInputBuilder;
-use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::{Interruption, ToolFailure, ToolOutcome};
-
-/// What an AG-UI turn keeps beside what every turn has ([`Turn`]): what each run sends, where
-/// the current run is, and how its stream is resumed.
-pub(super) struct AguiRound {
-    /// `RunAgentInput.context` and `forwardedProps`, sent with every run of the turn.
-    pub(super) context: Vec<Context>,
-    pub(super) forwarded_props: Option<Value>,
-    /// The answers to the open interrupts, sent with the first run (taken then).
-    pub(super) resume: Vec<ResumeEntry>,
-    /// Where the current run is: streaming its response, or answering its calls.
-    pub(super) phase: Phase,
-    /// Reconnects of this run in a row without a new event, and the id resumed from last.
-    pub(super) reconnects: u32,
-    pub(super) resumed_from: Option<String>,
-    /// Where the current run's request is: a reconnect sends it again.
-    pub(super) outgoing: Outgoing,
-}
-
-impl AguiRound {
-    /// The current run's response decoder, while its body streams in.
-    pub(super) fn decoder(&mut self) -> Option<&mut EventDecoder> {
-        match &mut self.phase {
-            Phase::Streaming { decoder, .. } => Some(decoder.as_mut()),
-            Phase::Answering { .. } => None,
-        }
-    }
-}
-
-/// The phase of an AG-UI round: one value, where four flags (the stream's end,
-/// `RUN_FINISHED`, its `interrupt` outcome, the calls' answers) were read together. Each
-/// variant holds what its phase needs, so a round cannot have answers while it streams, nor a
-/// decoder after its body ended.
-pub(super) enum Phase {
-    /// The response is awaited or streaming in ([`Action::Send`] or [`Action::Reconnect`] went
-    /// out): events fold into the thread as they arrive.
-    Streaming {
-        /// The response's decoder (kept across reconnects: it knows the last event id); boxed,
-        /// as the other phase is small.
-        decoder: Box<EventDecoder>,
-        /// How the round's `RUN_FINISHED` ended the run, once one arrived (`None`: the stream
-        /// may still be resumed, and a body that ends now is truncated).
-        finished: Option<RunEnd>,
-    },
-    /// The body ended after `RUN_FINISHED`, or no request went out yet (a loaded history's
-    /// calls run first): the round waits for the host's running calls, then restarts with the
-    /// answers (`Session::maybe_advance`) or, without any, ends the turn.
-    Answering {
-        /// How the run ended: the turn's status if nothing restarts.
-        end: RunEnd,
-        /// Follow-up calls of this round in call order, and their outcomes once known.
-        answers: Vec<(PendingCall, Option<ToolOutcome>)>,
-    },
-}
-
-/// How a round's run ended, by its `RUN_FINISHED`.
-#[derive(Clone, Copy)]
-pub(super) enum RunEnd {
-    /// Without an `interrupt` outcome (or there was no run yet: a loaded history's calls).
-    Completed,
-    /// With an `interrupt` outcome: the turn ends `interrupted` unless it restarts.
-    Interrupted,
-}
-
-/// Where a round's request is, between [`Action::Send`] and the answer.
-pub(super) enum Outgoing {
-    /// No request yet (a loaded history's calls run first).
-    NotYet,
-    /// [`Action::Send`] is out; the host may still shape its body (the app's `prepareRequest`).
-    Preparing(RoundRequest),
-    /// It went out as this.
-    Sent(RoundRequest),
-}
-
-impl Outgoing {
-    /// The request goes out (with `body` when the host shaped it): `false` unless it was being
-    /// prepared.
-    pub(super) fn send(&mut self, body: Option<RequestBody>) -> bool {
-        match std::mem::replace(self, Outgoing::NotYet) {
-            Outgoing::Preparing(mut request) => {
-                if let Some(body) = body {
-                    request.body = body;
-                }
-                *self = Outgoing::Sent(request);
-                true
-            }
-            other => {
-                *self = other;
-                false
-            }
-        }
-    }
-}
 
 impl Session {
     /// Starts a turn: adds the request's messages and sends the first run.
@@ -159,23 +69,17 @@ impl Session {
         let mut dangling = unanswered_calls(state.thread.messages());
         dangling.retain(|id| !held.contains(id));
         let mut to_run = Vec::new();
-        let last = state.thread.messages().iter().rev().find_map(|m| match m {
-            Message::Assistant(a) if request.pending == Pending::Run => Some(a),
-            _ => None,
-        });
-        // Calls answered in the loaded history are in `handled` (`set_messages`).
-        for call in last
-            .and_then(|a| a.tool_calls.as_ref())
-            .into_iter()
-            .flatten()
-        {
-            let backend = matches!(
-                tools.calls.get(&call.function.name),
-                Some(CallKind::Backend)
-            );
-            if !backend && !state.handled.contains(&call.id) && !held.contains(&call.id) {
-                dangling.retain(|id| *id != call.id);
-                to_run.extend(state.thread.pending_call(&call.id));
+        if request.pending == Pending::Run {
+            // Calls answered in the loaded history are in `handled` (`set_messages`).
+            for call in state.calls_to_run(&held) {
+                let backend = matches!(
+                    tools.calls.get(&call.function.name),
+                    Some(CallKind::Backend)
+                );
+                if !backend {
+                    dangling.retain(|id| *id != call.id);
+                    to_run.extend(state.thread.pending_call(&call.id));
+                }
             }
         }
         for tool_call_id in dangling {
@@ -210,7 +114,7 @@ impl Session {
             held_before: held,
             round: 0,
             run_id: String::new(),
-            running: SortedMap::new(),
+            running: CallTable::default(),
             reconnect: None,
             backend: Round::Agui(AguiRound {
                 context: request.context,

@@ -1,7 +1,7 @@
 //! A round's response: its status, its body folded into the thread as it streams, its end,
 //! and resuming a cut stream ([`Action::Reconnect`]).
 
-use super::{AguiRound, Outgoing, Phase, RunEnd};
+use super::round::{AguiRound, Outgoing, Phase, RunEnd};
 use crate::session::action::{Action, RoundRequest};
 use crate::session::body::RequestBody;
 use crate::session::events::RuntimeEvent;

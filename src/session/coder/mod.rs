@@ -3,29 +3,34 @@
 //!
 //! A turn of a Coder chat differs from an AG-UI run in three places, and only there:
 //! - **what starts it**: a `POST` that creates the chat (no thread id yet: the turn runs under a
-//!   provisional id until [`Action::ThreadCreated`]) or posts the user's message, after the
+//!   provisional id until [`CoderAction::ThreadCreated`]) or posts the user's message, after the
 //!   chat's stream is open;
-//! - **what it reads**: the chat's WebSocket ([`Action::OpenStream`]), translated by
-//!   [`CoderThread`] into the AG-UI events the thread reducer folds, whole committed histories,
+//! - **what it reads**: the chat's WebSocket ([`CoderAction::OpenStream`]), translated by
+//!   [`CoderThread`](crate::coder::CoderThread) into the AG-UI events the thread reducer folds, whole committed histories,
 //!   the calls to run and the end of the turn;
 //! - **how results go back**: one `POST .../tool-results` per `action_required` batch
-//!   ([`results_body`], [`Submission`]), where AG-UI restarts the run. The turn goes on on the
+//!   ([`results_body`](crate::coder::submit::results_body), [`Submission`](crate::coder::Submission)), where AG-UI restarts the run. The turn goes on on the
 //!   same stream.
 //!
 //! The calls themselves are dispatched, validated, timed out, removed and reported exactly as for
-//! AG-UI ([`Session::dispatch`], [`Session::handle_tool_result`]).
+//! AG-UI (`Session::dispatch`, [`Session::handle_tool_result`]).
 //!
 //! A turn on a chat this page already streamed resumes the stream after the last committed
 //! message; on any other (a reload) it reads the whole history. Either way the message is posted
 //! only once the stream's snapshot says the chat is idle: a chat found waiting on calls
 //! (`requires_action`) first has them run or settled, as the `pending` option says.
 
+pub mod action;
 mod requests;
+pub(super) mod round;
 mod stream;
 mod submit;
 
 use crate::session::action::Action;
-use crate::session::config::{CoderConfig, Pending, RunRequest};
+use crate::session::config::RunRequest;
+
+use crate::coder::options::CoderConfig;
+use crate::session::call_table::CallTable;
 use crate::session::error::SessionError;
 use crate::session::events::RuntimeEvent;
 use crate::session::thread::ThreadState;
@@ -33,112 +38,22 @@ use crate::session::tool_set::ToolSet;
 use crate::session::turn::Turn;
 use crate::session::turn::{message_ids, Round};
 use crate::session::Session;
+use round::{ChatRound, ChatState, Request, Step};
+
+pub use action::CoderAction;
 
 use crate::coder::wire::{input_texts, post_message_body, CreateChat, DynamicTool};
-use crate::coder::{CoderThread, Routes, Submission};
+use crate::coder::Routes;
 use crate::json::Value as JsonValue;
 use crate::json::{Map, Value};
-use crate::lean::sorted::SortedMap;
 use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{Content, Message, Tool};
-use crate::protocol::thread::PendingCall;
-use crate::tools::outcome::ToolOutcome;
-
-/// What a thread keeps of its Coder chat across turns.
-#[derive(Default)]
-pub(super) struct ChatState {
-    /// The stream, translated: the committed history, the calls handed out, the last id.
-    coder: CoderThread,
-    /// The requests out, by id, and what each is.
-    requests: Vec<(u64, Request)>,
-    /// The stream open, if any.
-    stream: Option<u64>,
-    /// Whether the stream open brought a frame: one that ends before its first is asked why.
-    framed: bool,
-    /// A reconnect started (attempt, wait in ms) that no `activity` event said yet.
-    reconnecting: Option<(u32, u64)>,
-    /// The reconnect jitter's generator (xorshift), seeded from the session's random id prefix
-    /// (the host's randomness: the core makes none); 0 until first used.
-    jitter: u64,
-}
-
-/// What a [`Action::ChatRequest`] was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Request {
-    /// `POST /chats`.
-    Create,
-    /// `POST /chats` of a turn stopped before it was answered: the chat is interrupted.
-    CreateStopped,
-    /// `POST .../messages`.
-    Message,
-    /// `POST .../tool-results`.
-    Results,
-    /// `POST .../interrupt` (the first of a Stop: a chat it finds in `requires_action` goes on
-    /// `running`, and is interrupted once more).
-    Interrupt,
-    /// The second interrupt of a Stop.
-    InterruptAgain,
-    /// `POST .../reconcile-invalid` after a 409 "Chat is in an invalid state." (of a message
-    /// POST, then posted again; or of a tool-results POST).
-    Reconcile,
-    /// `GET .../{chat}/stream` without an upgrade, after a socket ended before its first frame:
-    /// coderd's status and message say why it was refused.
-    Probe,
-    /// `GET .../{chat}`: the chat's status, read once when a turn's answer was committed and no
-    /// `status` came ([`crate::coder::Update::Quiet`]).
-    Status,
-}
-
-/// A Coder turn's round: where the turn is, and the batch being answered.
-pub(super) struct ChatRound {
-    step: Step,
-    /// What the turn does with calls a chat found in `requires_action` owes (before its message).
-    pending: Pending,
-    /// The message has a `busy_behavior`: it is posted whatever the chat's status.
-    busy: bool,
-    /// The calls of the batch being answered that this turn dispatched, in call order, and
-    /// their outcomes once known (what AG-UI's answering phase holds).
-    pub(super) answers: Vec<(PendingCall, Option<ToolOutcome>)>,
-    /// Every outcome this turn produced, by call id: a batch taken afresh (a refused submission)
-    /// reuses them rather than run a call twice.
-    outcomes: Vec<(String, ToolOutcome)>,
-    /// The submission out, if any.
-    submission: Option<(u64, Submission)>,
-    /// When its POST counts as unanswered (host's clock; `None` until `poll_action` stamps it).
-    answer_by: Option<u64>,
-    /// The stream's ends in a row without a frame between them.
-    reconnects: u32,
-    /// Submissions given up on (sent twice, no answer that says): each is followed by the
-    /// chat's state read again; after [`submit::MAX_RECONCILES`] the turn ends.
-    reconciles: u8,
-    /// The turn's own messages (the user's), shown after the committed history until it holds
-    /// the message posted: a history replaced meanwhile would otherwise hide them.
-    local: Vec<Message>,
-    /// The message body posted (kept to post it once more after a `reconcile-invalid`), and
-    /// whether the turn recovered the chat once already.
-    posted: Option<String>,
-    recovered: bool,
-    /// The last committed message id when the message was posted: a user message after it is
-    /// the one posted.
-    posted_after: Option<i64>,
-}
-
-/// Where a Coder turn is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Step {
-    /// `POST /chats` is out.
-    Creating,
-    /// The stream is opening: the message (this body) goes out once it says the chat is idle.
-    Waiting(String),
-    /// The message went out (or the chat was created with it): the turn ends with the chat's.
-    Live,
-}
 
 impl Session {
     /// Starts a Coder chat's turn: `request.thread_id` empty, or [`RunRequest::new_chat`],
     /// creates a chat (with `declared`, every frontend tool in its wire form, as its dynamic
     /// tools: a chat's tools are fixed when it is created) and the turn runs under a provisional
-    /// id (the request's, else one of the session's) until [`Action::ThreadCreated`]; otherwise
+    /// id (the request's, else one of the session's) until [`CoderAction::ThreadCreated`]; otherwise
     /// the message is posted to that chat, once its stream says it is idle. Returns the id the
     /// turn runs under.
     ///
@@ -286,7 +201,7 @@ impl Session {
             held_before: Vec::new(),
             round: 1,
             run_id: run_id.clone(),
-            running: SortedMap::new(),
+            running: CallTable::default(),
             reconnect: None,
             backend: Round::Coder(Box::new(ChatRound {
                 step,
@@ -392,15 +307,6 @@ impl Turn {
     }
 }
 
-impl ChatRound {
-    /// Whether the batch is complete and no submission is out: it goes out now.
-    pub(in crate::session) fn batch_ready(&self) -> bool {
-        !self.answers.is_empty()
-            && self.submission.is_none()
-            && self.answers.iter().all(|(_, outcome)| outcome.is_some())
-    }
-}
-
 pub(super) fn routes(coder: &CoderConfig) -> Routes {
     let base = coder.base_url.strip_suffix('/').unwrap_or(&coder.base_url);
     Routes::new(&concat(&[base, "/chats"]))
@@ -473,7 +379,7 @@ fn too_large(bytes: usize, tools: &[DynamicTool]) -> String {
         " bytes; the biggest: ",
     ]);
     for n in 0..tools.len().min(3) {
-        let at = submit::biggest(&sizes);
+        let at = biggest(&sizes);
         if n > 0 {
             message.push_str(", ");
         }
@@ -496,4 +402,15 @@ pub(super) fn dynamic_tool(tool: Tool) -> DynamicTool {
             Value::Object(schema)
         }),
     }
+}
+
+/// The position of the biggest size (the first of equals; 0 when empty).
+pub(super) fn biggest(sizes: &[usize]) -> usize {
+    let mut at = 0;
+    for (n, size) in sizes.iter().enumerate() {
+        if *size > sizes[at] {
+            at = n;
+        }
+    }
+    at
 }

@@ -1,7 +1,9 @@
 //! A chat's REST calls: each `POST` (create, message, results, interrupt) and its answer; Stop;
 //! a turn's end by a refused request.
 
-use super::{routes, Request, Step};
+use super::round::{Request, Step};
+use super::routes;
+use super::CoderAction;
 use crate::session::action::Action;
 use crate::session::events::RuntimeEvent;
 use crate::session::result::{RunError, RunStatus};
@@ -16,7 +18,7 @@ use crate::json::{Map, Value};
 use crate::lean::text::{concat, decimal};
 
 impl Session {
-    /// The answer to an [`Action::ChatRequest`]. An answer for a request the session does not
+    /// The answer to an [`CoderAction::ChatRequest`]. An answer for a request the session does not
     /// know (of a thread forgotten since) is ignored.
     pub fn handle_chat_reply(&mut self, thread_id: &str, request_id: u64, reply: SubmitReply) {
         let Some(chat) = self.chat_mut(thread_id) else {
@@ -216,17 +218,18 @@ impl Session {
         if let Some(chat) = self.chat_mut(thread_id) {
             chat.requests.push((request_id, kind));
         }
-        self.actions.push_back(Action::ChatRequest {
-            thread_id: thread_id.to_owned(),
-            request_id,
-            method: match kind {
-                Request::Status | Request::Probe => "GET",
-                _ => "POST",
-            },
-            url,
-            headers,
-            body,
-        });
+        self.actions
+            .push_back(Action::Coder(CoderAction::ChatRequest {
+                thread_id: thread_id.to_owned(),
+                request_id,
+                method: match kind {
+                    Request::Status | Request::Probe => "GET",
+                    _ => "POST",
+                },
+                url,
+                headers,
+                body,
+            }));
     }
 
     /// `POST /chats` answered: the thread takes the chat's id and the stream opens.
@@ -252,10 +255,11 @@ impl Session {
             round.step = Step::Live;
         }
         self.threads.insert(chat_id.clone(), state);
-        self.actions.push_back(Action::ThreadCreated {
-            provisional: provisional.to_owned(),
-            thread_id: chat_id.clone(),
-        });
+        self.actions
+            .push_back(Action::Coder(CoderAction::ThreadCreated {
+                provisional: provisional.to_owned(),
+                thread_id: chat_id.clone(),
+            }));
         self.actions
             .push_back(Action::Emit(RuntimeEvent::ThreadCreated {
                 thread_id: chat_id.clone(),
@@ -349,9 +353,10 @@ impl Session {
             // No end of this turn is due from the stream any more: the next turn starts clean.
             chat.coder.end_turn();
             if chat.stream.take().is_some() {
-                self.actions.push_back(Action::CloseStream {
-                    thread_id: thread_id.to_owned(),
-                });
+                self.actions
+                    .push_back(Action::Coder(CoderAction::CloseStream {
+                        thread_id: thread_id.to_owned(),
+                    }));
             }
         }
     }

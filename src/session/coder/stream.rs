@@ -2,7 +2,9 @@
 //! after the one reconnect wait, or the turn's end).
 
 use super::requests::chat_error_details;
-use super::{routes, Request, Step};
+use super::round::{Request, Step};
+use super::routes;
+use super::CoderAction;
 use crate::session::action::Action;
 use crate::session::agui::note_applied;
 use crate::session::events::RuntimeEvent;
@@ -17,7 +19,7 @@ use crate::lean::text::{concat, decimal};
 use crate::protocol::event::Message;
 
 impl Session {
-    /// One text message of the stream opened by [`Action::OpenStream`] `stream_id`. A message of
+    /// One text message of the stream opened by [`CoderAction::OpenStream`] `stream_id`. A message of
     /// another stream (closed since) is ignored.
     pub fn handle_stream_frame(&mut self, thread_id: &str, stream_id: u64, text: &str) {
         let Some(state) = self.threads.get_mut(thread_id) else {
@@ -57,7 +59,7 @@ impl Session {
         self.maybe_advance(thread_id);
     }
 
-    /// The stream opened by [`Action::OpenStream`] `stream_id` ended (closed by the server,
+    /// The stream opened by [`CoderAction::OpenStream`] `stream_id` ended (closed by the server,
     /// dropped, or refused before it opened). A turn going on resumes it after a wait (the
     /// session's deadline, as for a cut AG-UI stream), from the last committed message; after
     /// [`SessionConfig::max_reconnects`](crate::session::SessionConfig::max_reconnects) ends in a row
@@ -146,11 +148,12 @@ impl Session {
             url.push_str("coder_session_token=");
             url.push_str(&crate::thread_id::path_segment(token));
         }
-        self.actions.push_back(Action::OpenStream {
-            thread_id: thread_id.to_owned(),
-            stream_id,
-            url,
-        });
+        self.actions
+            .push_back(Action::Coder(CoderAction::OpenStream {
+                thread_id: thread_id.to_owned(),
+                stream_id,
+                url,
+            }));
     }
 
     /// What one translated change of the stream does.

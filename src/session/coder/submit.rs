@@ -1,7 +1,9 @@
 //! A batch of calls: run (or settled), then answered in one `POST .../tool-results`, and that
 //! POST's answer.
 
-use super::{routes, Request, Step};
+use super::round::{Request, Step};
+use super::CoderAction;
+use super::{biggest, routes};
 use crate::session::action::Action;
 use crate::session::config::Pending;
 use crate::session::events::RuntimeEvent;
@@ -155,9 +157,10 @@ impl Session {
         if let Some(chat) = self.chat_mut(thread_id) {
             chat.stream = None;
         }
-        self.actions.push_back(Action::CloseStream {
-            thread_id: thread_id.to_owned(),
-        });
+        self.actions
+            .push_back(Action::Coder(CoderAction::CloseStream {
+                thread_id: thread_id.to_owned(),
+            }));
         self.open_stream(thread_id);
     }
 
@@ -292,15 +295,4 @@ impl Turn {
             _ => None,
         }
     }
-}
-
-/// The position of the biggest size (the first of equals; 0 when empty).
-pub(super) fn biggest(sizes: &[usize]) -> usize {
-    let mut at = 0;
-    for (n, size) in sizes.iter().enumerate() {
-        if *size > sizes[at] {
-            at = n;
-        }
-    }
-    at
 }

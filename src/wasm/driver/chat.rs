@@ -4,8 +4,16 @@
 
 use wasm_bindgen_futures::spawn_local;
 
-use super::{upgrade, Csrf, Driver};
-use crate::session::ChatReply;
+use js_sys::Function;
+
+use super::{upgrade, Driver};
+use crate::coder::options::{check_chat_texts, CoderAuth};
+use crate::coder::wire::input_texts;
+use crate::coder::SubmitReply as ChatReply;
+use crate::protocol::event::Message;
+use crate::session::coder::CoderAction;
+use crate::session::Session;
+use crate::wasm::error::Error;
 use crate::wasm::io::http;
 use crate::wasm::io::socket::{Socket, SocketEvent};
 use crate::wasm::io::IoError;
@@ -15,6 +23,52 @@ pub(super) struct Stream {
     id: u64,
     /// Held for its drop, which closes it.
     _socket: Socket,
+}
+
+/// The `X-CSRF-TOKEN` source of a Coder chat's POSTs in cookie mode (no `sessionToken`):
+/// `backend.csrfToken`, or the page's `<meta property="csrf-token">` as Coder's own site reads it.
+pub(crate) enum Csrf {
+    /// The page's meta tag, read at each request.
+    Meta,
+    /// `backend.csrfToken`, a string.
+    Fixed(String),
+    /// `backend.csrfToken`, a function called at each request.
+    Function(Function),
+}
+
+/// What coderd would refuse (an empty or blank text) is refused before anything is sent: the
+/// texts of a run's new user messages (`run/bad-request`). Messages of other roles are the
+/// session's to refuse.
+pub(super) fn check_new_texts(
+    session: &Session,
+    thread_id: &str,
+    messages: &[Message],
+) -> Result<(), Error> {
+    let known = session.messages(thread_id);
+    let mut texts: Vec<(usize, &str)> = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if known.iter().any(|k| k.id() == message.id()) {
+            continue;
+        }
+        match message {
+            Message::User(user) => {
+                texts.extend(input_texts(&user.content).into_iter().map(|t| (index, t)))
+            }
+            _ => return Ok(()),
+        }
+    }
+    check_chat_texts(&texts)?;
+    Ok(())
+}
+
+/// Where the `X-CSRF-TOKEN` comes from: `backend.csrfToken` as a function (taken by the
+/// boundary, as `fetch` is), else as a string, else the page's meta tag.
+pub(crate) fn csrf_source(function: Option<Function>, auth: CoderAuth) -> Csrf {
+    match (function, auth.csrf_token) {
+        (Some(f), _) => Csrf::Function(f),
+        (None, Some(token)) => Csrf::Fixed(token),
+        (None, None) => Csrf::Meta,
+    }
 }
 
 /// The `X-CSRF-TOKEN` of one request: `Ok(None)` when there is none (no meta tag, or the
@@ -40,7 +94,31 @@ fn csrf_token(csrf: &Csrf) -> Result<Option<String>, wasm_bindgen::JsValue> {
 }
 
 impl Driver {
-    /// An [`Action::ChatRequest`](crate::session::Action::ChatRequest): a `POST` through the
+    /// A Coder chat's action ([`CoderAction`]), from the drive loop.
+    pub(super) fn coder_action(&self, action: CoderAction) {
+        match action {
+            CoderAction::ChatRequest {
+                thread_id,
+                request_id,
+                method,
+                url,
+                headers,
+                body,
+            } => self.spawn_chat_request(thread_id, request_id, method, url, headers, body),
+            CoderAction::OpenStream {
+                thread_id,
+                stream_id,
+                url,
+            } => self.open_stream(thread_id, stream_id, &url),
+            CoderAction::CloseStream { thread_id } => self.close_stream(&thread_id),
+            CoderAction::ThreadCreated {
+                provisional,
+                thread_id,
+            } => self.thread_created(&provisional, thread_id),
+        }
+    }
+
+    /// A [`CoderAction::ChatRequest`]: a `POST` through the
     /// app's `fetch` (or the global one); the status and whole body, or the network's failure,
     /// go back to the session. Never aborted: Stop is an interrupt the session sends.
     ///
@@ -131,7 +209,7 @@ impl Driver {
         });
     }
 
-    /// An [`Action::OpenStream`](crate::session::Action::OpenStream): the thread's socket, in
+    /// A [`CoderAction::OpenStream`]: the thread's socket, in
     /// place of any it had (closed first). A socket that cannot be made is over at once.
     pub(super) fn open_stream(&self, thread_id: String, stream_id: u64, url: &str) {
         self.close_stream(&thread_id);
@@ -163,7 +241,7 @@ impl Driver {
         }
     }
 
-    /// An [`Action::CloseStream`](crate::session::Action::CloseStream): the thread's socket is
+    /// A [`CoderAction::CloseStream`]: the thread's socket is
     /// closed; nothing more of it is told.
     pub(super) fn close_stream(&self, thread_id: &str) {
         let stream = self.borrow_mut().streams.remove(thread_id);
@@ -202,7 +280,7 @@ impl Driver {
         self.drive();
     }
 
-    /// An [`Action::ThreadCreated`](crate::session::Action::ThreadCreated): everything the driver
+    /// A [`CoderAction::ThreadCreated`]: everything the driver
     /// keeps under the provisional id (the running turn, its stream, the frames' mirror) moves to
     /// the chat's id, the caller's `signal` now stops the chat, and the chat gets the toggles the
     /// provisional id shows (those the app set under it with `newChat`, else a copy of the

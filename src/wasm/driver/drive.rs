@@ -66,27 +66,7 @@ impl Driver {
                     }
                 }
                 #[cfg(feature = "coder")]
-                Action::ChatRequest {
-                    thread_id,
-                    request_id,
-                    method,
-                    url,
-                    headers,
-                    body,
-                } => self.spawn_chat_request(thread_id, request_id, method, url, headers, body),
-                #[cfg(feature = "coder")]
-                Action::OpenStream {
-                    thread_id,
-                    stream_id,
-                    url,
-                } => self.open_stream(thread_id, stream_id, &url),
-                #[cfg(feature = "coder")]
-                Action::CloseStream { thread_id } => self.close_stream(&thread_id),
-                #[cfg(feature = "coder")]
-                Action::ThreadCreated {
-                    provisional,
-                    thread_id,
-                } => self.thread_created(&provisional, thread_id),
+                Action::Coder(action) => self.coder_action(action),
                 Action::Finished(result) => self.finish(&result),
                 _ => {}
             }

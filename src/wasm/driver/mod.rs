@@ -23,6 +23,8 @@
 mod calls;
 #[cfg(feature = "coder")]
 mod chat;
+#[cfg(feature = "coder")]
+pub(crate) use chat::csrf_source;
 mod drive;
 mod listeners;
 mod mirror;
@@ -64,19 +66,7 @@ pub(crate) struct HostConfig {
     pub prepare_request: Option<Function>,
     /// Coder, cookie mode: where the `X-CSRF-TOKEN` of each POST comes from.
     #[cfg(feature = "coder")]
-    pub csrf: Csrf,
-}
-
-#[cfg(feature = "coder")]
-/// The `X-CSRF-TOKEN` source of a Coder chat's POSTs in cookie mode (no `sessionToken`):
-/// `backend.csrfToken`, or the page's `<meta property="csrf-token">` as Coder's own site reads it.
-pub(crate) enum Csrf {
-    /// The page's meta tag, read at each request.
-    Meta,
-    /// `backend.csrfToken`, a string.
-    Fixed(String),
-    /// `backend.csrfToken`, a function called at each request.
-    Function(Function),
+    pub csrf: chat::Csrf,
 }
 
 /// What [`Driver::read`] reads.
@@ -85,6 +75,7 @@ pub(crate) enum ThreadRead {
     Messages,
     State,
     Interrupts,
+    PendingCalls,
 }
 
 /// The event types a listener asked for; `None`: all of them.

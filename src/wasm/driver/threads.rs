@@ -5,9 +5,9 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
-use super::{upgrade, Driver, Running, ThreadRead};
 #[cfg(feature = "coder")]
-use crate::coder::wire::input_texts;
+use super::chat::check_new_texts;
+use super::{upgrade, Driver, Running, ThreadRead};
 use crate::protocol::event::Message;
 use crate::protocol::wire::ToJson;
 use crate::session::{Forget, RunRequest, SessionError, ToolSet};
@@ -41,6 +41,9 @@ impl Driver {
             match (what, thread_id) {
                 (ThreadRead::Messages, Some(id)) => Some(session.messages(id).to_json_string()),
                 (ThreadRead::Interrupts, Some(id)) => Some(session.interrupts(id).to_json_string()),
+                (ThreadRead::PendingCalls, Some(id)) => {
+                    Some(session.pending_calls(id).as_slice().to_json_string())
+                }
                 (ThreadRead::State, Some(id)) => session.state(id).map(|s| s.to_json_string()),
                 (ThreadRead::State, None) => None,
                 (_, None) => Some("[]".to_owned()),
@@ -113,25 +116,7 @@ impl Driver {
             let thread_id = match () {
                 #[cfg(feature = "coder")]
                 () if state.session.config().coder.is_some() => {
-                    // What coderd would refuse (an empty or blank text) is refused here, before
-                    // anything is sent: the new user messages' texts.
-                    let known = state.session.messages(&thread_id);
-                    let mut texts: Vec<(usize, &str)> = Vec::new();
-                    let mut only_user = true;
-                    for (index, message) in request.messages.iter().enumerate() {
-                        if known.iter().any(|k| k.id() == message.id()) {
-                            continue;
-                        }
-                        match message {
-                            Message::User(user) => texts
-                                .extend(input_texts(&user.content).into_iter().map(|t| (index, t))),
-                            // Messages of other roles are the session's to refuse.
-                            _ => only_user = false,
-                        }
-                    }
-                    if only_user {
-                        crate::options::check_chat_texts(&texts)?;
-                    }
+                    check_new_texts(&state.session, &thread_id, &request.messages)?;
                     // A chat's tools are fixed when it is created: every frontend tool is
                     // declared, and a call of one switched off is answered as disabled.
                     let declared = state.catalog.wire_tools(|_| true);
