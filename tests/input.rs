@@ -12,7 +12,9 @@ use chat_runtime::json::Value as JsonValue;
 use chat_runtime::protocol::event::{
     Context, Event, Message, Parsed, ResumeEntry, ResumeStatus, Tool,
 };
-use chat_runtime::protocol::input::{History, RunInputBuilder, PROTOCOL_VERSION};
+use chat_runtime::protocol::input::{
+    History, Omitted, RunInputBuilder, OMITTABLE, PROTOCOL_VERSION,
+};
 use chat_runtime::protocol::thread::Thread;
 use serde_json::{json, Value};
 
@@ -241,4 +243,51 @@ fn the_body_written_from_borrowed_messages_is_the_inputs_json() {
         assert_eq!(builder.body(&messages), builder.build(&messages).to_json());
         assert_eq!(builder.body(&messages[..0]), builder.build(&[]).to_json());
     }
+}
+
+#[test]
+fn omitted_members_are_left_out_of_the_body_and_messages_stay() {
+    let messages = vec![msg(json!({ "id": "u1", "role": "user", "content": "hi" }))];
+    let omitted = Omitted::from_names(["runId", "parentRunId", "state"]).unwrap();
+    let builder = with_everything(RunInputBuilder::new("t", "r")).omit(omitted);
+    assert_eq!(
+        body(&builder.body(&messages)),
+        json!({
+            "threadId": "t", "protocolVersion": "1.0",
+            "messages": [{ "id": "u1", "role": "user", "content": "hi" }], "tools": [],
+            "context": [{ "description": "user locale", "value": "fr-FR" }],
+            "forwardedProps": { "model": "small" },
+            "resume": [{ "interruptId": "i1", "status": "resolved", "payload": { "ok": true } }]
+        })
+    );
+    // Every omittable member at once leaves `messages` (and `resume`, when answering).
+    let all = Omitted::from_names(OMITTABLE).unwrap();
+    let builder = RunInputBuilder::new("t", "r").omit(all);
+    assert_eq!(
+        body(&builder.body(&messages)),
+        json!({ "messages": [{ "id": "u1", "role": "user", "content": "hi" }] })
+    );
+}
+
+#[test]
+fn only_run_agent_input_members_other_than_messages_and_resume_can_be_omitted() {
+    // Each name of the table is its own bit, in the table's order.
+    for (index, name) in OMITTABLE.iter().enumerate() {
+        let one = Omitted::default().with(name).unwrap();
+        let builder = with_everything(RunInputBuilder::new("t", "r")).omit(one);
+        let written = body(&builder.body(&[]));
+        let members: Vec<&str> = written
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert!(!members.contains(name), "{name} left out: {members:?}");
+        // Ten members with everything given, less this one.
+        assert_eq!(members.len(), 9, "{index} {name}: {members:?}");
+    }
+    assert_eq!(Omitted::from_names(["state", "messages"]), Err("messages"));
+    assert_eq!(Omitted::from_names(["resume"]), Err("resume"));
+    assert_eq!(Omitted::from_names(["runid"]), Err("runid"));
+    assert_eq!(Omitted::from_names([]), Ok(Omitted::default()));
 }

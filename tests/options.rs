@@ -16,6 +16,7 @@ use chat_runtime::options::{
     OptionsError, RunInput, RuntimeOptions, DEFAULT_TOOLS_URL, MAX_ROUNDS, MAX_TOOL_RESULT_BYTES,
     MAX_TOOL_TIMEOUT_MS, RUNTIME_OPTION_KEYS, RUN_REQUEST_KEYS,
 };
+use chat_runtime::protocol::input::Omitted;
 use chat_runtime::session::{HistoryMode, Pending, SessionConfig};
 
 fn map(json: &str) -> Map {
@@ -65,11 +66,15 @@ fn only_run_url_gives_every_default() {
 fn every_data_option_is_read() {
     let options = runtime(
         r#"{"runUrl":"/a/{threadId}","toolsUrl":"/t.json","history":"new",
-            "headers":{"x-tenant":"7"},"maxToolResultBytes":5,"maxRounds":2,
+            "omitRequestFields":["parentRunId"],"headers":{"x-tenant":"7"},"maxToolResultBytes":5,"maxRounds":2,
             "toolTimeoutMs":9,"toolNamePrefix":"web_","allowedImportOrigins":["https://cdn.example"]}"#,
     )
     .unwrap();
     assert_eq!(options.config.history, HistoryMode::New);
+    assert_eq!(
+        options.config.omit,
+        Omitted::from_names(["parentRunId"]).unwrap()
+    );
     assert_eq!(options.config.max_tool_result_bytes, 5);
     assert_eq!(options.config.max_rounds, 2);
     assert_eq!(options.config.tool_timeout_ms, 9);
@@ -81,7 +86,7 @@ fn every_data_option_is_read() {
     assert_eq!(options.catalog.prefix(), Some("web_"));
     assert_eq!(options.allowed_import_origins, ["https://cdn.example"]);
     // The keys the boundary hands over are exactly those read.
-    assert_eq!(RUNTIME_OPTION_KEYS.len(), 10);
+    assert_eq!(RUNTIME_OPTION_KEYS.len(), 11);
     #[cfg(feature = "coder")]
     assert_eq!(options.config.coder, None);
 }
@@ -154,6 +159,46 @@ fn history_is_full_or_new() {
             r#"`history` must be "full" or "new", not "all""#.to_owned()
         )
     );
+}
+
+#[test]
+fn omit_request_fields_names_run_agent_input_members() {
+    let options = runtime(r#"{"runUrl":"/a","omitRequestFields":["runId","state"]}"#).unwrap();
+    assert_eq!(
+        options.config.omit,
+        Omitted::from_names(["state", "runId"]).unwrap()
+    );
+    assert_eq!(
+        runtime(r#"{"runUrl":"/a","omitRequestFields":null}"#)
+            .unwrap()
+            .config
+            .omit,
+        Omitted::default()
+    );
+    // `messages`, `resume`, a misspelt member, a non-string, a non-array: one refusal that
+    // names what can be omitted.
+    for json in [
+        r#"["state","messages"]"#,
+        r#"["resume"]"#,
+        r#"["runid"]"#,
+        r#"["state",1]"#,
+        r#""state""#,
+    ] {
+        assert_eq!(
+            refused(runtime(&format!(
+                r#"{{"runUrl":"/a","omitRequestFields":{json}}}"#
+            ))),
+            (
+                "options/invalid",
+                "omitRequestFields".to_owned(),
+                "`omitRequestFields` is an array of RunAgentInput members other than `messages` \
+                 and `resume`: threadId, runId, protocolVersion, parentRunId, state, tools, \
+                 context, forwardedProps"
+                    .to_owned()
+            ),
+            "{json}"
+        );
+    }
 }
 
 #[test]
@@ -408,12 +453,19 @@ fn a_refused_session_token_is_never_quoted() {
 fn ag_ui_only_options_are_refused_with_the_coder_backend() {
     assert_eq!(
         AGUI_ONLY_OPTIONS,
-        ["runUrl", "history", "headers", "maxRounds"]
+        [
+            "runUrl",
+            "history",
+            "omitRequestFields",
+            "headers",
+            "maxRounds"
+        ]
     );
     let backend = r#""backend":{"type":"coder","baseUrl":"/api/v2","organizationId":"0f1e2d3c-4b5a-4697-8877-665544332211"}"#;
     for (key, value) in [
         ("runUrl", r#""/agent""#),
         ("history", r#""new""#),
+        ("omitRequestFields", r#"["state"]"#),
         ("headers", r#"{"x-tenant":"7"}"#),
         ("maxRounds", "3"),
     ] {

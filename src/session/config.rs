@@ -21,6 +21,8 @@ pub enum HistoryMode {
 pub struct SessionConfig {
     /// Which messages a request carries.
     pub history: HistoryMode,
+    /// The `RunAgentInput` members a request leaves out (`omitRequestFields`; none by default).
+    pub omit: crate::protocol::input::Omitted,
     /// How many restarts one turn may make before it stops with `max_rounds`.
     pub max_rounds: u32,
     /// A tool's time limit when it sets none, in milliseconds.
@@ -57,6 +59,7 @@ impl Default for SessionConfig {
     fn default() -> Self {
         Self {
             history: HistoryMode::Full,
+            omit: crate::protocol::input::Omitted::default(),
             max_rounds: 8,
             tool_timeout_ms: 30_000,
             max_event_bytes: crate::protocol::sse::DEFAULT_MAX_EVENT_BYTES,

@@ -356,14 +356,34 @@ export interface AgUiRuntimeOptions extends RuntimeOptionsBase {
   headers?: Record<string, string>;
   /** `"full"` (default) sends the whole thread; `"new"` only what the server has not seen. */
   history?: "full" | "new";
+  /**
+   * The `RunAgentInput` members a server does not take, left out of every request body (before
+   * `prepareRequest` sees it), e.g. `["runId", "parentRunId", "state"]` for a server that names
+   * runs itself and keeps no client state. Another name throws `options/invalid`.
+   */
+  omitRequestFields?: readonly OmittableRequestField[];
   /** Restarts one turn may make (default 8). */
   maxRounds?: number;
 }
 
 /**
+ * The `RunAgentInput` members `omitRequestFields` can leave out: all but `messages` (what a run is
+ * about) and `resume` (sent only to answer interrupts).
+ */
+export type OmittableRequestField =
+  | "threadId"
+  | "runId"
+  | "protocolVersion"
+  | "parentRunId"
+  | "state"
+  | "tools"
+  | "context"
+  | "forwardedProps";
+
+/**
  * The options of a runtime over a Coder deployment's chats. The options that only shape an AG-UI
- * request (`runUrl`, `prepareRequest`, `headers`, `history`, `maxRounds`) throw `options/invalid`
- * naming them: they would do nothing.
+ * request (`runUrl`, `prepareRequest`, `headers`, `history`, `omitRequestFields`, `maxRounds`)
+ * throw `options/invalid` naming them: they would do nothing.
  */
 export interface CoderRuntimeOptions extends RuntimeOptionsBase {
   backend: Extract<ChatRuntimeBackend, { type: "coder" }>;
@@ -371,6 +391,7 @@ export interface CoderRuntimeOptions extends RuntimeOptionsBase {
   prepareRequest?: never;
   headers?: never;
   history?: never;
+  omitRequestFields?: never;
   maxRounds?: never;
 }
 

@@ -185,6 +185,7 @@ impl Session {
         agui.reconnects = 0;
         agui.resumed_from = None;
         let mut builder = RunInputBuilder::new(thread_id, run_id.clone())
+            .omit(self.config.omit)
             .tools(turn.tools.wire.clone())
             .context(agui.context.clone())
             .state(request_state(state.thread.state()));

@@ -7,6 +7,7 @@ import {
   type ChatRuntimeOptions,
   type FrontendTool,
   type Message,
+  type OmittableRequestField,
   type PrepareRequestInfo,
   type RunAgentInput,
   type RunError,
@@ -37,6 +38,15 @@ export const withLambda: ChatRuntimeOptions = { runUrl: "/r", fetch: (url, init)
 export const wantsRequest: ChatRuntimeOptions = { runUrl: "/r", fetch: (request: Request) => fetch(request) };
 // @ts-expect-error: fetch must give a Response
 export const noResponse: ChatRuntimeOptions = { runUrl: "/r", fetch: async (url: string) => url };
+
+// ---- omitRequestFields: RunAgentInput members by name, a const array as it is ----
+const notTaken = ["runId", "parentRunId", "state"] as const;
+export const omitting: ChatRuntimeOptions = { runUrl: "/r", omitRequestFields: notTaken };
+export const omittable: OmittableRequestField[] = ["threadId", "protocolVersion", "tools", "context", "forwardedProps"];
+// @ts-expect-error: `messages` is what a run is about
+export const omitsMessages: ChatRuntimeOptions = { runUrl: "/r", omitRequestFields: ["messages"] };
+// @ts-expect-error: an AG-UI option, refused with the coder backend
+export const coderOmits: ChatRuntimeOptions = { backend: { type: "coder", baseUrl: "/api/v2", organizationId: "o" }, omitRequestFields: ["state"] };
 
 // ---- prepareRequest (sync or async) ----
 export const shaped: ChatRuntimeOptions = {

@@ -6,12 +6,13 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import * as chat from "chat-runtime/react";
 import type { ReactNode } from "react";
 
-import { prepareRequest } from "../api";
 import * as auth from "../auth";
 import { stalledAfter, testOptions } from "../lib/trace";
 import { agentsQuery, threadMessagesQuery } from "../queries/threads";
 
 const runUrl = "/api/threads/{threadId}/runs";
+// The server names runs itself and keeps no client state.
+const omitRequestFields = ["runId", "parentRunId", "state"] as const;
 
 /** The runtime for the app, lazy (nothing loads before a chat), feeding the react-query cache. */
 export function ChatRuntimeRoot(props: { readonly children: ReactNode }) {
@@ -19,7 +20,7 @@ export function ChatRuntimeRoot(props: { readonly children: ReactNode }) {
 	const { data: agents } = useQuery(agentsQuery);
 	return (
 		<chat.ChatRuntimeProvider
-			options={{ runUrl, fetch: auth.fetch, prepareRequest, ...testOptions }}
+			options={{ runUrl, fetch: auth.fetch, omitRequestFields, ...testOptions }}
 			// The agent's own tools (`capabilities.tools`): listed, locked, always on.
 			backendTools={agents?.[0]?.capabilities?.tools}
 			syncMessages={{

@@ -1,10 +1,9 @@
-// What the end-to-end test reads (tests/packaging/react-agui.test.mjs): every `prepareRequest`
-// call, every tool execution, every approval card shown; and the one option it sets. Not part of
+// What the end-to-end test reads (tests/packaging/react-agui.test.mjs): every tool
+// execution, every approval card shown; and the one option it sets. Not part of
 // what the app does.
 
 /** The trace's shape. */
 export type Trace = {
-	prepared: { threadId: string; round: number }[];
 	toolRuns: { toolCallId: string; toolName: string }[];
 	approvals: string[];
 };
@@ -17,7 +16,6 @@ declare global {
 
 /** The page's trace. */
 export const trace: Trace = (window.__chatTrace ??= {
-	prepared: [],
 	toolRuns: [],
 	approvals: [],
 });
