@@ -205,6 +205,30 @@ fn legacy_thinking_events_parse_as_legacy() {
         Event::parse(r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT"}"#, 2),
         Err(EventError::Field { index: 2, ref field, .. }) if field == "delta"
     ));
+    let legacy = |json: &str| match Event::parse(json, 0).unwrap() {
+        Parsed::Legacy { event, .. } => event,
+        other => panic!("not legacy: {other:?}"),
+    };
+    assert_eq!(
+        legacy(r#"{"type":"THINKING_START","title":"t"}"#),
+        LegacyThinking::Start {
+            title: Some("t".into())
+        }
+    );
+    assert_eq!(legacy(r#"{"type":"THINKING_END"}"#), LegacyThinking::End);
+    assert_eq!(
+        legacy(r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#),
+        LegacyThinking::TextMessageStart
+    );
+    assert_eq!(
+        legacy(r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#),
+        LegacyThinking::TextMessageEnd
+    );
+    // A type that only starts like a legacy one is an unknown event, kept whole.
+    assert!(matches!(
+        Event::parse(r#"{"type":"THINKING_STARTED"}"#, 0).unwrap(),
+        Parsed::Event(Event::Unknown(_))
+    ));
 }
 
 #[test]
