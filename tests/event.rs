@@ -205,6 +205,30 @@ fn legacy_thinking_events_parse_as_legacy() {
         Event::parse(r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT"}"#, 2),
         Err(EventError::Field { index: 2, ref field, .. }) if field == "delta"
     ));
+    let legacy = |json: &str| match Event::parse(json, 0).unwrap() {
+        Parsed::Legacy { event, .. } => event,
+        other => panic!("not legacy: {other:?}"),
+    };
+    assert_eq!(
+        legacy(r#"{"type":"THINKING_START","title":"t"}"#),
+        LegacyThinking::Start {
+            title: Some("t".into())
+        }
+    );
+    assert_eq!(legacy(r#"{"type":"THINKING_END"}"#), LegacyThinking::End);
+    assert_eq!(
+        legacy(r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#),
+        LegacyThinking::TextMessageStart
+    );
+    assert_eq!(
+        legacy(r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#),
+        LegacyThinking::TextMessageEnd
+    );
+    // A type that only starts like a legacy one is an unknown event, kept whole.
+    assert!(matches!(
+        Event::parse(r#"{"type":"THINKING_STARTED"}"#, 0).unwrap(),
+        Parsed::Event(Event::Unknown(_))
+    ));
 }
 
 #[test]
@@ -235,4 +259,46 @@ fn broken_json_after_a_leading_type_is_still_a_json_error() {
         Event::parse(r#"{"type":"TEXT_MESSAGE_END","messageId":}"#, 9),
         Err(EventError::Json { index: 9, .. })
     ));
+}
+
+#[test]
+fn outcome_types_read_and_unknown_ones_are_named() {
+    let outcome_error = |json: &str| match Event::parse(json, 2) {
+        Err(EventError::Field { field, message, .. }) => (field, message),
+        other => panic!("expected a field error, got {other:?}"),
+    };
+    assert_eq!(
+        outcome_error(
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"done"}}"#
+        ),
+        (
+            "outcome.type".to_owned(),
+            "unknown outcome type `done`, expected `success`, `interrupt` or `cancelled`"
+                .to_owned()
+        )
+    );
+    assert_eq!(
+        outcome_error(
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"A","outcome":{"type":"cancelled"}}"#
+        ),
+        (
+            "outcome.type".to_owned(),
+            "unknown outcome type `cancelled`, expected `success` or `suspended`".to_owned()
+        )
+    );
+    for (outcome, expected) in [
+        (r#"{"type":"cancelled"}"#, r#"{"type":"cancelled"}"#),
+        (
+            r#"{"type":"success","pendingToolCallIds":["a"]}"#,
+            r#"{"type":"success","pendingToolCallIds":["a"]}"#,
+        ),
+    ] {
+        let json =
+            format!(r#"{{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{outcome}}}"#);
+        assert!(event(&json).to_json().contains(expected), "{json}");
+    }
+    let json = r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"A","outcome":{"type":"suspended","interruptIds":["i"]}}"#;
+    assert!(event(json)
+        .to_json()
+        .contains(r#"{"type":"suspended","interruptIds":["i"]}"#));
 }

@@ -687,14 +687,8 @@ macro_rules! wire_literals {
                 value: $crate::json::Value,
             ) -> Result<Self, $crate::protocol::wire::FieldError> {
                 const NAMES: &[&str] = &[$($wire),*];
-                match value.as_str() {
-                    $( Some($wire) => Ok($name::$variant), )*
-                    Some(other) => Err($crate::protocol::wire::FieldError::new(format!(
-                        "unknown value `{other}`, expected {}",
-                        $crate::protocol::wire::one_of(NAMES)
-                    ))),
-                    None => Err($crate::protocol::wire::FieldError::expected("a string", &value)),
-                }
+                const ALL: &[$name] = &[$($name::$variant),*];
+                $crate::protocol::wire::literal_index(&value, NAMES).map(|at| ALL[at])
             }
 
             fn placeholder() -> Self {
@@ -709,6 +703,23 @@ macro_rules! wire_literals {
             }
         }
     };
+}
+
+/// Where the string `value` is in `names`, for the `FromJson` of a [`wire_literals!`] enum: one
+/// out-of-line search and its two errors for every enum, where a `match` per enum compiled to
+/// inline comparisons and a `format!` each.
+#[doc(hidden)]
+#[inline(never)]
+pub fn literal_index(value: &Value, names: &[&str]) -> Result<usize, FieldError> {
+    let Some(text) = value.as_str() else {
+        return Err(FieldError::expected("a string", value));
+    };
+    names.iter().position(|name| *name == text).ok_or_else(|| {
+        FieldError::new(format!(
+            "unknown value `{text}`, expected {}",
+            one_of(names)
+        ))
+    })
 }
 
 /// "`a`, `b` or `c`".
@@ -728,6 +739,30 @@ pub fn one_of(names: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::event::{TextMessageRole, ToolRole};
+
+    #[test]
+    fn wire_literals_read_and_refuse() {
+        let read = |v: Value| TextMessageRole::from_json(v);
+        assert_eq!(
+            read(Value::String("user".into())),
+            Ok(TextMessageRole::User)
+        );
+        assert_eq!(
+            read(Value::String("developer".into())),
+            Ok(TextMessageRole::Developer)
+        );
+        let error = read(Value::String("robot".into())).unwrap_err();
+        assert_eq!(
+            error.message,
+            "unknown value `robot`, expected `developer`, `system`, `assistant` or `user`"
+        );
+        assert_eq!(error.path, "");
+        let error = read(Value::Bool(true)).unwrap_err();
+        assert_eq!(error.message, "expected a string, found a boolean");
+        let error = ToolRole::from_json(Value::String("Tool".into())).unwrap_err();
+        assert_eq!(error.message, "unknown value `Tool`, expected `tool`");
+    }
 
     #[test]
     fn paths_nest() {

@@ -70,35 +70,31 @@ impl FromJson for RunFinishedOutcome {
     fn from_json(value: Value) -> Result<Self, FieldError> {
         let mut f = Fields::of(value)?;
         let kind: String = f.take("type")?;
-        Ok(match kind.as_str() {
-            "success" => RunFinishedOutcome::Success {
-                pending_tool_call_ids: f.take("pendingToolCallIds")?,
-            },
-            "interrupt" => {
-                let interrupts: Vec<Interrupt> = f.take("interrupts")?;
-                // One answer per id (`RunAgentInput.resume`): two interrupts with one id could
-                // not both be answered, nor each answer checked against its own schema.
-                for (at, interrupt) in interrupts.iter().enumerate() {
-                    if interrupts[..at].iter().any(|i| i.id == interrupt.id) {
-                        return Err(FieldError::new(format!(
-                            "duplicate interrupt id {}",
-                            crate::json::quoted(&interrupt.id)
-                        ))
-                        .in_member("id")
-                        .in_item(at)
-                        .in_member("interrupts"));
+        Ok(
+            match outcome_index(&kind, &["success", "interrupt", "cancelled"])? {
+                0 => RunFinishedOutcome::Success {
+                    pending_tool_call_ids: f.take("pendingToolCallIds")?,
+                },
+                1 => {
+                    let interrupts: Vec<Interrupt> = f.take("interrupts")?;
+                    // One answer per id (`RunAgentInput.resume`): two interrupts with one id could
+                    // not both be answered, nor each answer checked against its own schema.
+                    for (at, interrupt) in interrupts.iter().enumerate() {
+                        if interrupts[..at].iter().any(|i| i.id == interrupt.id) {
+                            return Err(FieldError::new(format!(
+                                "duplicate interrupt id {}",
+                                crate::json::quoted(&interrupt.id)
+                            ))
+                            .in_member("id")
+                            .in_item(at)
+                            .in_member("interrupts"));
+                        }
                     }
+                    RunFinishedOutcome::Interrupt { interrupts }
                 }
-                RunFinishedOutcome::Interrupt { interrupts }
-            }
-            "cancelled" => RunFinishedOutcome::Cancelled {},
-            other => {
-                return Err(unknown_outcome(
-                    other,
-                    &["success", "interrupt", "cancelled"],
-                ))
-            }
-        })
+                _ => RunFinishedOutcome::Cancelled {},
+            },
+        )
     }
 
     fn placeholder() -> Self {
@@ -126,12 +122,17 @@ impl ToJson for RunFinishedOutcome {
     }
 }
 
-fn unknown_outcome(kind: &str, expected: &[&str]) -> FieldError {
-    FieldError::new(format!(
-        "unknown outcome type `{kind}`, expected {}",
-        crate::protocol::wire::one_of(expected)
-    ))
-    .in_member("type")
+/// Where the outcome's `type` is in `names`, or the error naming them. Out of line, one loop for
+/// both outcomes (a `match` on the strings compiled each comparison inline).
+#[inline(never)]
+fn outcome_index(kind: &str, names: &[&str]) -> Result<usize, FieldError> {
+    names.iter().position(|name| *name == kind).ok_or_else(|| {
+        FieldError::new(format!(
+            "unknown outcome type `{kind}`, expected {}",
+            crate::protocol::wire::one_of(names)
+        ))
+        .in_member("type")
+    })
 }
 
 /// `SUBAGENT_FINISHED.outcome`.
@@ -150,12 +151,11 @@ impl FromJson for SubagentOutcome {
     fn from_json(value: Value) -> Result<Self, FieldError> {
         let mut f = Fields::of(value)?;
         let kind: String = f.take("type")?;
-        Ok(match kind.as_str() {
-            "success" => SubagentOutcome::Success {},
-            "suspended" => SubagentOutcome::Suspended {
+        Ok(match outcome_index(&kind, &["success", "suspended"])? {
+            0 => SubagentOutcome::Success {},
+            _ => SubagentOutcome::Suspended {
                 interrupt_ids: f.take("interruptIds")?,
             },
-            other => return Err(unknown_outcome(other, &["success", "suspended"])),
         })
     }
 

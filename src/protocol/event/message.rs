@@ -44,12 +44,13 @@ macro_rules! messages {
                 let mut f = Fields::of(value)?;
                 let role: String = f.take("role")?;
                 // A table of readers, one loop and one string comparison, rather than a `match`
-                // on the string, which compiled each role's comparison inline (as `Event`'s).
+                // on the string, which compiled each role's comparison inline (as `Event`'s);
+                // behind `black_box`, whose length LLVM cannot see, so the loop is not unrolled.
                 type Reader = fn(&mut Fields<'_>) -> Result<Message, FieldError>;
                 const READERS: &[(&str, Reader)] = &[
                     $( ($role, |f| $payload::read(f).map(Message::$variant)), )*
                 ];
-                match READERS.iter().find(|(name, _)| *name == role) {
+                match core::hint::black_box(READERS).iter().find(|(name, _)| *name == role) {
                     Some((_, read)) => read(&mut f),
                     None => Err(FieldError::new(format!(
                         "unknown role `{role}`, expected {}",

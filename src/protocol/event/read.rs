@@ -126,8 +126,13 @@ impl Event {
         if let Some(event) = Event::read_known(&ty, &mut fields) {
             return event.map(Parsed::Event).map_err(field_error);
         }
-        if LEGACY_TYPES.contains(&&*ty) {
-            return parse_legacy(&mut fields, &ty).map_err(field_error);
+        // Behind `black_box`, one loop: LLVM unrolled a search of the five into inline
+        // comparisons, and `parse_legacy` then compared the name again.
+        let legacy = core::hint::black_box(LEGACY_TYPES)
+            .iter()
+            .position(|name| *name == ty);
+        if let Some(kind) = legacy {
+            return parse_legacy(&mut fields, kind).map_err(field_error);
         }
         fields.insert(at, "type", Value::String(ty.into_owned()));
         Ok(Parsed::Event(Event::Unknown(UnknownEvent {
@@ -136,7 +141,7 @@ impl Event {
     }
 }
 
-/// The pre-1.0 `THINKING_*` types [`parse_legacy`] reads.
+/// The pre-1.0 `THINKING_*` types [`parse_legacy`] reads, in the order of its indexes.
 const LEGACY_TYPES: &[&str] = &[
     "THINKING_START",
     "THINKING_END",
@@ -157,15 +162,16 @@ impl ToJson for Event {
     }
 }
 
-fn parse_legacy(fields: &mut Fields<'_>, ty: &str) -> Result<Parsed, FieldError> {
+/// The legacy event at `kind`, an index of [`LEGACY_TYPES`].
+fn parse_legacy(fields: &mut Fields<'_>, kind: usize) -> Result<Parsed, FieldError> {
     let timestamp = fields.take("timestamp")?;
-    let event = match ty {
-        "THINKING_START" => LegacyThinking::Start {
+    let event = match kind {
+        0 => LegacyThinking::Start {
             title: fields.take("title")?,
         },
-        "THINKING_END" => LegacyThinking::End,
-        "THINKING_TEXT_MESSAGE_START" => LegacyThinking::TextMessageStart,
-        "THINKING_TEXT_MESSAGE_CONTENT" => LegacyThinking::TextMessageContent {
+        1 => LegacyThinking::End,
+        2 => LegacyThinking::TextMessageStart,
+        3 => LegacyThinking::TextMessageContent {
             delta: fields.take("delta")?,
         },
         _ => LegacyThinking::TextMessageEnd,
