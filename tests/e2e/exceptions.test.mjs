@@ -1,6 +1,6 @@
 // End-to-end: no JavaScript exception makes the runtime unusable (docs/guarantees.md). Each test
 // makes one browser API the runtime calls throw (or a page's replacement of it throw) while a turn
-// with a tool call runs: RegExp construction and execution, JSON.stringify / JSON.parse, storage,
+// with a tool call runs: RegExp construction and execution, JSON.stringify / JSON.parse, the string concatenation that joins a request body, storage,
 // fetch, import(), the body reads, AbortController and its signal, the timers, frames and the
 // console. That turn must settle (resolve or reject, never hang); then, with the API restored, the
 // same runtime completes a whole turn (tool call, restart, answer) as if nothing had happened.
@@ -45,6 +45,9 @@ const PATCHES = {
   "RegExp.prototype.exec throws": `const original = RegExp.prototype.exec;
     RegExp.prototype.exec = function () { throw new RangeError("Maximum call stack size exceeded"); };
     return () => { RegExp.prototype.exec = original; };`,
+  "String.prototype.concat throws (the request body is joined with it)": `const original = String.prototype.concat;
+    String.prototype.concat = function () { throw new RangeError("Invalid string length"); };
+    return () => { String.prototype.concat = original; };`,
   "JSON.stringify throws": `const original = JSON.stringify;
     JSON.stringify = () => { throw new TypeError("stringify is broken"); };
     return () => { JSON.stringify = original; };`,

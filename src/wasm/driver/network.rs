@@ -36,6 +36,11 @@ impl Driver {
                 // Stopped before this task ran: not even `prepareRequest` is called.
                 return;
             }
+            if let Some(BodyThrown(thrown)) = body.get() {
+                let failure = IoError::Thrown(thrown.clone());
+                driver.request_failed(&thread_id, &run_id, failure, false);
+                return;
+            }
             let prepared = match prepare {
                 Some(prepare) => match prepare_request(&prepare, &body, &thread_id, round) {
                     Ok(promise) => prepared_body(JsFuture::from(promise).await).map(Some),
@@ -304,24 +309,44 @@ fn prepared_body(settled: Result<JsValue, JsValue>) -> Result<RequestBody, IoErr
 /// The browser's [`BodySink`]: each piece becomes a JS string at once, and the body is their
 /// concatenation (a rope in the engine until `fetch` reads it), never whole in wasm memory
 /// (whose size never shrinks: a long chat's body, the whole thread, grew the page for good).
-pub(crate) struct JsBodySink(JsValue);
+/// A concatenation that throws (past the engine's longest string, or a page's broken
+/// `String.prototype.concat`) makes the body a [`BodyThrown`]: the round fails with it, and
+/// nothing is sent.
+pub(crate) struct JsBodySink {
+    text: JsValue,
+    thrown: Option<JsValue>,
+}
 
 impl JsBodySink {
     pub(crate) fn new() -> JsBodySink {
-        JsBodySink(JsValue::from_str(""))
+        JsBodySink {
+            text: JsValue::from_str(""),
+            thrown: None,
+        }
     }
 }
 
 impl BodySink for JsBodySink {
     fn push(&mut self, piece: &str) {
-        self.0 = concat_str(&self.0, piece);
+        if self.thrown.is_none() {
+            match concat_str(&self.text, piece) {
+                Ok(text) => self.text = text,
+                Err(thrown) => self.thrown = Some(thrown),
+            }
+        }
     }
 
     fn finish(&mut self) -> RequestBody {
-        let body = std::mem::replace(&mut self.0, JsValue::from_str(""));
-        RequestBody::held(body)
+        let text = std::mem::replace(&mut self.text, JsValue::from_str(""));
+        match self.thrown.take() {
+            Some(thrown) => RequestBody::held(BodyThrown(thrown)),
+            None => RequestBody::held(text),
+        }
     }
 }
+
+/// A body the browser could not build: what its concatenation threw.
+struct BodyThrown(JsValue);
 
 /// A round's body as the JS string `fetch` sends: the sink's or `prepareRequest`'s (the
 /// browser's session makes no other).
@@ -333,6 +358,6 @@ fn js_body(body: &RequestBody) -> Option<&JsValue> {
 extern "C" {
     /// `String.prototype.concat.call(text, piece)`, the piece handed over as a Rust `&str` (one
     /// crossing).
-    #[wasm_bindgen(js_namespace = ["String", "prototype", "concat"], js_name = call)]
-    fn concat_str(text: &JsValue, piece: &str) -> JsValue;
+    #[wasm_bindgen(catch, js_namespace = ["String", "prototype", "concat"], js_name = call)]
+    fn concat_str(text: &JsValue, piece: &str) -> Result<JsValue, JsValue>;
 }
