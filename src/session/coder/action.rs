@@ -28,7 +28,8 @@ pub enum CoderAction {
     /// `http(s)` URL is `ws(s)` already). Never send on it. Hand each text message to
     /// [`Session::handle_stream_frame`](crate::session::Session::handle_stream_frame) and its end (closed,
     /// failed, refused) to [`Session::handle_stream_closed`](crate::session::Session::handle_stream_closed),
-    /// with `stream_id`. A thread has at most one stream open: this replaces any other.
+    /// with `stream_id`. A thread has at most one stream open: the session closes the one this
+    /// replaces first ([`CoderAction::CloseStream`]), so a host may key streams by their id.
     OpenStream {
         /// The thread.
         thread_id: String,
@@ -37,10 +38,14 @@ pub enum CoderAction {
         /// The WebSocket URL.
         url: String,
     },
-    /// Close the thread's stream (the turn is over); nothing more of it is read.
+    /// Close the stream `stream_id` (the turn is over, or it is opened anew); nothing more of it
+    /// is read.
     CloseStream {
         /// The thread.
         thread_id: String,
+        /// The stream's id, as [`CoderAction::OpenStream`] gave it (`None`: none is open, as
+        /// the session knows: one that ended already).
+        stream_id: Option<u64>,
     },
     /// A new chat was created for a turn started under the provisional id
     /// [`Session::start_chat`](crate::session::Session::start_chat) returned: the thread, its turn and
