@@ -48,9 +48,11 @@ pub enum CoderAction {
         stream_id: Option<u64>,
     },
     /// A new chat was created for a turn started under the provisional id
-    /// [`Session::start_chat`](crate::session::Session::start_chat) returned: the thread, its turn and
-    /// everything the host keeps for it are under `thread_id` from now on (the new chat's
-    /// toggles are the no-thread defaults).
+    /// [`Session::start_chat`](crate::session::Session::start_chat) returned: the thread and its turn
+    /// are under `thread_id` from now on. The turn keeps its handle
+    /// ([`Session::run_handle`](crate::session::Session::run_handle)): what the host keeps by it
+    /// stays; what it keeps by thread id (a mirror of the messages, the toggles) moves (the new
+    /// chat's toggles are the no-thread defaults).
     ThreadCreated {
         /// The id the turn started under.
         provisional: String,
