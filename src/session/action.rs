@@ -36,6 +36,8 @@ pub enum Action {
         thread_id: String,
         /// The run's id (pass it back with the response).
         run_id: String,
+        /// The turn's round this request starts, from 1 (the app's `prepareRequest` sees it).
+        round: u32,
         /// The thread's run URL ([`SessionConfig::run_url`](super::SessionConfig::run_url) filled in).
         url: String,
         /// Every request header: the app's ([`SessionConfig::headers`](super::SessionConfig::headers)), then

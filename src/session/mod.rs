@@ -256,6 +256,34 @@ impl Session {
         }
     }
 
+    /// The handle of the thread's current turn, or of its last one once it ended (until the
+    /// thread is forgotten): a number unique in the session, given when the turn starts. A host
+    /// keys what it keeps per turn (its fetch, its stream, its promise) by it, so nothing of it
+    /// moves when a new Coder chat's turn takes the chat's id: the session moves the thread, and
+    /// the handle with it. `None`: the thread never ran.
+    pub fn run_handle(&self, thread_id: &str) -> Option<u64> {
+        self.threads
+            .get(thread_id)
+            .map(|t| t.run)
+            .filter(|&run| run != 0)
+    }
+
+    /// The threads a turn is going on in.
+    pub fn running_threads(&self) -> Vec<String> {
+        let running = self.threads.iter().filter(|(_, t)| t.turn.is_some());
+        running.map(|(id, _)| id.clone()).collect()
+    }
+
+    /// The thread whose current or last turn has this [`Session::run_handle`], by the id it has
+    /// now.
+    #[cfg(feature = "coder")]
+    pub fn run_thread(&self, run: u64) -> Option<&str> {
+        self.threads
+            .iter()
+            .find(|(_, t)| t.run == run)
+            .map(|(id, _)| id.as_str())
+    }
+
     /// Whether a turn is going on in the thread.
     pub fn is_running(&self, thread_id: &str) -> bool {
         self.threads

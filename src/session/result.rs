@@ -43,6 +43,8 @@ pub struct RunError {
 pub struct RunResult {
     /// The thread.
     pub thread_id: String,
+    /// The turn's handle ([`Session::run_handle`](super::Session::run_handle)).
+    pub run: u64,
     /// How it ended.
     pub status: RunStatus,
     /// How many runs were sent (1 + restarts).

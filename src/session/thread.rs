@@ -27,6 +27,10 @@ pub(super) struct ThreadState {
     pub(super) interrupts: Vec<Interrupt>,
     /// The turn in progress.
     pub(super) turn: Option<Turn>,
+    /// The handle of the thread's latest turn ([`Session::run_handle`](super::Session::run_handle)):
+    /// a number unique in the session, set when the turn starts and kept after it ends, so it
+    /// follows the thread when a new chat takes its id. `0`: the thread never ran.
+    pub(super) run: u64,
     /// The Coder chat behind the thread, with a Coder backend.
     #[cfg(feature = "coder")]
     pub(super) chat: Option<Box<ChatState>>,

@@ -338,6 +338,7 @@ impl Session {
         let interrupts = (status == RunStatus::Interrupted).then(|| state.interrupts.clone());
         let result = RunResult {
             thread_id: thread_id.to_owned(),
+            run: state.run,
             status,
             rounds: turn.round,
             message_count: messages.len(),

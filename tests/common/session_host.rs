@@ -161,6 +161,7 @@ impl Harness {
                 url,
                 headers,
                 body,
+                ..
             } => {
                 let body = body.text().expect("the default sink's body is text");
                 let body = serde_json::from_str(body)
@@ -211,7 +212,7 @@ impl Harness {
                 url,
             }) => self.streams.push((thread_id, stream_id, url)),
             #[cfg(feature = "coder")]
-            Action::Coder(CoderAction::CloseStream { thread_id }) => {
+            Action::Coder(CoderAction::CloseStream { thread_id, .. }) => {
                 self.closed_streams.push(thread_id)
             }
             #[cfg(feature = "coder")]

@@ -95,3 +95,38 @@ test("a fetch wrapper that calls back into the runtime works", { timeout: TIMEOU
   ]);
   assert.ok(Number(outcome.seen[1].split("tools=")[1]) > 0);
 });
+
+// The runtime keeps each turn's promise by the turn's handle (the session's), not by the thread's
+// id: a listener of a turn's last events may start the thread's next turn before the first `run()`
+// has settled, and each promise still settles with its own turn's result.
+test("a run started by a run_finished listener: each run() settles with its own result", { timeout: TIMEOUT }, async () => {
+  const threadId = "t-again";
+  const second = {
+    events: [
+      { type: "RUN_STARTED", threadId, runId: "s2" },
+      { type: "TEXT_MESSAGE_START", messageId: "a2", role: "assistant" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "a2", delta: "Again." },
+      { type: "TEXT_MESSAGE_END", messageId: "a2" },
+      { type: "RUN_FINISHED", threadId, runId: "s2" },
+    ],
+  };
+  await script(threadId, [answerRun(threadId), second]);
+  const outcome = await suite.page.evaluate(async (threadId) => {
+    const rt = new ChatRuntime({ runUrl: "/api/threads/{threadId}/runs" });
+    let next = null;
+    rt.subscribe((event) => {
+      if (event.threadId !== threadId || next !== null) return;
+      next = rt.run({ threadId, messages: [{ id: "u2", role: "user", content: "Again" }] });
+    }, { events: ["run_finished"] });
+    const settled = (promise) =>
+      Promise.race([
+        promise.then((r) => ({ status: r.status, ids: r.messages.map((m) => m.id) })),
+        new Promise((resolve) => setTimeout(() => resolve("not settled"), 5000)),
+      ]);
+    const first = await settled(rt.run({ threadId, messages: [{ id: "u1", role: "user", content: "Hi" }] }));
+    const later = next === null ? "not started" : await settled(next);
+    return { first, later };
+  }, threadId);
+  assert.deepEqual(outcome.first, { status: "completed", ids: ["u1", "a1"] });
+  assert.deepEqual(outcome.later, { status: "completed", ids: ["u1", "a1", "u2", "a2"] });
+});

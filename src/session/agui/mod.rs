@@ -89,9 +89,12 @@ impl Session {
             ));
             self.record_result(&thread_id, &tool_call_id, &outcome);
         }
+        self.next_id += 1;
+        let run = self.next_id;
         let state = self
             .threads
             .get_or_insert_with(&thread_id, ThreadState::default);
+        state.run = run;
         let before = message_ids(state.thread.messages());
         for message in request.messages {
             if before.contains(message.id()) {
@@ -233,6 +236,7 @@ impl Session {
         self.actions.push_back(Action::Send {
             thread_id: thread_id.to_owned(),
             run_id,
+            round,
             url,
             headers,
             body,

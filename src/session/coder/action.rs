@@ -28,7 +28,8 @@ pub enum CoderAction {
     /// `http(s)` URL is `ws(s)` already). Never send on it. Hand each text message to
     /// [`Session::handle_stream_frame`](crate::session::Session::handle_stream_frame) and its end (closed,
     /// failed, refused) to [`Session::handle_stream_closed`](crate::session::Session::handle_stream_closed),
-    /// with `stream_id`. A thread has at most one stream open: this replaces any other.
+    /// with `stream_id`. A thread has at most one stream open: the session closes the one this
+    /// replaces first ([`CoderAction::CloseStream`]), so a host may key streams by their id.
     OpenStream {
         /// The thread.
         thread_id: String,
@@ -37,15 +38,21 @@ pub enum CoderAction {
         /// The WebSocket URL.
         url: String,
     },
-    /// Close the thread's stream (the turn is over); nothing more of it is read.
+    /// Close the stream `stream_id` (the turn is over, or it is opened anew); nothing more of it
+    /// is read.
     CloseStream {
         /// The thread.
         thread_id: String,
+        /// The stream's id, as [`CoderAction::OpenStream`] gave it (`None`: none is open, as
+        /// the session knows: one that ended already).
+        stream_id: Option<u64>,
     },
     /// A new chat was created for a turn started under the provisional id
-    /// [`Session::start_chat`](crate::session::Session::start_chat) returned: the thread, its turn and
-    /// everything the host keeps for it are under `thread_id` from now on (the new chat's
-    /// toggles are the no-thread defaults).
+    /// [`Session::start_chat`](crate::session::Session::start_chat) returned: the thread and its turn
+    /// are under `thread_id` from now on. The turn keeps its handle
+    /// ([`Session::run_handle`](crate::session::Session::run_handle)): what the host keeps by it
+    /// stays; what it keeps by thread id (a mirror of the messages, the toggles) moves (the new
+    /// chat's toggles are the no-thread defaults).
     ThreadCreated {
         /// The id the turn started under.
         provisional: String,

@@ -192,9 +192,11 @@ impl Session {
                 String::new(),
             )
         };
+        let run = self.next_number();
         let state = self
             .threads
             .get_or_insert_with(&thread_id, ThreadState::default);
+        state.run = run;
         state.turn = Some(Turn {
             tools,
             before,

@@ -352,10 +352,11 @@ impl Session {
         if let Some(chat) = self.chat_mut(thread_id) {
             // No end of this turn is due from the stream any more: the next turn starts clean.
             chat.coder.end_turn();
-            if chat.stream.take().is_some() {
+            if let Some(stream_id) = chat.stream.take() {
                 self.actions
                     .push_back(Action::Coder(CoderAction::CloseStream {
                         thread_id: thread_id.to_owned(),
+                        stream_id: Some(stream_id),
                     }));
             }
         }

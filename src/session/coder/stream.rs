@@ -138,7 +138,7 @@ impl Session {
         let (Some(coder), Some(chat)) = (self.config.coder.as_ref(), state.chat.as_mut()) else {
             return;
         };
-        chat.stream = Some(stream_id);
+        let replaced = chat.stream.replace(stream_id);
         chat.framed = false;
         let after = chat.coder.last_message_id();
         let mut url = routes(coder).stream(thread_id, after);
@@ -147,6 +147,15 @@ impl Session {
             url.push(if after.is_some() { '&' } else { '?' });
             url.push_str("coder_session_token=");
             url.push_str(&crate::thread_id::path_segment(token));
+        }
+        if replaced.is_some() {
+            // A thread has one stream: the host keys streams by their id, so the one this
+            // replaces is closed by its own.
+            self.actions
+                .push_back(Action::Coder(CoderAction::CloseStream {
+                    thread_id: thread_id.to_owned(),
+                    stream_id: replaced,
+                }));
         }
         self.actions
             .push_back(Action::Coder(CoderAction::OpenStream {

@@ -154,12 +154,11 @@ impl Session {
 
     /// The chat's state is read again: its stream, opened anew, starts with the snapshot.
     fn reread(&mut self, thread_id: &str) {
-        if let Some(chat) = self.chat_mut(thread_id) {
-            chat.stream = None;
-        }
+        let stream_id = self.chat_mut(thread_id).and_then(|chat| chat.stream.take());
         self.actions
             .push_back(Action::Coder(CoderAction::CloseStream {
                 thread_id: thread_id.to_owned(),
+                stream_id,
             }));
         self.open_stream(thread_id);
     }

@@ -43,7 +43,7 @@ impl Driver {
         };
         {
             let mut state = self.borrow_mut();
-            if let Some(running) = state.running.get_mut(&job.thread_id) {
+            if let Some(running) = state.running_mut(&job.thread_id) {
                 running
                     .calls
                     .push((job.tool_call_id.clone(), controller.clone()));
@@ -121,7 +121,7 @@ impl Driver {
         let Some(outcome) = outcome else { return };
         {
             let mut state = self.borrow_mut();
-            if let Some(running) = state.running.get_mut(&job.thread_id) {
+            if let Some(running) = state.running_mut(&job.thread_id) {
                 take_call(&mut running.calls, &job.tool_call_id);
             }
             state

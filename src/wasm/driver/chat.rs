@@ -18,9 +18,12 @@ use crate::wasm::io::http;
 use crate::wasm::io::socket::{Socket, SocketEvent};
 use crate::wasm::io::IoError;
 
-/// A Coder chat's stream: the session's id for it, and its socket (closed when dropped).
+/// A Coder chat's stream: the session's id for it, the handle of the turn it serves (whose
+/// thread the session knows, under the chat's id once a new chat has one), and its socket
+/// (closed when dropped).
 pub(super) struct Stream {
     id: u64,
+    run: u64,
     /// Held for its drop, which closes it.
     _socket: Socket,
 }
@@ -110,11 +113,15 @@ impl Driver {
                 stream_id,
                 url,
             } => self.open_stream(thread_id, stream_id, &url),
-            CoderAction::CloseStream { thread_id } => self.close_stream(&thread_id),
+            CoderAction::CloseStream { stream_id, .. } => {
+                if let Some(stream_id) = stream_id {
+                    self.close_stream(stream_id);
+                }
+            }
             CoderAction::ThreadCreated {
                 provisional,
                 thread_id,
-            } => self.thread_created(&provisional, thread_id),
+            } => self.thread_created(&provisional, &thread_id),
         }
     }
 
@@ -197,7 +204,7 @@ impl Driver {
                 // What the app's `fetch` threw is the cause of the turn's end when this ended it
                 // (`run/network`); a failure the session retries past is no later error's cause.
                 if let (Some(cause), false) = (cause, state.session.is_running(&thread_id)) {
-                    if let Some(running) = state.running.get_mut(&thread_id) {
+                    if let Some(running) = state.running_mut(&thread_id) {
                         running.cause = cause;
                     }
                 }
@@ -209,10 +216,9 @@ impl Driver {
         });
     }
 
-    /// A [`CoderAction::OpenStream`]: the thread's socket, in
-    /// place of any it had (closed first). A socket that cannot be made is over at once.
+    /// A [`CoderAction::OpenStream`]: the thread's socket (the session closed any it had
+    /// first). A socket that cannot be made is over at once.
     pub(super) fn open_stream(&self, thread_id: String, stream_id: u64, url: &str) {
-        self.close_stream(&thread_id);
         let weak = self.weak();
         let opened = Socket::open(url, move |event| {
             if let Some(driver) = upgrade(&weak) {
@@ -221,15 +227,13 @@ impl Driver {
         });
         match opened {
             Ok(socket) => {
-                let replaced = self.borrow_mut().streams.insert(
-                    thread_id,
-                    Stream {
-                        id: stream_id,
-                        _socket: socket,
-                    },
-                );
-                // Dropped (closed) with no borrow held.
-                drop(replaced);
+                let state = &mut *self.borrow_mut();
+                let run = state.session.run_handle(&thread_id).unwrap_or_default();
+                state.streams.push(Stream {
+                    id: stream_id,
+                    run,
+                    _socket: socket,
+                });
             }
             // Called from `drive`, whose loop takes the actions this queues.
             Err(_) => {
@@ -241,24 +245,29 @@ impl Driver {
         }
     }
 
-    /// A [`CoderAction::CloseStream`]: the thread's socket is
-    /// closed; nothing more of it is told.
-    pub(super) fn close_stream(&self, thread_id: &str) {
-        let stream = self.borrow_mut().streams.remove(thread_id);
+    /// A [`CoderAction::CloseStream`]: the stream's socket is closed (as it is dropped, with no
+    /// borrow held); nothing more of it is told.
+    pub(super) fn close_stream(&self, stream_id: u64) {
+        let stream = {
+            let streams = &mut self.borrow_mut().streams;
+            let at = streams.iter().position(|s| s.id == stream_id);
+            at.map(|at| streams.swap_remove(at))
+        };
         drop(stream);
     }
 
     /// What a stream's socket told: a frame for the session, or its end (the socket is let go).
-    /// The stream is found by its id: its thread may have moved to the chat's id since it opened.
+    /// The stream is found by its id, its thread by its turn's handle: the session says which
+    /// thread the turn is of now (the chat's id, once a new chat has one).
     fn stream_event(&self, stream_id: u64, event: SocketEvent) {
         let thread_id = {
             let state = self.borrow();
             if state.freed {
                 return;
             }
-            let found = state.streams.iter().find(|(_, s)| s.id == stream_id);
-            match found {
-                Some((thread_id, _)) => thread_id.clone(),
+            let found = state.streams.iter().find(|s| s.id == stream_id);
+            match found.and_then(|s| state.session.run_thread(s.run)) {
+                Some(thread_id) => thread_id.to_owned(),
                 None => return,
             }
         };
@@ -269,8 +278,7 @@ impl Driver {
                     .handle_stream_frame(&thread_id, stream_id, &text);
             }
             SocketEvent::Ended => {
-                let stream = self.borrow_mut().streams.remove(&thread_id);
-                drop(stream);
+                self.close_stream(stream_id);
                 self.borrow_mut()
                     .session
                     .handle_stream_closed(&thread_id, stream_id);
@@ -280,41 +288,28 @@ impl Driver {
         self.drive();
     }
 
-    /// A [`CoderAction::ThreadCreated`]: everything the driver
-    /// keeps under the provisional id (the running turn, its stream, the frames' mirror) moves to
-    /// the chat's id, the caller's `signal` now stops the chat, and the chat gets the toggles the
-    /// provisional id shows (those the app set under it with `newChat`, else a copy of the
-    /// defaults, `chat:tools:default`, as a new AG-UI thread gets at its first run), so what the
-    /// user chose before the chat had an id is its own from now on.
-    pub(super) fn thread_created(&self, provisional: &str, thread_id: String) {
-        let signal = {
-            let state = &mut *self.borrow_mut();
-            let mut signal = None;
-            if let Some(mut running) = state.running.remove(provisional) {
-                signal = running.signal.take();
-                state.running.insert(thread_id.clone(), running);
-            }
-            if let Some(stream) = state.streams.remove(provisional) {
-                state.streams.insert(thread_id.clone(), stream);
-            }
-            let render = &mut state.render;
+    /// A [`CoderAction::ThreadCreated`]: the session moved the thread (and with it its turn's
+    /// handle, by which the driver keeps the turn's promise, fetches, calls, stream and the
+    /// caller's `signal`: none of them moves). What the driver keeps by thread moves: the frames'
+    /// mirror, and the toggles the provisional id shows (those the app set under it with
+    /// `newChat`, else a copy of the defaults, `chat:tools:default`, as a new AG-UI thread gets
+    /// at its first run), so what the user chose before the chat had an id is its own from now
+    /// on.
+    pub(super) fn thread_created(&self, provisional: &str, thread_id: &str) {
+        {
+            let render = &mut self.borrow_mut().render;
             if render.dirty.remove(provisional).is_some() {
-                render.dirty.add(thread_id.as_str());
+                render.dirty.add(thread_id);
             }
             if let Some(mirror) = render.mirrors.remove(provisional) {
-                render.mirrors.insert(thread_id.clone(), mirror);
+                render.mirrors.insert(thread_id.to_owned(), mirror);
             }
-            signal
-        };
-        if let Some((signal, listener)) = signal {
-            let _ = signal.remove_event_listener_with_callback("abort", &listener);
-            self.follow_signal(&thread_id, signal);
         }
         self.load_toggles(Some(provisional));
-        self.load_toggles(Some(&thread_id));
-        self.borrow_mut().toggles.adopt(provisional, &thread_id);
+        self.load_toggles(Some(thread_id));
+        self.borrow_mut().toggles.adopt(provisional, thread_id);
         self.save_toggles();
         self.emit_toggle_diagnostics();
-        self.mark_dirty(&thread_id);
+        self.mark_dirty(thread_id);
     }
 }

@@ -32,9 +32,10 @@ impl Driver {
                 Action::Send {
                     thread_id,
                     run_id,
+                    round,
                     body,
                     ..
-                } => self.spawn_send(thread_id, run_id, body),
+                } => self.spawn_send(thread_id, run_id, round, body),
                 Action::Reconnect {
                     thread_id,
                     run_id,
@@ -45,8 +46,7 @@ impl Driver {
                 Action::Cancel { thread_id } => {
                     let parts = self
                         .borrow_mut()
-                        .running
-                        .get_mut(&thread_id)
+                        .running_mut(&thread_id)
                         .map(|r| (r.fetch.take(), r.body.take(), std::mem::take(&mut r.calls)));
                     if let Some((fetch, body, calls)) = parts {
                         cancel_all(fetch, body, calls);
@@ -58,8 +58,7 @@ impl Driver {
                 } => {
                     let controller = self
                         .borrow_mut()
-                        .running
-                        .get_mut(&thread_id)
+                        .running_mut(&thread_id)
                         .and_then(|r| take_call(&mut r.calls, &tool_call_id));
                     if let Some(controller) = controller {
                         browser::abort(&controller, &browser::timeout_reason());
@@ -118,7 +117,7 @@ impl Driver {
     fn finish(&self, result: &RunResult) {
         self.flush_thread(&result.thread_id);
         let value = self.run_result_to_js(result);
-        let running = self.borrow_mut().running.remove(&result.thread_id);
+        let running = self.borrow_mut().take_running(result.run);
         let Some(running) = running else { return };
         if running.forget {
             let state = &mut *self.borrow_mut();

@@ -95,8 +95,6 @@ struct Running {
     calls: Vec<(String, AbortController)>,
     /// The caller's `signal` and our listener on it, removed when the turn ends.
     signal: Option<(AbortSignal, Function)>,
-    /// Requests sent so far (`prepareRequest`'s `round`).
-    rounds: u32,
     /// What the app's `fetch` or `prepareRequest` threw, for `result.error.cause`.
     cause: JsValue,
     /// `forgetThread` was called while the turn was ending (a `run_finished` or `messages`
@@ -129,10 +127,12 @@ struct State {
     handlers: SortedMap<Function>,
     /// Imported tool modules (promises), by URL: each module is imported once.
     modules: SortedMap<Promise>,
-    running: SortedMap<Running>,
-    /// Each Coder chat's open stream, by thread.
+    /// Each running turn's JS side, by the handle the session gave the turn
+    /// ([`Session::run_handle`]): a new Coder chat taking its id moves none of it.
+    running: Vec<(u64, Running)>,
+    /// Each Coder chat's open stream (its id is the session's).
     #[cfg(feature = "coder")]
-    streams: SortedMap<chat::Stream>,
+    streams: Vec<chat::Stream>,
     render: Render,
     /// The timer for the session's next deadline, and that deadline.
     timer: Option<(u64, Timer)>,
@@ -161,9 +161,9 @@ impl Driver {
                 next_listener: 0,
                 handlers: SortedMap::new(),
                 modules: SortedMap::new(),
-                running: SortedMap::new(),
+                running: Vec::new(),
                 #[cfg(feature = "coder")]
-                streams: SortedMap::new(),
+                streams: Vec::new(),
                 render: Render::default(),
                 timer: None,
                 storage_events: None,
@@ -215,7 +215,7 @@ impl Driver {
                 return;
             }
             state.freed = true;
-            state.running.keys().cloned().collect()
+            state.session.running_threads()
         };
         for thread_id in &threads {
             self.borrow_mut().session.abort(thread_id);
@@ -252,6 +252,25 @@ impl Driver {
             ));
         }
         Ok(())
+    }
+}
+
+impl State {
+    /// The JS side of the thread's turn, found by the turn's handle, which the session keeps
+    /// under the thread's id of now.
+    #[inline(never)]
+    fn running_mut(&mut self, thread_id: &str) -> Option<&mut Running> {
+        let run = self.session.run_handle(thread_id)?;
+        self.running
+            .iter_mut()
+            .find(|(r, _)| *r == run)
+            .map(|(_, running)| running)
+    }
+
+    /// Takes out the JS side of the turn `run`.
+    fn take_running(&mut self, run: u64) -> Option<Running> {
+        let at = self.running.iter().position(|(r, _)| *r == run)?;
+        Some(self.running.swap_remove(at).1)
     }
 }
 

@@ -16,19 +16,20 @@ use crate::wasm::io::IoError;
 
 impl Driver {
     /// Sends one round's request and streams the answer into the session.
-    pub(super) fn spawn_send(&self, thread_id: String, run_id: String, body: RequestBody) {
+    pub(super) fn spawn_send(
+        &self,
+        thread_id: String,
+        run_id: String,
+        round: u32,
+        body: RequestBody,
+    ) {
         let controller = AbortController::new().ok();
-        let (prepare, round) = {
+        let prepare = {
             let state = &mut *self.borrow_mut();
-            let round = match state.running.get_mut(&thread_id) {
-                Some(running) => {
-                    running.fetch = controller.clone();
-                    running.rounds += 1;
-                    running.rounds
-                }
-                None => 1,
-            };
-            (state.host.prepare_request.clone(), round)
+            if let Some(running) = state.running_mut(&thread_id) {
+                running.fetch = controller.clone();
+            }
+            state.host.prepare_request.clone()
         };
         let driver = self.clone();
         spawn_local(async move {
@@ -84,7 +85,7 @@ impl Driver {
         let controller = AbortController::new().ok();
         {
             let mut state = self.borrow_mut();
-            let Some(running) = state.running.get_mut(&thread_id) else {
+            let Some(running) = state.running_mut(&thread_id) else {
                 return;
             };
             running.fetch = controller.clone();
@@ -153,7 +154,7 @@ impl Driver {
                 }
                 let body = match Body::open(&answer) {
                     Ok(Some(body)) => {
-                        if let Some(running) = driver.borrow_mut().running.get_mut(thread_id) {
+                        if let Some(running) = driver.borrow_mut().running_mut(thread_id) {
                             running.body = Some(body.reader());
                         }
                         body
@@ -243,7 +244,7 @@ impl Driver {
             }
             // A resumed stream goes on: what was thrown is no cause of a later ending.
             let resumed = session.current_run_id(thread_id) == Some(run_id);
-            if let (Some(running), false) = (state.running.get_mut(thread_id), resumed) {
+            if let (Some(running), false) = (state.running_mut(thread_id), resumed) {
                 running.cause = failure.cause();
             }
         }

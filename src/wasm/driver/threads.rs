@@ -62,7 +62,7 @@ impl Driver {
         // The turn is over for the session but `run()` has not resolved yet (a listener of its
         // last events): its value is built from the thread, which is forgotten right after.
         let ending = !state.session.is_running(thread_id);
-        if let (true, Some(running)) = (ending, state.running.get_mut(thread_id)) {
+        if let (true, Some(running)) = (ending, state.running_mut(thread_id)) {
             running.forget = true;
             return Ok(true);
         }
@@ -127,8 +127,10 @@ impl Driver {
                     thread_id
                 }
             };
-            state.running.insert(
-                thread_id.clone(),
+            // The turn's JS side, by the handle the session just gave the turn.
+            let run = state.session.run_handle(&thread_id).unwrap_or_default();
+            state.running.push((
+                run,
                 Running {
                     resolve,
                     reject,
@@ -136,11 +138,10 @@ impl Driver {
                     body: None,
                     calls: Vec::new(),
                     signal: None,
-                    rounds: 0,
                     cause: JsValue::UNDEFINED,
                     forget: false,
                 },
-            );
+            ));
             thread_id
         };
         self.save_toggles();
@@ -160,21 +161,33 @@ impl Driver {
         self.drive();
     }
 
-    /// Aborts the thread's turn when the caller's `signal` fires.
+    /// Aborts the thread's turn when the caller's `signal` fires. With Coder the listener holds
+    /// the turn's handle, not the thread's id, and asks the session which thread the turn is of
+    /// when it fires: a new chat's turn is stopped under the chat's id once it has one. Without
+    /// Coder a thread keeps its id, and the id is enough.
     pub(super) fn follow_signal(&self, thread_id: &str, signal: AbortSignal) {
         if browser::is_aborted(&signal) {
             self.abort(thread_id);
             return;
         }
         let weak = self.weak();
+        #[cfg(feature = "coder")]
+        let Some(run) = self.borrow().session.run_handle(thread_id) else {
+            return;
+        };
+        #[cfg(not(feature = "coder"))]
         let thread = thread_id.to_owned();
         let listener = browser::once_function(Box::new(move || {
             if let Some(driver) = upgrade(&weak) {
+                #[cfg(feature = "coder")]
+                let Some(thread) = driver.borrow().session.run_thread(run).map(str::to_owned) else {
+                    return;
+                };
                 driver.abort(&thread);
             }
         }));
         let _ = signal.add_event_listener_with_callback("abort", &listener);
-        if let Some(running) = self.borrow_mut().running.get_mut(thread_id) {
+        if let Some(running) = self.borrow_mut().running_mut(thread_id) {
             running.signal = Some((signal, listener));
         }
     }

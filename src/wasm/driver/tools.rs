@@ -150,7 +150,7 @@ impl Driver {
             let mut controllers = Vec::new();
             for (thread_id, tool_call_id) in &calls {
                 state.render.dirty.add(thread_id.as_str());
-                if let Some(running) = state.running.get_mut(thread_id) {
+                if let Some(running) = state.running_mut(thread_id) {
                     controllers.extend(take_call(&mut running.calls, tool_call_id));
                 }
             }
