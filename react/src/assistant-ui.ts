@@ -460,14 +460,7 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
   }, [runtime]);
 
   // The thread's open interrupts (read again when a run ends).
-  const interrupts = useMemo(() => {
-    if (runtime === null || shown === null || thread.running) return [];
-    try {
-      return runtime.interrupts(shown);
-    } catch {
-      return [];
-    }
-  }, [runtime, shown, thread.running, thread.result]);
+  const interrupts = useOpenInterrupts(runtime, shown, thread);
 
   // Errors: `onError` once per failed run.
   const onErrorRef = useRef(options.onError);
@@ -495,7 +488,6 @@ export function useAssistantUiRuntime(threadId: string | null, options: Assistan
         humanTools,
       }),
     // `waitsVersion` stands for the contents of `waits`, `humanKey` for `humanTools`.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
     [thread.messages, thread.running, thread.result, thread.error, showThinking, calls, waits, waitsVersion, interrupts, humanKey],
   );
 
@@ -639,19 +631,30 @@ export interface InterruptsHandle {
   respond(entries: readonly ResumeEntry[]): Promise<RunResult>;
 }
 
-/** The open AG-UI interrupts of a thread and their answer (react-ag-ui's `useAgUiInterrupts` + `useAgUiSubmitInterruptResponses`). */
-export function useInterrupts(threadId: string | null): InterruptsHandle {
-  const thread = useThread(threadId);
-  const runtime = useChatRuntime();
-  const shown = thread.threadId;
-  const interrupts = useMemo(() => {
-    if (runtime === null || shown === null || thread.running) return [];
+/** A thread's open interrupts, read again when a run ends (none while it runs, or without a runtime). */
+function useOpenInterrupts(
+  runtime: ChatRuntime | null,
+  shown: string | null,
+  thread: { readonly running: boolean; readonly result: unknown },
+): Interrupt[] {
+  const { running, result } = thread;
+  return useMemo(() => {
+    if (runtime === null || shown === null || running) return [];
     try {
       return runtime.interrupts(shown);
     } catch {
       return [];
     }
-  }, [runtime, shown, thread.running, thread.result]);
+    // `result` changes when a run ends: the interrupts are read again then.
+  }, [runtime, shown, running, result]);
+}
+
+/** The open AG-UI interrupts of a thread and their answer (react-ag-ui's `useAgUiInterrupts` + `useAgUiSubmitInterruptResponses`). */
+export function useInterrupts(threadId: string | null): InterruptsHandle {
+  const thread = useThread(threadId);
+  const runtime = useChatRuntime();
+  const shown = thread.threadId;
+  const interrupts = useOpenInterrupts(runtime, shown, thread);
   const { run } = thread;
   const respond = useCallback((entries: readonly ResumeEntry[]) => run({ messages: [], resume: entries }), [run]);
   return { interrupts, respond };

@@ -449,21 +449,37 @@ async fn run(
     }
 }
 
+/// A run request's input: 422 on a bad RunAgentInput; a re-POST with `Last-Event-ID` is answered
+/// by resuming that run (the `Err` response either way).
+fn run_input(
+    state: &AppState,
+    bytes: &[u8],
+    last_event_id: Option<&str>,
+) -> Result<demo::RunInput, Box<Response>> {
+    let input = demo::validate(bytes).map_err(|detail| {
+        Box::new(json_response(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            json!({ "detail": detail }),
+        ))
+    })?;
+    match last_event_id {
+        Some(id) => Err(Box::new(resumed_run(
+            state,
+            &input.thread_id,
+            &input.run_id,
+            id,
+        ))),
+        None => Ok(input),
+    }
+}
+
 /// Demo mode: 422 on a bad RunAgentInput, else the planner's (or the model's) SSE stream. A
 /// re-POST with `Last-Event-ID` resumes a planner run ([`resume`]).
 fn demo_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Response {
-    let mut input = match demo::validate(bytes) {
+    let mut input = match run_input(state, bytes, last_event_id) {
         Ok(input) => input,
-        Err(detail) => {
-            return json_response(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                json!({ "detail": detail }),
-            )
-        }
+        Err(response) => return *response,
     };
-    if let Some(id) = last_event_id {
-        return resumed_run(state, &input.thread_id, &input.run_id, id);
-    }
     if input.run_id.is_empty() {
         // A client that leaves naming the run to the server (no `runId`): the agent names it.
         input.run_id = state.ids.run();
@@ -496,18 +512,10 @@ fn demo_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Resp
 /// Gateway mode: 422 on a bad RunAgentInput, else the gateway-shaped stream ([`gateway`]); a
 /// re-POST with `Last-Event-ID` resumes it like a planner run.
 fn gateway_run(state: &AppState, bytes: &[u8], last_event_id: Option<&str>) -> Response {
-    let mut input = match demo::validate(bytes) {
+    let mut input = match run_input(state, bytes, last_event_id) {
         Ok(input) => input,
-        Err(detail) => {
-            return json_response(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                json!({ "detail": detail }),
-            )
-        }
+        Err(response) => return *response,
     };
-    if let Some(id) = last_event_id {
-        return resumed_run(state, &input.thread_id, &input.run_id, id);
-    }
     if input.run_id.is_empty() {
         input.run_id = state.ids.run();
     }
