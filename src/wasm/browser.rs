@@ -110,20 +110,8 @@ impl UrlParser for BrowserUrl {
     }
 }
 
-/// `JSON.parse(text)`.
-pub(crate) fn parse_str(text: &str) -> Result<JsValue, JsValue> {
-    parse_json(&JsValue::from_str(text))
-}
-
 #[wasm_bindgen]
 extern "C" {
-    /// `JSON.parse(text)` of a JS string: the crate's one `JSON.parse` binding (js-sys's takes a
-    /// Rust `&str`, which a round's body, a JS string never whole in wasm memory, is not).
-    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
-    pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
-
-    /// `new URL(input, base)`; `None` passes `undefined`, which the constructor takes as no base
-    /// (one binding for both forms, where `web-sys` has two).
     /// `performance.now()`: one crossing (it throws where there is no `performance`).
     #[wasm_bindgen(catch, js_namespace = performance, js_name = now)]
     fn performance_now() -> Result<f64, JsValue>;

@@ -136,7 +136,7 @@ pub(crate) fn to_js<T: ToJson + ?Sized>(value: &T) -> Result<JsValue, Error> {
 
 /// `JSON.parse(text)` of JSON the crate wrote.
 pub(crate) fn parse(text: &str) -> Result<JsValue, Error> {
-    super::browser::parse_str(text).map_err(|e| Error::new("internal", describe(&e)))
+    super::string::parse_str(text).map_err(|e| Error::new("internal", describe(&e)))
 }
 
 /// A JS value as a Rust value (through `JSON.stringify`); a value of the wrong shape is an

@@ -1,11 +1,11 @@
 //! The string bridge: the one way a string of the crate (in the JSON layer's internal form,
 //! `crate::json`) reaches JavaScript other than inside JSON text, and the one way a JS string
-//! comes in exactly. The bottom of the boundary: it uses the JSON layer and `js-sys` only, so
-//! the error type, the JS helpers and the conversions all build on it (docs/architecture.md,
-//! "Strings at the boundary").
+//! comes in exactly; and the crate's one `JSON.parse` binding. The bottom of the boundary: it uses
+//! the JSON layer and `js-sys` only, so the error type, the JS helpers, the browser services and
+//! the conversions all build on it (docs/architecture.md, "Strings at the boundary").
 
 use js_sys::JSON;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 use crate::json::{quoted, Value};
 
@@ -18,7 +18,7 @@ pub(crate) fn js_string(s: &str) -> JsValue {
     match crate::json::to_js_string(s) {
         Some(text) => JsValue::from_str(&text),
         // The writer's text is valid JSON: `JSON.parse` of it does not throw.
-        None => super::browser::parse_str(&quoted(s)).unwrap_or_default(),
+        None => parse_str(&quoted(s)).unwrap_or_default(),
     }
 }
 
@@ -43,4 +43,17 @@ pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
         Some(Value::String(text)) => Some(text),
         _ => Some(plain),
     }
+}
+
+/// `JSON.parse(text)`.
+pub(crate) fn parse_str(text: &str) -> Result<JsValue, JsValue> {
+    parse_json(&JsValue::from_str(text))
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse(text)` of a JS string: the crate's one `JSON.parse` binding (js-sys's takes a
+    /// Rust `&str`, which a round's body, a JS string never whole in wasm memory, is not).
+    #[wasm_bindgen(catch, js_namespace = JSON, js_name = parse)]
+    pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
 }

@@ -9,10 +9,10 @@ use web_sys::AbortController;
 
 use super::Driver;
 use crate::session::{BodySink, RequestBody, RoundRequest};
-use crate::wasm::browser;
 use crate::wasm::convert;
 use crate::wasm::io::http::{self, Body};
 use crate::wasm::io::IoError;
+use crate::wasm::{browser, string};
 
 impl Driver {
     /// Sends one round's request and streams the answer into the session.
@@ -267,7 +267,7 @@ fn prepare_request(
     round: u32,
 ) -> Result<Promise, IoError> {
     let value = match js_body(body) {
-        Some(text) => browser::parse_json(text),
+        Some(text) => string::parse_json(text),
         None => Err(JsValue::UNDEFINED),
     };
     let value = value.map_err(IoError::Thrown)?;

@@ -10,9 +10,9 @@ use web_sys::AbortSignal;
 
 use super::IoError;
 use crate::tools::outcome::{FailureCode, ToolFailure, ToolOutcome};
-use crate::wasm::browser::parse_str;
 use crate::wasm::script::{describe, dynamic_import};
 use crate::wasm::string::js_string;
+use crate::wasm::string::parse_str;
 
 /// Starts importing a module: the app's `importModule(url)`, or `import(url)`. `url` is the `href`
 /// the browser's `URL` made of the `importPath` (ASCII, percent-encoded), handed over through
