@@ -244,20 +244,18 @@ impl Driver {
     /// connection is let go rather than kept until the server or a proxy closes it. Its late
     /// answer would be ignored; the abort's rejection is not told at all.
     pub(super) fn abort_unawaited(&self) {
-        let unawaited: Vec<AbortController> = {
-            let state = &mut *self.borrow_mut();
-            let session = &state.session;
-            let mut unawaited = Vec::new();
-            state.chat_fetches.retain(|(id, controller)| {
-                let awaited = session.awaits_chat_reply(*id);
-                if !awaited {
-                    unawaited.push(controller.clone());
-                }
-                awaited
-            });
-            unawaited
-        };
-        for controller in unawaited {
+        // One at a time, without a list of them (as the session finds its due submissions).
+        loop {
+            let unawaited = {
+                let state = &mut *self.borrow_mut();
+                let session = &state.session;
+                let fetches = &mut state.chat_fetches;
+                let at = fetches
+                    .iter()
+                    .position(|(id, _)| !session.awaits_chat_reply(*id));
+                at.map(|at| fetches.swap_remove(at).1)
+            };
+            let Some(controller) = unawaited else { return };
             browser::abort(&controller, &wasm_bindgen::JsValue::UNDEFINED);
         }
     }
