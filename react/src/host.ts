@@ -1,17 +1,25 @@
 // chat-runtime/react, the host: one per provider. It starts the runtime (once, lazily), subscribes
 // to it, dispatches its events to the stores, registers the code-defined tools, and tears it all
 // down when the provider really unmounts.
-import { ChatRuntimeError, type ChatRuntime, type ChatRuntimeOptions, type FrontendTool, type InitInput, type ToolHandler, type BackendTools } from "./chat_runtime.js";
+import { ChatRuntimeError, type ChatRuntime, type ChatRuntimeOptions, type FrontendTool, type InitInput, type RuntimeEventOf, type ToolHandler, type BackendTools } from "./chat_runtime.js";
 import type { HasId } from "./apply-messages.js";
 import { asError, deferred, type Deferred } from "./errors.js";
 import { loadBuild, type ChatRuntimeBuild } from "./init.js";
 import { StateStore } from "./state-store.js";
-import { EVENTS, type AdapterEvent, type Forgettable, type Store, type StoreHost } from "./store.js";
+import type { ChatCreated, Forgettable, Store, StoreHost } from "./store.js";
 import { ThreadStore } from "./thread-store.js";
 import { ToggleStore } from "./toggle-store.js";
 import { writeMessages, type SyncMessages } from "./sync-messages.js";
 
-export type { AdapterEvent };
+// ---- the events the adapter listens to --------------------------------------------------------------
+
+/**
+ * Never `agui` (one JS object per streamed token): the hooks render from these. `thread_created`:
+ * a Coder chat got its id, and the stores of the id its first run went by read the chat's (they
+ * take its id from the event; the chat's id leads to them).
+ */
+const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "thread_created", "toggles_changed", "tool_finished", "tool_started", "tools_changed"] as const;
+export type AdapterEvent = RuntimeEventOf<(typeof EVENTS)[number]>;
 
 /** A tool a provider's `tools` or a `useFrontendTool` holds; the last claim of a name is registered. */
 export interface Claim {
@@ -345,7 +353,7 @@ export class Host implements StoreHost {
    * app's store (`syncMessages`) gets the chat's whole list under its id: the runtime's later
    * `messages` events name the chat and carry what changes (or, with `replace`, the whole list).
    */
-  private chatCreated(event: AdapterEvent & { type: "thread_created" }): void {
+  private chatCreated(event: ChatCreated): void {
     const { previousThreadId: previous, threadId: chatId } = event;
     this.chats.set(previous, chatId);
     this.firsts.set(chatId, previous);

@@ -1,6 +1,6 @@
 // chat-runtime/react, a thread's AG-UI state as a store.
 import { sameValue } from "./apply-messages.js";
-import { Store, type AdapterEvent, type StoreHost } from "./store.js";
+import { Store, type ChatCreated, type StoreHost } from "./store.js";
 
 export class StateStore extends Store<unknown> {
   protected snapshot: unknown;
@@ -16,7 +16,7 @@ export class StateStore extends Store<unknown> {
    * (A chat has no AG-UI state: a retired state store's readers, which {@link renderAgain} does not
    * re-render, show the same `undefined` as the store they would find.)
    */
-  handle(event: AdapterEvent & { type: "thread_created" }): void {
+  handle(event: ChatCreated): void {
     this.threadId = event.threadId;
     this.refresh();
   }

@@ -3,13 +3,8 @@
 // (an interface here, so that the stores never import the host, which imports them).
 import type { ChatRuntime, ChatRuntimeError, RuntimeEventOf } from "./chat_runtime.js";
 
-/**
- * The events the adapter listens to: never `agui` (one JS object per streamed token): the hooks
- * render from these. `thread_created`: a Coder chat got its id; the stores of the id its first run
- * went by read the chat's from then on (they learn its id from the event).
- */
-export const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "thread_created", "toggles_changed", "tool_finished", "tool_started", "tools_changed"] as const;
-export type AdapterEvent = RuntimeEventOf<(typeof EVENTS)[number]>;
+/** A Coder chat got its id: the stores of the id its first run went by read the chat's from then on. */
+export type ChatCreated = RuntimeEventOf<"thread_created">;
 
 /** A thread's store as the host forgets it ({@link StoreHost.forget}). */
 export interface Forgettable {

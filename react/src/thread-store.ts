@@ -1,9 +1,9 @@
 // chat-runtime/react, a thread's store: its messages, whether it runs, its last result and error,
 // and its runs (`useThread`'s `run` and `abort`).
-import { ChatRuntimeError, type ChatRuntime, type Message, type MessageInput, type RunOptions, type RunRequest, type RunResult } from "./chat_runtime.js";
+import { ChatRuntimeError, type ChatRuntime, type Message, type MessageInput, type RunOptions, type RunRequest, type RunResult, type RuntimeEvent } from "./chat_runtime.js";
 import { indexMessages, mergeMessages, reconcileMessages } from "./apply-messages.js";
 import { asError, isRunning, newId, runError } from "./errors.js";
-import { Store, type AdapterEvent, type StoreHost } from "./store.js";
+import { Store, type StoreHost } from "./store.js";
 
 export interface ThreadSnapshot {
   /** The thread the store reads: its key, or once a Coder chat was created for that id, the chat's. */
@@ -181,7 +181,8 @@ export class ThreadStore extends Store<ThreadSnapshot> {
     this.emit({ ...this.snapshot });
   }
 
-  handle(event: AdapterEvent): void {
+  /** One of the runtime's events about this store's thread (the host's `AdapterEvent`s). */
+  handle(event: RuntimeEvent): void {
     if (event.type === "thread_created") {
       // The Coder chat created for this store's id has its own: the store reads the chat from now
       // on (the runtime moved the messages; its later events name the chat) and stays where it is

@@ -2,7 +2,7 @@
 import type { ChatRuntimeError, ToolEntry } from "./chat_runtime.js";
 import { sameValue } from "./apply-messages.js";
 import { notReady } from "./errors.js";
-import { Store, type AdapterEvent, type StoreHost } from "./store.js";
+import { Store, type ChatCreated, type StoreHost } from "./store.js";
 
 export interface ToggleSnapshot {
   tools: readonly ToolEntry[];
@@ -21,7 +21,7 @@ export class ToggleStore extends Store<ToggleSnapshot> {
   }
 
   /** A Coder chat was created for this thread's id (`thread_created`): the chat's toggles (it adopted these). */
-  handle(event: AdapterEvent & { type: "thread_created" }): void {
+  handle(event: ChatCreated): void {
     this.threadId = event.threadId;
     this.refresh();
   }
