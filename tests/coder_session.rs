@@ -1065,6 +1065,39 @@ fn a_results_post_that_never_answers_counts_as_failed_after_ten_seconds() {
 }
 
 #[test]
+fn a_results_post_is_awaited_until_answered_or_its_deadline() {
+    // What the driver asks before it aborts a chat request's fetch (`awaits_chat_reply`).
+    let mut h = coder_host(None);
+    let chat = answered_chat(&mut h);
+    let first = results_posts(&h)[0].request_id;
+    assert!(h.session.awaits_chat_reply(first), "out and unanswered");
+    h.now += 9_999;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert!(
+        h.session.awaits_chat_reply(first),
+        "not before its deadline"
+    );
+    h.now += 1;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert!(
+        !h.session.awaits_chat_reply(first),
+        "counted unanswered at its deadline"
+    );
+    let second = results_posts(&h)[1].request_id;
+    assert_ne!(second, first);
+    assert!(
+        h.session.awaits_chat_reply(second),
+        "the POST sent again is awaited"
+    );
+    h.session
+        .handle_chat_reply(&chat, second, SubmitReply::Http(204, String::new()));
+    h.pump();
+    assert!(!h.session.awaits_chat_reply(second), "answered");
+}
+
+#[test]
 fn a_reconnect_is_told_once_with_its_attempt_and_wait_and_cleared_by_a_frame() {
     let mut h = coder_host(None);
     let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);

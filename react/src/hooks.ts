@@ -116,7 +116,7 @@ const emptyThread = (): ThreadSnapshot => EMPTY_THREAD;
  *
  * On a Coder runtime (`runtime.backend === "coder"`) that first id is not a chat's: the first run
  * is sent with `newChat: true` and creates the chat, and when it has its id (`thread_created`) the
- * handle's store becomes the chat's (no remount, the messages stay): `threadId` is then the chat's,
+ * handle's store reads the chat's (no remount, the messages stay): `threadId` is then the chat's,
  * and later runs post to the chat. The first id, passed back, still leads to the chat.
  */
 export function useThread(threadId: string | null, options: UseThreadOptions = {}): ThreadHandle {

@@ -6,7 +6,7 @@ import type { HasId } from "./apply-messages.js";
 import { asError, deferred, type Deferred } from "./errors.js";
 import { loadBuild, type ChatRuntimeBuild } from "./init.js";
 import { StateStore } from "./state-store.js";
-import type { Store } from "./store.js";
+import type { ChatCreated, Forgettable, Store, StoreHost } from "./store.js";
 import { ThreadStore } from "./thread-store.js";
 import { ToggleStore } from "./toggle-store.js";
 import { writeMessages, type SyncMessages } from "./sync-messages.js";
@@ -15,7 +15,8 @@ import { writeMessages, type SyncMessages } from "./sync-messages.js";
 
 /**
  * Never `agui` (one JS object per streamed token): the hooks render from these. `thread_created`:
- * a Coder chat got its id, and the stores of the id its first run went by become the chat's.
+ * a Coder chat got its id, and the stores of the id its first run went by read the chat's (they
+ * take its id from the event; the chat's id leads to them).
  */
 const EVENTS = ["activity", "messages", "round_started", "run_finished", "state", "thread_created", "toggles_changed", "tool_finished", "tool_started", "tools_changed"] as const;
 export type AdapterEvent = RuntimeEventOf<(typeof EVENTS)[number]>;
@@ -53,7 +54,7 @@ export interface HostConfig {
   load: "mount" | "demand";
 }
 
-export class Host {
+export class Host implements StoreHost {
   readonly threads = new Map<string, ThreadStore>();
   readonly toggleStores = new Map<string, ToggleStore>();
   readonly states = new Map<string, StateStore>();
@@ -78,13 +79,15 @@ export class Host {
   /** What this host registered in the runtime, by name. */
   private readonly registered = new Map<string, Claim>();
   /** Threads to forget at their `run_finished`: no hook reads them, and they were running. */
-  private readonly forgetting = new Map<string, ThreadStore>();
+  private readonly forgetting = new Map<string, Forgettable>();
   /**
-   * The id a new Coder chat's first run went by -> the chat's id (`thread_created`): a hook or an
-   * app still holding the first (it was the handle's `threadId` until then) reaches the chat. One
-   * pair per chat created from this provider.
+   * The id a new Coder chat's first run went by -> the chat's id (`thread_created`), and back. The
+   * chat's stores stay under the first id (their key; they read the chat, told by the event), and
+   * the chat's id is an alias of it: a hook or an app holding either id, and the runtime's events
+   * naming the chat, reach the same stores. One pair per chat created from this provider.
    */
-  private readonly aliases = new Map<string, string>();
+  private readonly chats = new Map<string, string>();
+  private readonly firsts = new Map<string, string>();
 
   constructor(public config: HostConfig) {
     // An app's runtime is there from the first render (reading it has no side effect); the host
@@ -108,34 +111,43 @@ export class Host {
     for (const listener of [...this.listeners]) listener();
   }
 
+  /** The key of a thread's stores: a chat's first id for the chat's id, else the id itself. */
+  private keyOf(threadId: string): string {
+    return this.firsts.get(threadId) ?? threadId;
+  }
+
+  /** The thread the stores under `key` read: the chat's id for a chat's first id, else the key. */
+  private idOf(key: string): string {
+    return this.chats.get(key) ?? key;
+  }
+
   thread(threadId: string): ThreadStore {
-    threadId = this.aliases.get(threadId) ?? threadId;
-    let store = this.threads.get(threadId);
+    const key = this.keyOf(threadId);
+    let store = this.threads.get(key);
     if (!store) {
-      store = new ThreadStore(this, this.threads, threadId);
-      this.threads.set(threadId, store);
+      store = new ThreadStore(this, this.threads, key, this.idOf(key));
+      this.threads.set(key, store);
     }
     return store;
   }
 
   toggles(threadId: string | null): ToggleStore {
-    if (threadId !== null) threadId = this.aliases.get(threadId) ?? threadId;
     // Thread ids never hold U+10FFFF (README, "Thread ids"): no thread's key is the default's.
-    const key = threadId === null ? "\u{10FFFF}default" : threadId;
+    const key = threadId === null ? "\u{10FFFF}default" : this.keyOf(threadId);
     let store = this.toggleStores.get(key);
     if (!store) {
-      store = new ToggleStore(this, this.toggleStores, key, threadId);
+      store = new ToggleStore(this, this.toggleStores, key, threadId === null ? null : this.idOf(key));
       this.toggleStores.set(key, store);
     }
     return store;
   }
 
   state(threadId: string): StateStore {
-    threadId = this.aliases.get(threadId) ?? threadId;
-    let store = this.states.get(threadId);
+    const key = this.keyOf(threadId);
+    let store = this.states.get(key);
     if (!store) {
-      store = new StateStore(this, this.states, threadId);
-      this.states.set(threadId, store);
+      store = new StateStore(this, this.states, key, this.idOf(key));
+      this.states.set(key, store);
     }
     return store;
   }
@@ -143,10 +155,18 @@ export class Host {
   /**
    * The store of a new chat's first run (`useThread(null)`): on a Coder runtime the id is the one
    * the run goes by until its chat is created. An id used so before (an app's fixed
-   * `options.threadId`) is a new chat again, not the chat it led to.
+   * `options.threadId`) is a new chat again, not the chat it led to: that chat's stores are retired
+   * (whoever reads the chat by its id gets new ones).
    */
   startChat(threadId: string): ThreadStore {
-    this.aliases.delete(threadId);
+    const chat = this.chats.get(threadId);
+    if (chat !== undefined) {
+      this.chats.delete(threadId);
+      this.firsts.delete(chat);
+      this.threads.get(threadId)?.retire();
+      this.toggleStores.get(threadId)?.retire();
+      this.states.get(threadId)?.retire();
+    }
     const store = this.thread(threadId);
     store.startsChat = true;
     return store;
@@ -281,20 +301,21 @@ export class Host {
   private dispatch(event: AdapterEvent): void {
     switch (event.type) {
       case "messages":
-        this.threads.get(event.threadId)?.handle(event);
+        this.threads.get(this.keyOf(event.threadId))?.handle(event);
         if (this.syncMessages) writeMessages(this.syncMessages, event.threadId, event.messages, event.replace);
         break;
       case "activity":
       case "round_started":
       case "tool_started":
       case "tool_finished":
-        this.threads.get(event.threadId)?.handle(event);
+        this.threads.get(this.keyOf(event.threadId))?.handle(event);
         break;
       case "run_finished": {
-        this.threads.get(event.threadId)?.handle(event);
+        const key = this.keyOf(event.threadId);
+        this.threads.get(key)?.handle(event);
         // Before the runtime had `state` events this was the only moment to read the state; now
         // it finds the state unchanged and re-renders nothing.
-        this.states.get(event.threadId)?.refresh();
+        this.states.get(key)?.refresh();
         const waiting = this.forgetting.get(event.threadId);
         if (waiting) {
           this.forgetting.delete(event.threadId);
@@ -303,21 +324,21 @@ export class Host {
         break;
       }
       case "state":
-        this.states.get(event.threadId)?.set(event.state);
+        this.states.get(this.keyOf(event.threadId))?.set(event.state);
         break;
       case "toggles_changed":
         // The defaults (threadId null) show in every thread without saved toggles.
         if (event.threadId === null) {
           for (const store of this.toggleStores.values()) store.refresh();
         } else {
-          this.toggleStores.get(event.threadId)?.refresh();
+          this.toggleStores.get(this.keyOf(event.threadId))?.refresh();
         }
         break;
       case "tools_changed":
         for (const store of this.toggleStores.values()) store.refresh();
         break;
       case "thread_created":
-        this.chatCreated(event.previousThreadId, event.threadId);
+        this.chatCreated(event);
         break;
       default:
         break;
@@ -325,16 +346,23 @@ export class Host {
   }
 
   /**
-   * A Coder chat was created for a run that went by `previous`: the stores of that id become the
-   * chat's (the same objects, so the hooks keep their subscriptions and the messages flow on), and
-   * the app's store (`syncMessages`) gets the chat's whole list under its id: the runtime's later
+   * A Coder chat was created for a run that went by `previous`: the stores of that id read the
+   * chat's from now on (the event tells them its id) and stay under `previous`, which the chat's
+   * id now leads to (the same objects, so the hooks keep their subscriptions and the messages flow
+   * on); a store a hook made for the chat's id before is retired (its readers find these). The
+   * app's store (`syncMessages`) gets the chat's whole list under its id: the runtime's later
    * `messages` events name the chat and carry what changes (or, with `replace`, the whole list).
    */
-  private chatCreated(previous: string, chatId: string): void {
-    this.aliases.set(previous, chatId);
-    this.threads.get(previous)?.rename(chatId);
-    this.toggleStores.get(previous)?.rename(chatId);
-    this.states.get(previous)?.rename(chatId);
+  private chatCreated(event: ChatCreated): void {
+    const { previousThreadId: previous, threadId: chatId } = event;
+    this.chats.set(previous, chatId);
+    this.firsts.set(chatId, previous);
+    this.threads.get(chatId)?.retire();
+    this.toggleStores.get(chatId)?.retire();
+    this.states.get(chatId)?.retire();
+    this.threads.get(previous)?.handle(event);
+    this.toggleStores.get(previous)?.handle(event);
+    this.states.get(previous)?.handle(event);
     const runtime = this.snapshot.runtime;
     if (this.syncMessages && runtime) {
       try {
@@ -350,9 +378,9 @@ export class Host {
    * toggles stay), now or, while it runs, at its `run_finished`, unless a hook reads it again by
    * then. The app has the history and a later `useThread(id, { history })` seeds it again.
    */
-  forget(store: ThreadStore): void {
+  forget(store: Forgettable): void {
     const runtime = this.unsubscribe !== null ? this.snapshot.runtime : null;
-    if (runtime === null || this.threads.has(store.threadId)) return;
+    if (runtime === null || this.threads.has(store.key)) return;
     try {
       if (runtime.isRunning(store.threadId)) {
         this.forgetting.set(store.threadId, store);
@@ -364,7 +392,7 @@ export class Host {
       return;
     }
     store.forgotten();
-    this.states.get(store.threadId)?.refresh();
+    this.states.get(store.key)?.refresh();
   }
 
   // ---- code-defined tools ----

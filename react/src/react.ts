@@ -29,8 +29,9 @@
 //   message rows render only for the message that streams.
 // - Coder (`runtime.backend`): a thread is a chat whose id the server makes. `useThread(null)`'s
 //   first run goes by an id of the hook's with `newChat`; at `thread_created` the stores of that id
-//   move to the chat's (`Host.chatCreated`): the same objects, so readers keep their subscriptions,
-//   and the old id stays an alias of the new one for whoever still holds it.
+//   read the chat's (`Host.chatCreated` hands them the event) and stay under the first id, which
+//   the chat's id leads to: the same objects, so readers keep their subscriptions, whichever id
+//   they hold. Nothing is renamed in the adapter.
 
 export { applyMessages, type HasId } from "./apply-messages.js";
 export { toAguiV0Message, type AguiV0ContentPart, type AguiV0Message } from "./agui-v0.js";

@@ -1,23 +1,23 @@
 // chat-runtime/react, a thread's AG-UI state as a store.
 import { sameValue } from "./apply-messages.js";
-import type { Host } from "./host.js";
-import { Store } from "./store.js";
+import { Store, type ChatCreated, type StoreHost } from "./store.js";
 
 export class StateStore extends Store<unknown> {
   protected snapshot: unknown;
 
-  constructor(host: Host, map: Map<string, StateStore>, public threadId: string) {
-    super(host, map as Map<string, Store<unknown>>, threadId);
+  /** `threadId`: the thread whose state the store reads, as in {@link ThreadStore}. */
+  constructor(host: StoreHost, map: Map<string, StateStore>, key: string, public threadId: string = key) {
+    super(host, map as Map<string, Store<unknown>>, key);
     this.snapshot = this.read();
   }
 
   /**
-   * A Coder chat was created for this thread's id: the store reads the chat's. (A chat has no
-   * AG-UI state: nothing to send readers elsewhere when another store has the chat's id.)
+   * A Coder chat was created for this thread's id (`thread_created`): the store reads the chat's.
+   * (A chat has no AG-UI state: a retired state store's readers, which {@link renderAgain} does not
+   * re-render, show the same `undefined` as the store they would find.)
    */
-  rename(chatId: string): void {
-    if (!this.move(chatId)) return;
-    this.threadId = chatId;
+  handle(event: ChatCreated): void {
+    this.threadId = event.threadId;
     this.refresh();
   }
 

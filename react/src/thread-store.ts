@@ -1,13 +1,12 @@
 // chat-runtime/react, a thread's store: its messages, whether it runs, its last result and error,
 // and its runs (`useThread`'s `run` and `abort`).
-import { ChatRuntimeError, type ChatRuntime, type Message, type MessageInput, type RunOptions, type RunRequest, type RunResult } from "./chat_runtime.js";
+import { ChatRuntimeError, type ChatRuntime, type Message, type MessageInput, type RunOptions, type RunRequest, type RunResult, type RuntimeEvent } from "./chat_runtime.js";
 import { indexMessages, mergeMessages, reconcileMessages } from "./apply-messages.js";
 import { asError, isRunning, newId, runError } from "./errors.js";
-import type { AdapterEvent, Host } from "./host.js";
-import { Store } from "./store.js";
+import { Store, type StoreHost } from "./store.js";
 
 export interface ThreadSnapshot {
-  /** The thread the store reads: its key, until a Coder chat created for it gives it the chat's. */
+  /** The thread the store reads: its key, or once a Coder chat was created for that id, the chat's. */
   threadId: string | null;
   messages: readonly Message[];
   running: boolean;
@@ -65,8 +64,12 @@ export class ThreadStore extends Store<ThreadSnapshot> {
    */
   startsChat = false;
 
-  constructor(host: Host, map: Map<string, ThreadStore>, public threadId: string) {
-    super(host, map as Map<string, Store<ThreadSnapshot>>, threadId);
+  /**
+   * `threadId`: the thread the store reads in the runtime, its `key` unless the key is the first id
+   * of a Coder chat created from this provider (then the chat's; `thread_created` sets it too).
+   */
+  constructor(host: StoreHost, map: Map<string, ThreadStore>, key: string, public threadId: string = key) {
+    super(host, map as Map<string, Store<ThreadSnapshot>>, key);
     const runtime = host.runtime;
     const messages = runtime ? this.read(runtime) : [];
     this.index = indexMessages(messages);
@@ -174,26 +177,20 @@ export class ThreadStore extends Store<ThreadSnapshot> {
     this.seeded = false;
   }
 
-  /**
-   * The Coder chat created for this store's id has `chatId`: the store is the chat's from now on
-   * (its messages are the chat's: the runtime moved them, and its later events name the chat), and
-   * its readers re-render with the new `threadId`. Another store of `chatId` (a hook that named
-   * the chat first) wins: this one's readers are sent there.
-   */
-  rename(chatId: string): void {
-    if (!this.move(chatId)) {
-      // An equal but new snapshot: the readers render again and look the store up again (the
-      // host's alias leads them to the chat's).
-      this.emit({ ...this.snapshot });
-      return;
-    }
-    this.threadId = chatId;
-    this.startsChat = false;
-    this.set({ threadId: chatId });
+  protected override renderAgain(): void {
+    this.emit({ ...this.snapshot });
   }
 
-  handle(event: AdapterEvent): void {
-    if (event.type === "activity") {
+  /** One of the runtime's events about this store's thread (the host's `AdapterEvent`s). */
+  handle(event: RuntimeEvent): void {
+    if (event.type === "thread_created") {
+      // The Coder chat created for this store's id has its own: the store reads the chat from now
+      // on (the runtime moved the messages; its later events name the chat) and stays where it is
+      // (the host finds it by either id). Its readers re-render with the new `threadId`.
+      this.threadId = event.threadId;
+      this.startsChat = false;
+      this.set({ threadId: event.threadId });
+    } else if (event.type === "activity") {
       this.pulse(event.at);
     } else if (event.type === "messages") {
       // `replace`: the list was replaced wholesale (a snapshot, a Coder chat's committed copies

@@ -2,8 +2,7 @@
 import type { ChatRuntimeError, ToolEntry } from "./chat_runtime.js";
 import { sameValue } from "./apply-messages.js";
 import { notReady } from "./errors.js";
-import type { Host } from "./host.js";
-import { Store } from "./store.js";
+import { Store, type ChatCreated, type StoreHost } from "./store.js";
 
 export interface ToggleSnapshot {
   tools: readonly ToolEntry[];
@@ -15,16 +14,20 @@ export interface ToggleSnapshot {
 export class ToggleStore extends Store<ToggleSnapshot> {
   protected snapshot: ToggleSnapshot;
 
-  constructor(host: Host, map: Map<string, ToggleStore>, key: string, public threadId: string | null) {
+  /** `threadId`: the thread whose toggles the store reads (`null`: the defaults), as in {@link ThreadStore}. */
+  constructor(host: StoreHost, map: Map<string, ToggleStore>, key: string, public threadId: string | null) {
     super(host, map as Map<string, Store<ToggleSnapshot>>, key);
     this.snapshot = this.compute(null);
   }
 
-  /** A Coder chat was created for this thread's id: the chat's toggles (it adopted these). */
-  rename(chatId: string): void {
-    if (!this.move(chatId)) return this.emit({ ...this.snapshot });
-    this.threadId = chatId;
+  /** A Coder chat was created for this thread's id (`thread_created`): the chat's toggles (it adopted these). */
+  handle(event: ChatCreated): void {
+    this.threadId = event.threadId;
     this.refresh();
+  }
+
+  protected override renderAgain(): void {
+    this.emit({ ...this.snapshot });
   }
 
   private compute(prev: ToggleSnapshot | null): ToggleSnapshot {

@@ -1284,3 +1284,22 @@ test("a tool-results POST that never answers: counted failed after 10 s, sent ag
   assert.equal(r.toolResultsAccepted, 1);
   assert.equal(result.messages.at(-1).content, 'I got: overlap_a(na1) = {"from":"a"}.');
 });
+
+test("a tool-results POST that never answers is aborted at its deadline: its connection is closed, not kept", async () => {
+  await setup({ match: "aborted at its deadline", holdResults: 1, turns: [{ calls: [{ id: "ab1", name: "overlap_a" }] }, { quote: true }] });
+  await coderRuntime({ register: ["overlap_a"] });
+  const result = await runWithin({ messages: [user("the POST is aborted at its deadline")] }, 25_000);
+  assert.ok(result, "the run settled");
+  assert.equal(result.status, "completed", JSON.stringify(result.error));
+  // The mock drops its handler of the held POST when the client closes the request.
+  let held;
+  await until("the held POST's connection closed", async () => {
+    [held] = (await record(result.threadId)).toolResultPosts;
+    return held.closedAtMs !== undefined;
+  }, 5_000);
+  const [, again] = (await record(result.threadId)).toolResultPosts;
+  const closedAfter = held.closedAtMs - held.atMs;
+  assert.ok(closedAfter >= 9_000, `closed ${closedAfter} ms after it was sent: at its deadline, not before`);
+  assert.ok(held.closedAtMs <= again.atMs + 1_000, `closed when it was sent again (${held.closedAtMs} vs ${again.atMs})`);
+  assert.deepEqual(await ran(), ["overlap_a:ab1"], "the handler ran once");
+});

@@ -232,6 +232,14 @@ impl Session {
             }));
     }
 
+    /// Whether the answer to the chat request `request_id` is still awaited: `false` once it was
+    /// answered, counted unanswered at its deadline (a `tool-results` POST), or its thread was
+    /// forgotten. The host aborts a request it sent that is no longer awaited.
+    pub fn awaits_chat_reply(&self, request_id: u64) -> bool {
+        let mut chats = self.threads.values().filter_map(|t| t.chat.as_deref());
+        chats.any(|chat| chat.requests.iter().any(|(id, _)| *id == request_id))
+    }
+
     /// `POST /chats` answered: the thread takes the chat's id and the stream opens.
     pub(super) fn chat_created(&mut self, provisional: &str, body: &str) {
         let (chat_id, title) = match read_chat(body) {

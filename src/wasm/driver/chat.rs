@@ -5,6 +5,7 @@
 use wasm_bindgen_futures::spawn_local;
 
 use js_sys::Function;
+use web_sys::AbortController;
 
 use super::{upgrade, Driver};
 use crate::coder::options::{check_chat_texts, CoderAuth};
@@ -13,6 +14,7 @@ use crate::coder::SubmitReply as ChatReply;
 use crate::protocol::event::Message;
 use crate::session::coder::CoderAction;
 use crate::session::Session;
+use crate::wasm::browser;
 use crate::wasm::error::Error;
 use crate::wasm::io::http;
 use crate::wasm::io::socket::{Socket, SocketEvent};
@@ -127,7 +129,9 @@ impl Driver {
 
     /// A [`CoderAction::ChatRequest`]: a `POST` through the
     /// app's `fetch` (or the global one); the status and whole body, or the network's failure,
-    /// go back to the session. Never aborted: Stop is an interrupt the session sends.
+    /// go back to the session. Aborted only once the session no longer awaits it (a `tool-results`
+    /// POST unanswered at its deadline: [`Driver::abort_unawaited`]), so it keeps no connection;
+    /// Stop is an interrupt the session sends, not an abort.
     ///
     /// Auth, as coderd checks it: with a session token (the session's `Coder-Session-Token`
     /// header) the request carries no cookies (`credentials: "omit"`), so a Coder cookie of the
@@ -147,6 +151,17 @@ impl Driver {
         if body.is_some() {
             headers.push(("Content-Type".to_owned(), "application/json".to_owned()));
         }
+        // A request the session awaits gets a controller (none when `AbortController` threw).
+        let controller = {
+            let state = &mut *self.borrow_mut();
+            let awaited = state.session.awaits_chat_reply(request_id);
+            let controller = awaited.then(AbortController::new).and_then(Result::ok);
+            if let Some(controller) = &controller {
+                state.chat_fetches.push((request_id, controller.clone()));
+            }
+            controller
+        };
+        let signal = controller.as_ref().and_then(browser::signal);
         let driver = self.clone();
         spawn_local(async move {
             let host = driver.host();
@@ -165,7 +180,7 @@ impl Driver {
                     &url,
                     &headers,
                     body.as_deref(),
-                    None,
+                    signal.as_ref(),
                     credentials,
                 ) {
                     Ok(sent) => sent,
@@ -189,6 +204,14 @@ impl Driver {
                     Err(failure) => Err(failure),
                 }
             };
+            if controller.is_some() {
+                let fetches = &mut driver.borrow_mut().chat_fetches;
+                match fetches.iter().position(|(id, _)| *id == request_id) {
+                    Some(at) => drop(fetches.swap_remove(at)),
+                    // Aborted: the session counted it unanswered already.
+                    None => return,
+                }
+            }
             // After `free()` the session still hears the answer: what Stop owes the server (the
             // second interrupt at `requires_action`, the interrupt of a chat whose create was
             // out) is sent all the same. Every turn is over, so nothing else can follow.
@@ -214,6 +237,27 @@ impl Driver {
             }
             driver.drive();
         });
+    }
+
+    /// Aborts each chat request out whose answer the session no longer awaits (after its clock
+    /// moved: a `tool-results` POST unanswered at its deadline counts as failed there), so its
+    /// connection is let go rather than kept until the server or a proxy closes it. Its late
+    /// answer would be ignored; the abort's rejection is not told at all.
+    pub(super) fn abort_unawaited(&self) {
+        // One at a time, without a list of them (as the session finds its due submissions).
+        loop {
+            let unawaited = {
+                let state = &mut *self.borrow_mut();
+                let session = &state.session;
+                let fetches = &mut state.chat_fetches;
+                let at = fetches
+                    .iter()
+                    .position(|(id, _)| !session.awaits_chat_reply(*id));
+                at.map(|at| fetches.swap_remove(at).1)
+            };
+            let Some(controller) = unawaited else { return };
+            browser::abort(&controller, &wasm_bindgen::JsValue::UNDEFINED);
+        }
     }
 
     /// A [`CoderAction::OpenStream`]: the thread's socket (the session closed any it had

@@ -94,6 +94,8 @@ impl Driver {
                             let timer = driver.borrow_mut().timer.take();
                             drop(timer);
                             driver.borrow_mut().session.handle_timeout(browser::now());
+                            #[cfg(feature = "coder")]
+                            driver.abort_unawaited();
                             driver.drive();
                         }
                     }),
@@ -108,6 +110,8 @@ impl Driver {
         // to try again, but a cut stream is resumed at once rather than left waiting for ever.
         if !armed && self.borrow_mut().session.skip_reconnect_waits() {
             self.borrow_mut().session.handle_timeout(browser::now());
+            #[cfg(feature = "coder")]
+            self.abort_unawaited();
             self.drive();
         }
     }

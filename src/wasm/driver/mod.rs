@@ -133,6 +133,10 @@ struct State {
     /// Each Coder chat's open stream (its id is the session's).
     #[cfg(feature = "coder")]
     streams: Vec<chat::Stream>,
+    /// Each Coder chat request out whose answer the session awaits: its id (the session's) and
+    /// its fetch's controller, fired when the session stops awaiting it ([`Driver::abort_unawaited`]).
+    #[cfg(feature = "coder")]
+    chat_fetches: Vec<(u64, web_sys::AbortController)>,
     render: Render,
     /// The timer for the session's next deadline, and that deadline.
     timer: Option<(u64, Timer)>,
@@ -164,6 +168,8 @@ impl Driver {
                 running: Vec::new(),
                 #[cfg(feature = "coder")]
                 streams: Vec::new(),
+                #[cfg(feature = "coder")]
+                chat_fetches: Vec::new(),
                 render: Render::default(),
                 timer: None,
                 storage_events: None,

@@ -955,7 +955,9 @@ async fn tool_results(
     let bytes = axum::body::to_bytes(req.into_body(), MAX_BODY).await;
     let at = coder.at_ms();
     if hold_results(&coder, &id, &bytes, at) {
-        // Held (`holdResults`): recorded, never applied, never answered.
+        // Held (`holdResults`): recorded, never applied, never answered; when the client gives
+        // up on it (closes the connection, and the server drops this handler) the record says when.
+        let _held = Held { coder, id, at };
         return std::future::pending::<Response>().await;
     }
     let mut hub = coder.lock();
@@ -983,6 +985,32 @@ async fn tool_results(
     match body {
         None => status.into_response(),
         Some(b) => json_response(status, b),
+    }
+}
+
+/// A held `POST /tool-results` being awaited: dropped when the client closes the request (the
+/// server then drops its handler), which its record shows as `closedAtMs`.
+struct Held {
+    coder: Arc<Coder>,
+    id: String,
+    at: u64,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let closed = self.coder.at_ms();
+        let mut hub = self.coder.lock();
+        let Some(chat) = hub.chats.get_mut(&self.id) else {
+            return;
+        };
+        let held = chat.record.tool_result_posts.iter_mut().rev().find(|post| {
+            post["held"] == json!(true)
+                && post["atMs"] == json!(self.at)
+                && post.get("closedAtMs").is_none()
+        });
+        if let Some(post) = held {
+            post["closedAtMs"] = json!(closed);
+        }
     }
 }
 
