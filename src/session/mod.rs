@@ -81,7 +81,7 @@ pub enum Forget {
 }
 
 /// The loop's state for every thread: the router. Each input finds its thread once and hands
-/// the round two disjoint borrows, what every round shares ([`Shared`]: the config, the ids, the
+/// the round two disjoint borrows, what every round shares (`Shared`: the config, the ids, the
 /// actions) and the thread's own state; no round sees the session.
 pub struct Session {
     shared: Shared,

@@ -42,7 +42,7 @@ pub(in crate::session) fn check_run(request: &RunRequest) -> Result<(), SessionE
 }
 
 /// Starts a turn in the thread (`state`, of the request's id, once [`check_run`] passed):
-/// adds the request's messages and sends the first run (`Session::start_run`).
+/// adds the request's messages and sends the first run (the session's `start_run`).
 pub(in crate::session) fn start_run(
     sh: &mut Shared,
     state: &mut ThreadState,

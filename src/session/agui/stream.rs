@@ -23,7 +23,7 @@ fn current<'a>(state: &'a mut ThreadState, run_id: &str) -> Option<&'a mut Turn>
     state.turn.as_mut().filter(|t| t.run_id == run_id)
 }
 
-/// The host is about to send this round's request with `body` (`Session::handle_request_prepared`):
+/// The host is about to send this round's request with `body` (the session's `handle_request_prepared`):
 /// `false` when the round is over or its request already went out.
 pub(in crate::session) fn request_prepared(
     state: &mut ThreadState,
@@ -35,7 +35,7 @@ pub(in crate::session) fn request_prepared(
         .is_some_and(|round| round.outgoing.send(Some(body)))
 }
 
-/// The current round's request as it went out (`Session::sent_request`).
+/// The current round's request as it went out (the session's `sent_request`).
 pub(in crate::session) fn sent_request(
     state: &mut ThreadState,
     run_id: &str,
@@ -46,7 +46,7 @@ pub(in crate::session) fn sent_request(
     }
 }
 
-/// The response to the current round arrived (`Session::handle_response`).
+/// The response to the current round arrived (the session's `handle_response`).
 pub(in crate::session) fn response(
     sh: &mut Shared,
     thread_id: &str,
@@ -90,7 +90,7 @@ pub(in crate::session) fn response(
     }
 }
 
-/// The next bytes of the current round's body (`Session::handle_bytes`).
+/// The next bytes of the current round's body (the session's `handle_bytes`).
 pub(in crate::session) fn bytes(
     sh: &mut Shared,
     thread_id: &str,
@@ -117,7 +117,7 @@ pub(in crate::session) fn bytes(
     drain_decoder(sh, thread_id, state);
 }
 
-/// The current round's body ended (`Session::handle_body_end`). Without `RUN_FINISHED` after
+/// The current round's body ended (the session's `handle_body_end`). Without `RUN_FINISHED` after
 /// events with SSE ids, the stream is resumed ([`Action::Reconnect`]) while attempts are left.
 pub(in crate::session) fn body_end(
     sh: &mut Shared,
@@ -161,7 +161,7 @@ pub(in crate::session) fn body_end(
     maybe_advance(sh, thread_id, state);
 }
 
-/// The fetch failed (`Session::handle_transport_error`): the stream is resumed as at
+/// The fetch failed (the session's `handle_transport_error`): the stream is resumed as at
 /// [`body_end`] if it can be, else `run/network`; with a `status`, `run/http`.
 pub(in crate::session) fn transport_error(
     sh: &mut Shared,
@@ -190,7 +190,7 @@ pub(in crate::session) fn transport_error(
     }
 }
 
-/// The host could not send this round's request (`Session::handle_request_error`): the turn
+/// The host could not send this round's request (the session's `handle_request_error`): the turn
 /// ends in error.
 pub(in crate::session) fn request_error(
     sh: &mut Shared,

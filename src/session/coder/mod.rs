@@ -114,7 +114,7 @@ pub(in crate::session) fn check_chat_messages(
 }
 
 /// Starts a Coder chat's turn in the thread `thread_id` (`state`), once [`chat_thread_id`] and
-/// [`check_chat_messages`] passed (`Session::start_chat`).
+/// [`check_chat_messages`] passed (the session's `start_chat`).
 pub(in crate::session) fn start_chat(
     sh: &mut Shared,
     thread_id: String,

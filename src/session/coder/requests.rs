@@ -23,7 +23,7 @@ use crate::json::Value;
 use crate::lean::sorted::SortedMap;
 use crate::lean::text::concat;
 
-/// The answer to an [`CoderAction::ChatRequest`] (`Session::handle_chat_reply`). An answer
+/// The answer to an [`CoderAction::ChatRequest`] (the session's `handle_chat_reply`). An answer
 /// for a request the session does not know (of a thread forgotten since) is ignored.
 pub(in crate::session) fn chat_reply(
     sh: &mut Shared,

@@ -23,7 +23,7 @@ use crate::lean::text::{concat, decimal};
 use crate::protocol::event::Message;
 
 /// One text message of the stream opened by `CoderAction::OpenStream` `stream_id`
-/// (`Session::handle_stream_frame`). A message of another stream (closed since) is ignored.
+/// (the session's `handle_stream_frame`). A message of another stream (closed since) is ignored.
 pub(in crate::session) fn stream_frame(
     sh: &mut Shared,
     thread_id: &str,
