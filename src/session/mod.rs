@@ -29,16 +29,21 @@
 //! Inputs for a round or a call that is over (a late chunk, a late tool result) are ignored.
 
 mod action;
+mod advance;
 mod agui;
 mod body;
 mod call_table;
 mod calls;
 #[cfg(feature = "coder")]
 pub mod coder;
+#[cfg(feature = "coder")]
+mod coder_inputs;
 mod config;
 mod error;
 mod events;
+mod inputs;
 mod result;
+mod shared;
 mod thread;
 mod tool_set;
 mod turn;
@@ -53,6 +58,7 @@ pub use tool_set::{CallKind, ToolSet};
 
 use std::collections::VecDeque;
 
+use shared::Shared;
 use thread::ThreadState;
 use turn::Turn;
 
@@ -74,22 +80,12 @@ pub enum Forget {
     Busy,
 }
 
-/// The loop's state for every thread.
+/// The loop's state for every thread: the router. Each input finds its thread once and hands
+/// the round two disjoint borrows, what every round shares (`Shared`: the config, the ids, the
+/// actions) and the thread's own state; no round sees the session.
 pub struct Session {
-    config: SessionConfig,
-    /// How the schemas' `pattern`s are matched (the runtime's: `tools::pattern::Patterns`).
-    patterns: Box<dyn PatternMatcher>,
+    shared: Shared,
     threads: SortedMap<ThreadState>,
-    actions: VecDeque<Action>,
-    /// Whether each wire event becomes a [`RuntimeEvent::Agui`] (see [`Session::set_agui_events`]).
-    agui_events: bool,
-    /// Makes run and message ids: `{prefix}-{n}`; the host gives a random prefix.
-    id_prefix: String,
-    next_id: u64,
-    /// Whether a [`ReconnectWait`] waits for its deadline (the next `poll_action`'s `now`).
-    unstamped_waits: bool,
-    /// Where request bodies are written ([`Session::with_body_sink`]).
-    body_sink: Box<dyn BodySink>,
 }
 
 impl Session {
@@ -113,21 +109,23 @@ impl Session {
         body_sink: Box<dyn BodySink>,
     ) -> Self {
         Self {
-            config,
-            patterns,
+            shared: Shared {
+                config,
+                patterns,
+                actions: VecDeque::new(),
+                unstamped_waits: false,
+                agui_events: true,
+                id_prefix: id_prefix.into(),
+                next_id: 0,
+                body_sink,
+            },
             threads: SortedMap::new(),
-            actions: VecDeque::new(),
-            unstamped_waits: false,
-            agui_events: true,
-            id_prefix: id_prefix.into(),
-            next_id: 0,
-            body_sink,
         }
     }
 
     /// The configuration.
     pub fn config(&self) -> &SessionConfig {
-        &self.config
+        &self.shared.config
     }
 
     /// The next piece of work for the host. `now` is the host's clock in milliseconds (any
@@ -135,17 +133,17 @@ impl Session {
     /// `now + timeout_ms`, or [`handle_timeout`](Self::handle_timeout) answers it with `TIMEOUT`.
     /// The deadline covers loading the tool's module and the call.
     pub fn poll_action(&mut self, now: u64) -> Option<Action> {
-        if self.unstamped_waits {
-            self.unstamped_waits = false;
+        if self.shared.unstamped_waits {
+            self.shared.unstamped_waits = false;
             let waits = self.threads.values_mut().filter_map(|t| t.turn.as_mut());
             for wait in waits.filter_map(|turn| turn.reconnect.as_mut()) {
                 wait.deadline
                     .get_or_insert(now.saturating_add(wait.delay_ms));
             }
             #[cfg(feature = "coder")]
-            self.stamp_submissions(now);
+            coder::submit::stamp_submissions(&mut self.threads, now);
         }
-        let action = self.actions.pop_front()?;
+        let action = self.shared.actions.pop_front()?;
         if let Action::Execute(job) = &action {
             if let Some(turn) = self.turn_mut(&job.thread_id) {
                 turn.running.stamp(&job.tool_call_id, now);
@@ -250,7 +248,7 @@ impl Session {
                 // What Stop owes the server (an interrupt's answer may call for another) is
                 // still sent: the chat's requests out outlive the thread.
                 #[cfg(feature = "coder")]
-                self.keep_owed(thread_id, _forgotten);
+                coder::keep_owed(&mut self.threads, thread_id, _forgotten);
                 Forget::Forgotten
             }
         }
@@ -384,22 +382,12 @@ impl Session {
     /// default). A host whose listeners do not want them turns this off, and the stream then costs
     /// no per-event action.
     pub fn set_agui_events(&mut self, on: bool) {
-        self.agui_events = on;
+        self.shared.agui_events = on;
     }
 
     // ---- internals ----------------------------------------------------------------------
 
-    fn next_id(&mut self, kind: &str) -> String {
-        self.next_id += 1;
-        format!("{kind}-{}-{}", self.id_prefix, self.next_id)
-    }
-
     fn turn_mut(&mut self, thread_id: &str) -> Option<&mut Turn> {
         self.threads.get_mut(thread_id)?.turn.as_mut()
-    }
-
-    /// The thread's turn, if `run_id` is its current round.
-    fn current_turn(&mut self, thread_id: &str, run_id: &str) -> Option<&mut Turn> {
-        self.turn_mut(thread_id).filter(|t| t.run_id == run_id)
     }
 }

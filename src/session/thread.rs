@@ -1,13 +1,16 @@
 //! One thread's lasting state in the session ([`ThreadState`]): its messages, the calls it
-//! answered, its open interrupts, what changed since the host last looked, and its turn.
+//! answered, its open interrupts, what changed since the host last looked, and its turn; a
+//! call's result put into it ([`record_result`]).
 
 #[cfg(feature = "coder")]
 use super::coder::round::ChatState;
+use super::shared::Shared;
 use super::turn::Turn;
 
 use crate::lean::hash::HashSet;
-use crate::protocol::event::{Interrupt, Message, ToolCall};
+use crate::protocol::event::{Content, Interrupt, Message, ToolCall, ToolMessage};
 use crate::protocol::thread::Thread;
+use crate::tools::outcome::ToolOutcome;
 
 /// One thread's lasting state.
 #[derive(Default)]
@@ -20,7 +23,7 @@ pub(super) struct ThreadState {
     /// What changed since the host last took the changes.
     pub(super) changes: Changes,
     /// Whether bytes of the current round's body arrived since the host last asked: a flag per
-    /// chunk, so a long stream costs nothing more (see [`Session::take_activity`]).
+    /// chunk, so a long stream costs nothing more (see `Session::take_activity`).
     pub(super) active: bool,
     /// The open interrupts: those of the last `RUN_FINISHED` whose outcome was `interrupt`,
     /// until a later `RUN_FINISHED` (of a run that answered them).
@@ -68,4 +71,30 @@ pub(super) struct Changes {
     pub(super) all: bool,
     /// Whether the AG-UI state changed.
     pub(super) state: bool,
+}
+
+/// Puts a tool message for the call into the thread, where the agent expects it.
+pub(super) fn record_result(
+    sh: &mut Shared,
+    state: &mut ThreadState,
+    tool_call_id: &str,
+    outcome: &ToolOutcome,
+) {
+    let id = sh.next_id("tool");
+    state.handled.insert(tool_call_id.to_owned());
+    state.unsent.push(id.clone());
+    state.changes.ids.push(id.clone());
+    let at = state.thread.insert_tool_result(ToolMessage {
+        id,
+        content: Content::Text(outcome.content()),
+        tool_call_id: tool_call_id.to_owned(),
+        error: outcome.error(),
+        encrypted_value: None,
+        metadata: None,
+        subagent_run_id: None,
+    });
+    if at + 1 != state.thread.messages().len() {
+        // Placed before later messages (right after its assistant message).
+        state.changes.all = true;
+    }
 }

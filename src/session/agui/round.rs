@@ -55,7 +55,7 @@ pub(in crate::session) enum Phase {
     },
     /// The body ended after `RUN_FINISHED`, or no request went out yet (a loaded history's
     /// calls run first): the round waits for the host's running calls, then restarts with the
-    /// answers (`Session::maybe_advance`) or, without any, ends the turn.
+    /// answers (`advance::maybe_advance`) or, without any, ends the turn.
     Answering {
         /// How the run ended: the turn's status if nothing restarts.
         end: RunEnd,
