@@ -175,7 +175,18 @@ pub fn apply(doc: &mut Value, patch: &[PatchOp]) -> Result<(), PatchError> {
 pub fn apply_taking(doc: &mut Value, patch: &mut [PatchOp]) -> Result<(), PatchError> {
     let mut undo: Vec<Undo<'_>> = Vec::new();
     for (operation, op) in patch.iter_mut().enumerate() {
-        if let Err(message) = step(doc, op, &mut undo) {
+        // Both pointers checked first (`""`, the whole document, stands for a missing `from`).
+        let (from, path) = match &*op {
+            PatchOp::Move { from, path } | PatchOp::Copy { from, path } => (&**from, &**path),
+            PatchOp::Add { path, .. }
+            | PatchOp::Remove { path }
+            | PatchOp::Replace { path, .. }
+            | PatchOp::Test { path, .. } => ("", &**path),
+        };
+        if let Err(message) = check(from)
+            .and(check(path))
+            .and_then(|()| step(doc, op, &mut undo))
+        {
             let mut displaced = None;
             for u in undo.into_iter().rev() {
                 displaced = revert(doc, u, displaced.take());
@@ -206,35 +217,27 @@ fn revert(doc: &mut Value, undo: Undo<'_>, displaced: Option<Value>) -> Option<V
 fn step<'p>(doc: &mut Value, op: &'p mut PatchOp, undo: &mut Vec<Undo<'p>>) -> Result<(), String> {
     match op {
         PatchOp::Add { path, value } => {
-            check(path)?;
             add(doc, path, std::mem::take(value), undo).map_err(|(message, _)| message)
         }
         PatchOp::Remove { path } => {
-            check(path)?;
             let (value, at) = remove(doc, path, None)?;
             undo.push(Undo::Reinsert(path, at, Some(value)));
             Ok(())
         }
         PatchOp::Replace { path, value } => {
-            check(path)?;
             let target = resolve_mut(doc, path).ok_or_else(|| missing(path))?;
             let old = std::mem::replace(target, std::mem::take(value));
             undo.push(Undo::Put(path, old));
             Ok(())
         }
         PatchOp::Move { from, path } => {
-            check(from)?;
-            check(path)?;
-            let (mut source, mut target) = (tokens(from), tokens(path));
-            // Whether `from` is a proper prefix of `path` (token by token), or the same pointer.
-            let (inside, same) = loop {
-                match (source.next(), target.next()) {
-                    (None, None) => break (false, true),
-                    (None, Some(_)) => break (true, false),
-                    (Some(a), Some(b)) if a == b => continue,
-                    _ => break (false, false),
-                }
-            };
+            // Valid escapes (`~0`, `~1`) write each token one way: the pointers' text compares
+            // as their tokens do. `path` is inside `from` when `from` is a proper prefix of its
+            // tokens.
+            let inside = path.len() > from.len()
+                && path.starts_with(from.as_str())
+                && path.as_bytes().get(from.len()) == Some(&b'/');
+            let same = from == path;
             if inside {
                 return Err(format!("cannot move `{from}` into itself (`{path}`)"));
             }
@@ -255,13 +258,10 @@ fn step<'p>(doc: &mut Value, op: &'p mut PatchOp, undo: &mut Vec<Undo<'p>>) -> R
             }
         }
         PatchOp::Copy { from, path } => {
-            check(from)?;
-            check(path)?;
             let value = resolve(doc, from).ok_or_else(|| missing(from))?.clone();
             add(doc, path, value, undo).map_err(|(message, _)| message)
         }
         PatchOp::Test { path, value } => {
-            check(path)?;
             let actual = resolve(doc, path).ok_or_else(|| missing(path))?;
             if actual == &*value {
                 Ok(())
@@ -325,10 +325,9 @@ fn unescape(token: &str) -> Cow<'_, str> {
 /// A checked pointer's parent (itself a pointer) and last token (still escaped); `None` for the
 /// whole document.
 fn split_last(path: &str) -> Option<(&str, &str)> {
-    // (Byte search and checked splits: no slicing panic nor `memchr` in the build.)
+    // (A byte search and `get`: no slicing panic nor `memchr` in the build.)
     let at = path.bytes().rposition(|b| b == b'/')?;
-    let (parent, last) = path.split_at_checked(at)?;
-    Some((parent, last.get(1..)?))
+    Some((path.get(..at)?, path.get(at + 1..)?))
 }
 
 /// An array index token: digits without a leading zero, below `len` (or `== len`, and `-`, when
