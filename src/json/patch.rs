@@ -1,5 +1,6 @@
 //! RFC 6902 JSON Patch over RFC 6901 JSON Pointers, applied atomically.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::Value;
@@ -150,23 +151,42 @@ impl PatchOp {
     }
 }
 
-/// What undoes one applied step; pointers are concrete (array `-` resolved to its index).
-enum Undo {
+/// What undoes one applied step. Pointers are the patch's own text; an array position the step
+/// chose (`-`, an insertion) is kept as the index that replaces the pointer's last token.
+enum Undo<'p> {
     /// Put `old` back at the target (which exists); yields the value it displaces.
-    Put(Vec<String>, Value),
+    Put(&'p str, Value),
     /// Remove the target (added by the step); yields it.
-    Delete(Vec<String>),
+    Delete(&'p str, Option<usize>),
     /// Insert a member or item at position `at` of the target's parent; `None` inserts the value
     /// yielded by the undo step just before (a `move`'s value, back from where it went).
-    Reinsert(Vec<String>, usize, Option<Value>),
+    Reinsert(&'p str, usize, Option<Value>),
 }
 
 /// Applies `patch` to `doc`: every operation, or (on the first failure) none of them. Nothing is
 /// cloned but the values the operations carry: a failed operation is undone step by step.
 pub fn apply(doc: &mut Value, patch: &[PatchOp]) -> Result<(), PatchError> {
-    let mut undo: Vec<Undo> = Vec::new();
-    for (operation, op) in patch.iter().enumerate() {
-        if let Err(message) = step(doc, op, &mut undo) {
+    apply_taking(doc, &mut patch.to_vec())
+}
+
+/// [`apply`] by value: the values the operations add are moved into `doc`, not copied, and the
+/// patch is left with `null` in their place (whether it applied or not). For a patch that is
+/// dropped after (a `STATE_DELTA` nobody else reads).
+pub fn apply_taking(doc: &mut Value, patch: &mut [PatchOp]) -> Result<(), PatchError> {
+    let mut undo: Vec<Undo<'_>> = Vec::new();
+    for (operation, op) in patch.iter_mut().enumerate() {
+        // Both pointers checked first (`""`, the whole document, stands for a missing `from`).
+        let (from, path) = match &*op {
+            PatchOp::Move { from, path } | PatchOp::Copy { from, path } => (&**from, &**path),
+            PatchOp::Add { path, .. }
+            | PatchOp::Remove { path }
+            | PatchOp::Replace { path, .. }
+            | PatchOp::Test { path, .. } => ("", &**path),
+        };
+        if let Err(message) = check(from)
+            .and(check(path))
+            .and_then(|()| step(doc, op, &mut undo))
+        {
             let mut displaced = None;
             for u in undo.into_iter().rev() {
                 displaced = revert(doc, u, displaced.take());
@@ -177,17 +197,15 @@ pub fn apply(doc: &mut Value, patch: &[PatchOp]) -> Result<(), PatchError> {
     Ok(())
 }
 
-fn revert(doc: &mut Value, undo: Undo, displaced: Option<Value>) -> Option<Value> {
+fn revert(doc: &mut Value, undo: Undo<'_>, displaced: Option<Value>) -> Option<Value> {
     match undo {
-        Undo::Put(tokens, old) => {
-            resolve_mut(doc, &tokens).map(|target| std::mem::replace(target, old))
-        }
-        Undo::Delete(tokens) => remove(doc, &tokens).ok().map(|(value, _)| value),
-        Undo::Reinsert(tokens, at, value) => {
+        Undo::Put(path, old) => resolve_mut(doc, path).map(|target| std::mem::replace(target, old)),
+        Undo::Delete(path, index) => remove(doc, path, index).ok().map(|(value, _)| value),
+        Undo::Reinsert(path, at, value) => {
             let value = value.or(displaced)?;
-            let (last, parent) = tokens.split_last()?;
+            let (parent, last) = split_last(path)?;
             match resolve_mut(doc, parent)? {
-                Value::Object(m) => m.entries.insert(at, (last.clone(), value)),
+                Value::Object(m) => m.entries.insert(at, (unescape(last).into_owned(), value)),
                 Value::Array(a) => a.insert(at, value),
                 _ => {}
             }
@@ -196,54 +214,56 @@ fn revert(doc: &mut Value, undo: Undo, displaced: Option<Value>) -> Option<Value
     }
 }
 
-fn step(doc: &mut Value, op: &PatchOp, undo: &mut Vec<Undo>) -> Result<(), String> {
+fn step<'p>(doc: &mut Value, op: &'p mut PatchOp, undo: &mut Vec<Undo<'p>>) -> Result<(), String> {
     match op {
         PatchOp::Add { path, value } => {
-            add(doc, pointer(path)?, value.clone(), undo).map_err(|(message, _)| message)
+            add(doc, path, std::mem::take(value), undo).map_err(|(message, _)| message)
         }
         PatchOp::Remove { path } => {
-            let tokens = pointer(path)?;
-            let (value, at) = remove(doc, &tokens)?;
-            undo.push(Undo::Reinsert(tokens, at, Some(value)));
+            let (value, at) = remove(doc, path, None)?;
+            undo.push(Undo::Reinsert(path, at, Some(value)));
             Ok(())
         }
         PatchOp::Replace { path, value } => {
-            let tokens = pointer(path)?;
-            let target = resolve_mut(doc, &tokens).ok_or_else(|| missing(path))?;
-            let old = std::mem::replace(target, value.clone());
-            undo.push(Undo::Put(tokens, old));
+            let target = resolve_mut(doc, path).ok_or_else(|| missing(path))?;
+            let old = std::mem::replace(target, std::mem::take(value));
+            undo.push(Undo::Put(path, old));
             Ok(())
         }
         PatchOp::Move { from, path } => {
-            let (source, tokens) = (pointer(from)?, pointer(path)?);
-            if tokens.len() > source.len() && tokens.starts_with(&source) {
+            // Valid escapes (`~0`, `~1`) write each token one way: the pointers' text compares
+            // as their tokens do. `path` is inside `from` when `from` is a proper prefix of its
+            // tokens.
+            let inside = path.len() > from.len()
+                && path.starts_with(from.as_str())
+                && path.as_bytes().get(from.len()) == Some(&b'/');
+            let same = from == path;
+            if inside {
                 return Err(format!("cannot move `{from}` into itself (`{path}`)"));
             }
-            if source == tokens {
-                return resolve(doc, &source).map(drop).ok_or_else(|| missing(from));
+            if same {
+                return resolve(doc, from).map(drop).ok_or_else(|| missing(from));
             }
-            let (value, at) = remove(doc, &source)?;
+            let (value, at) = remove(doc, from, None)?;
             let mark = undo.len();
-            match add(doc, tokens, value, undo) {
+            match add(doc, path, value, undo) {
                 Ok(()) => {
-                    undo.insert(mark, Undo::Reinsert(source, at, None));
+                    undo.insert(mark, Undo::Reinsert(from, at, None));
                     Ok(())
                 }
                 Err((message, value)) => {
-                    revert(doc, Undo::Reinsert(source, at, Some(value)), None);
+                    revert(doc, Undo::Reinsert(from, at, Some(value)), None);
                     Err(message)
                 }
             }
         }
         PatchOp::Copy { from, path } => {
-            let value = resolve(doc, &pointer(from)?)
-                .ok_or_else(|| missing(from))?
-                .clone();
-            add(doc, pointer(path)?, value, undo).map_err(|(message, _)| message)
+            let value = resolve(doc, from).ok_or_else(|| missing(from))?.clone();
+            add(doc, path, value, undo).map_err(|(message, _)| message)
         }
         PatchOp::Test { path, value } => {
-            let actual = resolve(doc, &pointer(path)?).ok_or_else(|| missing(path))?;
-            if actual == value {
+            let actual = resolve(doc, path).ok_or_else(|| missing(path))?;
+            if actual == &*value {
                 Ok(())
             } else {
                 Err(format!(
@@ -257,7 +277,8 @@ fn step(doc: &mut Value, op: &PatchOp, undo: &mut Vec<Undo>) -> Result<(), Strin
 impl Value {
     /// The value at an RFC 6901 JSON Pointer (`""` is this value, `/a/0` a member's item).
     pub fn pointer(&self, pointer: &str) -> Option<&Value> {
-        resolve(self, &self::pointer(pointer).ok()?)
+        check(pointer).ok()?;
+        resolve(self, pointer)
     }
 }
 
@@ -266,25 +287,47 @@ fn missing(path: &str) -> String {
 }
 
 /// RFC 6901: `""` is the whole document; otherwise `/`-separated tokens with `~1` = `/`, `~0` = `~`.
-pub(crate) fn pointer(path: &str) -> Result<Vec<String>, String> {
-    if path.is_empty() {
-        return Ok(Vec::new());
-    }
-    let Some(rest) = path.strip_prefix('/') else {
-        return Err(format!(
+fn check(path: &str) -> Result<(), String> {
+    if path.is_empty() || path.starts_with('/') {
+        Ok(())
+    } else {
+        Err(format!(
             "`{path}` is not a JSON Pointer (it must start with `/`)"
-        ));
-    };
-    Ok(rest
-        .split('/')
-        .map(|t| {
-            if t.contains('~') {
-                crate::lean::text::replace(&crate::lean::text::replace(t, "~1", "/"), "~0", "~")
-            } else {
-                t.to_owned()
-            }
-        })
-        .collect())
+        ))
+    }
+}
+
+/// A checked pointer's tokens, borrowed from it (unescaped into a new string only when a token
+/// holds `~`).
+fn tokens(path: &str) -> impl Iterator<Item = Cow<'_, str>> {
+    let mut rest = path;
+    std::iter::from_fn(move || {
+        let after = rest.strip_prefix('/')?;
+        let end = after.bytes().position(|b| b == b'/').unwrap_or(after.len());
+        let (token, tail) = after.split_at_checked(end)?;
+        rest = tail;
+        Some(unescape(token))
+    })
+}
+
+fn unescape(token: &str) -> Cow<'_, str> {
+    if token.bytes().any(|b| b == b'~') {
+        Cow::Owned(crate::lean::text::replace(
+            &crate::lean::text::replace(token, "~1", "/"),
+            "~0",
+            "~",
+        ))
+    } else {
+        Cow::Borrowed(token)
+    }
+}
+
+/// A checked pointer's parent (itself a pointer) and last token (still escaped); `None` for the
+/// whole document.
+fn split_last(path: &str) -> Option<(&str, &str)> {
+    // (A byte search and `get`: no slicing panic nor `memchr` in the build.)
+    let at = path.bytes().rposition(|b| b == b'/')?;
+    Some((path.get(..at)?, path.get(at + 1..)?))
 }
 
 /// An array index token: digits without a leading zero, below `len` (or `== len`, and `-`, when
@@ -304,58 +347,60 @@ fn array_index(token: &str, len: usize, end: bool) -> Result<usize, String> {
     }
 }
 
-pub(crate) fn resolve<'v>(doc: &'v Value, tokens: &[String]) -> Option<&'v Value> {
-    tokens.iter().try_fold(doc, |v, t| match v {
-        Value::Object(m) => m.get(t),
-        Value::Array(a) => a.get(array_index(t, a.len(), false).ok()?),
+/// The value at a checked pointer.
+pub(crate) fn resolve<'v>(doc: &'v Value, path: &str) -> Option<&'v Value> {
+    tokens(path).try_fold(doc, |v, t| match v {
+        Value::Object(m) => m.get(&t),
+        Value::Array(a) => a.get(array_index(&t, a.len(), false).ok()?),
         _ => None,
     })
 }
 
-fn resolve_mut<'v>(doc: &'v mut Value, tokens: &[String]) -> Option<&'v mut Value> {
-    tokens.iter().try_fold(doc, |v, t| match v {
-        Value::Object(m) => m.get_mut(t),
+fn resolve_mut<'v>(doc: &'v mut Value, path: &str) -> Option<&'v mut Value> {
+    tokens(path).try_fold(doc, |v, t| match v {
+        Value::Object(m) => m.get_mut(&t),
         Value::Array(a) => {
-            let i = array_index(t, a.len(), false).ok()?;
+            let i = array_index(&t, a.len(), false).ok()?;
             a.get_mut(i)
         }
         _ => None,
     })
 }
 
-/// `add`; on failure nothing changed and the value is handed back.
-fn add(
+/// `add` at a checked pointer; on failure nothing changed and the value is handed back.
+fn add<'p>(
     doc: &mut Value,
-    mut tokens: Vec<String>,
+    path: &'p str,
     value: Value,
-    undo: &mut Vec<Undo>,
+    undo: &mut Vec<Undo<'p>>,
 ) -> Result<(), (String, Value)> {
-    let Some(last) = tokens.pop() else {
+    let Some((parent, last)) = split_last(path) else {
         let old = std::mem::replace(doc, value);
-        undo.push(Undo::Put(tokens, old));
+        undo.push(Undo::Put(path, old));
         return Ok(());
     };
-    let parent = match resolve_mut(doc, &tokens) {
+    let parent = match resolve_mut(doc, parent) {
         Some(parent) => parent,
         None => return Err(("the parent of the target does not exist".to_owned(), value)),
     };
     match parent {
         Value::Object(m) => {
-            let old = m.insert(last.clone(), value);
-            tokens.push(last);
-            undo.push(match old {
-                Some(old) => Undo::Put(tokens, old),
-                None => Undo::Delete(tokens),
+            let last = unescape(last);
+            undo.push(match m.index_of(&last) {
+                Some(at) => Undo::Put(path, std::mem::replace(&mut m.entries[at].1, value)),
+                None => {
+                    m.entries.push((last.into_owned(), value));
+                    Undo::Delete(path, None)
+                }
             });
         }
         Value::Array(a) => {
-            let i = match array_index(&last, a.len(), true) {
+            let i = match array_index(last, a.len(), true) {
                 Ok(i) => i,
                 Err(message) => return Err((message, value)),
             };
             a.insert(i, value);
-            tokens.push(i.to_string());
-            undo.push(Undo::Delete(tokens));
+            undo.push(Undo::Delete(path, Some(i)));
         }
         _ => {
             return Err((
@@ -367,18 +412,26 @@ fn add(
     Ok(())
 }
 
-/// Removes the target; returns it and its position in its parent.
-fn remove(doc: &mut Value, tokens: &[String]) -> Result<(Value, usize), String> {
-    let Some((last, parent)) = tokens.split_last() else {
+/// Removes the target of a checked pointer (its last token replaced by `index` when given);
+/// returns it and its position in its parent.
+fn remove(doc: &mut Value, path: &str, index: Option<usize>) -> Result<(Value, usize), String> {
+    let Some((parent, last)) = split_last(path) else {
         return Err("cannot remove the whole document".to_owned());
     };
     match resolve_mut(doc, parent) {
-        Some(Value::Object(m)) => match m.index_of(last) {
-            Some(at) => Ok((m.entries.remove(at).1, at)),
-            None => Err(format!("no member `{last}`")),
-        },
+        Some(Value::Object(m)) => {
+            let last = unescape(last);
+            match m.index_of(&last) {
+                Some(at) => Ok((m.entries.remove(at).1, at)),
+                None => Err(format!("no member `{last}`")),
+            }
+        }
         Some(Value::Array(a)) => {
-            let i = array_index(last, a.len(), false)?;
+            let i = match index {
+                Some(i) if i < a.len() => i,
+                Some(i) => return Err(format!("index {i} is out of bounds (length {})", a.len())),
+                None => array_index(last, a.len(), false)?,
+            };
             Ok((a.remove(i), i))
         }
         _ => Err("the parent of the target does not exist".to_owned()),
@@ -431,9 +484,27 @@ mod tests {
         from_json(parse(text).unwrap()).unwrap()
     }
 
+    /// The patch applied by copy and by value: both give the same document (or the same error,
+    /// the document as it was).
     fn applied(doc: &str, ops: &str) -> Result<String, PatchError> {
-        let mut doc = parse(doc).unwrap();
-        apply(&mut doc, &patch(ops)).map(|()| doc.to_json())
+        let mut copied = parse(doc).unwrap();
+        let by_copy = apply(&mut copied, &patch(ops)).map(|()| copied.to_json());
+        let mut taken = parse(doc).unwrap();
+        let by_value = apply_taking(&mut taken, &mut patch(ops)).map(|()| taken.to_json());
+        assert_eq!(by_copy, by_value, "{ops} by copy and by value");
+        if by_copy.is_err() {
+            assert_eq!(
+                copied.to_json(),
+                parse(doc).unwrap().to_json(),
+                "{ops} left a change"
+            );
+            assert_eq!(
+                taken.to_json(),
+                copied.to_json(),
+                "{ops} by value left a change"
+            );
+        }
+        by_copy
     }
 
     #[test]
@@ -541,6 +612,90 @@ mod tests {
     }
 
     #[test]
+    fn pointer_edge_rules() {
+        let ok = [
+            // `-` appends to an array; escapes name members with `/` and `~` (`~01` is `~1`).
+            (
+                r#"{"l":[1]}"#,
+                r#"[{"op":"add","path":"/l/-","value":2}]"#,
+                r#"{"l":[1,2]}"#,
+            ),
+            (
+                r#"{"a/b":{"~c":1,"~1":2}}"#,
+                r#"[{"op":"test","path":"/a~1b/~0c","value":1},{"op":"remove","path":"/a~1b/~01"}]"#,
+                r#"{"a/b":{"~c":1}}"#,
+            ),
+            (
+                r#"{"a/b":{}}"#,
+                r#"[{"op":"add","path":"/a~1b/x~1y","value":0},{"op":"replace","path":"/a~1b/x~1y","value":1}]"#,
+                r#"{"a/b":{"x/y":1}}"#,
+            ),
+            // A member that only starts with the same letters is not inside `from`.
+            (
+                r#"{"a":{"b":1},"ab":2}"#,
+                r#"[{"op":"move","from":"/a","path":"/ab"}]"#,
+                r#"{"ab":{"b":1}}"#,
+            ),
+            // A move onto itself changes nothing; `test` of the whole document.
+            (
+                r#"{"a":[1,2]}"#,
+                r#"[{"op":"move","from":"/a/1","path":"/a/1"},{"op":"test","path":"","value":{"a":[1,2]}}]"#,
+                r#"{"a":[1,2]}"#,
+            ),
+            // A move within one array, then a copy of the result.
+            (
+                r#"{"a":[1,2,3]}"#,
+                r#"[{"op":"move","from":"/a/0","path":"/a/-"},{"op":"copy","from":"/a","path":"/b"}]"#,
+                r#"{"a":[2,3,1],"b":[2,3,1]}"#,
+            ),
+            // The empty member name.
+            (
+                r#"{"":1}"#,
+                r#"[{"op":"replace","path":"/","value":2}]"#,
+                r#"{"":2}"#,
+            ),
+        ];
+        for (doc, ops, want) in ok {
+            assert_eq!(applied(doc, ops).unwrap(), want, "{ops}");
+        }
+        let refused = [
+            (
+                r#"{"l":[1]}"#,
+                r#"[{"op":"replace","path":"/l/-","value":2}]"#,
+            ),
+            (r#"{"l":[1]}"#, r#"[{"op":"remove","path":"/l/-"}]"#),
+            (r#"{"l":[1]}"#, r#"[{"op":"test","path":"/l/-","value":1}]"#),
+            (
+                r#"{"a":{"b":{}}}"#,
+                r#"[{"op":"move","from":"/a","path":"/a/b/c"}]"#,
+            ),
+            (r#"{"a/b":1}"#, r#"[{"op":"remove","path":"/a/b"}]"#),
+            (r#"{"a":1}"#, r#"[{"op":"test","path":"","value":{"a":2}}]"#),
+            (r#"{"a":1}"#, r#"[{"op":"remove","path":""}]"#),
+            (r#"{"a":1}"#, r#"[{"op":"copy","from":"a","path":"/b"}]"#),
+        ];
+        for (doc, ops) in refused {
+            assert!(applied(doc, ops).is_err(), "{ops} applied");
+        }
+    }
+
+    #[test]
+    fn a_patch_applied_by_value_moves_its_values() {
+        let mut doc = parse(r#"{"l":[]}"#).unwrap();
+        let mut ops = patch(
+            r#"[{"op":"add","path":"/l/-","value":{"id":1}},{"op":"test","path":"/l/0/id","value":1}]"#,
+        );
+        apply_taking(&mut doc, &mut ops).unwrap();
+        assert_eq!(doc.to_json(), r#"{"l":[{"id":1}]}"#);
+        let mut written = String::new();
+        write_json(&ops, &mut written);
+        assert_eq!(
+            written,
+            r#"[{"op":"add","path":"/l/-","value":null},{"op":"test","path":"/l/0/id","value":1}]"#
+        );
+    }
+
+    #[test]
     fn a_failed_patch_leaves_the_document_as_it_was() {
         let doc = r#"{"a":{"x":1,"y":2,"z":3},"list":[1,2,3],"b":"keep"}"#;
         let ops = r#"[
@@ -559,6 +714,9 @@ mod tests {
         ]"#;
         let mut value = parse(doc).unwrap();
         let error = apply(&mut value, &patch(ops)).unwrap_err();
+        assert_eq!(error.operation, 11);
+        assert_eq!(value.to_json(), doc.replace(char::is_whitespace, ""));
+        let error = apply_taking(&mut value, &mut patch(ops)).unwrap_err();
         assert_eq!(error.operation, 11);
         assert_eq!(value.to_json(), doc.replace(char::is_whitespace, ""));
         let mut value = parse(doc).unwrap();

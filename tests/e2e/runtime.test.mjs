@@ -647,6 +647,55 @@ test("incremental streaming: agui events reach subscribers before the body ends;
   assert.deepEqual(updates.at(-1).at(-1), assistantText(deltas.join(""), "a1"));
 });
 
+test("tool call arguments streamed over many frames: each messages event's object is the thread's message whole, earlier objects unchanged", { timeout: TIMEOUT }, async () => {
+  const threadId = "t-args-stream";
+  // Two backend calls in one assistant message, each's arguments in deltas of 7 code points:
+  // quotes, a newline, a non-ASCII letter and an emoji (the scripted server takes no lone
+  // surrogate).
+  const q1 = JSON.stringify({ q: 'wasm "quoted"\nline é 😀 '.repeat(12) });
+  const q2 = JSON.stringify({ q: "second call ".repeat(12) });
+  const pieces = (s) => {
+    const points = Array.from(s);
+    return Array.from({ length: Math.ceil(points.length / 7) }, (_, i) => points.slice(i * 7, i * 7 + 7).join(""));
+  };
+  const streamed = (id, args) => [
+    { type: "TOOL_CALL_START", toolCallId: id, toolCallName: "search_docs", parentMessageId: "a1" },
+    ...pieces(args).map((delta) => ({ type: "TOOL_CALL_ARGS", toolCallId: id, delta })),
+    { type: "TOOL_CALL_END", toolCallId: id },
+  ];
+  const result = (id) => ({ type: "TOOL_CALL_RESULT", messageId: `r-${id}`, toolCallId: id, content: "found", role: "tool" });
+  await script(threadId, [{
+    events: [started(threadId, "s1"), ...text("a1", "Let me look."), ...streamed("b1", q1), ...streamed("b2", q2), result("b1"), result("b2"), finished(threadId, "s1")],
+    chunkBytes: 64, delayMs: 8,
+  }]);
+  await createRuntime({ threadId, backendTools: [{ name: "search_docs", description: "Search the docs", parameters: { type: "object", properties: { q: { type: "string" } } } }] });
+  // At each event: each object as delivered, and the thread's message of that id read fresh.
+  await suite.page.evaluate((threadId) => {
+    window.seen = [];
+    rt.subscribe((event) => {
+      const thread = rt.messages(threadId);
+      for (const m of event.messages) {
+        window.seen.push({ object: m, delivered: JSON.stringify(m), thread: JSON.stringify(thread.find((t) => t.id === m.id)) });
+      }
+    }, { events: ["messages"] });
+  }, threadId);
+  await startRun(threadId);
+  const { result: run } = await finish(threadId);
+  assert.equal(run.status, "completed");
+  const seen = await suite.page.evaluate(() => window.seen.map(({ object, delivered, thread }) => ({ id: object.id, now: JSON.stringify(object), delivered, thread })));
+  for (const { id, now, delivered, thread } of seen) {
+    assert.equal(delivered, thread, `the event's ${id} is the thread's`);
+    assert.equal(now, delivered, `the object handed out for ${id} was not changed after`);
+  }
+  // The call's arguments were seen growing over several events, and end whole.
+  const a1 = seen.filter((s) => s.id === "a1").map((s) => JSON.parse(s.delivered));
+  const growing = (k) => new Set(a1.map((m) => m.toolCalls?.[k]?.function.arguments).filter((a) => a !== undefined));
+  assert.ok(growing(0).size >= 3 && growing(1).size >= 3, `arguments in several frames: ${growing(0).size}, ${growing(1).size}`);
+  assert.deepEqual(a1.at(-1).toolCalls.map((c) => c.function.arguments), [q1, q2]);
+  assert.equal(a1.at(-1).content, "Let me look.");
+  assert.deepEqual(normMessages(run.messages).find((m) => m.id === "a1").toolCalls.map((c) => c.function.arguments), [q1, q2]);
+});
+
 test("exactly once: each tool module is imported once per URL across runs and parallel calls", { timeout: TIMEOUT }, async () => {
   const threadId = "t-imports";
   const echo = (id) => ({ id, name: "echo", args: { text: "hi", mode: "quiet" } });

@@ -27,6 +27,17 @@ impl Thread {
         self.fold(event).map_err(|fault| fault.into_error(event))
     }
 
+    /// A `STATE_DELTA`'s patch applied by value: its values move into the state (the patch is
+    /// left with `null` in their place), for a delta nobody reads after the thread. All or
+    /// nothing, as [`apply`](Self::apply).
+    pub(crate) fn apply_state_delta(
+        &mut self,
+        delta: &mut [crate::json::patch::PatchOp],
+    ) -> Result<Applied, crate::json::patch::PatchError> {
+        crate::json::patch::apply_taking(&mut self.state, delta)?;
+        Ok(Applied::State)
+    }
+
     /// [`apply`](Self::apply) without building the error: what went wrong comes back as a
     /// [`Fault`] that borrows the event (the session, which drops these errors as the TS client
     /// does, then carries no code to write them).

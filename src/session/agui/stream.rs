@@ -271,7 +271,7 @@ fn drain_decoder(sh: &mut Shared, thread_id: &str, state: &mut ThreadState) {
     };
     let mut fire_and_forget = Vec::new();
     let mut run_error = None;
-    while let Some(item) = decoder.next_item() {
+    while let Some(mut item) = decoder.next_item() {
         if item.expanded {
             // A snapshot holds the server's messages only: the results this turn recorded
             // and has not sent yet (fire-and-forget calls) are put back after it.
@@ -279,11 +279,17 @@ fn drain_decoder(sh: &mut Shared, thread_id: &str, state: &mut ThreadState) {
                 Event::MessagesSnapshot(_) => unsent_tool_messages(&state.thread, &state.unsent),
                 _ => Vec::new(),
             };
-            let applied = state.thread.fold(&item.event);
+            let applied = match &mut item.event {
+                // A delta no `agui` listener reads: its values move into the state.
+                Event::StateDelta(e) if !(item.wire && sh.agui_events) => {
+                    state.thread.apply_state_delta(&mut e.delta).ok()
+                }
+                event => state.thread.fold(event).ok(),
+            };
             for message in recorded {
                 keep_tool_message(&mut state.thread, message);
             }
-            note_applied(&state.thread, &mut state.changes, applied.ok());
+            note_applied(&state.thread, &mut state.changes, applied);
             match &item.event {
                 // Another run in the same stream: the round is not over until it finishes
                 // (a cut before then is resumed, or truncated).
