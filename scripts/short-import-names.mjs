@@ -16,7 +16,8 @@
 // "0" and "1", keys of the object the glue hands to `WebAssembly.instantiate` and nothing else.
 // wasm-bindgen imports that snippet once per function (three identical `import * as importN` lines
 // and three equal keys, of which JavaScript keeps the last): one line and one key are left. It
-// fails when the glue does not have that shape.
+// fails when the glue does not have that shape. The closure shims the glue calls lose their hash
+// too (`wasm_bindgen__convert__closures_____invoke__h<hash>` -> `..._invoke_1`).
 import { readFileSync, writeFileSync } from "node:fs";
 import binaryen from "binaryen";
 
@@ -57,6 +58,26 @@ for (const [base, name] of renamed) {
   if (found !== 1) throw new Error(`${glueFile}: ${base} is there ${found} times, not once: wasm-bindgen changed`);
   glue = glue.replace(key, name);
 }
+// The closure shims the glue calls, exported as `wasm_bindgen__convert__closures_____invoke__h<16
+// hex digits>` (one function of the glue each, named alike, called and defined: three times in the
+// glue, once in the .wasm): the hash dropped, numbered in the order of their old names.
+const INVOKE = /^(wasm_bindgen__convert__closures_____invoke)__h[0-9a-f]{16}$/;
+const invokes = [];
+for (let i = 0; i < module.getNumExports(); i++) {
+  const info = binaryen.getExportInfo(module.getExportByIndex(i));
+  if (INVOKE.test(info.name)) invokes.push(info);
+}
+invokes.sort((a, b) => (a.name < b.name ? -1 : 1));
+invokes.forEach((info, n) => {
+  const name = `${INVOKE.exec(info.name)[1]}_${n + 1}`;
+  const key = new RegExp(`\\b${info.name}\\b`, "g");
+  if (new RegExp(`\\b${name}\\b`).test(glue) || module.getExport(name)) throw new Error(`${dir}: the short name ${name} is taken`);
+  if (!key.test(glue)) throw new Error(`${glueFile}: the export ${info.name} is not there: wasm-bindgen changed`);
+  glue = glue.replace(key, name);
+  module.removeExport(info.name);
+  module.addFunctionExport(info.value, name);
+});
+
 // The modules: each a short name, in the order of their first import.
 const described = WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(wasmFile)));
 const notFunction = described.find((i) => i.kind !== "function");
@@ -81,7 +102,7 @@ writeFileSync(wasmFile, module.emitBinary());
 writeFileSync(glueFile, glue);
 console.log(
   `${dir}: ${imports.length} imports renamed without their hash (${renamed.size - byStem.size} numbered), ` +
-    `${modules.size} modules renamed, ${dropped} repeated snippet imports dropped`,
+    `${modules.size} modules renamed, ${dropped} repeated snippet imports dropped, ${invokes.length} closure shim exports renamed`,
 );
 
 /** The glue with each module's key in the imports object renamed, and each snippet imported once.
