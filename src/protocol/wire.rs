@@ -67,6 +67,13 @@ pub trait FromJson: Sized {
     /// A value that stands in for one that could not be read, so that a reader can go on to the
     /// next field and report the first error once, at the end ([`Fields::get`], [`Fields::check`]).
     fn placeholder() -> Self;
+
+    /// Reads the value as the next item of `out`, a vector being read (`read_items`). On an
+    /// error `out` may hold a placeholder at the end: the vector is dropped with the error.
+    fn push_into(value: Value, out: &mut Vec<Self>) -> Result<(), FieldError> {
+        out.push(Self::from_json(value)?);
+        Ok(())
+    }
 }
 
 /// A type written as JSON.
@@ -500,8 +507,7 @@ impl<T: FromJson> Items for Vec<T> {
     }
 
     fn push_json(&mut self, item: Value) -> Result<(), FieldError> {
-        self.push(T::from_json(item)?);
-        Ok(())
+        T::push_into(item, self)
     }
 }
 
@@ -650,6 +656,17 @@ macro_rules! wire_struct {
                 $name {
                     $( $field: $crate::protocol::wire::FromJson::placeholder(), )*
                 }
+            }
+
+            /// Read in place, checked after: no error branch of its own, no copy of the value
+            /// out of a `Result` (the vector and the item are dropped with the error).
+            fn push_into(
+                value: $crate::json::Value,
+                out: &mut Vec<Self>,
+            ) -> Result<(), $crate::protocol::wire::FieldError> {
+                let mut fields = $crate::protocol::wire::Fields::of(value)?;
+                out.push($name::read_unchecked(&mut fields));
+                fields.check()
             }
         }
 
