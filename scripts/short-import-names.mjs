@@ -10,6 +10,14 @@
 // module and in the glue alike: the names are private to the pair, nothing else sees them. It
 // fails when a name is not exactly once in the glue (wasm-bindgen changed how it writes them),
 // and prints what it did. docs/numbers.md, "Two builds".
+//
+// The modules the names are imported from get short names too: `./chat_runtime_bg.js` (written
+// before each of about 70 imports in the .wasm) and the path of the crate's inline snippet become
+// "0" and "1", keys of the object the glue hands to `WebAssembly.instantiate` and nothing else.
+// wasm-bindgen imports that snippet once per function (three identical `import * as importN` lines
+// and three equal keys, of which JavaScript keeps the last): one line and one key are left. It
+// fails when the glue does not have that shape. The closure shims the glue calls lose their hash
+// too (`wasm_bindgen__convert__closures_____invoke__h<hash>` -> `..._invoke_1`).
 import { readFileSync, writeFileSync } from "node:fs";
 import binaryen from "binaryen";
 
@@ -19,6 +27,7 @@ const wasmFile = `${dir}/chat_runtime_bg.wasm`;
 const glueFile = `${dir}/chat_runtime.js`;
 const module = binaryen.readBinary(readFileSync(wasmFile));
 let glue = readFileSync(glueFile, "utf8");
+let dropped = 0;
 
 const HASHED = /^(__wbg_\w+?)_[0-9a-f]{16}$/;
 const imports = [];
@@ -49,12 +58,69 @@ for (const [base, name] of renamed) {
   if (found !== 1) throw new Error(`${glueFile}: ${base} is there ${found} times, not once: wasm-bindgen changed`);
   glue = glue.replace(key, name);
 }
+// The closure shims the glue calls, exported as `wasm_bindgen__convert__closures_____invoke__h<16
+// hex digits>` (one function of the glue each, named alike, called and defined: three times in the
+// glue, once in the .wasm): the hash dropped, numbered in the order of their old names.
+const INVOKE = /^(wasm_bindgen__convert__closures_____invoke)__h[0-9a-f]{16}$/;
+const invokes = [];
+for (let i = 0; i < module.getNumExports(); i++) {
+  const info = binaryen.getExportInfo(module.getExportByIndex(i));
+  if (INVOKE.test(info.name)) invokes.push(info);
+}
+invokes.sort((a, b) => (a.name < b.name ? -1 : 1));
+invokes.forEach((info, n) => {
+  const name = `${INVOKE.exec(info.name)[1]}_${n + 1}`;
+  const key = new RegExp(`\\b${info.name}\\b`, "g");
+  if (new RegExp(`\\b${name}\\b`).test(glue) || module.getExport(name)) throw new Error(`${dir}: the short name ${name} is taken`);
+  if (!key.test(glue)) throw new Error(`${glueFile}: the export ${info.name} is not there: wasm-bindgen changed`);
+  glue = glue.replace(key, name);
+  module.removeExport(info.name);
+  module.addFunctionExport(info.value, name);
+});
+
+// The modules: each a short name, in the order of their first import.
+const described = WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(wasmFile)));
+const notFunction = described.find((i) => i.kind !== "function");
+if (notFunction) throw new Error(`${wasmFile}: imports a ${notFunction.kind} (${notFunction.name}): only functions are renamed`);
+const modules = new Map();
+for (const { module: from } of described) if (!modules.has(from)) modules.set(from, String(modules.size));
+glue = shortModules(glue, modules);
+
 // The same function import again under its new name (calls name the function, not the import).
-for (const info of imports) {
+const all = [];
+for (let i = 0; i < module.getNumFunctions(); i++) {
+  const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
+  if (info.module) all.push(info);
+}
+for (const info of all) {
   module.removeFunction(info.name);
-  module.addFunctionImport(info.name, info.module, renamed.get(info.base), info.params, info.results);
+  const base = renamed.get(info.base) ?? info.base;
+  module.addFunctionImport(info.name, modules.get(info.module), base, info.params, info.results);
 }
 if (!module.validate()) throw new Error(`${wasmFile}: the rewritten module does not validate`);
 writeFileSync(wasmFile, module.emitBinary());
 writeFileSync(glueFile, glue);
-console.log(`${dir}: ${imports.length} imports renamed without their hash (${renamed.size - byStem.size} numbered)`);
+console.log(
+  `${dir}: ${imports.length} imports renamed without their hash (${renamed.size - byStem.size} numbered), ` +
+    `${modules.size} modules renamed, ${dropped} repeated snippet imports dropped, ${invokes.length} closure shim exports renamed`,
+);
+
+/** The glue with each module's key in the imports object renamed, and each snippet imported once.
+ * wasm-bindgen writes `import * as importN from "PATH"` for each function a snippet gives, and
+ * `"PATH": importN,` for each in the object. */
+function shortModules(text, names) {
+  for (const [from, name] of names) {
+    const quoted = JSON.stringify(from).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const keys = [...text.matchAll(new RegExp(`^(\\s*)${quoted}: (import\\d+),\n`, "gm"))];
+    if (keys.length === 0) throw new Error(`${glueFile}: no key ${JSON.stringify(from)} in the imports object: wasm-bindgen changed`);
+    const [first, ...repeated] = keys;
+    for (const key of repeated) {
+      const line = new RegExp(`^import \\* as ${key[2]} from ${quoted};?\n`, "m");
+      if (!line.test(text)) throw new Error(`${glueFile}: ${key[2]} is not imported from ${from}: wasm-bindgen changed`);
+      text = text.replace(line, "").replace(key[0], "");
+      dropped++;
+    }
+    text = text.replace(first[0], `${first[1]}"${name}": ${first[2]},\n`);
+  }
+  return text;
+}

@@ -302,3 +302,31 @@ fn outcome_types_read_and_unknown_ones_are_named() {
         .to_json()
         .contains(r#"{"type":"suspended","interruptIds":["i"]}"#));
 }
+
+#[test]
+fn the_base_fields_are_written_after_the_own_ones_in_one_order() {
+    // Read in any order, written in the struct's: the event's own fields, then `timestamp`,
+    // `rawEvent`, `metadata`, then a scoped event's `subagentRunId`. A `SUBAGENT_*` event's
+    // `subagentRunId` is its own first field; a run-level event has none.
+    let scoped = event(
+        r#"{"subagentRunId":"s","metadata":{"m":1},"rawEvent":{"r":2},"timestamp":3,"delta":"d","messageId":"m","type":"TEXT_MESSAGE_CONTENT"}"#,
+    );
+    assert_eq!(
+        scoped.to_json(),
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","timestamp":3,"rawEvent":{"r":2},"metadata":{"m":1},"subagentRunId":"s"}"#
+    );
+    let subagent = event(
+        r#"{"metadata":{"m":1},"timestamp":3,"message":"x","subagentRunId":"s","type":"SUBAGENT_ERROR","rawEvent":{"r":2}}"#,
+    );
+    assert_eq!(
+        subagent.to_json(),
+        r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"x","timestamp":3,"rawEvent":{"r":2},"metadata":{"m":1}}"#
+    );
+    let run = event(
+        r#"{"timestamp":3,"runId":"r","metadata":{"m":1},"threadId":"t","type":"RUN_STARTED"}"#,
+    );
+    assert_eq!(
+        run.to_json(),
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","timestamp":3,"metadata":{"m":1}}"#
+    );
+}

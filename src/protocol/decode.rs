@@ -514,47 +514,34 @@ impl EventDecoder {
                 self.warnings.push(Warning::from_legacy(index, notice));
             }
             let Some(expander) = &mut self.expander else {
-                self.ready.push_back(Item {
-                    event,
-                    wire: true,
-                    expanded: false,
-                });
+                queue(&mut self.ready, event, true, false);
                 continue;
             };
-            match (self.output, chunk_copy(&event)) {
-                (Output::Wire, Some(copy)) => {
-                    // The verifier needs the expanded view; the wire event is the output.
+            // Only the wire view (`Wire`, `Both`) keeps a chunk event apart from what the
+            // expander makes of it; the expanded view alone moves the event itself through.
+            let copy = match self.output {
+                Output::Expanded => None,
+                Output::Wire | Output::Both => chunk_copy(&event),
+            };
+            match copy {
+                Some(copy) => {
                     expander.push(copy, index, &mut self.expanded)?;
-                    self.take_expanded(index, false)?;
-                    self.ready.push_back(Item {
-                        event,
-                        wire: true,
-                        expanded: false,
-                    });
+                    if self.output == Output::Wire {
+                        // The verifier needs the expanded view; the wire event is the output.
+                        self.take_expanded(index, false)?;
+                        queue(&mut self.ready, event, true, false);
+                    } else {
+                        queue(&mut self.ready, event, true, false);
+                        self.take_expanded(index, false)?;
+                    }
                 }
-                (Output::Wire, None) => {
-                    // A non-chunk event comes out of the expander last, as it went in.
+                None => {
+                    // A non-chunk event comes out of the expander last, as it went in, after
+                    // the ENDs it synthesized to close chunk streams: with a wire view, that
+                    // last event is the wire event.
+                    let last_is_wire = self.output != Output::Expanded;
                     expander.push(event, index, &mut self.expanded)?;
-                    self.take_expanded(index, true)?;
-                }
-                (Output::Expanded, _) => {
-                    expander.push(event, index, &mut self.expanded)?;
-                    self.take_expanded(index, false)?;
-                }
-                (Output::Both, Some(copy)) => {
-                    expander.push(copy, index, &mut self.expanded)?;
-                    self.ready.push_back(Item {
-                        event,
-                        wire: true,
-                        expanded: false,
-                    });
-                    self.take_expanded(index, false)?;
-                }
-                (Output::Both, None) => {
-                    // The expander moves a non-chunk event through last, after the ENDs it
-                    // synthesized to close chunk streams: that last event is the wire event.
-                    expander.push(event, index, &mut self.expanded)?;
-                    self.take_expanded(index, true)?;
+                    self.take_expanded(index, last_is_wire)?;
                 }
             }
         }
@@ -570,22 +557,24 @@ impl EventDecoder {
                 verifier.check(&event, index)?;
             }
             let wire = last_is_wire && n + 1 == count;
-            if self.output != Output::Wire {
-                self.ready.push_back(Item {
-                    event,
-                    wire,
-                    expanded: true,
-                });
-            } else if wire {
-                self.ready.push_back(Item {
-                    event,
-                    wire,
-                    expanded: false,
-                });
+            let expanded = self.output != Output::Wire;
+            if expanded || wire {
+                queue(&mut self.ready, event, wire, expanded);
             }
         }
         Ok(())
     }
+}
+
+/// Queues an item for the output. Out of line: one copy of the queue's push (its growth and the
+/// event's move) for the four places that queue, not one inlined at each.
+#[inline(never)]
+fn queue(ready: &mut VecDeque<Item>, event: Event, wire: bool, expanded: bool) {
+    ready.push_back(Item {
+        event,
+        wire,
+        expanded,
+    });
 }
 
 /// A copy of a chunk event (which the expander turns into other events while the wire keeps it);

@@ -46,12 +46,16 @@ macro_rules! messages {
                 // A table of readers, one loop and one string comparison, rather than a `match`
                 // on the string, which compiled each role's comparison inline (as `Event`'s);
                 // behind `black_box`, whose length LLVM cannot see, so the loop is not unrolled.
-                type Reader = fn(&mut Fields<'_>) -> Result<Message, FieldError>;
+                // Each reader takes its fields unchecked; the one check is here (as `Event`'s).
+                type Reader = fn(&mut Fields<'_>) -> Message;
                 const READERS: &[(&str, Reader)] = &[
-                    $( ($role, |f| $payload::read(f).map(Message::$variant)), )*
+                    $( ($role, |f| Message::$variant($payload::read_unchecked(f))), )*
                 ];
                 match core::hint::black_box(READERS).iter().find(|(name, _)| *name == role) {
-                    Some((_, read)) => read(&mut f),
+                    Some((_, read)) => {
+                        let message = read(&mut f);
+                        f.check().map(|()| message)
+                    }
                     None => Err(FieldError::new(format!(
                         "unknown role `{role}`, expected {}",
                         crate::protocol::wire::one_of(&[$($role),*])
