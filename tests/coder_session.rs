@@ -818,10 +818,14 @@ fn after_stop_the_next_turn_is_not_ended_by_its_first_snapshot() {
     assert_eq!(h.result().status, RunStatus::Aborted);
     start(&mut h, CHAT, "again", Pending::Settle);
     frame(&mut h, CHAT, json!([status("waiting")]));
+    assert_eq!(h.results.len(), 1, "the snapshot ends nothing");
+    // Stop's interrupt answered (the chat stopped): the message goes.
+    let interrupt = last_request(&h);
+    assert_eq!(interrupt.url, format!("/api/v2/chats/{CHAT}/interrupt"));
+    reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
     assert_eq!(
-        h.results.len(),
-        1,
-        "the snapshot posts the message and ends nothing"
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/messages")
     );
     reply(&mut h, 200, json!({"queued":false}));
     frame(
@@ -835,6 +839,84 @@ fn after_stop_the_next_turn_is_not_ended_by_its_first_snapshot() {
     );
     assert_eq!(h.results.len(), 2);
     assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+/// Stop's first interrupt is answered late: the next turn on the chat began meanwhile and its
+/// snapshot says `waiting` (the chat, interrupted in requires_action, went on and ended its turn).
+/// The next message waits for the interrupts Stop owes, so the second one, sent when the first
+/// says `running`, never reaches the chat after the message and stops the next turn.
+#[test]
+fn the_next_message_waits_for_the_interrupts_stop_owes() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    assert_eq!(h.result().status, RunStatus::Aborted);
+    let interrupt = last_request(&h);
+    assert_eq!(interrupt.url, format!("/api/v2/chats/{CHAT}/interrupt"));
+    start(&mut h, CHAT, "again", Pending::Settle);
+    let interrupted = json!([{"type":"tool-result","tool_call_id":"toolu_1","tool_name":"get_weather",
+        "result":"Tool execution interrupted by user","is_error":true}]);
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(3, "tool", interrupted),
+            message(4, "assistant", text("Stopped anyway.")),
+            status("waiting")
+        ]),
+    );
+    let posted = |h: &Harness| {
+        h.chat_requests
+            .iter()
+            .filter(|r| r.url.ends_with("/messages"))
+            .count()
+    };
+    assert_eq!(posted(&h), 0, "no message while Stop's interrupt is out");
+    // The first interrupt's answer: the chat was `running` when it came.
+    h.session.handle_chat_reply(
+        CHAT,
+        interrupt.request_id,
+        SubmitReply::Http(200, json!({"id":CHAT,"status":"running"}).to_string()),
+    );
+    h.pump();
+    assert_eq!(
+        last_request(&h).url,
+        format!("/api/v2/chats/{CHAT}/interrupt"),
+        "the second interrupt"
+    );
+    assert_eq!(
+        posted(&h),
+        0,
+        "no message while the second interrupt is out"
+    );
+    reply(
+        &mut h,
+        409,
+        json!({"message":"Chat is not in an interruptible state."}),
+    );
+    let post = last_request(&h);
+    assert_eq!(post.url, format!("/api/v2/chats/{CHAT}/messages"));
+    assert_eq!(
+        post.body,
+        json!({"content":[{"type":"text","text":"again"}]})
+    );
+    assert_eq!(h.results.len(), 1, "the next turn goes on");
+    reply(&mut h, 200, json!({"queued":false}));
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            message(5, "user", text("again")),
+            status("running"),
+            message(6, "assistant", text("Again.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 2);
+    assert_eq!(h.result().status, RunStatus::Completed);
+    let last = h.session.messages(CHAT).last().unwrap().id().to_owned();
+    assert_eq!(last, "6");
 }
 
 #[test]

@@ -873,11 +873,14 @@ test("after Stop, the next turn on the chat waits for its answer: not ended by t
   await until("the handler", () => inPage(() => window.stoppable));
   await inPage((id) => window.rt.abort(id), chatId);
   assert.equal((await finish()).status, "aborted");
-  await waitStatus(chatId, "waiting");
-  // Longer than the stopped turn's own delayed answer (1,000 ms): on a loaded machine a second
-  // interrupt that comes late lets that answer land after the next message, and the next turn
-  // then ends on it, rightly (seen once under load with a 300 ms settle).
-  await settle(1500);
+  // Stop owes two interrupts (the first finds `requires_action` and the chat goes on `running`):
+  // the next message goes once both reached the chat and it waits. The stopped turn took its
+  // scripted step when it started, so no step of it is left to answer the next turn.
+  const stopped = await until("both interrupts in and the chat waiting", async () => {
+    const r = await record(chatId);
+    return r.interrupts.length === 2 && r.chat.status === "waiting" && r;
+  });
+  assert.equal(stopped.turnsLeft, 0, "the stopped turn's step is not left for the next turn");
   // The next answer is slow: a turn ended by the chat's first snapshot (`waiting`, the state
   // Stop left) would resolve before it.
   await setup({ chatId, turns: [{ delayMs: 500, text: "The real answer." }] });

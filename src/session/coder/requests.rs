@@ -6,6 +6,7 @@
 use super::fail::{fail_api, fail_request, recover_invalid};
 use super::round::{Request, Step};
 use super::send::{chat_request, coder_config, open_stream, routes};
+use super::stream::post_message;
 use super::submit::results_answered;
 use super::CoderAction;
 use crate::session::action::Action;
@@ -93,6 +94,8 @@ pub(in crate::session) fn chat_reply(
             if running {
                 let url = routes(coder_config(sh)).interrupt(thread_id);
                 chat_request(sh, thread_id, state, Request::InterruptAgain, url, None);
+            } else {
+                stop_answered(sh, thread_id, state);
             }
         }
         // The route is fine (426: only the upgrade is missing), or coderd is away (502,
@@ -137,8 +140,19 @@ pub(in crate::session) fn chat_reply(
             emit_title(sh, thread_id, title);
             status_read(sh, thread_id, state, status, body);
         }
-        Request::CreateStopped | Request::InterruptAgain => {}
+        Request::InterruptAgain => stop_answered(sh, thread_id, state),
+        Request::CreateStopped => {}
     }
+}
+
+/// Stop's interrupts are answered: a next turn whose message waited for them goes on, if the
+/// chat's status allows it.
+fn stop_answered(sh: &mut Shared, thread_id: &str, state: &mut ThreadState) {
+    let status = state
+        .chat
+        .as_deref()
+        .and_then(|chat| chat.coder.status().cloned());
+    post_message(sh, thread_id, state, status.as_ref());
 }
 
 /// The turn's answer was committed with no `status` beside it: the chat's status is read,

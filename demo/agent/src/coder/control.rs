@@ -304,7 +304,8 @@ pub(super) async fn list_chats(State(coder): State<Arc<Coder>>) -> Response {
 }
 
 /// `GET /test/coder/chats/{id}`: the chat, its messages (ascending), its queue, what the mock
-/// received (tool-results POSTs, interrupts, message POSTs) and its streams.
+/// received (tool-results POSTs, interrupts, message POSTs), its streams and how many of its
+/// scripted steps no turn has taken yet (`turnsLeft`).
 pub(super) async fn chat_record(
     State(coder): State<Arc<Coder>>,
     Path(id): Path<String>,
@@ -342,6 +343,7 @@ pub(super) async fn chat_record(
             "toolResultsAccepted": accepted,
             "interrupts": r.interrupts,
             "messagePosts": r.message_posts,
+            "turnsLeft": c.setup.turns.as_ref().map_or(0, |t| t.len()),
             "streams": { "opened": r.streams_opened, "open": r.streams_open,
                 "dropped": r.streams_dropped },
         }),

@@ -22,8 +22,21 @@ pub(super) fn start_turn(coder: &Arc<Coder>, chat: &mut Chat, after_submit: bool
         Status::Running
     };
     let e = chat.set_status(status);
-    tokio::spawn(run_turn(coder.clone(), chat.id.clone(), chat.epoch));
+    // The turn's first step is the model's now, under the hub's lock: it belongs to this turn
+    // even when the turn is stopped before its worker first runs. Left in the script for the
+    // worker to take, a stopped turn's step would answer the next turn instead.
+    let first = model_step(chat);
+    tokio::spawn(run_turn(coder.clone(), chat.id.clone(), chat.epoch, first));
     e
+}
+
+/// The model's next step for the chat as it is now (its quote of the tool results included).
+fn model_step(chat: &mut Chat) -> Step {
+    let mut step: Step = model::next_step(chat);
+    if step.quote {
+        step.text.extend(crate::demo::tokenize(&model::quote(chat)));
+    }
+    step
 }
 
 /// Closes every pending dynamic call with a synthetic error result; returns the `message`
@@ -51,8 +64,10 @@ async fn pause(ms: u64) {
     }
 }
 
-/// One turn: model steps until the chat waits for the client, ends, fails or is taken over.
-async fn run_turn(coder: Arc<Coder>, id: String, epoch: u64) {
+/// One turn: model steps (`first`, taken when the turn started, then the next ones) until the
+/// chat waits for the client, ends, fails or is taken over.
+async fn run_turn(coder: Arc<Coder>, id: String, epoch: u64, first: Step) {
+    let mut first = Some(first);
     loop {
         let (step, pace, hv) = {
             let mut hub = coder.lock();
@@ -63,10 +78,10 @@ async fn run_turn(coder: Arc<Coder>, id: String, epoch: u64) {
                 let e = chat.set_status(Status::Running);
                 chat.publish(vec![e]);
             }
-            let mut step: Step = model::next_step(chat);
-            if step.quote {
-                step.text.extend(crate::demo::tokenize(&model::quote(chat)));
-            }
+            let mut step = match first.take() {
+                Some(step) => step,
+                None => model_step(chat),
+            };
             for call in &mut step.calls {
                 if call.id.is_none() {
                     call.id = Some(ids.call());
