@@ -184,7 +184,11 @@ impl Thread {
                 if created && assistant.subagent_run_id.is_none() {
                     assistant.subagent_run_id.clone_from(&e.subagent_run_id);
                 }
-                let calls = assistant.tool_calls.get_or_insert_with(Vec::new);
+                // Room for one call: most messages make one, and a `Vec`'s first push makes room
+                // for four (three empty calls per message, the mixed corpus's largest cost).
+                let calls = assistant
+                    .tool_calls
+                    .get_or_insert_with(|| Vec::with_capacity(1));
                 calls.push(ToolCall {
                     id: e.tool_call_id.clone(),
                     kind: FunctionKind::Function,
