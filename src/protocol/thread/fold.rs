@@ -160,9 +160,7 @@ impl Thread {
                 Ok(changed_if(changed, at))
             }
             Event::ToolCallStart(e) => {
-                if self.run.started_set.insert(e.tool_call_id.clone()) {
-                    self.run.started.push(e.tool_call_id.clone());
-                }
+                self.run.start(&e.tool_call_id);
                 // default.ts TOOL_CALL_START: applying a start is idempotent; a known call is
                 // renamed if needed and gets the metadata, `arguments` untouched.
                 if let Some((m, c)) = self.call_position(&e.tool_call_id) {
@@ -217,9 +215,7 @@ impl Thread {
             }
             Event::ToolCallEnd(e) => {
                 let (m, c) = self.call_target(&e.tool_call_id)?;
-                if self.run.started_set.contains(&e.tool_call_id) {
-                    self.run.ended.insert(e.tool_call_id.clone());
-                }
+                self.run.end(&e.tool_call_id);
                 let call = self.call_mut(m, c);
                 // Finished: held in its length (it grew by doubling while it streamed).
                 call.function.arguments.shrink_to_fit();
@@ -228,7 +224,7 @@ impl Thread {
             }
             Event::ToolCallResult(e) => {
                 if !is_placeholder(&e.content) {
-                    self.run.answered.insert(e.tool_call_id.clone());
+                    self.run.answer(&e.tool_call_id);
                 }
                 let message = Message::Tool(ToolMessage {
                     id: e.message_id.clone(),
