@@ -377,7 +377,8 @@ impl Thread {
         };
         let message = Message::Assistant(AssistantMessage {
             id: id.to_owned(),
-            tool_calls: Some(Vec::new()),
+            // Room for the one call it is made for (see `ToolCallStart`).
+            tool_calls: Some(Vec::with_capacity(1)),
             ..AssistantMessage::default()
         });
         (self.append(message), true)
