@@ -262,9 +262,42 @@ const utf8Length = (text) => new TextEncoder().encode(text).length;
 const wasmBytes = () => A.wasm.memory.buffer.byteLength;
 
 /**
+ * The most a thread held at once, as JSON, seen through the `messages` and `state` events: the
+ * listener keeps the messages the events name (in JavaScript, not in the wasm heap) and the last
+ * state, and measures the two together whenever the state's JSON is longer than it ever was
+ * (rare: the state corpus's episodes grow to ~1,750 items, then a snapshot resets them). The
+ * messages of these runs only grow, so `largest()` (the larger of those samples and the end)
+ * is a lower bound of the true most, and the ratios over it are not flattered.
+ */
+function heldTracker() {
+  const messages = new Map();
+  let state = {};
+  let longestState = 2;
+  let most = 0;
+  const measure = () => utf8Length(JSON.stringify({ messages: [...messages.values()], state }));
+  return {
+    listener(event) {
+      if (event.type === "messages") {
+        if (event.replace) messages.clear();
+        for (const m of event.messages) messages.set(m.id, m);
+      } else if (event.type === "state") {
+        state = event.state;
+        const length = JSON.stringify(state).length;
+        if (length > longestState) {
+          longestState = length;
+          most = Math.max(most, measure());
+        }
+      }
+    },
+    largest: (final) => Math.max(most, final),
+  };
+}
+
+/**
  * The wasm memory of one run of A on the corpus (wasm memory never shrinks: the size after the
  * run is its peak), delivered as the 1-16 KiB chunks of section 1 (`chunked`) or as one
- * `Response` body (`whole`: a buffering proxy, a cache), and the thread it leaves as JSON.
+ * `Response` body (`whole`: a buffering proxy, a cache), the thread it leaves as JSON (`final`)
+ * and the most it held at once (`thread`, [`heldTracker`]).
  */
 export async function wasmOfRun(name, mb, delivery) {
   const corpus = prepare(name, mb);
@@ -277,23 +310,28 @@ export async function wasmOfRun(name, mb, delivery) {
     storage: null,
     fetch: async () => new Response(delivery === "whole" ? corpus.whole : stream(corpus.chunks), { headers: SSE }),
   });
-  const unsubscribe = runtime.subscribe(() => {}, { events: ["messages"] });
+  const held = heldTracker();
+  const unsubscribe = runtime.subscribe(held.listener, { events: ["messages", "state"] });
   const result = await runtime.run({ threadId: THREAD_ID, messages: [USER] });
   const after = wasmBytes();
-  const thread = utf8Length(JSON.stringify({ messages: result.messages, state: result.state }));
+  const final = utf8Length(JSON.stringify({ messages: result.messages, state: result.state }));
   unsubscribe();
   runtime.free();
   if (result.status !== "completed") throw new Error(`memory: ${result.status} ${JSON.stringify(result.error)}`);
-  return { before, after, thread };
+  return { before, after, thread: held.largest(final), final };
 }
 
 /**
  * The wasm memory of `threads` threads of `turns` turns each: a user message and an answer of
  * `chars` chars each, one run per turn (a small body, as one chunk), and the threads as JSON.
- * With `forget`, each thread is dropped (`forgetThread`) after its turns, and "the threads as
- * JSON" is the largest one thread held. With `readme`, subscribed as the README's first example.
+ * With `forget`, each thread is dropped (`forgetThread`) after its turns, "the threads as JSON"
+ * is the largest one thread held, and `early` is the wasm memory after the first 20 threads:
+ * what the later threads add to it is memory the forgotten ones did not give back for reuse.
+ * With `readme`, subscribed as the README's first example. With `marks`, `marked` is the wasm
+ * memory every `marks` turns (to see where a long chat grows).
  */
-export async function wasmOfTurns(threads, turns, chars, forget = false, readme = false, history = undefined) {
+export async function wasmOfTurns(threads, turns, chars, forget = false, readme = false, history = undefined, marks = 0) {
+  const marked = [];
   const { mod } = await loadA();
   gc();
   const before = wasmBytes();
@@ -323,22 +361,25 @@ export async function wasmOfTurns(threads, turns, chars, forget = false, readme 
   // `readme`: subscribed as the README's first example (every event, no options).
   const unsubscribe = readme ? runtime.subscribe(() => {}) : runtime.subscribe(() => {}, { events: ["messages"] });
   let largest = 0;
+  let early = null;
   for (let t = 0; t < threads; t++) {
     for (let k = 0; k < turns; k++, turn++) {
       const result = await runtime.run({ threadId: `t${t}`, messages: [{ id: `u${turn}`, role: "user", content: say(turn) }] });
       if (result.status !== "completed") throw new Error(`memory: ${result.status} ${JSON.stringify(result.error)}`);
+      if (marks && (turn + 1) % marks === 0) marked.push(wasmBytes());
     }
     if (forget) {
       largest = Math.max(largest, utf8Length(JSON.stringify(runtime.messages(`t${t}`))));
       if (!runtime.forgetThread(`t${t}`)) throw new Error(`memory: t${t} was not forgotten`);
     }
+    if (t === 19) early = wasmBytes();
   }
   const after = wasmBytes();
   let thread = largest;
   for (let t = 0; t < threads; t++) thread += utf8Length(JSON.stringify(runtime.messages(`t${t}`)));
   unsubscribe();
   runtime.free();
-  return { before, after, thread };
+  return { before, after, thread, early, ...(marks ? { marked } : {}) };
 }
 
 // ---- loop overhead: a 10-round tool conversation against the scripted agent -----------------

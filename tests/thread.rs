@@ -1186,3 +1186,68 @@ fn into_parts_returns_messages_and_state() {
     assert_eq!(messages.len(), 1);
     assert_eq!(state, value!([1]));
 }
+
+/// Issue 38 (memory): an assistant message's list of tool calls made room for four at its first
+/// call (a `Vec`'s first push), three empty calls held for the thread's life: the mixed corpus's
+/// largest cost after the messages. A second call still lands, in order.
+#[test]
+fn a_message_with_one_tool_call_holds_no_empty_call_slots() {
+    let mut thread = Thread::new();
+    apply_all(
+        &mut thread,
+        &[
+            start_tool("c1", "search", Some("m1")),
+            args("c1", r#"{"q":1}"#),
+            end_tool("c1"),
+        ],
+    );
+    let calls = |thread: &Thread| match &thread.messages()[0] {
+        Message::Assistant(a) => a.tool_calls.clone().unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let Message::Assistant(a) = &thread.messages()[0] else {
+        panic!("an assistant message");
+    };
+    assert_eq!(a.tool_calls.as_ref().unwrap().capacity(), 1);
+    apply_all(
+        &mut thread,
+        &[start_tool("c2", "search", Some("m1")), end_tool("c2")],
+    );
+    let ids: Vec<String> = calls(&thread).into_iter().map(|c| c.id).collect();
+    assert_eq!(ids, ["c1", "c2"]);
+    assert_eq!(pending_ids(&thread), ["c1", "c2"]);
+}
+
+/// The run's tally holds each call once with what happened to it: a call ended and answered in
+/// the run is not pending, one answered without a start in this run does not become pending, a
+/// call ended twice or started twice counts once, and an end without a start counts for nothing.
+#[test]
+fn the_run_tally_counts_each_call_once_with_its_start_end_and_answer() {
+    let mut thread = Thread::new();
+    apply_all(
+        &mut thread,
+        &[
+            run_started(),
+            start_tool("a", "t", Some("m1")),
+            start_tool("b", "t", Some("m1")),
+            start_tool("a", "t", Some("m1")),
+            end_tool("a"),
+            end_tool("a"),
+            end_tool("b"),
+            result("r-b", "b", "done"),
+            result("r-x", "x", "an answer to a call this run never started"),
+        ],
+    );
+    assert_eq!(pending_ids(&thread), ["a"]);
+    assert_eq!(thread.ended_tool_calls_this_run(), ["a", "b"]);
+    // `b` answered: not pending; a result with the placeholder is no answer.
+    apply_all(
+        &mut thread,
+        &[
+            start_tool("c", "t", Some("m1")),
+            end_tool("c"),
+            result("r-c", "c", FORWARDED_PLACEHOLDER),
+        ],
+    );
+    assert_eq!(pending_ids(&thread), ["a", "c"]);
+}

@@ -261,6 +261,50 @@ impl<'a> StrSet<'a> {
     }
 }
 
+/// Many short names held exactly in two allocations: their text end to end, in name order, and
+/// where each one ends. A set built once and asked about a few names, of a size where a hash set
+/// of `String`s costs a table slot and an allocation per name: a turn's "ids of the messages
+/// before it" is every id of the thread (0.9 MB of wasm heap at 20,000 messages as a hash set,
+/// 0.2 MB here). O(n log n) to build (the sort of [`StrSet`]), O(log n) to ask.
+pub struct IdSet {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl IdSet {
+    /// The set of `names` (repeats allowed).
+    pub fn new(names: Vec<&str>) -> Self {
+        let sorted = StrSet::new(names);
+        let mut set = IdSet {
+            text: String::new(),
+            ends: Vec::with_capacity(sorted.0.len()),
+        };
+        for name in &sorted.0 {
+            set.text.push_str(name);
+            set.ends.push(set.text.len());
+        }
+        set.text.shrink_to_fit();
+        set
+    }
+
+    /// Whether `name` is one of the names.
+    pub fn contains(&self, name: &str) -> bool {
+        find_by(name, self).is_ok()
+    }
+}
+
+impl Names for IdSet {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn name(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        // Always on char boundaries: `get`, without `str` indexing's panic formatting.
+        self.text.get(start..self.ends[i]).unwrap_or_default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +323,19 @@ mod tests {
         assert_eq!(map.remove("b"), None);
         assert_eq!(map.len(), 2);
         assert!(!map.contains_key("b"));
+    }
+
+    #[test]
+    fn an_id_set_holds_exactly_its_names() {
+        let names = ["m10", "u1", "m1", "", "é", "u1", "m2"];
+        let set = IdSet::new(names.to_vec());
+        for name in names {
+            assert!(set.contains(name), "{name:?}");
+        }
+        for name in ["m", "m3", "u", "u10", "e", "m10 "] {
+            assert!(!set.contains(name), "{name:?}");
+        }
+        assert!(!IdSet::new(Vec::new()).contains(""));
     }
 
     #[test]

@@ -7,8 +7,7 @@ use super::call_table::CallTable;
 use super::coder::round::ChatRound;
 use super::tool_set::ToolSet;
 
-use crate::lean::hash::HashSet;
-use crate::lean::sorted::StrSet;
+use crate::lean::sorted::{IdSet, StrSet};
 
 use crate::protocol::decode::EventDecoder;
 use crate::protocol::event::Message;
@@ -20,7 +19,7 @@ pub(super) struct Turn {
     /// What the agent may call, resolved when the turn started.
     pub(super) tools: ToolSet,
     /// Ids of the messages that were in the thread before the turn (for `newMessages`).
-    pub(super) before: HashSet<String>,
+    pub(super) before: IdSet,
     /// The calls open interrupts named when the turn started: the server's, so the end of the
     /// turn does not settle them even when its run closed those interrupts.
     pub(super) held_before: Vec<String>,
@@ -131,7 +130,9 @@ pub(super) fn unanswered_calls(messages: &[Message]) -> Vec<String> {
     ids
 }
 
-/// The ids of the thread's messages: what a turn's `before` holds (for `newMessages`).
-pub(super) fn message_ids(messages: &[Message]) -> HashSet<String> {
-    messages.iter().map(|m| m.id().to_owned()).collect()
+/// The ids of the thread's messages: what a turn's `before` holds (for `newMessages`). In one
+/// buffer ([`IdSet`]): the whole thread's ids as a hash set of `String`s, built at every turn,
+/// were a long chat's largest passing cost in the heap.
+pub(super) fn message_ids(messages: &[Message]) -> IdSet {
+    IdSet::new(messages.iter().map(Message::id).collect())
 }

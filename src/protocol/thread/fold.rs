@@ -171,9 +171,7 @@ impl Thread {
                 Ok(changed_if(changed, at))
             }
             Event::ToolCallStart(e) => {
-                if self.run.started_set.insert(e.tool_call_id.clone()) {
-                    self.run.started.push(e.tool_call_id.clone());
-                }
+                self.run.start(&e.tool_call_id);
                 // default.ts TOOL_CALL_START: applying a start is idempotent; a known call is
                 // renamed if needed and gets the metadata, `arguments` untouched.
                 if let Some((m, c)) = self.call_position(&e.tool_call_id) {
@@ -195,7 +193,11 @@ impl Thread {
                 if created && assistant.subagent_run_id.is_none() {
                     assistant.subagent_run_id.clone_from(&e.subagent_run_id);
                 }
-                let calls = assistant.tool_calls.get_or_insert_with(Vec::new);
+                // Room for one call: most messages make one, and a `Vec`'s first push makes room
+                // for four (three empty calls per message, the mixed corpus's largest cost).
+                let calls = assistant
+                    .tool_calls
+                    .get_or_insert_with(|| Vec::with_capacity(1));
                 calls.push(ToolCall {
                     id: e.tool_call_id.clone(),
                     kind: FunctionKind::Function,
@@ -224,9 +226,7 @@ impl Thread {
             }
             Event::ToolCallEnd(e) => {
                 let (m, c) = self.call_target(&e.tool_call_id)?;
-                if self.run.started_set.contains(&e.tool_call_id) {
-                    self.run.ended.insert(e.tool_call_id.clone());
-                }
+                self.run.end(&e.tool_call_id);
                 let call = self.call_mut(m, c);
                 // Finished: held in its length (it grew by doubling while it streamed).
                 call.function.arguments.shrink_to_fit();
@@ -235,7 +235,7 @@ impl Thread {
             }
             Event::ToolCallResult(e) => {
                 if !is_placeholder(&e.content) {
-                    self.run.answered.insert(e.tool_call_id.clone());
+                    self.run.answer(&e.tool_call_id);
                 }
                 let message = Message::Tool(ToolMessage {
                     id: e.message_id.clone(),
@@ -388,7 +388,8 @@ impl Thread {
         };
         let message = Message::Assistant(AssistantMessage {
             id: id.to_owned(),
-            tool_calls: Some(Vec::new()),
+            // Room for the one call it is made for (see `ToolCallStart`).
+            tool_calls: Some(Vec::with_capacity(1)),
             ..AssistantMessage::default()
         });
         (self.append(message), true)

@@ -386,6 +386,9 @@ pub(in crate::session) fn keep_tool_message(thread: &mut Thread, message: ToolMe
     }
 }
 
+/// The changed messages [`note_applied`] lists one by one before it marks the whole list changed.
+const MANY_CHANGED: usize = 1024;
+
 /// Records what folding an event changed, for the coalesced `messages` and `state` events. A
 /// fold that failed (`None`: a patch that does not apply) leaves the thread as it was; the TS
 /// client logs and continues, and so does the loop.
@@ -406,6 +409,13 @@ pub(in crate::session) fn note_applied(
                 if changes.ids.last().map(String::as_str) != Some(message.id()) {
                     changes.ids.push(message.id().to_owned());
                 }
+            }
+            // A stream read with no frame between its events (one body in one chunk) changes a
+            // message per event for as long as it lasts: past `MANY_CHANGED` ids (each an
+            // allocation, mixed 20 MB held 27,769 of them), the whole list goes out instead.
+            if changes.ids.len() > MANY_CHANGED {
+                changes.ids = Vec::new();
+                changes.all = true;
             }
         }
         Some(Applied::Messages) => changes.all = true,
