@@ -5,8 +5,8 @@
 
 use super::fail::{fail_api, fail_request, recover_invalid};
 use super::round::{Request, Step};
-use super::send::{chat_request, coder_config, open_stream, routes};
-use super::stream::post_message;
+use super::send::{chat_request, coder_config, open_stream, post_message, routes};
+
 use super::submit::results_answered;
 use super::CoderAction;
 use crate::session::action::Action;

@@ -296,3 +296,47 @@ pub(super) fn send_results(
         Some(body),
     );
 }
+
+/// The turn's message goes out when the chat is idle (`status`, as the stream said it; any, with
+/// a `busy_behavior`) and no interrupt a Stop owes is out: one answered after the message would
+/// stop the turn just posted (the second interrupt, sent when the first says `running`).
+pub(super) fn post_message(
+    sh: &mut Shared,
+    thread_id: &str,
+    state: &mut ThreadState,
+    status: Option<&ChatStatus>,
+) {
+    let idle = matches!(status, Some(ChatStatus::Waiting | ChatStatus::Error));
+    let Some(chat) = state.chat.as_deref() else {
+        return;
+    };
+    let stopping = chat
+        .requests
+        .iter()
+        .any(|(_, kind)| matches!(kind, Request::Interrupt | Request::InterruptAgain));
+    let after = chat.coder.last_message_id();
+    let waiting = state
+        .turn
+        .as_mut()
+        .and_then(Turn::chat_mut)
+        .filter(|round| (idle || round.busy) && round.submission.is_none() && !stopping)
+        .filter(|round| matches!(round.step, Step::Waiting(_)))
+        .and_then(|round| {
+            round.posted_after = after;
+            // The body moves out: the step is `Live` from now on.
+            match std::mem::replace(&mut round.step, Step::Live) {
+                Step::Waiting(body) => Some(body),
+                _ => None,
+            }
+        });
+    if let Some(body) = waiting {
+        if let Some(chat) = state.chat.as_mut() {
+            chat.coder.begin_turn();
+        }
+        if let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) {
+            round.posted = Some(body.clone());
+        }
+        let url = routes(coder_config(sh)).messages(thread_id);
+        chat_request(sh, thread_id, state, Request::Message, url, Some(body));
+    }
+}
