@@ -25,7 +25,7 @@ APT_STAMP := /usr/bin/chromedriver
 help:
 	@echo "make demo   - install what is missing, build, serve the demo on http://127.0.0.1:$(PORT)"
 	@echo "make test   - install what is missing, run every test"
-	@echo "make check  - formatting, clippy (host and wasm32, the size rules of clippy.toml), tsc of the React adapter, file lengths"
+	@echo "make check  - formatting, clippy (host and wasm32, the size rules of clippy.toml), tsc of the React adapter, file lengths, import circles"
 	@echo "make build  - build pkg/ (wasm-pack --target web, wasm-opt -Os) and print its size"
 	@echo "make pack   - npm pack pkg/ into target/pack/chat-runtime-<version>.tgz"
 	@echo "make vendor APP=dir - copy that tarball into dir/vendor/ (an app built without a registry)"
@@ -202,7 +202,9 @@ demo-agent:
 # among them); the size rules of clippy.toml (disallowed methods and types) on the library the
 # package ships, tests and the demo agent exempt; the React adapter's strict TypeScript; the size
 # rules of the code (scripts/size-rules.mjs: no file in src/ or react/src/ over 1,000 lines, none in
-# src/session/ over 500; each offender named with its line count, tests/js/size-rules.test.mjs).
+# src/session/ over 500; each offender named with its line count, tests/js/size-rules.test.mjs); the
+# import rule (scripts/import-circles.mjs: no import circle among src/'s or react/src/'s files, each
+# circle named with what ties it, tests/js/import-circles.test.mjs).
 CLIPPY_EXEMPT := -A clippy::disallowed_methods -A clippy::disallowed_types
 check: rust-tools node-deps
 	cargo fmt --all --check
@@ -218,6 +220,7 @@ check: rust-tools node-deps
 	$(MAKE) pkg
 	tsc -p react --noEmit
 	node scripts/size-rules.mjs
+	node scripts/import-circles.mjs
 	@echo "make check: clean"
 
 test: tools test-native test-agent test-wasm build test-size test-types test-js test-e2e test-servers test-packaging test-deploy
