@@ -14,23 +14,15 @@
 // TypeScript: every `import`/`export … from "./x.js"`, type-only ones too.
 //
 //   node scripts/import-circles.mjs [--root DIR]    (DIR: the tree to check, the current one by default)
-import { existsSync, readFileSync, readdirSync } from "node:fs";
-import { join, relative, resolve, sep, dirname, posix } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, relative, resolve, sep, posix } from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { filesUnder as allFiles } from "./size-rules.mjs";
+
+/** The files under `dir` whose names end in `ext`. */
 function filesUnder(dir, ext) {
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch (error) {
-    if (error.code === "ENOENT") return [];
-    throw error;
-  }
-  return entries.flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return filesUnder(path, ext);
-    return entry.isFile() && entry.name.endsWith(ext) ? [path] : [];
-  });
+  return allFiles(dir).filter((path) => path.endsWith(ext));
 }
 
 /** Rust text without comments, string and char literals (each replaced by spaces, lines kept). */

@@ -24,7 +24,8 @@ export function countLines(text) {
   return text.length > 0 && !text.endsWith("\n") ? lines + 1 : lines;
 }
 
-function filesUnder(dir) {
+/** Every file under `dir` (none when it does not exist), as paths joined to `dir`. */
+export function filesUnder(dir) {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
