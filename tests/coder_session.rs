@@ -919,6 +919,158 @@ fn the_next_message_waits_for_the_interrupts_stop_owes() {
     assert_eq!(last, "6");
 }
 
+fn interrupts(h: &Harness) -> usize {
+    h.chat_requests
+        .iter()
+        .filter(|r| r.url.ends_with("/interrupt"))
+        .count()
+}
+
+fn messages_posted(h: &Harness) -> usize {
+    h.chat_requests
+        .iter()
+        .filter(|r| r.url.ends_with("/messages"))
+        .count()
+}
+
+/// Stop, then the next turn on the chat, whose snapshot says `waiting`: returns Stop's
+/// interrupt, unanswered, and the time it went out.
+fn stopped_then_next_turn(h: &mut Harness) -> (ChatRequest, u64) {
+    let chat = paused_chat(h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    let sent = h.now;
+    let interrupt = last_request(h);
+    assert_eq!(interrupt.url, format!("/api/v2/chats/{CHAT}/interrupt"));
+    start(h, CHAT, "again", Pending::Settle);
+    frame(h, CHAT, json!([status("waiting")]));
+    assert_eq!(
+        messages_posted(h),
+        0,
+        "no message while Stop's interrupt is out"
+    );
+    (interrupt, sent)
+}
+
+/// The rest of the next turn: its message taken, the chat's answer, `waiting`.
+fn next_turn_completes(h: &mut Harness) {
+    let post = last_request(h);
+    assert_eq!(post.url, format!("/api/v2/chats/{CHAT}/messages"));
+    reply(h, 200, json!({"queued":false}));
+    frame(
+        h,
+        CHAT,
+        json!([
+            message(5, "user", text("again")),
+            status("running"),
+            message(6, "assistant", text("Again.")),
+            status("waiting")
+        ]),
+    );
+    assert_eq!(h.results.len(), 2);
+    assert_eq!(h.result().status, RunStatus::Completed);
+}
+
+/// A server (or a proxy) that holds Stop's interrupt without an answer: at ten seconds it counts
+/// as failed (as a network failure does: no second interrupt), the next message goes, the driver
+/// may let the fetch go, and the late answer (`running`) sends no second interrupt that could
+/// stop the turn just posted.
+#[test]
+fn an_interrupt_that_never_answers_holds_the_next_message_ten_seconds_at_most() {
+    let mut h = coder_host(None);
+    let (interrupt, sent) = stopped_then_next_turn(&mut h);
+    assert!(h.session.awaits_chat_reply(interrupt.request_id));
+    assert_eq!(
+        h.session.poll_timeout(),
+        Some(sent + 10_000),
+        "the interrupt's deadline is the session's"
+    );
+    h.now = sent + 9_999;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert_eq!(messages_posted(&h), 0, "not before its deadline");
+    h.now = sent + 10_000;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert!(
+        !h.session.awaits_chat_reply(interrupt.request_id),
+        "counted unanswered: the driver aborts its fetch"
+    );
+    assert_eq!(messages_posted(&h), 1, "the message is no longer held");
+    assert_eq!(interrupts(&h), 1, "a failed interrupt is not sent again");
+    assert_eq!(h.session.poll_timeout(), None, "no deadline left");
+    // The late answer: the chat was `running`. No second interrupt goes now.
+    h.session.handle_chat_reply(
+        CHAT,
+        interrupt.request_id,
+        SubmitReply::Http(200, json!({"id":CHAT,"status":"running"}).to_string()),
+    );
+    h.pump();
+    assert_eq!(interrupts(&h), 1, "the late answer changes nothing");
+    assert_eq!(messages_posted(&h), 1);
+    next_turn_completes(&mut h);
+}
+
+/// The second interrupt held: it gets its own ten seconds from when it went out.
+#[test]
+fn a_second_interrupt_that_never_answers_holds_the_next_message_ten_seconds_at_most() {
+    let mut h = coder_host(None);
+    let (interrupt, _) = stopped_then_next_turn(&mut h);
+    h.now += 4_000;
+    h.session.handle_chat_reply(
+        CHAT,
+        interrupt.request_id,
+        SubmitReply::Http(200, json!({"id":CHAT,"status":"running"}).to_string()),
+    );
+    h.pump();
+    let again = last_request(&h);
+    assert_eq!(again.url, format!("/api/v2/chats/{CHAT}/interrupt"));
+    let sent = h.now;
+    assert_eq!(h.session.poll_timeout(), Some(sent + 10_000));
+    h.now = sent + 9_999;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert_eq!(messages_posted(&h), 0, "not before its deadline");
+    h.now = sent + 10_000;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert!(!h.session.awaits_chat_reply(again.request_id));
+    assert_eq!(messages_posted(&h), 1, "the message is no longer held");
+    h.session.handle_chat_reply(
+        CHAT,
+        again.request_id,
+        SubmitReply::Http(200, json!({"id":CHAT,"status":"waiting"}).to_string()),
+    );
+    h.pump();
+    assert_eq!(interrupts(&h), 2, "the late answer changes nothing");
+    assert_eq!(messages_posted(&h), 1);
+    next_turn_completes(&mut h);
+}
+
+/// Stop then `forgetThread`: the interrupt kept for the chat has the same deadline, and at it
+/// the session holds nothing more for it.
+#[test]
+fn a_kept_interrupt_of_a_forgotten_thread_is_given_up_at_its_deadline() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    let sent = h.now;
+    let interrupt = last_request(&h);
+    assert!(matches!(
+        h.session.forget_thread(&chat),
+        chat_runtime::session::Forget::Forgotten
+    ));
+    h.pump();
+    assert_eq!(h.session.poll_timeout(), Some(sent + 10_000));
+    h.now = sent + 10_000;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert!(!h.session.awaits_chat_reply(interrupt.request_id));
+    assert_eq!(h.session.poll_timeout(), None);
+    assert_eq!(interrupts(&h), 1);
+}
+
 #[test]
 fn a_refused_message_post_clears_the_turn_for_the_next_one() {
     let mut h = coder_host(None);
@@ -1343,6 +1495,35 @@ fn stop_then_forget_still_sends_the_second_interrupt() {
     assert_eq!(h.chat_requests.len(), 3, "create, interrupt, interrupt");
     reply(&mut h, 200, json!({"id":CHAT,"status":"waiting"}));
     assert_eq!(h.chat_requests.len(), 3);
+}
+
+/// The second interrupt out when the thread is forgotten is kept too: the driver aborts a fetch
+/// the session no longer awaits, and this one must reach the chat.
+#[test]
+fn stop_then_forget_keeps_the_second_interrupt_awaited_until_its_deadline() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    h.session.abort(&chat);
+    h.pump();
+    reply(&mut h, 200, json!({"id":CHAT,"status":"running"}));
+    let again = last_request(&h);
+    assert_eq!(again.url, format!("/api/v2/chats/{CHAT}/interrupt"));
+    let sent = h.now;
+    assert!(matches!(
+        h.session.forget_thread(&chat),
+        chat_runtime::session::Forget::Forgotten
+    ));
+    h.pump();
+    assert!(
+        h.session.awaits_chat_reply(again.request_id),
+        "kept: its fetch is not aborted"
+    );
+    assert_eq!(h.session.poll_timeout(), Some(sent + 10_000));
+    h.now = sent + 10_000;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert!(!h.session.awaits_chat_reply(again.request_id));
+    assert_eq!(h.session.poll_timeout(), None);
 }
 
 // ---- body caps (issue 36, point 2) -------------------------------------------------------------

@@ -162,7 +162,7 @@ impl Session {
             resume_if_due(&mut self.shared, thread_id, state, now);
         }
         #[cfg(feature = "coder")]
-        super::coder::requests::submissions_due(&mut self.shared, &mut self.threads, now);
+        super::coder::requests::chat_requests_due(&mut self.shared, &mut self.threads, now);
         let mut expired: Vec<(String, String, String, u32, bool)> = Vec::new();
         for (thread_id, state) in &self.threads {
             let Some(turn) = state.turn.as_ref() else {

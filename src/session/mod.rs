@@ -141,7 +141,7 @@ impl Session {
                     .get_or_insert(now.saturating_add(wait.delay_ms));
             }
             #[cfg(feature = "coder")]
-            coder::submit::stamp_submissions(&mut self.threads, now);
+            coder::submit::stamp_chat_requests(&mut self.threads, now);
         }
         let action = self.shared.actions.pop_front()?;
         if let Action::Execute(job) = &action {
@@ -157,7 +157,7 @@ impl Session {
     /// it; it keeps one timer.
     pub fn poll_timeout(&self) -> Option<u64> {
         let turns = self.threads.values().filter_map(|t| t.turn.as_ref());
-        turns
+        let next = turns
             .flat_map(|turn| {
                 let calls = turn.running.deadlines();
                 // A Coder submission's POST is awaited until its deadline.
@@ -165,7 +165,14 @@ impl Session {
                 let calls = calls.chain(turn.submission_deadline());
                 calls.chain(turn.reconnect.as_ref().and_then(|wait| wait.deadline))
             })
-            .min()
+            .min();
+        // So are a chat's interrupts, its thread's turn over or not.
+        #[cfg(feature = "coder")]
+        let next = (self.threads.values())
+            .filter_map(ThreadState::stop_deadline)
+            .chain(next)
+            .min();
+        next
     }
 
     /// When the thread's cut stream will be resumed, in the host's clock: `None` when it is not

@@ -892,6 +892,34 @@ test("after Stop, the next turn on the chat waits for its answer: not ended by t
   assert.deepEqual(norm(next.messages), committed(r.messages));
 });
 
+test("an interrupt that never answers holds the next message 10 s at most: aborted, no second interrupt", async () => {
+  await setup({ match: "held interrupt", holdInterrupts: 1, turns: [{ delayMs: 1500, text: "Slow anyway." }] });
+  await coderRuntime();
+  await start({ messages: [user("a held interrupt")] });
+  const chatId = await onlyChat();
+  await until("the chat's stream open", async () => (await record(chatId)).streams.opened >= 1);
+  await inPage((id) => window.rt.abort(id), chatId);
+  assert.equal((await finish()).status, "aborted");
+  // The interrupt never reached the chat: the stopped turn ends on its own.
+  await waitStatus(chatId, "waiting");
+  await setup({ chatId, turns: [{ text: "The next answer." }] });
+  const next = await runWithin({ threadId: chatId, messages: [user("and now?")] }, 25_000);
+  assert.ok(next, "the run settled");
+  assert.equal(next.status, "completed", JSON.stringify(next.error));
+  assert.equal(next.messages.at(-1).content, "The next answer.");
+  let held;
+  await until("the held interrupt's connection closed", async () => {
+    [held] = (await record(chatId)).interrupts;
+    return held.closedAtMs !== undefined;
+  }, 5_000);
+  const r = await record(chatId);
+  assert.deepEqual(r.interrupts.map((i) => [i.status, i.held === true]), [[null, true]], "one interrupt, held; no second");
+  const post = r.messagePosts.at(-1);
+  assert.ok(post.atMs - held.atMs >= 9_000, `the message ${post.atMs - held.atMs} ms after the interrupt: held until its deadline`);
+  assert.ok(held.closedAtMs - held.atMs >= 9_000, `closed ${held.closedAtMs - held.atMs} ms after it was sent: at its deadline`);
+  assert.ok(held.closedAtMs <= post.atMs + 1_000, `closed when the message went (${held.closedAtMs} vs ${post.atMs})`);
+});
+
 test("a turn whose status event never comes (quietStatus) ends from its answer and the chat's status", async () => {
   await setup({ match: "quiet", quietStatus: true, turns: [{ text: "Let me check.", calls: [{ id: "q1", name: "get_browser_time", args: { format: "iso" } }] }, { quote: true }] });
   await coderRuntime({ enable: ["get_browser_time"] });

@@ -258,10 +258,11 @@ pub(in crate::session) fn keep_owed(
         return;
     };
     chat.requests
-        .retain(|(_, kind)| matches!(kind, Request::Interrupt | Request::CreateStopped));
+        .retain(|(_, kind)| kind.stops() || *kind == Request::CreateStopped);
     if !chat.requests.is_empty() {
         let owed = ChatState {
             requests: std::mem::take(&mut chat.requests),
+            stop_by: chat.stop_by,
             ..ChatState::default()
         };
         let state = threads.get_or_insert_with(thread_id, ThreadState::default);

@@ -264,16 +264,39 @@ fn emit_title(sh: &mut Shared, thread_id: &str, title: Option<String>) {
     }
 }
 
-/// A submission out whose deadline passed by `now` counts as unanswered (a network
-/// failure): sent once more, or the chat's state read again; its late answer is ignored.
-pub(in crate::session) fn submissions_due(
+/// The chat requests out whose deadline passed by `now` count as unanswered, as a network
+/// failure does; the late answer of each is ignored (it is no request's any more) and the host
+/// aborts its fetch (`awaits_reply` is false for it).
+///
+/// - A submission: sent once more, or the chat's state read again.
+/// - Stop's interrupts (every one out on the chat): as a failed interrupt, the first sends no
+///   second one; the next turn's message, held for them, goes (still only once the chat says it
+///   is idle, unless it has a `busy_behavior`). The order that keeps the next turn from being
+///   stopped: the second interrupt is sent only on the first's answer, and the first is given
+///   up here *before* the message can go; its late answer (`running`) finds no request and
+///   sends nothing, so no interrupt leaves after the message. The second, given up the same
+///   way, is aborted before the message is posted (the host aborts between `handle_timeout`
+///   and its next `poll_action`), so a POST the browser still held does not go after it. A
+///   proxy that took an interrupt and holds it (not just its answer) can still deliver it
+///   late: the runtime cannot reach past that.
+pub(in crate::session) fn chat_requests_due(
     sh: &mut Shared,
     threads: &mut SortedMap<ThreadState>,
     now: u64,
 ) {
-    // One at a time (its deadline cleared: never due twice), without a list of them.
+    // One at a time (a submission's deadline cleared: never due twice; an interrupt answered:
+    // gone), without a list of them.
     loop {
         let due = threads.iter_mut().find_map(|(id, state)| {
+            if let Some(chat) = state.chat.as_deref_mut() {
+                if chat.stop_by.is_some_and(|at| at <= now) {
+                    let stop = chat.requests.iter().find(|(_, kind)| kind.stops());
+                    match stop {
+                        Some((request_id, _)) => return Some((id.clone(), *request_id)),
+                        None => chat.stop_by = None,
+                    }
+                }
+            }
             let round = state.turn.as_mut()?.chat_mut()?;
             let (request_id, _) = round.submission.as_ref()?;
             round.answer_by.filter(|at| *at <= now)?;

@@ -26,6 +26,16 @@ pub(in crate::session) struct ChatState {
     /// The reconnect jitter's generator (xorshift), seeded from the session's random id prefix
     /// (the host's randomness: the core makes none); 0 until first used.
     pub(super) jitter: u64,
+    /// When Stop's interrupts out count as unanswered (host's clock; `None` until `poll_action`
+    /// stamps it; each interrupt sent sets it anew): `requests::chat_requests_due`.
+    pub(super) stop_by: Option<u64>,
+}
+
+impl ChatState {
+    /// Whether an interrupt a Stop owes is out (the chat's next message waits for it).
+    pub(super) fn stopping(&self) -> bool {
+        self.requests.iter().any(|(_, kind)| kind.stops())
+    }
 }
 
 /// What a `Action::ChatRequest` was.
@@ -53,6 +63,13 @@ pub(super) enum Request {
     /// `GET .../{chat}`: the chat's status, read once when a turn's answer was committed and no
     /// `status` came (`Update::Quiet`).
     Status,
+}
+
+impl Request {
+    /// Whether this is one of Stop's interrupts.
+    pub(super) fn stops(self) -> bool {
+        matches!(self, Request::Interrupt | Request::InterruptAgain)
+    }
 }
 
 /// A Coder turn's round: where the turn is, and the batch being answered.

@@ -85,6 +85,11 @@ pub(super) fn post(
     }
     if let Some(chat) = state.chat.as_deref_mut() {
         chat.requests.push((request_id, kind));
+        if kind.stops() {
+            // Its deadline (`submit::INTERRUPT_ANSWER_MS`) is stamped at the next `poll_action`.
+            chat.stop_by = None;
+            sh.unstamped_waits = true;
+        }
     }
     sh.actions
         .push_back(Action::Coder(CoderAction::ChatRequest {
@@ -299,7 +304,8 @@ pub(super) fn send_results(
 
 /// The turn's message goes out when the chat is idle (`status`, as the stream said it; any, with
 /// a `busy_behavior`) and no interrupt a Stop owes is out: one answered after the message would
-/// stop the turn just posted (the second interrupt, sent when the first says `running`).
+/// stop the turn just posted (the second interrupt, sent when the first says `running`). An
+/// interrupt unanswered at its deadline no longer holds it (`requests::chat_requests_due`).
 pub(super) fn post_message(
     sh: &mut Shared,
     thread_id: &str,
@@ -310,10 +316,7 @@ pub(super) fn post_message(
     let Some(chat) = state.chat.as_deref() else {
         return;
     };
-    let stopping = chat
-        .requests
-        .iter()
-        .any(|(_, kind)| matches!(kind, Request::Interrupt | Request::InterruptAgain));
+    let stopping = chat.stopping();
     let after = chat.coder.last_message_id();
     let waiting = state
         .turn

@@ -25,6 +25,10 @@ pub(super) const MAX_RECONCILES: u8 = 2;
 /// the run.
 pub(super) const SUBMIT_ANSWER_MS: u64 = 10_000;
 
+/// How long Stop's interrupt POST may go unanswered before it counts as failed (as a network
+/// failure: no second interrupt; the next message no longer waits for it): the same bound.
+pub(super) const INTERRUPT_ANSWER_MS: u64 = SUBMIT_ANSWER_MS;
+
 /// An `action_required` batch handed out these calls: each runs (or is answered at once, as
 /// a disabled or unknown tool's call is); a turn that found them owed before posting its
 /// message follows its `pending` option.
@@ -155,13 +159,28 @@ pub(super) fn results_answered(
         }
     }
 }
-/// Stamps the deadline of each submission out that has none (`now`: the host's clock).
-pub(in crate::session) fn stamp_submissions(threads: &mut SortedMap<ThreadState>, now: u64) {
-    let turns = threads.values_mut().filter_map(|t| t.turn.as_mut());
-    for round in turns.filter_map(Turn::chat_mut) {
+/// Stamps the deadline of each submission out and of each chat's interrupts out that has none
+/// (`now`: the host's clock).
+pub(in crate::session) fn stamp_chat_requests(threads: &mut SortedMap<ThreadState>, now: u64) {
+    for state in threads.values_mut() {
+        if let Some(chat) = state.chat.as_deref_mut().filter(|chat| chat.stopping()) {
+            chat.stop_by.get_or_insert(now + INTERRUPT_ANSWER_MS);
+        }
+        let Some(round) = state.turn.as_mut().and_then(Turn::chat_mut) else {
+            continue;
+        };
         if round.submission.is_some() {
             round.answer_by.get_or_insert(now + SUBMIT_ANSWER_MS);
         }
+    }
+}
+
+impl ThreadState {
+    /// When the interrupts Stop owes on this thread's chat count as unanswered, if one is out
+    /// and stamped (whether the thread has a turn or not).
+    pub(in crate::session) fn stop_deadline(&self) -> Option<u64> {
+        let chat = self.chat.as_deref()?;
+        chat.stop_by.filter(|_| chat.stopping())
     }
 }
 

@@ -130,8 +130,8 @@ impl Driver {
     /// A [`CoderAction::ChatRequest`]: a `POST` through the
     /// app's `fetch` (or the global one); the status and whole body, or the network's failure,
     /// go back to the session. Aborted only once the session no longer awaits it (a `tool-results`
-    /// POST unanswered at its deadline: [`Driver::abort_unawaited`]), so it keeps no connection;
-    /// Stop is an interrupt the session sends, not an abort.
+    /// POST or one of Stop's interrupts unanswered at its deadline: [`Driver::abort_unawaited`]),
+    /// so it keeps no connection; Stop is an interrupt the session sends, not an abort.
     ///
     /// Auth, as coderd checks it: with a session token (the session's `Coder-Session-Token`
     /// header) the request carries no cookies (`credentials: "omit"`), so a Coder cookie of the
@@ -240,9 +240,10 @@ impl Driver {
     }
 
     /// Aborts each chat request out whose answer the session no longer awaits (after its clock
-    /// moved: a `tool-results` POST unanswered at its deadline counts as failed there), so its
-    /// connection is let go rather than kept until the server or a proxy closes it. Its late
-    /// answer would be ignored; the abort's rejection is not told at all.
+    /// moved: a `tool-results` POST or an interrupt unanswered at its deadline counts as failed
+    /// there), so its connection is let go rather than kept until the server or a proxy closes
+    /// it. Called before the next `drive`: an interrupt given up is aborted before the message it
+    /// held is sent. Its late answer would be ignored; the abort's rejection is not told at all.
     pub(super) fn abort_unawaited(&self) {
         // One at a time, without a list of them (as the session finds its due submissions).
         loop {

@@ -124,6 +124,9 @@ pub struct Setup {
     /// How many of the next `POST /tool-results` are held: read, recorded (`held: true`) and
     /// never answered nor applied (a coderd or proxy that hangs).
     pub hold_results: u64,
+    /// How many of the next `POST /interrupt` are held: recorded (`held: true`), never applied
+    /// nor answered (a proxy that holds the request).
+    pub hold_interrupts: u64,
 }
 
 /// The test log of one chat (`GET /test/coder/chats/{id}`).

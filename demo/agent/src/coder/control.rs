@@ -27,6 +27,7 @@ pub(super) struct SetupPatch {
     archived: Option<bool>,
     quiet_status: Option<bool>,
     hold_results: Option<u64>,
+    hold_interrupts: Option<u64>,
     invalid_state: Option<bool>,
     edited: Option<bool>,
 }
@@ -96,6 +97,7 @@ impl SetupPatch {
             archived: o.get("archived").and_then(Value::as_bool),
             quiet_status: o.get("quietStatus").and_then(Value::as_bool),
             hold_results: ms("holdResults")?,
+            hold_interrupts: ms("holdInterrupts")?,
             invalid_state: o.get("invalidState").and_then(Value::as_bool),
             edited: o.get("edited").and_then(Value::as_bool),
         })
@@ -129,11 +131,14 @@ impl SetupPatch {
         if let Some(h) = self.hold_results {
             s.hold_results = h;
         }
+        if let Some(h) = self.hold_interrupts {
+            s.hold_interrupts = h;
+        }
     }
 }
 
 /// `POST /test/coder/setup {chatId? | match?, framing?, deadlineMs?, paceMs?, pingMs?, turns?,
-/// dropAfter?, era?, archived?, quietStatus?, holdResults?, invalidState?, edited?}`: with `chatId`, changes that chat now; else applies to the next
+/// dropAfter?, era?, archived?, quietStatus?, holdResults?, holdInterrupts?, invalidState?, edited?}`: with `chatId`, changes that chat now; else applies to the next
 /// chat created whose first message text contains `match` (any chat without it), FIFO.
 pub(super) async fn setup(State(coder): State<Arc<Coder>>, req: Request) -> Response {
     let (body, _) = match read_object(req, 16 * 1024 * 1024).await {

@@ -200,6 +200,7 @@ impl Coder {
             era: Era::Current,
             quiet_status: false,
             hold_results: 0,
+            hold_interrupts: 0,
         }
     }
 }
@@ -877,6 +878,16 @@ async fn post_message_inner(
 /// turn goes on (`running`; the pending era: `waiting`). Idle: 409.
 async fn interrupt(State(coder): State<Arc<Coder>>, Path(id): Path<String>) -> Response {
     let at = coder.at_ms();
+    if hold_interrupt(&coder, &id, at) {
+        // Held (`holdInterrupts`): as a held tool-results POST.
+        let _held = Held {
+            coder,
+            id,
+            at,
+            interrupt: true,
+        };
+        return std::future::pending::<Response>().await;
+    }
     let mut hub = coder.lock();
     let hub_gateway_off = hub.gateway_off;
     let Hub { chats, ids, .. } = &mut *hub;
@@ -957,7 +968,12 @@ async fn tool_results(
     if hold_results(&coder, &id, &bytes, at) {
         // Held (`holdResults`): recorded, never applied, never answered; when the client gives
         // up on it (closes the connection, and the server drops this handler) the record says when.
-        let _held = Held { coder, id, at };
+        let _held = Held {
+            coder,
+            id,
+            at,
+            interrupt: false,
+        };
         return std::future::pending::<Response>().await;
     }
     let mut hub = coder.lock();
@@ -988,12 +1004,13 @@ async fn tool_results(
     }
 }
 
-/// A held `POST /tool-results` being awaited: dropped when the client closes the request (the
-/// server then drops its handler), which its record shows as `closedAtMs`.
+/// A held `POST /tool-results` (or `/interrupt`) being awaited: dropped when the client closes
+/// the request (the server then drops its handler), which its record shows as `closedAtMs`.
 struct Held {
     coder: Arc<Coder>,
     id: String,
     at: u64,
+    interrupt: bool,
 }
 
 impl Drop for Held {
@@ -1003,7 +1020,12 @@ impl Drop for Held {
         let Some(chat) = hub.chats.get_mut(&self.id) else {
             return;
         };
-        let held = chat.record.tool_result_posts.iter_mut().rev().find(|post| {
+        let posts = if self.interrupt {
+            &mut chat.record.interrupts
+        } else {
+            &mut chat.record.tool_result_posts
+        };
+        let held = posts.iter_mut().rev().find(|post| {
             post["held"] == json!(true)
                 && post["atMs"] == json!(self.at)
                 && post.get("closedAtMs").is_none()
@@ -1032,6 +1054,24 @@ fn hold_results(coder: &Arc<Coder>, id: &str, bytes: &Result<Bytes, axum::Error>
     chat.record
         .tool_result_posts
         .push(json!({ "status": null, "held": true, "body": raw, "atMs": at }));
+    true
+}
+
+/// Whether this `POST /interrupt` is one of those `holdInterrupts` holds (then recorded with
+/// `held: true` and `status: null`).
+fn hold_interrupt(coder: &Arc<Coder>, id: &str, at: u64) -> bool {
+    let mut hub = coder.lock();
+    let Some(chat) = hub.chats.get_mut(id) else {
+        return false;
+    };
+    if chat.setup.hold_interrupts == 0 {
+        return false;
+    }
+    chat.setup.hold_interrupts -= 1;
+    let from = chat.status.as_str();
+    chat.record
+        .interrupts
+        .push(json!({ "status": null, "held": true, "from": from, "atMs": at }));
     true
 }
 
