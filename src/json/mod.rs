@@ -68,8 +68,9 @@
 //! # Rooms
 //!
 //! One job a file; each uses only the ones listed after it (and `crate::lean`):
+//! - `parse.rs`: the parser ([`parse`], [`parse_internal`], [`parse_tagged_object`], which reads
+//!   a `STATE_DELTA`'s patch straight into `patch.rs`'s operations).
 //! - `patch.rs`: JSON Patch (RFC 6902, atomic) and JSON Pointer ([`Value::pointer`]).
-//! - `parse.rs`: the parser ([`parse`], [`parse_internal`], [`parse_tagged_object`]).
 //! - `write.rs`: the writer ([`Value::to_json`], [`write_str`], [`quoted`]).
 //! - `value.rs`: [`Value`], [`Number`], [`Map`]: the types, their reads and their building.
 //! - `js_string.rs`: the internal form of strings ([`push_str`], and the JS string an internal

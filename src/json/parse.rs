@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use super::js_string::{escaped_at, push_pair, push_surrogate, Escaped, ESCAPE, ESCAPE_UTF8};
+use super::patch::{Patch, PatchOp};
 use super::scan::{first_special_byte, word_at};
 use super::{Map, Number, Value};
 
@@ -69,15 +70,25 @@ pub struct TaggedObject<'a> {
     pub tag: Option<(usize, Cow<'a, str>)>,
     /// The other members, keys borrowed where possible.
     pub members: BorrowedMembers<'a>,
+    /// The patch member asked for ([`parse_tagged_object`]'s `patch`), read straight into patch
+    /// operations; its place in `members` holds an empty array. `None` when it was not asked for,
+    /// absent, or not a well-formed patch (then it is an ordinary member, read as any other).
+    pub patch: Option<Patch>,
 }
 
 /// Parses a JSON object whose keys stay borrowed from `text` where they have no escapes, with its
 /// string member `tag` (an event's `type`) read without an allocation: the top level of an
 /// event, read once per event. `None` when the text is JSON but not an object. Repeated keys keep
 /// the last value, as everywhere.
+///
+/// `patch: Some((tag value, key))`: when the tag (read before it) has that value, the member `key`
+/// is read straight into [`TaggedObject::patch`] (a `STATE_DELTA`'s `delta`: no `Value` tree, no
+/// map or key strings per operation). An array that is not a well-formed patch is read again as
+/// a value, so errors stay the general path's.
 pub fn parse_tagged_object<'a>(
     text: &'a str,
     tag: &str,
+    patch: Option<(&str, &str)>,
 ) -> Result<Option<TaggedObject<'a>>, JsonError> {
     let mut p = Parser::new(text);
     p.skip_ws();
@@ -90,6 +101,7 @@ pub fn parse_tagged_object<'a>(
     let mut object = TaggedObject {
         tag: None,
         members: Vec::with_capacity(4),
+        patch: None,
     };
     p.skip_ws();
     if p.peek() == Some(b'}') {
@@ -119,7 +131,24 @@ pub fn parse_tagged_object<'a>(
                     object.members.insert(at, (key, value));
                 }
             } else {
-                let value = p.value()?;
+                let value = match patch {
+                    Some((ty, name)) if key == name => {
+                        object.patch = None;
+                        let (pos, depth) = (p.pos, p.depth);
+                        let tagged = matches!(&object.tag, Some((_, t)) if t == ty);
+                        match p.patch_ops(tagged) {
+                            Some(ops) => {
+                                object.patch = Some(ops);
+                                Value::Array(Vec::new())
+                            }
+                            None => {
+                                (p.pos, p.depth) = (pos, depth);
+                                p.value()?
+                            }
+                        }
+                    }
+                    _ => p.value()?,
+                };
                 match object.members.iter_mut().find(|(k, _)| *k == key) {
                     Some(slot) => slot.1 = value,
                     None => object.members.push((key, value)),
@@ -131,6 +160,12 @@ pub fn parse_tagged_object<'a>(
         }
     }
     p.end()?;
+    if let (Some(_), Some((ty, _))) = (&object.patch, patch) {
+        // A later tag changed the type: read it all as values.
+        if !matches!(&object.tag, Some((_, t)) if t == ty) {
+            return parse_tagged_object(text, tag, None);
+        }
+    }
     Ok(Some(object))
 }
 
@@ -293,6 +328,88 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
         dedupe(&mut entries);
         Ok(Value::Object(Map::from_unique(entries)))
+    }
+
+    /// A patch (at `[` when `go`): its operations, or `None` at the first thing
+    /// [`super::patch::from_json`] would not read the same way (an error, an unknown operation, a
+    /// member not a string), the position then left anywhere.
+    #[inline(never)]
+    fn patch_ops(&mut self, go: bool) -> Option<Patch> {
+        if !go || self.peek() != Some(b'[') {
+            return None;
+        }
+        self.enter().ok()?;
+        let mut ops = Vec::with_capacity(1);
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip_ws();
+                ops.push(self.patch_op()?);
+                if self.after_member(b']').ok()? {
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
+        Some(ops)
+    }
+
+    /// One operation object of [`Parser::patch_ops`]; repeated members keep the last value.
+    fn patch_op(&mut self) -> Option<PatchOp> {
+        if self.peek() != Some(b'{') {
+            return None;
+        }
+        self.enter().ok()?;
+        let (mut op, mut path, mut from, mut value) = (None, None, None, None);
+        if self.peek() == Some(b'}') {
+            return None;
+        }
+        loop {
+            self.skip_ws();
+            let key = self.key().ok()?;
+            match &*key {
+                "value" => value = Some(self.value().ok()?),
+                "op" | "path" | "from" => {
+                    if self.peek() != Some(b'"') {
+                        return None;
+                    }
+                    let text = Some(self.string().ok()?);
+                    match &*key {
+                        "op" => op = text,
+                        "path" => path = text,
+                        _ => from = text,
+                    }
+                }
+                _ => {
+                    self.value().ok()?;
+                }
+            }
+            if self.after_member(b'}').ok()? {
+                break;
+            }
+        }
+        self.depth -= 1;
+        let path = path?.into_owned();
+        let from = from.map(Cow::into_owned);
+        Some(match &*op? {
+            "add" => PatchOp::Add {
+                path,
+                value: value?,
+            },
+            "replace" => PatchOp::Replace {
+                path,
+                value: value?,
+            },
+            "test" => PatchOp::Test {
+                path,
+                value: value?,
+            },
+            "remove" => PatchOp::Remove { path },
+            "move" => PatchOp::Move { from: from?, path },
+            "copy" => PatchOp::Copy { from: from?, path },
+            _ => return None,
+        })
     }
 
     fn number(&mut self) -> Result<Value, JsonError> {
@@ -641,9 +758,10 @@ mod tests {
         let s = p.string().unwrap();
         assert!(matches!(&s, Cow::Owned(_)));
         assert_eq!(s, "abcdefgh\u{10FFFF}\u{10FFFF}ijklmnop");
-        let object = parse_tagged_object("{\"type\":\"T\u{10FFFF}\",\"\u{10FFFF}\":1}", "type")
-            .unwrap()
-            .unwrap();
+        let object =
+            parse_tagged_object("{\"type\":\"T\u{10FFFF}\",\"\u{10FFFF}\":1}", "type", None)
+                .unwrap()
+                .unwrap();
         assert!(matches!(&object.tag, Some((0, Cow::Owned(t))) if t == "T\u{10FFFF}\u{10FFFF}"));
         assert_eq!(object.members[0].0, "\u{10FFFF}\u{10FFFF}");
     }
@@ -709,30 +827,101 @@ mod tests {
 
     #[test]
     fn tagged_objects() {
-        let object = parse_tagged_object(r#"{"a\u0041":1,"type":"X","b":2,"type":"Y"}"#, "type")
-            .unwrap()
-            .unwrap();
+        let object =
+            parse_tagged_object(r#"{"a\u0041":1,"type":"X","b":2,"type":"Y"}"#, "type", None)
+                .unwrap()
+                .unwrap();
         assert_eq!(object.members.len(), 2);
         assert_eq!(object.members[0].0, "aA");
         assert!(matches!(object.members[1].0, Cow::Borrowed("b")));
         assert!(matches!(object.tag, Some((1, Cow::Borrowed("Y")))));
         // A tag that is not a string stays a member, in its place; a later string tag wins.
-        let object = parse_tagged_object(r#"{"type":5,"a":1}"#, "type")
+        let object = parse_tagged_object(r#"{"type":5,"a":1}"#, "type", None)
             .unwrap()
             .unwrap();
         assert!(object.tag.is_none());
         assert_eq!(object.members[0].0, "type");
-        let object = parse_tagged_object(r#"{"a":1,"type":5,"type":"T\n"}"#, "type")
+        let object = parse_tagged_object(r#"{"a":1,"type":5,"type":"T\n"}"#, "type", None)
             .unwrap()
             .unwrap();
         assert_eq!(object.members.len(), 1);
         assert!(matches!(&object.tag, Some((1, Cow::Owned(t))) if t == "T\n"));
-        let object = parse_tagged_object(r#"{"type":"T","type":[1]}"#, "type")
+        let object = parse_tagged_object(r#"{"type":"T","type":[1]}"#, "type", None)
             .unwrap()
             .unwrap();
         assert!(object.tag.is_none());
         assert_eq!(object.members[0].1, parse("[1]").unwrap());
-        assert!(parse_tagged_object("[1]", "type").unwrap().is_none());
-        assert!(parse_tagged_object("{\"a\":1", "type").is_err());
+        assert!(parse_tagged_object("[1]", "type", None).unwrap().is_none());
+        assert!(parse_tagged_object("{\"a\":1", "type", None).is_err());
+    }
+
+    #[test]
+    fn a_patch_member_is_read_straight_as_the_general_path_reads_it() {
+        let ask = Some(("STATE_DELTA", "delta"));
+        fn read(text: &str) -> TaggedObject<'_> {
+            parse_tagged_object(text, "type", Some(("STATE_DELTA", "delta")))
+                .unwrap()
+                .unwrap()
+        }
+        for ops in [
+            r#"[{"op":"add","path":"/a~1b","value":{"x":[1,"y"]}},{"op":"remove","path":"/c"}]"#,
+            r#"[ { "path" : "/p" , "value" : 1.5e3 , "op" : "replace" , "extra" : {"k":[]} } ]"#,
+            r#"[{"op":"move","from":"/a","path":"/b"},{"op":"copy","from":"/b","path":"/c"},{"op":"test","path":"","value":null}]"#,
+            r#"[{"op":"add","op":"replace","path":"/q","path":"/r","value":1,"value":2}]"#,
+            r#"[{"op":"r\u0065place","p\u0061th":"/\u00e9","value":"\ud800"}]"#,
+            "[]",
+        ] {
+            let text = format!(r#"{{"type":"STATE_DELTA","delta":{ops},"threadId":"t"}}"#);
+            let object = read(&text);
+            let expected = super::super::patch::from_json(parse(ops).unwrap()).unwrap();
+            assert_eq!(object.patch.as_ref(), Some(&expected), "{ops}");
+            assert_eq!(object.members.len(), 2);
+            assert_eq!(object.members[0].0, "delta");
+            assert_eq!(object.members[0].1, Value::Array(Vec::new()));
+        }
+        // What the general path reads otherwise (an error it names, another type, the tag after
+        // the member or changed after it, a later member that is not a patch) stays a member.
+        for text in [
+            r#"{"type":"STATE_DELTA","delta":[{"op":"nope","path":"/a"}]}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":1,"value":1}]}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a"}]}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"move","path":"/a"}]}"#,
+            r#"{"type":"STATE_DELTA","delta":[{}]}"#,
+            r#"{"type":"STATE_DELTA","delta":[1]}"#,
+            r#"{"type":"STATE_DELTA","delta":{"op":"remove","path":"/a"}}"#,
+            r#"{"type":"ACTIVITY_DELTA","delta":[{"op":"remove","path":"/a"}]}"#,
+            r#"{"delta":[{"op":"remove","path":"/a"}],"type":"STATE_DELTA"}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/a"}],"type":"X"}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"remove","path":"/a"}],"delta":[2]}"#,
+        ] {
+            let object = read(text);
+            assert!(object.patch.is_none(), "{text}");
+            let general = parse_tagged_object(text, "type", None).unwrap().unwrap();
+            assert_eq!(object.members, general.members, "{text}");
+            assert_eq!(object.tag, general.tag, "{text}");
+        }
+        // A later member that is a patch wins over an earlier one that is not.
+        let object =
+            read(r#"{"type":"STATE_DELTA","delta":[2],"delta":[{"op":"remove","path":"/a"}]}"#);
+        assert_eq!(object.patch.map(|p| p.len()), Some(1));
+        assert_eq!(object.members.len(), 1);
+        // Text that is not JSON fails as it does on the general path, at the same place.
+        let deep = format!(
+            r#"{{"type":"STATE_DELTA","delta":[{{"op":"add","path":"","value":{}1{}}}]}}"#,
+            "[".repeat(600),
+            "]".repeat(600)
+        );
+        for text in [
+            r#"{"type":"STATE_DELTA","delta":[{"op":"add",]}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":1}"#,
+            r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a","value":01}]}"#,
+            &deep,
+        ] {
+            assert_eq!(
+                parse_tagged_object(text, "type", ask).unwrap_err(),
+                parse_tagged_object(text, "type", None).unwrap_err(),
+                "{text}"
+            );
+        }
     }
 }

@@ -102,7 +102,8 @@ impl Event {
     /// Parses one event from the `data` of an SSE frame. `index` is the event's position in the
     /// stream, carried into errors.
     pub fn parse(data: &str, index: usize) -> Result<Parsed, EventError> {
-        let object = match parse_tagged_object(data, "type") {
+        // A `STATE_DELTA`'s patch is read straight into its operations (no `Value` tree).
+        let object = match parse_tagged_object(data, "type", Some(("STATE_DELTA", "delta"))) {
             Ok(Some(object)) => object,
             Ok(None) => return Err(EventError::NoType { index }),
             Err(e) => {
@@ -116,6 +117,7 @@ impl Event {
             Some((at, ty)) if !ty.is_empty() => (at, ty),
             _ => return Err(EventError::NoType { index }),
         };
+        let patch = object.patch;
         let mut fields = Fields::borrowed(object.members);
         let field_error = |e: FieldError| EventError::Field {
             index,
@@ -124,7 +126,12 @@ impl Event {
             message: e.message,
         };
         if let Some(event) = Event::read_known(&ty, &mut fields) {
-            return event.map(Parsed::Event).map_err(field_error);
+            let mut event = event.map_err(field_error)?;
+            // The patch read by the parser (its member read as an empty one).
+            if let (Some(patch), Event::StateDelta(e)) = (patch, &mut event) {
+                e.delta = patch;
+            }
+            return Ok(Parsed::Event(event));
         }
         // Behind `black_box`, one loop: LLVM unrolled a search of the five into inline
         // comparisons, and `parse_legacy` then compared the name again.
