@@ -971,6 +971,39 @@ fn next_turn_completes(h: &mut Harness) {
     assert_eq!(h.result().status, RunStatus::Completed);
 }
 
+/// Stop's interrupt `request_id`, sent at `sent`, is held unanswered: nothing goes before its
+/// deadline (ten seconds); at it the interrupt counts as unanswered (the driver aborts its fetch)
+/// and the next message goes.
+fn held_to_its_deadline(h: &mut Harness, request_id: u64, sent: u64) {
+    assert_eq!(
+        h.session.poll_timeout(),
+        Some(sent + 10_000),
+        "the interrupt's deadline is the session's"
+    );
+    h.now = sent + 9_999;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert_eq!(messages_posted(h), 0, "not before its deadline");
+    h.now = sent + 10_000;
+    h.session.handle_timeout(h.now);
+    h.pump();
+    assert!(
+        !h.session.awaits_chat_reply(request_id),
+        "counted unanswered: the driver aborts its fetch"
+    );
+    assert_eq!(messages_posted(h), 1, "the message is no longer held");
+}
+
+/// The chat's answer to an interrupt `request_id`: its status then.
+fn interrupt_answered(h: &mut Harness, request_id: u64, status: &str) {
+    h.session.handle_chat_reply(
+        CHAT,
+        request_id,
+        SubmitReply::Http(200, json!({"id":CHAT,"status":status}).to_string()),
+    );
+    h.pump();
+}
+
 /// A server (or a proxy) that holds Stop's interrupt without an answer: at ten seconds it counts
 /// as failed (as a network failure does: no second interrupt), the next message goes, the driver
 /// may let the fetch go, and the late answer (`running`) sends no second interrupt that could
@@ -980,32 +1013,11 @@ fn an_interrupt_that_never_answers_holds_the_next_message_ten_seconds_at_most() 
     let mut h = coder_host(None);
     let (interrupt, sent) = stopped_then_next_turn(&mut h);
     assert!(h.session.awaits_chat_reply(interrupt.request_id));
-    assert_eq!(
-        h.session.poll_timeout(),
-        Some(sent + 10_000),
-        "the interrupt's deadline is the session's"
-    );
-    h.now = sent + 9_999;
-    h.session.handle_timeout(h.now);
-    h.pump();
-    assert_eq!(messages_posted(&h), 0, "not before its deadline");
-    h.now = sent + 10_000;
-    h.session.handle_timeout(h.now);
-    h.pump();
-    assert!(
-        !h.session.awaits_chat_reply(interrupt.request_id),
-        "counted unanswered: the driver aborts its fetch"
-    );
-    assert_eq!(messages_posted(&h), 1, "the message is no longer held");
+    held_to_its_deadline(&mut h, interrupt.request_id, sent);
     assert_eq!(interrupts(&h), 1, "a failed interrupt is not sent again");
     assert_eq!(h.session.poll_timeout(), None, "no deadline left");
     // The late answer: the chat was `running`. No second interrupt goes now.
-    h.session.handle_chat_reply(
-        CHAT,
-        interrupt.request_id,
-        SubmitReply::Http(200, json!({"id":CHAT,"status":"running"}).to_string()),
-    );
-    h.pump();
+    interrupt_answered(&mut h, interrupt.request_id, "running");
     assert_eq!(interrupts(&h), 1, "the late answer changes nothing");
     assert_eq!(messages_posted(&h), 1);
     next_turn_completes(&mut h);
@@ -1017,31 +1029,12 @@ fn a_second_interrupt_that_never_answers_holds_the_next_message_ten_seconds_at_m
     let mut h = coder_host(None);
     let (interrupt, _) = stopped_then_next_turn(&mut h);
     h.now += 4_000;
-    h.session.handle_chat_reply(
-        CHAT,
-        interrupt.request_id,
-        SubmitReply::Http(200, json!({"id":CHAT,"status":"running"}).to_string()),
-    );
-    h.pump();
+    interrupt_answered(&mut h, interrupt.request_id, "running");
     let again = last_request(&h);
     assert_eq!(again.url, format!("/api/v2/chats/{CHAT}/interrupt"));
     let sent = h.now;
-    assert_eq!(h.session.poll_timeout(), Some(sent + 10_000));
-    h.now = sent + 9_999;
-    h.session.handle_timeout(h.now);
-    h.pump();
-    assert_eq!(messages_posted(&h), 0, "not before its deadline");
-    h.now = sent + 10_000;
-    h.session.handle_timeout(h.now);
-    h.pump();
-    assert!(!h.session.awaits_chat_reply(again.request_id));
-    assert_eq!(messages_posted(&h), 1, "the message is no longer held");
-    h.session.handle_chat_reply(
-        CHAT,
-        again.request_id,
-        SubmitReply::Http(200, json!({"id":CHAT,"status":"waiting"}).to_string()),
-    );
-    h.pump();
+    held_to_its_deadline(&mut h, again.request_id, sent);
+    interrupt_answered(&mut h, again.request_id, "waiting");
     assert_eq!(interrupts(&h), 2, "the late answer changes nothing");
     assert_eq!(messages_posted(&h), 1);
     next_turn_completes(&mut h);
