@@ -357,10 +357,13 @@ impl Session {
     /// that keeps its own copy of the messages up to date.
     pub fn take_changed_positions(&mut self, thread_id: &str) -> Option<ChangedMessages> {
         let state = self.threads.get_mut(thread_id)?;
-        if !state.changes.all && state.changes.ids.is_empty() {
+        let len = state.thread.messages().len();
+        // Messages at `seen..` came since the last take (fewer than `seen`: some went, which
+        // marks the whole list).
+        let seen = state.changes.seen.min(len);
+        if !state.changes.all && state.changes.ids.is_empty() && seen == len {
             return None;
         }
-        let len = state.thread.messages().len();
         let positions = if state.changes.all {
             (0..len).collect()
         } else {
@@ -370,14 +373,17 @@ impl Session {
                 .ids
                 .iter()
                 .filter_map(|id| state.thread.position(id))
+                .filter(|&at| at < seen)
                 .collect();
             crate::lean::sort::sort(&mut positions);
             positions.dedup();
+            positions.extend(seen..len);
             positions
         };
         let all = state.changes.all;
         state.changes.ids.clear();
         state.changes.all = false;
+        state.changes.seen = len;
         Some(ChangedMessages {
             positions,
             all,

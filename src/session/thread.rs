@@ -65,8 +65,13 @@ impl ThreadState {
 /// What changed in a thread since the host last took the changes (for coalesced rendering).
 #[derive(Default)]
 pub(super) struct Changes {
-    /// Ids of messages changed.
+    /// Ids of messages changed in place that were in the list at the last take (positions
+    /// below `seen`); messages added since are not listed, they are all of `seen..`.
     pub(super) ids: Vec<String>,
+    /// How many messages the list had when the changes were last taken: every message at or
+    /// after it is new since, and goes out with the next take without an id listed for it (a
+    /// stream that adds thousands of messages between two frames lists none of them).
+    pub(super) seen: usize,
     /// Whether the whole list changed.
     pub(super) all: bool,
     /// Whether the AG-UI state changed.
@@ -83,7 +88,6 @@ pub(super) fn record_result(
     let id = sh.next_id("tool");
     state.handled.insert(tool_call_id.to_owned());
     state.unsent.push(id.clone());
-    state.changes.ids.push(id.clone());
     let at = state.thread.insert_tool_result(ToolMessage {
         id,
         content: Content::Text(outcome.content()),
@@ -93,8 +97,8 @@ pub(super) fn record_result(
         metadata: None,
         subagent_run_id: None,
     });
-    if at + 1 != state.thread.messages().len() {
-        // Placed before later messages (right after its assistant message).
+    if at < state.changes.seen {
+        // Placed before messages already handed out (right after its assistant message).
         state.changes.all = true;
     }
 }

@@ -94,8 +94,8 @@ pub(in crate::session) fn start_run(
         if before.contains(message.id()) {
             continue;
         }
+        // Added at the end: new to the next take (`Changes::seen`).
         state.unsent.push(message.id().to_owned());
-        state.changes.ids.push(message.id().to_owned());
         if let Message::Tool(tool) = &message {
             state.handled.insert(tool.tool_call_id.clone());
         }

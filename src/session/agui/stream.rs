@@ -386,7 +386,8 @@ pub(in crate::session) fn keep_tool_message(thread: &mut Thread, message: ToolMe
     }
 }
 
-/// The changed messages [`note_applied`] lists one by one before it marks the whole list changed.
+/// The messages changed in place [`note_applied`] lists one by one before it marks the whole
+/// list changed.
 const MANY_CHANGED: usize = 1024;
 
 /// Records what folding an event changed, for the coalesced `messages` and `state` events. A
@@ -398,11 +399,14 @@ pub(in crate::session) fn note_applied(
     applied: Option<Applied>,
 ) {
     match applied {
-        Some(Applied::Added(at)) if at + 1 != thread.messages().len() => {
-            // Inserted before other messages: every later position moved.
+        // New since the last take, or changed after it came: it goes out with all of
+        // `seen..`, nothing to list.
+        Some(Applied::Message(at)) | Some(Applied::Added(at)) if at >= changes.seen => {}
+        Some(Applied::Added(_)) => {
+            // Inserted before messages already handed out: they all moved.
             changes.all = true;
         }
-        Some(Applied::Message(at)) | Some(Applied::Added(at)) => {
+        Some(Applied::Message(at)) => {
             // A token stream changes the same message thousands of times between two frames:
             // record it once.
             if let Some(message) = thread.messages().get(at) {
@@ -410,9 +414,8 @@ pub(in crate::session) fn note_applied(
                     changes.ids.push(message.id().to_owned());
                 }
             }
-            // A stream read with no frame between its events (one body in one chunk) changes a
-            // message per event for as long as it lasts: past `MANY_CHANGED` ids (each an
-            // allocation, mixed 20 MB held 27,769 of them), the whole list goes out instead.
+            // Messages handed out before, changed in place with no frame between (each an
+            // allocation): past `MANY_CHANGED` of them, the whole list goes out instead.
             if changes.ids.len() > MANY_CHANGED {
                 changes.ids = Vec::new();
                 changes.all = true;

@@ -163,11 +163,12 @@ pub(in crate::session) fn start_chat(
     let mut local = request.messages;
     local.retain(|m| !before.contains(m.id()));
     for message in &local {
-        // A new chat's messages show under its id, once it has one.
-        if !new_chat {
-            state.changes.ids.push(message.id().to_owned());
-        }
+        // Added at the end: new to the next take (`Changes::seen`).
         state.thread.push_message(message.clone());
+    }
+    if new_chat {
+        // A new chat's messages show under its id, once it has one, not under this one.
+        state.changes.seen = state.thread.messages().len();
     }
     // The text posted: borrowed from the turn's own messages, which it keeps.
     let mut texts: Vec<&str> = Vec::new();
