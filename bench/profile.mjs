@@ -90,7 +90,7 @@ for (const name of names) {
   let total = 0;
   for (const [id, us] of dt) {
     const f = byId.get(id).callFrame;
-    const key = `${f.functionName || "(anonymous)"} ${f.url ? f.url.replace(url, "") : ""}`.trim();
+    const key = `${f.functionName || "(anonymous)"} ${f.url ? f.url.replace(url, "") : ""}${f.functionName ? "" : ":" + f.lineNumber + ":" + f.columnNumber}`.trim();
     self.set(key, (self.get(key) ?? 0) + us);
     total += us;
   }
