@@ -91,7 +91,9 @@ pub use parse::{
     parse, parse_internal, parse_tagged_object, BorrowedMembers, JsonError, TaggedObject,
 };
 pub use value::{Map, Number, Value};
-pub use write::{quoted, write_str};
+pub use write::{
+    long_strings, long_strings_handed, quoted, write_str, write_value_str, LONG_STRING,
+};
 
 /// Lives in `lean::text`; re-exported here for `tools/schema.rs` and `coder/wire.rs`, which
 /// still name it by this path.

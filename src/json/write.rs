@@ -1,6 +1,7 @@
 //! The writer: a [`Value`] as the JSON text `JSON.stringify` writes (no spaces), and a string
 //! escaped as it escapes the JS string the internal form stands for.
 
+use std::cell::Cell;
 use std::fmt;
 
 use super::js_string::{escaped_at, Escaped, ESCAPE_UTF8};
@@ -22,7 +23,7 @@ impl Value {
             Value::Bool(true) => out.push_str("true"),
             Value::Bool(false) => out.push_str("false"),
             Value::Number(n) => n.write(out),
-            Value::String(s) => write_str(out, s),
+            Value::String(s) => write_value_str(out, s),
             Value::Array(items) => {
                 out.push('[');
                 for (i, item) in items.iter().enumerate() {
@@ -88,6 +89,52 @@ pub fn quoted(s: &str) -> String {
     let mut out = String::new();
     write_str(&mut out, s);
     out
+}
+
+/// How long (in bytes) a string value is before [`write_value_str`] hands it to the sink, while
+/// one is set ([`long_strings`]): a tool call's arguments or a long answer's text, which the
+/// engine would otherwise read twice (the text decoded, then `JSON.parse` scanning and copying it
+/// again) after the writer escaped it.
+pub const LONG_STRING: usize = 8 * 1024;
+
+/// Where long string values go instead of the text ([`long_strings`]).
+pub type Sink = fn(&str);
+
+thread_local! {
+    /// The sink, and how many strings went to it since it was set.
+    static SINK: Cell<(Option<Sink>, usize)> = const { Cell::new((None, 0)) };
+}
+
+/// Sets, or with `None` clears, where [`write_value_str`] hands long string values, and starts
+/// their count again. Only the JS boundary sets one, around text it reads back itself.
+pub fn long_strings(sink: Option<Sink>) {
+    SINK.set((sink, 0));
+}
+
+/// How many strings went to the sink since [`long_strings`] set it.
+pub fn long_strings_handed() -> usize {
+    SINK.get().1
+}
+
+/// A string value (not a key): [`write_str`], unless a sink is set ([`long_strings`]) and the
+/// string is [`LONG_STRING`] bytes or more, or starts with U+0000. Then it goes to the sink and is
+/// written as the string `"\u0000N"`, N its number among those handed (0, 1, ...): whoever reads
+/// the text puts each one back where its number is, and reads any string value starting with
+/// U+0000 as such a number (a real one was handed too, so none is mistaken). Out of line: one
+/// copy for every value writer.
+#[inline(never)]
+pub fn write_value_str(out: &mut String, s: &str) {
+    if s.len() >= LONG_STRING || s.starts_with('\0') {
+        if let (Some(sink), n) = SINK.get() {
+            SINK.set((Some(sink), n + 1));
+            sink(s);
+            out.push_str("\"\\u0000");
+            crate::lean::text::push_i64(out, n as i64);
+            out.push('"');
+            return;
+        }
+    }
+    write_str(out, s);
 }
 
 /// Appends `s` (internal form) as a JSON string literal, escaped as `JSON.stringify` escapes the
@@ -178,7 +225,45 @@ pub fn write_str(out: &mut String, s: &str) {
 mod tests {
     use super::*;
     use crate::json::js_string::{lone, stand_in, surrogate_at};
-    use crate::json::{parse, ESCAPE};
+    use crate::json::{parse, Map, ESCAPE};
+
+    thread_local! {
+        static HANDED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    fn keep(s: &str) {
+        HANDED.with_borrow_mut(|h| h.push(s.to_owned()));
+    }
+
+    #[test]
+    fn long_string_values_and_those_starting_with_nul_go_to_the_sink_with_their_number() {
+        let long = "x\"".repeat(LONG_STRING / 2);
+        let short = "y".repeat(LONG_STRING - 1);
+        let mut object = Map::new();
+        object.insert(long.clone(), Value::String(long.clone()));
+        object.insert("a", Value::String(short.clone()));
+        object.insert("b", Value::String("\0z".into()));
+        let value = Value::Array(vec![Value::Object(object), Value::String(long.clone())]);
+        let without = value.to_json();
+        long_strings(Some(keep));
+        let with = value.to_json();
+        let handed = long_strings_handed();
+        long_strings(None);
+        // A key is never handed; the short string is written; the rest are numbered in order.
+        let mut expected = String::from("[{");
+        write_str(&mut expected, &long);
+        expected.push_str(":\"\\u00000\",\"a\":");
+        write_str(&mut expected, &short);
+        expected.push_str(",\"b\":\"\\u00001\"},\"\\u00002\"]");
+        assert_eq!(with, expected);
+        assert_eq!(handed, 3);
+        assert_eq!(HANDED.take(), [long.clone(), "\0z".into(), long]);
+        // Without a sink, and after it is cleared, nothing is handed.
+        assert_eq!(value.to_json(), without);
+        assert!(!without.contains("\\u0000\""));
+        assert_eq!(long_strings_handed(), 0);
+        assert!(HANDED.take().is_empty());
+    }
 
     #[test]
     fn every_length_and_position_is_escaped() {

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use crate::json::patch::PatchOp;
-use crate::json::{write_str, Map, Value};
+use crate::json::{write_str, write_value_str, Map, Value};
 use crate::lean::text::push_i64;
 
 /// Why a value could not be read: where (a JSON path relative to the value read) and what.
@@ -315,13 +315,13 @@ impl FromJson for String {
 
 impl ToJson for String {
     fn write_json(&self, out: &mut String) {
-        write_str(out, self);
+        write_value_str(out, self);
     }
 }
 
 impl ToJson for str {
     fn write_json(&self, out: &mut String) {
-        write_str(out, self);
+        write_value_str(out, self);
     }
 }
 

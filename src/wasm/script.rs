@@ -1,10 +1,11 @@
-//! The three things the boundary needs that are JavaScript the language, not a browser API, and
+//! The four things the boundary needs that are JavaScript the language, not a browser API, and
 //! that neither `js-sys` nor `web-sys` can express: `import()` (a keyword, not a function), a
-//! description of a thrown value that never throws itself, and `String.prototype.isWellFormed`
+//! description of a thrown value that never throws itself, `String.prototype.isWellFormed`
 //! (newer than the `js-sys` bindings; a loop of `charCodeAt` calls from Rust would cross the
-//! boundary once per code unit).
+//! boundary once per code unit), and putting the long strings of messages back into what
+//! `JSON.parse` made of them (a walk from Rust would cross it once per member).
 
-use js_sys::{JsString, Promise};
+use js_sys::{Array, JsString, Promise};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
@@ -34,6 +35,16 @@ export function describe(value) {
   if (typeof json === "string") return json;
   return typeof text === "string" ? text : "a value that cannot be described";
 }
+export function fillLong(list, at, strings) {
+  const fill = (o) => {
+    for (const k of Object.keys(o)) {
+      const v = o[k];
+      if (typeof v == "object") v && fill(v);
+      else if (v[0] == "\0") o[k] = strings[+v.slice(1)];
+    }
+  };
+  for (const i of at) fill(list[i]);
+}
 export function isWellFormed(text) {
   return typeof text.isWellFormed === "function" ? text.isWellFormed() : !/\p{Cs}/u.test(text);
 }
@@ -46,6 +57,11 @@ extern "C" {
     /// [`describe`], as the JS string.
     #[wasm_bindgen(js_name = describe)]
     fn describe_js(value: &JsValue) -> JsValue;
+    /// Puts the long strings handed apart (`string::long_strings_apart`) back into the items
+    /// of `list` at `at` (the items they were written in): each string value starting with
+    /// U+0000 becomes `strings[N]`, N the number after it.
+    #[wasm_bindgen(js_name = fillLong)]
+    pub fn fill_long(list: &Array, at: &[u32], strings: &Array);
     /// Whether a string holds no lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     pub fn is_well_formed(text: &JsString) -> bool;

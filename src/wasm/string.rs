@@ -4,7 +4,9 @@
 //! the JSON layer and `js-sys` only, so the error type, the JS helpers, the browser services and
 //! the conversions all build on it (docs/architecture.md, "Strings at the boundary").
 
-use js_sys::JSON;
+use std::cell::RefCell;
+
+use js_sys::{Array, JSON};
 use wasm_bindgen::prelude::*;
 
 use crate::json::{quoted, Value};
@@ -43,6 +45,27 @@ pub(crate) fn string_from_js(value: &JsValue) -> Option<String> {
         Some(Value::String(text)) => Some(text),
         _ => Some(plain),
     }
+}
+
+thread_local! {
+    /// The long string values handed apart since [`long_strings_apart`] turned it on.
+    static LONG: RefCell<Option<Array>> = const { RefCell::new(None) };
+}
+
+/// The JSON writer's sink ([`crate::json::long_strings`]): the string as a JS string, in order.
+fn hand(s: &str) {
+    let value = js_string(s);
+    LONG.with_borrow_mut(|list| list.get_or_insert_with(Array::new).push(&value));
+}
+
+/// Turns on (`true`) or off the writing of long string values apart: while on, the JSON writer
+/// hands each string value of [`crate::json::LONG_STRING`] bytes or more (or starting with U+0000)
+/// to JavaScript as a string of its own (decoded from UTF-8 once: no escaping, no `JSON.parse` of
+/// it) and writes its number in its place. Off, it gives back the strings handed (`None`: none),
+/// for [`crate::wasm::script::fill_long`] to put in place in what `JSON.parse` made of the text.
+pub(crate) fn long_strings_apart(on: bool) -> Option<Array> {
+    crate::json::long_strings(on.then_some(hand as fn(&str)));
+    LONG.take()
 }
 
 /// `JSON.parse(text)`.

@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::listeners::{deliver, wants};
 use super::{upgrade, Driver, EventFilter, Render};
-use crate::json::Value;
+use crate::json::{self, Value};
 use crate::protocol::event::Message;
 use crate::protocol::wire::ToJson;
 use crate::session::{
@@ -17,7 +17,7 @@ use crate::session::{
 use crate::wasm::browser;
 use crate::wasm::convert::parse;
 use crate::wasm::error::Error;
-use crate::wasm::script;
+use crate::wasm::{script, string};
 
 impl Driver {
     /// The thread's messages changed: its `messages` event goes out with the next frame.
@@ -137,37 +137,19 @@ impl Driver {
             return;
         };
         let list: Array = list.unchecked_into();
-        // The messages cross in batches of about `BATCH` bytes of JSON: the whole thread (the
-        // first event of a stream that gave no frame a chance, one body in one chunk) is never
-        // one JSON text in wasm memory.
+        // The whole thread (the first event of a stream that gave no frame a chance, one body in
+        // one chunk) crosses in batches, never as one JSON text in wasm memory.
         let count = if full {
             changed.len
         } else {
             changed.positions.len()
         };
-        let mut next = 0;
-        while next < count {
-            let text = {
-                let state = self.borrow();
-                let all = state.session.messages(thread_id);
-                let mut text = String::from("[");
-                while next < count && text.len() < BATCH {
-                    let at = if full { next } else { changed.positions[next] };
-                    next += 1;
-                    let Some(message) = all.get(at) else { continue };
-                    if text.len() > 1 {
-                        text.push(',');
-                    }
-                    message.write_json(&mut text);
-                }
-                text.push(']');
-                text
-            };
-            let Ok(batch) = parse(&text) else { return };
-            let batch: Array = batch.unchecked_into();
-            for at in 0..batch.length() {
-                list.push(&batch.get(at));
-            }
+        let positions = (!full).then_some(&changed.positions[..]);
+        if self
+            .append_messages(thread_id, count, positions, &list)
+            .is_err()
+        {
+            return;
         }
         if full {
             let copy = list.slice(0, list.length());
@@ -212,6 +194,61 @@ impl Driver {
         }
     }
 
+    /// The thread's messages at `positions` (`None`: the first `count`; a position past its end
+    /// is skipped), pushed to `list` as JS objects: written as JSON in batches of about [`BATCH`]
+    /// bytes, each read by `JSON.parse`, so a long thread is never one JSON text in wasm memory;
+    /// their long strings (a tool call's arguments, a long answer) cross apart, each decoded
+    /// once, neither escaped nor read by `JSON.parse` ([`string::long_strings_apart`]). Out of
+    /// line: one copy for its three callers.
+    #[inline(never)]
+    pub(super) fn append_messages(
+        &self,
+        thread_id: &str,
+        count: usize,
+        positions: Option<&[usize]>,
+        list: &Array,
+    ) -> Result<(), Error> {
+        let mut next = 0;
+        while next < count {
+            let (text, long_at, long) = {
+                let state = self.borrow();
+                let all = state.session.messages(thread_id);
+                let mut text = String::from("[");
+                // The batch's items that handed strings apart.
+                let mut long_at: Vec<u32> = Vec::new();
+                let mut items = 0;
+                string::long_strings_apart(true);
+                while next < count && text.len() < BATCH {
+                    let at = positions.map_or(next, |p| p[next]);
+                    let Some(message) = all.get(at) else {
+                        next += 1;
+                        continue;
+                    };
+                    next += 1;
+                    if items > 0 {
+                        text.push(',');
+                    }
+                    let handed = json::long_strings_handed();
+                    message.write_json(&mut text);
+                    if json::long_strings_handed() != handed {
+                        long_at.push(items);
+                    }
+                    items += 1;
+                }
+                text.push(']');
+                (text, long_at, string::long_strings_apart(false))
+            };
+            let batch: Array = parse(&text)?.unchecked_into();
+            if let Some(long) = long {
+                script::fill_long(&batch, &long_at, &long);
+            }
+            for n in 0..batch.length() {
+                list.push(&batch.get(n));
+            }
+        }
+        Ok(())
+    }
+
     /// `run()`'s value. Its `messages` are the thread's mirror (the objects the `messages` events
     /// handed out) when there is one, so a finished run does not send the thread across again;
     /// `newMessages` are taken from `messages` (same objects).
@@ -223,7 +260,7 @@ impl Driver {
             // The thread's messages, borrowed while they are written (no JavaScript runs here).
             let state = self.borrow();
             let thread = state.session.messages(&result.thread_id);
-            result.write_json(&mut text, thread, mirror.is_none(), false);
+            result.write_json(&mut text, thread, false, false);
         }
         let value = parse(&text)?;
         let set = |key: &str, v: &JsValue| {
@@ -238,9 +275,15 @@ impl Driver {
                 messages
             }
             None => {
-                let messages: Array = Reflect::get(&value, &"messages".into())
-                    .unwrap_or_default()
-                    .unchecked_into();
+                // In batches, as a `messages` event's.
+                let messages = Array::new();
+                let count = {
+                    let state = self.borrow();
+                    let thread = state.session.messages(&result.thread_id);
+                    result.message_count.min(thread.len())
+                };
+                self.append_messages(&result.thread_id, count, None, &messages)?;
+                set("messages", &messages)?;
                 let copy = messages.slice(0, messages.length());
                 self.borrow_mut()
                     .render

@@ -1,7 +1,7 @@
 //! The thread methods: a thread's messages, state and interrupts, and starting and stopping its
 //! turn (`run`, `abort`, the caller's `signal`).
 
-use js_sys::Promise;
+use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use web_sys::AbortSignal;
 
@@ -35,21 +35,35 @@ impl Driver {
     /// `messages`, `state` or `interrupts` of a thread; `None`: an id no thread can have, read
     /// as an unknown thread (no messages, no interrupts, `undefined` state).
     pub(crate) fn read(&self, thread_id: Option<&str>, what: ThreadRead) -> Result<JsValue, Error> {
+        let Some(id) = thread_id else {
+            // An id no thread can have: no state, no messages, interrupts or pending calls.
+            return Ok(match what {
+                ThreadRead::State => JsValue::UNDEFINED,
+                _ => Array::new().into(),
+            });
+        };
         let text = {
-            let state = self.borrow();
-            let session = &state.session;
-            match (what, thread_id) {
-                (ThreadRead::Messages, Some(id)) => Some(session.messages(id).to_json_string()),
-                (ThreadRead::Interrupts, Some(id)) => Some(session.interrupts(id).to_json_string()),
-                (ThreadRead::PendingCalls, Some(id)) => {
+            let session = &self.borrow().session;
+            match what {
+                ThreadRead::Messages => None,
+                ThreadRead::Interrupts => Some(session.interrupts(id).to_json_string()),
+                ThreadRead::PendingCalls => {
                     Some(session.pending_calls(id).as_slice().to_json_string())
                 }
-                (ThreadRead::State, Some(id)) => session.state(id).map(|s| s.to_json_string()),
-                (ThreadRead::State, None) => None,
-                (_, None) => Some("[]".to_owned()),
+                ThreadRead::State => match session.state(id) {
+                    Some(state) => Some(state.to_json_string()),
+                    None => return Ok(JsValue::UNDEFINED),
+                },
             }
         };
-        text.map_or(Ok(JsValue::UNDEFINED), |t| parse(&t))
+        if let Some(text) = text {
+            return parse(&text);
+        }
+        // The messages in batches, their long strings apart, as a `messages` event's.
+        let list = Array::new();
+        let count = self.borrow().session.messages(id).len();
+        self.append_messages(id, count, None, &list)?;
+        Ok(list.into())
     }
 
     /// `forgetThread`: the session drops the thread ([`Session::forget_thread`]), then the
