@@ -88,7 +88,8 @@ pub use js_string::{
     find_lone_surrogate, from_js_string, push_str, to_js_string, to_utf16, ESCAPE,
 };
 pub use parse::{
-    parse, parse_internal, parse_tagged_object, BorrowedMembers, JsonError, TaggedObject,
+    parse, parse_internal, parse_string_members, parse_tagged_object, BorrowedMembers, JsonError,
+    TaggedObject,
 };
 pub use value::{Map, Number, Value};
 pub use write::{quoted, write_str};
