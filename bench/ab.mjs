@@ -64,6 +64,7 @@ const f = (x) => x.toFixed(1);
 console.log(`${name} ${mb} MB, ${rounds} rounds, load ${f(min(loads))}-${f(Math.max(...loads))}: ` +
   `base median ${f(med(t.base))} min ${f(min(t.base))} | step median ${f(med(t.step))} min ${f(min(t.step))} | ` +
   `floor median ${f(med(t.floor))} min ${f(min(t.floor))} | step/base median ${(med(t.step) / med(t.base)).toFixed(3)} min ${(min(t.step) / min(t.base)).toFixed(3)} | ` +
-  `floor/A median base ${(med(t.floor) / med(t.base)).toFixed(2)} step ${(med(t.floor) / med(t.step)).toFixed(2)}`);
+  `floor/A median base ${(med(t.floor) / med(t.base)).toFixed(2)} step ${(med(t.floor) / med(t.step)).toFixed(2)} | ` +
+  `step/base of each round's pair: median ${med(t.step.map((s, i) => s / t.base[i])).toFixed(3)}`);
 await browser.close();
 agent.kill("SIGTERM");
