@@ -69,7 +69,8 @@
 //!
 //! One job a file; each uses only the ones listed after it (and `crate::lean`):
 //! - `parse.rs`: the parser ([`parse`], [`parse_internal`], [`parse_tagged_object`], which reads
-//!   a `STATE_DELTA`'s patch straight into `patch.rs`'s operations).
+//!   a `STATE_DELTA`'s patch straight into `patch.rs`'s operations, and [`parse_string_members`],
+//!   an object of string members only: a text or args delta read straight).
 //! - `patch.rs`: JSON Patch (RFC 6902, atomic) and JSON Pointer ([`Value::pointer`]).
 //! - `write.rs`: the writer ([`Value::to_json`], [`write_str`], [`quoted`]).
 //! - `value.rs`: [`Value`], [`Number`], [`Map`]: the types, their reads and their building.
