@@ -69,7 +69,8 @@
 //!
 //! One job a file; each uses only the ones listed after it (and `crate::lean`):
 //! - `parse.rs`: the parser ([`parse`], [`parse_internal`], [`parse_tagged_object`], which reads
-//!   a `STATE_DELTA`'s patch straight into `patch.rs`'s operations).
+//!   a `STATE_DELTA`'s patch straight into `patch.rs`'s operations, and [`parse_string_members`],
+//!   an object of string members only: a text or args delta read straight).
 //! - `patch.rs`: JSON Patch (RFC 6902, atomic) and JSON Pointer ([`Value::pointer`]).
 //! - `write.rs`: the writer ([`Value::to_json`], [`write_str`], [`quoted`]).
 //! - `value.rs`: [`Value`], [`Number`], [`Map`]: the types, their reads and their building.
@@ -88,7 +89,8 @@ pub use js_string::{
     find_lone_surrogate, from_js_string, push_str, to_js_string, to_utf16, ESCAPE,
 };
 pub use parse::{
-    parse, parse_internal, parse_tagged_object, BorrowedMembers, JsonError, TaggedObject,
+    parse, parse_internal, parse_string_members, parse_tagged_object, BorrowedMembers, JsonError,
+    TaggedObject,
 };
 pub use value::{Map, Number, Value};
 pub use write::{

@@ -169,6 +169,37 @@ pub fn parse_tagged_object<'a>(
     Ok(Some(object))
 }
 
+/// Reads a top-level object whose members are all strings named in `slots`, each at most once,
+/// into `slots` (values borrowed where they have no escapes). `None` for anything else: another
+/// member, a value that is not a string, a repeated member, text that is not JSON. The caller
+/// reads such text the general way ([`parse_tagged_object`]), which names what is wrong.
+pub fn parse_string_members<'a>(
+    text: &'a str,
+    slots: &mut [(&str, Option<Cow<'a, str>>)],
+) -> Option<()> {
+    let mut p = Parser::new(text);
+    p.skip_ws();
+    if p.peek() != Some(b'{') {
+        return None;
+    }
+    p.pos += 1;
+    loop {
+        p.skip_ws();
+        let key = p.key().ok()?;
+        if p.peek() != Some(b'"') {
+            return None;
+        }
+        let (_, slot) = slots.iter_mut().find(|(name, _)| *name == key)?;
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(p.string().ok()?);
+        if p.after_member(b'}').ok()? {
+            return p.end().ok();
+        }
+    }
+}
+
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],

@@ -598,6 +598,12 @@ impl ChunkExpander {
         self.expand(chunk, index, out)
     }
 
+    /// Whether no chunk stream is open: then [`push`](Self::push) of an event that is not a
+    /// chunk appends that event alone.
+    pub fn is_idle(&self) -> bool {
+        self.lanes.is_empty()
+    }
+
     /// Ends the stream: appends a synthesized `END` for every lane still open, in the order they
     /// opened, and forgets them. (The TS client discards these; see the type's docs.)
     pub fn finish(&mut self, out: &mut Vec<Event>) {

@@ -517,6 +517,17 @@ impl EventDecoder {
                 queue(&mut self.ready, event, true, false);
                 continue;
             };
+            // An event that is not a chunk, with no chunk stream open, is what the expander
+            // would give back alone: checked and queued straight (not through `expanded`).
+            if expander.is_idle() && !is_chunk(&event) {
+                if let Some(verifier) = &mut self.verifier {
+                    verifier.check(&event, index)?;
+                }
+                let wire = self.output != Output::Expanded;
+                let expanded = self.output != Output::Wire;
+                queue(&mut self.ready, event, wire, expanded);
+                continue;
+            }
             // Only the wire view (`Wire`, `Both`) keeps a chunk event apart from what the
             // expander makes of it; the expanded view alone moves the event itself through.
             let copy = match self.output {
@@ -575,6 +586,14 @@ fn queue(ready: &mut VecDeque<Item>, event: Event, wire: bool, expanded: bool) {
         wire,
         expanded,
     });
+}
+
+/// Whether `event` is one of the three chunk types, which the expander turns into other events.
+fn is_chunk(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::TextMessageChunk(_) | Event::ToolCallChunk(_) | Event::ReasoningMessageChunk(_)
+    )
 }
 
 /// A copy of a chunk event (which the expander turns into other events while the wire keeps it);

@@ -10,7 +10,7 @@ use super::tool_set::ToolSet;
 use crate::lean::sorted::{IdSet, StrSet};
 
 use crate::protocol::decode::EventDecoder;
-use crate::protocol::event::Message;
+use crate::protocol::event::{Message, ToolCall};
 use crate::protocol::thread::PendingCall;
 use crate::tools::outcome::ToolOutcome;
 
@@ -109,6 +109,21 @@ impl Turn {
 
 /// The ids of tool calls that no tool message answers, in thread order.
 pub(super) fn unanswered_calls(messages: &[Message]) -> Vec<String> {
+    // A thread as it streams answers its calls in their order, one tool message each: then none
+    // is unanswered, seen in one pass with no set (the set below sorted every call id of the
+    // thread at the end of each run: 20,000 ids, about 9 ms, at the end of a 20 MB mixed stream).
+    let mut answers = messages.iter().filter_map(|message| match message {
+        Message::Tool(t) => Some(t.tool_call_id.as_str()),
+        _ => None,
+    });
+    let in_order = messages.iter().all(|m| {
+        tool_calls(m)
+            .iter()
+            .all(|call| answers.next() == Some(&call.id))
+    });
+    if in_order && answers.next().is_none() {
+        return Vec::new();
+    }
     let mut answered = Vec::new();
     for message in messages {
         if let Message::Tool(t) = message {
@@ -118,10 +133,7 @@ pub(super) fn unanswered_calls(messages: &[Message]) -> Vec<String> {
     let answered = StrSet::new(answered);
     let mut ids = Vec::new();
     for message in messages {
-        let Message::Assistant(a) = message else {
-            continue;
-        };
-        for call in a.tool_calls.iter().flatten() {
+        for call in tool_calls(message) {
             if !answered.contains(call.id.as_str()) {
                 ids.push(call.id.clone());
             }
@@ -130,9 +142,66 @@ pub(super) fn unanswered_calls(messages: &[Message]) -> Vec<String> {
     ids
 }
 
+/// The tool calls of a message: an assistant message's, none for the others.
+fn tool_calls(message: &Message) -> &[ToolCall] {
+    match message {
+        Message::Assistant(a) => a.tool_calls.as_deref().unwrap_or_default(),
+        _ => &[],
+    }
+}
+
 /// The ids of the thread's messages: what a turn's `before` holds (for `newMessages`). In one
 /// buffer ([`IdSet`]): the whole thread's ids as a hash set of `String`s, built at every turn,
 /// were a long chat's largest passing cost in the heap.
 pub(super) fn message_ids(messages: &[Message]) -> IdSet {
     IdSet::new(messages.iter().map(Message::id).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Value;
+    use crate::protocol::wire::FromJson;
+
+    fn thread(spec: &str) -> Vec<Message> {
+        // `a:c1,c2` an assistant message with those calls, `t:c1` a tool message answering c1.
+        spec.split(' ')
+            .enumerate()
+            .map(|(n, m)| {
+                let (kind, ids) = m.split_once(':').unwrap();
+                let json = match kind {
+                    "a" => {
+                        let calls: Vec<String> = ids
+                            .split(',')
+                            .map(|id| {
+                                format!(
+                                    r#"{{"id":"{id}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}"#
+                                )
+                            })
+                            .collect();
+                        format!(r#"{{"id":"m{n}","role":"assistant","toolCalls":[{}]}}"#, calls.join(","))
+                    }
+                    _ => format!(r#"{{"id":"m{n}","role":"tool","content":"ok","toolCallId":"{ids}"}}"#),
+                };
+                Message::from_json(Value::parse(&json).unwrap()).unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unanswered_calls_in_order_out_of_order_and_missing() {
+        for (spec, expected) in [
+            ("a:c1,c2 t:c1 t:c2 a:c3 t:c3", &[][..]),
+            ("a:c1,c2 t:c2 t:c1", &[]),
+            ("a:c1,c2 t:c1", &["c2"]),
+            ("a:c1,c2 t:c1 a:c3", &["c2", "c3"]),
+            ("a:c1 t:x", &["c1"]),
+            ("a:c1 t:c1 t:c1", &[]),
+            ("a:c1 a:c1 t:c1", &[]),
+            ("t:c1 a:c1", &[]),
+            ("a:c2,c1 t:c1", &["c2"]),
+        ] {
+            assert_eq!(unanswered_calls(&thread(spec)), expected, "{spec}");
+        }
+    }
 }

@@ -1,10 +1,10 @@
 //! One event read from the `data` of an SSE frame ([`Event::parse`]: a 1.0 event, an unknown
 //! one kept whole, or a legacy `THINKING_*` one still to be translated) and written back.
 
-use crate::json::{parse_tagged_object, Value};
+use crate::json::{parse_string_members, parse_tagged_object, Value};
 use crate::protocol::wire::{FieldError, Fields, ObjWriter, ToJson};
 
-use super::table::{Event, UnknownEvent};
+use super::table::{Event, TextMessageContent, ToolCallArgs, UnknownEvent};
 
 /// A legacy (pre-1.0) `THINKING_*` event. [`crate::protocol::chunks`] maps these to `REASONING_*`.
 #[derive(Debug, Clone, PartialEq)]
@@ -102,6 +102,15 @@ impl Event {
     /// Parses one event from the `data` of an SSE frame. `index` is the event's position in the
     /// stream, carried into errors.
     pub fn parse(data: &str, index: usize) -> Result<Parsed, EventError> {
+        match parse_delta(data) {
+            Some(event) => Ok(Parsed::Event(event)),
+            None => Event::parse_object(data, index),
+        }
+    }
+
+    /// [`Event::parse`]'s general path: the top-level object's members, then the fields of its
+    /// `type`.
+    fn parse_object(data: &str, index: usize) -> Result<Parsed, EventError> {
         // A `STATE_DELTA`'s patch is read straight into its operations (no `Value` tree).
         let object = match parse_tagged_object(data, "type", Some(("STATE_DELTA", "delta"))) {
             Ok(Some(object)) => object,
@@ -148,6 +157,46 @@ impl Event {
     }
 }
 
+/// The two events a stream sends most, `TEXT_MESSAGE_CONTENT` and `TOOL_CALL_ARGS`, in their
+/// usual shape (`type` first, then the id and `delta`, all strings, nothing else), read without
+/// the members, values and field look-ups of the general path: the event it would read.
+/// `None` for any other text, which the general path reads.
+fn parse_delta(data: &str) -> Option<Event> {
+    let ty = data.strip_prefix("{\"type\":\"")?;
+    let text = ty.starts_with("TEXT_MESSAGE_CONTENT\"");
+    if !text && !ty.starts_with("TOOL_CALL_ARGS\"") {
+        return None;
+    }
+    let mut slots = [
+        ("type", None),
+        ("delta", None),
+        (if text { "messageId" } else { "toolCallId" }, None),
+    ];
+    parse_string_members(data, &mut slots)?;
+    // `type` is the prefix's (a second one is a repeated member: the general path's).
+    let [_, (_, delta), (_, id)] = slots;
+    let (delta, id) = (delta?.into_owned(), id?.into_owned());
+    Some(if text {
+        Event::TextMessageContent(TextMessageContent {
+            message_id: id,
+            delta,
+            timestamp: None,
+            raw_event: None,
+            metadata: None,
+            subagent_run_id: None,
+        })
+    } else {
+        Event::ToolCallArgs(ToolCallArgs {
+            tool_call_id: id,
+            delta,
+            timestamp: None,
+            raw_event: None,
+            metadata: None,
+            subagent_run_id: None,
+        })
+    })
+}
+
 /// The pre-1.0 `THINKING_*` types [`parse_legacy`] reads, in the order of its indexes.
 const LEGACY_TYPES: &[&str] = &[
     "THINKING_START",
@@ -184,4 +233,47 @@ fn parse_legacy(fields: &mut Fields<'_>, kind: usize) -> Result<Parsed, FieldErr
         _ => LegacyThinking::TextMessageEnd,
     };
     Ok(Parsed::Legacy { event, timestamp })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_delta_in_its_usual_shape_is_the_event_the_general_path_reads() {
+        for text in [
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"word0 "}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","delta":"","messageId":"m1"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT", "messageId" : "m\u0031" ,"delta":"a\nb\u00e9\ud800\"" }"#,
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"q\":1}"}"#,
+            r#"{"type":"TOOL_CALL_ARGS","delta":"x","too\u006cCallId":"c1"}"#,
+        ] {
+            let general = Event::parse_object(text, 0).unwrap();
+            assert_eq!(
+                parse_delta(text).map(Parsed::Event),
+                Some(general),
+                "{text}"
+            );
+        }
+        // Any other shape is left to the general path (which reads it, or names its error).
+        for text in [
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","timestamp":1}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","subagentRunId":"s"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":null}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","delta":"b"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","toolCallId":"c1","delta":"a"}"#,
+            r#"{"type":"TOOL_CALL_ARGS","messageId":"m1","delta":"a"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a","type":"X"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENTS","messageId":"m1","delta":"a"}"#,
+            r#"{"messageId":"m1","type":"TEXT_MESSAGE_CONTENT","delta":"a"}"#,
+            r#"{ "type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"} x"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"a\x"}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+        ] {
+            assert_eq!(parse_delta(text), None, "{text}");
+        }
+    }
 }
