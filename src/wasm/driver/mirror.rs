@@ -133,10 +133,6 @@ impl Driver {
             (text, changed, full)
         };
         let Ok(event) = parse(&text) else { return };
-        let Ok(list) = Reflect::get(&event, &"messages".into()) else {
-            return;
-        };
-        let list: Array = list.unchecked_into();
         // The whole thread (the first event of a stream that gave no frame a chance, one body in
         // one chunk) crosses in batches, never as one JSON text in wasm memory.
         let count = if full {
@@ -145,12 +141,10 @@ impl Driver {
             changed.positions.len()
         };
         let positions = (!full).then_some(&changed.positions[..]);
-        if self
-            .append_messages(thread_id, count, positions, &list)
-            .is_err()
-        {
+        let Ok(list) = self.messages_to_js(thread_id, count, positions) else {
             return;
-        }
+        };
+        let _ = Reflect::set(&event, &"messages".into(), &list);
         if full {
             let copy = list.slice(0, list.length());
             self.borrow_mut()
@@ -195,19 +189,19 @@ impl Driver {
     }
 
     /// The thread's messages at `positions` (`None`: the first `count`; a position past its end
-    /// is skipped), pushed to `list` as JS objects: written as JSON in batches of about [`BATCH`]
-    /// bytes, each read by `JSON.parse`, so a long thread is never one JSON text in wasm memory;
-    /// their long strings (a tool call's arguments, a long answer) cross apart, each decoded
-    /// once, neither escaped nor read by `JSON.parse` ([`string::long_strings_apart`]). Out of
-    /// line: one copy for its three callers.
+    /// is skipped) as a JS array: written as JSON in batches of about [`BATCH`] bytes, each read
+    /// by `JSON.parse` (the first batch is the array), so a long thread is never one JSON text in
+    /// wasm memory; their long strings (a tool call's arguments, a long answer) cross apart, each
+    /// decoded once, neither escaped nor read by `JSON.parse` ([`string::long_strings_apart`]).
+    /// Out of line: one copy for its three callers.
     #[inline(never)]
-    pub(super) fn append_messages(
+    pub(super) fn messages_to_js(
         &self,
         thread_id: &str,
         count: usize,
         positions: Option<&[usize]>,
-        list: &Array,
-    ) -> Result<(), Error> {
+    ) -> Result<Array, Error> {
+        let mut list: Option<Array> = None;
         let mut next = 0;
         while next < count {
             let (text, long_at, long) = {
@@ -242,11 +236,16 @@ impl Driver {
             if let Some(long) = long {
                 script::fill_long(&batch, &long_at, &long);
             }
-            for n in 0..batch.length() {
-                list.push(&batch.get(n));
+            match &list {
+                None => list = Some(batch),
+                Some(list) => {
+                    for n in 0..batch.length() {
+                        list.push(&batch.get(n));
+                    }
+                }
             }
         }
-        Ok(())
+        Ok(list.unwrap_or_default())
     }
 
     /// `run()`'s value. Its `messages` are the thread's mirror (the objects the `messages` events
@@ -276,13 +275,12 @@ impl Driver {
             }
             None => {
                 // In batches, as a `messages` event's.
-                let messages = Array::new();
                 let count = {
                     let state = self.borrow();
                     let thread = state.session.messages(&result.thread_id);
                     result.message_count.min(thread.len())
                 };
-                self.append_messages(&result.thread_id, count, None, &messages)?;
+                let messages = self.messages_to_js(&result.thread_id, count, None)?;
                 set("messages", &messages)?;
                 let copy = messages.slice(0, messages.length());
                 self.borrow_mut()

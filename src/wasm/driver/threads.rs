@@ -60,10 +60,8 @@ impl Driver {
             return parse(&text);
         }
         // The messages in batches, their long strings apart, as a `messages` event's.
-        let list = Array::new();
         let count = self.borrow().session.messages(id).len();
-        self.append_messages(id, count, None, &list)?;
-        Ok(list.into())
+        Ok(self.messages_to_js(id, count, None)?.into())
     }
 
     /// `forgetThread`: the session drops the thread ([`Session::forget_thread`]), then the
