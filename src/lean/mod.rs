@@ -16,6 +16,7 @@
 //! size report of `make build` against the table above.
 
 pub(crate) mod hash;
+pub(crate) mod ids;
 pub(crate) mod sort;
 pub(crate) mod sorted;
 pub(crate) mod text;

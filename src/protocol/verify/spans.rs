@@ -89,7 +89,7 @@ impl Verifier {
         self.tag_error(index, event, tag, owner, EntityKind::ReasoningMessage, id)?;
         if owner.is_none() {
             let owner = self.owner(tag);
-            self.reasoning_owners.insert(id.to_owned(), owner);
+            self.reasoning_owners.insert(id, owner);
         }
         if span {
             self.reasoning_spans.insert(id.to_owned());
