@@ -103,19 +103,22 @@ impl Chains {
     }
 }
 
-/// Ids to values, the ids written end to end in one `String`, looked up through [`Chains`]: per
-/// id its bytes, its end (4 bytes), its value and 8 bytes of chains, where a `HashMap<String, _>`
-/// has a slot of 16 and an allocation. Entries are never removed, only all at once
-/// ([`clear`](Self::clear)); they are numbered in the order their ids were first inserted.
+/// Ids to numbers, the ids written end to end in one `String`, looked up through [`Chains`]:
+/// per id its bytes, its end (4 bytes), 8 bytes of chains and its value, where a
+/// `HashMap<String, usize>` has a slot of 16 bytes and an allocation. The values are held only
+/// once one is not 0: a map whose values are all 0 (the verifier's owners when no sub-agent is
+/// involved: every owner is the agent itself) is a set. Entries are never removed, only all at
+/// once ([`clear`](Self::clear)); they are numbered in the order their ids were first inserted.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct IdMap<V> {
+pub(crate) struct IdMap {
     text: String,
     ends: Vec<u32>,
-    values: Vec<V>,
+    /// Empty while every value is 0, else one per entry.
+    values: Vec<usize>,
     chains: Chains,
 }
 
-impl<V> IdMap<V> {
+impl IdMap {
     /// The id of entry `entry`.
     pub(crate) fn id(&self, entry: usize) -> &str {
         let start = match entry {
@@ -132,8 +135,8 @@ impl<V> IdMap<V> {
     }
 
     /// The value of `id`.
-    pub(crate) fn get(&self, id: &str) -> Option<&V> {
-        self.find(id).map(|entry| &self.values[entry])
+    pub(crate) fn get(&self, id: &str) -> Option<usize> {
+        self.find(id).map(|entry| self.value(entry))
     }
 
     /// Whether `id` is in the map.
@@ -142,50 +145,43 @@ impl<V> IdMap<V> {
     }
 
     /// The value of entry `entry`.
-    pub(crate) fn value(&self, entry: usize) -> &V {
-        &self.values[entry]
+    pub(crate) fn value(&self, entry: usize) -> usize {
+        self.values.get(entry).copied().unwrap_or(0)
     }
 
-    /// The value of entry `entry`, mutably.
-    pub(crate) fn value_mut(&mut self, entry: usize) -> &mut V {
-        &mut self.values[entry]
-    }
-
-    /// The entry of `id`, added with `value` if `id` is not there (its value then untouched).
-    pub(crate) fn entry_or(&mut self, id: &str, value: V) -> usize {
-        match self.find(id) {
-            Some(entry) => entry,
-            None => self.push(id, value),
+    /// Sets the value of entry `entry`.
+    pub(crate) fn set(&mut self, entry: usize, value: usize) {
+        if self.values.is_empty() {
+            if value == 0 {
+                return;
+            }
+            self.values.resize(self.ends.len(), 0);
         }
+        self.values[entry] = value;
     }
 
-    /// Adds `id`, which is not there, with `value`; its entry.
-    fn push(&mut self, id: &str, value: V) -> usize {
+    /// The entry of `id`, added with value 0 if `id` is not there.
+    pub(crate) fn entry(&mut self, id: &str) -> usize {
+        if let Some(entry) = self.find(id) {
+            return entry;
+        }
         self.text.push_str(id);
         self.ends.push(self.text.len() as u32);
-        self.values.push(value);
+        if !self.values.is_empty() {
+            self.values.push(0);
+        }
         let (text, ends) = (&self.text, &self.ends);
         self.chains.push(Some(hash_id(id)), |entry| {
             let start = entry.checked_sub(1).map_or(0, |e| ends[e] as usize);
             hash_id(sub(text, start..ends[entry] as usize))
         });
-        self.values.len() - 1
-    }
-
-    /// The value of `id`, mutably, `value` inserted first if `id` is not there.
-    pub(crate) fn get_or_insert(&mut self, id: &str, value: V) -> &mut V {
-        let entry = self.entry_or(id, value);
-        &mut self.values[entry]
+        self.ends.len() - 1
     }
 
     /// Sets `id` to `value`.
-    pub(crate) fn insert(&mut self, id: &str, value: V) {
-        match self.find(id) {
-            Some(entry) => self.values[entry] = value,
-            None => {
-                self.push(id, value);
-            }
-        }
+    pub(crate) fn insert(&mut self, id: &str, value: usize) {
+        let entry = self.entry(id);
+        self.set(entry, value);
     }
 
     /// Forgets every id, keeping the memory.
@@ -238,23 +234,31 @@ mod tests {
     fn id_map_holds_each_id_once() {
         let mut map = IdMap::default();
         for i in 0..3_000usize {
+            map.insert(&format!("z{i}"), 0);
+        }
+        assert_eq!((map.get("z7"), map.get("z3000")), (Some(0), None));
+        for i in 0..3_000usize {
             map.insert(&format!("m{i}"), i);
         }
         map.insert("m7", 70);
-        *map.get_or_insert("m8", 0) += 1;
-        *map.get_or_insert("new", 5) += 1;
-        assert_eq!(map.get("m7"), Some(&70));
-        assert_eq!(map.get("m8"), Some(&9));
-        assert_eq!(map.get("new"), Some(&6));
-        assert_eq!(map.get("m2999"), Some(&2999));
+        let m8 = map.entry("m8");
+        map.set(m8, map.value(m8) + 1);
+        let new = map.entry("new");
+        assert_eq!(map.value(new), 0);
+        map.set(new, 6);
+        assert_eq!(map.get("m7"), Some(70));
+        assert_eq!(map.get("m8"), Some(9));
+        assert_eq!(map.get("new"), Some(6));
+        assert_eq!(map.get("m2999"), Some(2999));
+        assert_eq!((map.get("z7"), map.get("z2999")), (Some(0), Some(0)));
         assert_eq!(map.get("m3000"), None);
         assert!(map.contains_key("m0") && !map.contains_key("m"));
         let entry = map.find("m12").unwrap();
-        assert_eq!((map.id(entry), *map.value(entry)), ("m12", 12));
+        assert_eq!((map.id(entry), map.value(entry)), ("m12", 12));
         assert_eq!(map.id(map.find("new").unwrap()), "new");
         map.clear();
         assert_eq!(map.get("m7"), None);
         map.insert("", 1);
-        assert_eq!(map.get(""), Some(&1));
+        assert_eq!(map.get(""), Some(1));
     }
 }

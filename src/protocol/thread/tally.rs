@@ -51,7 +51,7 @@ pub(super) struct RunTally {
     /// What happened to each call this run named: [`STARTED`], [`ENDED`], [`ANSWERED`]. One map
     /// where three sets held three more copies of every id and two more tables (a run of 13,884
     /// calls held 2.1 MB more natively), its ids written end to end ([`IdMap`]).
-    calls: IdMap<usize>,
+    calls: IdMap,
     /// Set by `RUN_FINISHED`; `None` while the run is going.
     pub(super) finished: Option<Finished>,
 }
@@ -59,10 +59,10 @@ pub(super) struct RunTally {
 impl RunTally {
     /// `TOOL_CALL_START`: a call new to this run joins [`started`](Self::started).
     pub(super) fn start(&mut self, id: &str) {
-        let entry = self.calls.entry_or(id, 0);
-        let bits = self.calls.value_mut(entry);
-        if *bits & STARTED == 0 {
-            *bits |= STARTED;
+        let entry = self.calls.entry(id);
+        let bits = self.calls.value(entry);
+        if bits & STARTED == 0 {
+            self.calls.set(entry, bits | STARTED);
             self.started.push(entry as u32);
         }
     }
@@ -70,23 +70,24 @@ impl RunTally {
     /// `TOOL_CALL_END`: counted for a call started in this run.
     pub(super) fn end(&mut self, id: &str) {
         if let Some(entry) = self.calls.find(id) {
-            let bits = self.calls.value_mut(entry);
-            if *bits & STARTED != 0 {
-                *bits |= ENDED;
+            let bits = self.calls.value(entry);
+            if bits & STARTED != 0 {
+                self.calls.set(entry, bits | ENDED);
             }
         }
     }
 
     /// A real `TOOL_CALL_RESULT`.
     pub(super) fn answer(&mut self, id: &str) {
-        *self.calls.get_or_insert(id, 0) |= ANSWERED;
+        let entry = self.calls.entry(id);
+        self.calls.set(entry, self.calls.value(entry) | ANSWERED);
     }
 
     /// The ids of the calls started in this run that have all of `bits` and none of `not`, in
     /// start order.
     fn started_with(&self, bits: usize, not: usize) -> impl Iterator<Item = &str> {
         self.started.iter().filter_map(move |&entry| {
-            let b = *self.calls.value(entry as usize);
+            let b = self.calls.value(entry as usize);
             (b & bits == bits && b & not == 0).then(|| self.calls.id(entry as usize))
         })
     }

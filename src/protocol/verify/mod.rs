@@ -104,13 +104,13 @@ pub struct Verifier {
     subagents_closed: HashSet<String>,
     /// Who opened each message (text, or tool message from `TOOL_CALL_RESULT`), kept after it
     /// closes, so continuations and re-opens can be checked against it (rule 7).
-    message_owners: IdMap<OwnerIx>,
+    message_owners: IdMap,
     /// Who opened each tool call (rule 7).
-    tool_call_owners: IdMap<OwnerIx>,
+    tool_call_owners: IdMap,
     /// Who wrote each activity message (rule 7, `ACTIVITY_DELTA`).
-    activity_owners: IdMap<OwnerIx>,
+    activity_owners: IdMap,
     /// Who opened each reasoning span or message; spans and messages share it, as in TS (rule 7).
-    reasoning_owners: IdMap<OwnerIx>,
+    reasoning_owners: IdMap,
     /// The sub-agent run ids the owner maps name, in the order first seen (see [`OwnerIx`]).
     owner_names: Vec<String>,
 }
@@ -200,7 +200,7 @@ impl Verifier {
                         message_id: id.clone(),
                     });
                 }
-                let owner = self.message_owners.get(id).copied();
+                let owner = self.message_owners.get(id);
                 self.tag_error(index, event, tag, owner, EntityKind::Message, id)?;
                 if owner.is_none() {
                     let owner = self.owner(tag);
@@ -225,7 +225,7 @@ impl Verifier {
                 // A tool call belongs to the message that carries it.
                 let mut inherited = None;
                 if let Some(parent) = &e.parent_message_id {
-                    if let Some(&parent_owner) = self.message_owners.get(parent) {
+                    if let Some(parent_owner) = self.message_owners.get(parent) {
                         let parent_name = owner_name(&self.owner_names, parent_owner);
                         if let Some(tag) = tag {
                             if parent_name != Some(tag) {
@@ -241,7 +241,7 @@ impl Verifier {
                         inherited = Some(parent_owner);
                     }
                 }
-                let existing = self.tool_call_owners.get(id).copied();
+                let existing = self.tool_call_owners.get(id);
                 if let Some(existing) = existing {
                     self.tag_error(index, event, tag, Some(existing), EntityKind::ToolCall, id)?;
                     if let (None, Some(inherited)) = (tag, inherited) {
@@ -328,7 +328,7 @@ impl Verifier {
                 self.activity_owners.insert(&e.message_id, owner);
             }
             Event::ActivityDelta(e) => {
-                let owner = self.activity_owners.get(&e.message_id).copied();
+                let owner = self.activity_owners.get(&e.message_id);
                 self.tag_error(
                     index,
                     event,
@@ -366,7 +366,7 @@ impl Verifier {
                         EntityKind::Message,
                     ),
                 };
-                self.tag_error(index, event, tag, owner.copied(), kind, id)?;
+                self.tag_error(index, event, tag, owner, kind, id)?;
             }
 
             Event::SubagentStarted(e) => {

@@ -14,14 +14,12 @@ impl Verifier {
         &self,
         index: usize,
         event: &Event,
-        owners: &IdMap<OwnerIx>,
+        owners: &IdMap,
         entity: EntityKind,
         id: &str,
     ) -> Result<(), OrderError> {
         match event.subagent_run_id() {
-            Some(tag) => {
-                self.tag_error(index, event, Some(tag), owners.get(id).copied(), entity, id)
-            }
+            Some(tag) => self.tag_error(index, event, Some(tag), owners.get(id), entity, id),
             None => Ok(()),
         }
     }

@@ -85,7 +85,7 @@ impl Verifier {
             });
         }
         let tag = event.subagent_run_id();
-        let owner = self.reasoning_owners.get(id).copied();
+        let owner = self.reasoning_owners.get(id);
         self.tag_error(index, event, tag, owner, EntityKind::ReasoningMessage, id)?;
         if owner.is_none() {
             let owner = self.owner(tag);
@@ -129,7 +129,7 @@ impl Verifier {
                 }
             });
         }
-        let owner = self.reasoning_owners.get(id).copied();
+        let owner = self.reasoning_owners.get(id);
         self.tag_error(
             index,
             event,
