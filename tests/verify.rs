@@ -498,6 +498,104 @@ fn subagent_mismatch_names_the_entity_and_both_owners() {
     }
 }
 
+/// Rule 7 across a run's many ids (the owner maps keep them end to end, `src/lean/ids.rs`): what
+/// the agent itself opened before any sub-agent is involved, re-opened or not, is still its own
+/// for the first sub-agent event that names it, and an id nobody opened is still free.
+#[test]
+fn what_the_agent_opened_before_any_sub_agent_stays_its_own() {
+    let many: Vec<String> = (0..300)
+        .flat_map(|i| {
+            [
+                format!(r#"{{"type":"TEXT_MESSAGE_START","messageId":"n{i}"}}"#),
+                format!(r#"{{"type":"TEXT_MESSAGE_END","messageId":"n{i}"}}"#),
+            ]
+        })
+        .collect();
+    let mut opened: Vec<&str> = vec![
+        RS,
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"s","role":"user","content":"hi"}]}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+        r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f","parentMessageId":"m"}"#,
+        r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#,
+        r#"{"type":"TOOL_CALL_RESULT","messageId":"tm","toolCallId":"c","content":"ok"}"#,
+        r#"{"type":"REASONING_START","messageId":"r"}"#,
+        r#"{"type":"REASONING_END","messageId":"r"}"#,
+        r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"p","content":{}}"#,
+    ];
+    opened.extend(many.iter().map(String::as_str));
+    let cases: &[(&str, EntityKind, &str)] = &[
+        (
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":"A"}"#,
+            EntityKind::Message,
+            "m",
+        ),
+        (
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"n299","subagentRunId":"A"}"#,
+            EntityKind::Message,
+            "n299",
+        ),
+        (
+            r#"{"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"c","encryptedValue":"z","subagentRunId":"A"}"#,
+            EntityKind::ToolCall,
+            "c",
+        ),
+        (
+            r#"{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"tm","encryptedValue":"z","subagentRunId":"A"}"#,
+            EntityKind::Message,
+            "tm",
+        ),
+        (
+            r#"{"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"s","encryptedValue":"z","subagentRunId":"A"}"#,
+            EntityKind::Message,
+            "s",
+        ),
+        (
+            r#"{"type":"REASONING_START","messageId":"r","subagentRunId":"A"}"#,
+            EntityKind::ReasoningMessage,
+            "r",
+        ),
+        (
+            r#"{"type":"ACTIVITY_DELTA","messageId":"a","activityType":"p","patch":[],"subagentRunId":"A"}"#,
+            EntityKind::Activity,
+            "a",
+        ),
+    ];
+    for (tagged, entity_kind, id) in cases {
+        let mut lines = opened.clone();
+        lines.push(tagged);
+        match verify(&lines).unwrap_err() {
+            OrderError::SubagentMismatch {
+                entity,
+                entity_id,
+                owner,
+                index,
+                ..
+            } => {
+                assert_eq!(
+                    (entity, entity_id.as_str(), owner),
+                    (*entity_kind, *id, None)
+                );
+                assert_eq!(index, lines.len() - 1);
+            }
+            other => panic!("unexpected {other:?} for {tagged}"),
+        }
+    }
+    let mut lines = opened.clone();
+    lines.push(r#"{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"f","parentMessageId":"m","subagentRunId":"A"}"#);
+    assert!(matches!(
+        verify(&lines).unwrap_err(),
+        OrderError::ToolCallParentMismatch { owner: None, .. }
+    ));
+    let mut lines = opened.clone();
+    lines.push(r#"{"type":"TEXT_MESSAGE_START","messageId":"fresh","subagentRunId":"A"}"#);
+    lines.push(r#"{"type":"TEXT_MESSAGE_END","messageId":"fresh","subagentRunId":"A"}"#);
+    lines.push(RF);
+    verify(&lines).unwrap();
+}
+
 #[test]
 fn untagged_continuations_and_tool_results_for_unknown_calls_pass() {
     verify(&[

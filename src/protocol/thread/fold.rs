@@ -51,7 +51,7 @@ impl Thread {
                 };
                 // default.ts: add echoed input messages that aren't already present (by id).
                 for message in &input.messages {
-                    if !self.message_index.contains_key(message.id()) {
+                    if self.position(message.id()).is_none() {
                         self.messages.push(message.clone());
                         self.index_message(self.messages.len() - 1);
                     }
@@ -208,9 +208,8 @@ impl Thread {
                     encrypted_value: None,
                     metadata: merged(None, e.metadata.as_ref()),
                 });
-                self.tool_call_index
-                    .entry(e.tool_call_id.clone())
-                    .or_insert(m);
+                let c = calls.len() - 1;
+                self.index_call(m, c);
                 Ok(if created {
                     Applied::Added(m)
                 } else {

@@ -27,7 +27,7 @@ mod fold;
 mod tally;
 
 use crate::json::{Map, Value};
-use crate::lean::hash::HashMap;
+use crate::lean::ids::{hash_id, Chains};
 use crate::protocol::event::{AssistantMessage, Message, ToolCall, ToolMessage};
 
 pub(crate) use error::Fault;
@@ -63,13 +63,16 @@ pub struct Thread {
     /// The agent state (`STATE_SNAPSHOT` / `STATE_DELTA`); sent back as `RunAgentInput.state`.
     state: Value,
     /// Message id → index of the *first* message with that id (the TS reducer's `find`), so
-    /// streaming deltas find their message in O(1). Rebuilt whenever messages move.
-    message_index: HashMap<String, usize>,
-    /// Tool call id → index of the message of its first occurrence (the call is the first with
-    /// that id in the message's `toolCalls`), so `TOOL_CALL_ARGS` finds its call in O(1). Rebuilt
-    /// whenever messages move. Ids to `usize`, the layout of `message_index`: one hash map
-    /// instance in the `.wasm` for both.
-    tool_call_index: HashMap<String, usize>,
+    /// streaming deltas find their message in O(1): entry `n` is message `n`, and a later
+    /// message with an id already there is not linked. Holds no copy of the ids
+    /// ([`Chains`]). Rebuilt whenever messages move.
+    message_index: Chains,
+    /// Tool call id → (message, call) of its first occurrence, so `TOOL_CALL_ARGS` finds its
+    /// call in O(1): entry `n` is the call at `call_positions[n]`. Rebuilt whenever messages
+    /// move.
+    tool_call_index: Chains,
+    /// The (message, call) position of each entry of `tool_call_index`.
+    call_positions: Vec<(u32, u32)>,
     /// The current run's tool calls, for [`Thread::pending_tool_calls`].
     run: RunTally,
     /// The message the last text/reasoning delta went to, and the tool call the last arguments
@@ -98,8 +101,9 @@ impl Thread {
         let mut thread = Thread {
             messages,
             state: Value::Object(Map::new()),
-            message_index: HashMap::default(),
-            tool_call_index: HashMap::default(),
+            message_index: Chains::default(),
+            tool_call_index: Chains::default(),
+            call_positions: Vec::new(),
             run: RunTally::default(),
             last_text: None,
             last_call: None,
@@ -136,7 +140,7 @@ impl Thread {
 
     /// The index of the first message with this id.
     pub fn position(&self, message_id: &str) -> Option<usize> {
-        self.message_index.get(message_id).copied()
+        message_position(&self.messages, &self.message_index, message_id)
     }
 
     /// The first tool call with this id, in any assistant message.
@@ -196,7 +200,7 @@ impl Thread {
     /// assistant so parallel results keep their order. Fall back to append when no owner is
     /// found.")
     fn place_tool_message(&mut self, message: Message, tool_call_id: &str) -> usize {
-        let Some(&owner) = self.tool_call_index.get(tool_call_id) else {
+        let Some((owner, _)) = self.call_position(tool_call_id) else {
             return self.append(message);
         };
         let mut at = owner + 1;
@@ -219,27 +223,47 @@ impl Thread {
         at
     }
 
-    /// Adds the message at `at` (and its tool calls) to the indexes, first occurrence winning.
+    /// Adds the message at `at`, the last one indexed plus one, (and its tool calls) to the
+    /// indexes, first occurrence winning.
     pub(super) fn index_message(&mut self, at: usize) {
-        let message = &self.messages[at];
+        debug_assert_eq!(self.message_index.len(), at);
+        let messages = &self.messages;
+        let id = messages[at].id();
+        let first = message_position(messages, &self.message_index, id).is_none();
         self.message_index
-            .entry(message.id().to_owned())
-            .or_insert(at);
+            .push(first.then(|| hash_id(id)), |e| hash_id(messages[e].id()));
         if let Message::Assistant(AssistantMessage {
             tool_calls: Some(calls),
             ..
-        }) = message
+        }) = &messages[at]
         {
-            for call in calls {
-                self.tool_call_index.entry(call.id.clone()).or_insert(at);
+            for c in 0..calls.len() {
+                self.index_call(at, c);
             }
         }
+    }
+
+    /// Adds the call at (`m`, `c`) to the tool call index, first occurrence winning.
+    pub(super) fn index_call(&mut self, m: usize, c: usize) {
+        let Thread {
+            messages,
+            tool_call_index: index,
+            call_positions: positions,
+            ..
+        } = self;
+        let id = &call_at(messages, (m as u32, c as u32)).id;
+        let first = call_position(messages, positions, index, id).is_none();
+        positions.push((m as u32, c as u32));
+        index.push(first.then(|| hash_id(id)), |e| {
+            hash_id(&call_at(messages, positions[e]).id)
+        });
     }
 
     /// Rebuilds both indexes from scratch (after messages moved).
     pub(super) fn reindex(&mut self) {
         self.message_index.clear();
         self.tool_call_index.clear();
+        self.call_positions.clear();
         self.last_text = None;
         self.last_call = None;
         for at in 0..self.messages.len() {
@@ -250,9 +274,9 @@ impl Thread {
     /// The message a text/reasoning `CONTENT`/`END` event targets: it must exist and not be an
     /// activity message.
     pub(super) fn text_target<'a>(&mut self, message_id: &'a str) -> Result<usize, Fault<'a>> {
-        let index = &self.message_index;
+        let (messages, index) = (&self.messages, &self.message_index);
         let at = cached(&mut self.last_text, message_id, || {
-            index.get(message_id).copied()
+            message_position(messages, index, message_id)
         })
         .ok_or(Fault::UnknownMessage(message_id))?;
         if matches!(self.messages[at], Message::Activity(_)) {
@@ -266,16 +290,22 @@ impl Thread {
         &mut self,
         tool_call_id: &'a str,
     ) -> Result<(usize, usize), Fault<'a>> {
-        let (messages, index) = (&self.messages, &self.tool_call_index);
+        let (messages, positions, index) =
+            (&self.messages, &self.call_positions, &self.tool_call_index);
         cached(&mut self.last_call, tool_call_id, || {
-            call_position(messages, index, tool_call_id)
+            call_position(messages, positions, index, tool_call_id)
         })
         .ok_or(Fault::UnknownToolCall(tool_call_id))
     }
 
     /// The (message, call) position of the first tool call with this id.
     pub(super) fn call_position(&self, tool_call_id: &str) -> Option<(usize, usize)> {
-        call_position(&self.messages, &self.tool_call_index, tool_call_id)
+        call_position(
+            &self.messages,
+            &self.call_positions,
+            &self.tool_call_index,
+            tool_call_id,
+        )
     }
 
     /// The tool call at an indexed position.
@@ -291,22 +321,35 @@ impl Thread {
     }
 }
 
+/// [`Thread::position`] over the thread's parts.
+fn message_position(messages: &[Message], index: &Chains, message_id: &str) -> Option<usize> {
+    index.find(hash_id(message_id), |at| messages[at].id() == message_id)
+}
+
 /// [`Thread::call_position`] over the thread's parts (for a caller that holds its cache mutably).
 fn call_position(
     messages: &[Message],
-    index: &HashMap<String, usize>,
+    positions: &[(u32, u32)],
+    index: &Chains,
     tool_call_id: &str,
 ) -> Option<(usize, usize)> {
-    let &m = index.get(tool_call_id)?;
-    let Message::Assistant(AssistantMessage {
-        tool_calls: Some(calls),
-        ..
-    }) = &messages[m]
-    else {
-        return None;
-    };
-    let c = calls.iter().position(|call| call.id == tool_call_id)?;
-    Some((m, c))
+    let entry = index.find(hash_id(tool_call_id), |e| {
+        call_at(messages, positions[e]).id == tool_call_id
+    })?;
+    let (m, c) = positions[entry];
+    Some((m as usize, c as usize))
+}
+
+/// The tool call at an indexed (message, call) position.
+fn call_at(messages: &[Message], (m, c): (u32, u32)) -> &ToolCall {
+    match &messages[m as usize] {
+        Message::Assistant(AssistantMessage {
+            tool_calls: Some(calls),
+            ..
+        }) => &calls[c as usize],
+        // The tool call index only points into assistant messages.
+        _ => unreachable!(),
+    }
 }
 
 /// A look-up through a one-entry cache: `slot` answers for its own id, else `find` does and a

@@ -1,7 +1,7 @@
 //! The tool calls of the current run: what was started, ended and answered, how the run
 //! ended, and from that the calls the client has to answer ([`Thread::pending_tool_calls`]).
 
-use crate::lean::hash::HashMap;
+use crate::lean::ids::IdMap;
 use crate::lean::sorted::StrSet;
 use crate::protocol::event::{Content, Message};
 
@@ -45,12 +45,13 @@ const ANSWERED: usize = 4;
 /// The tool calls of the current run (reset by `RUN_STARTED` and [`Thread::begin_run`]).
 #[derive(Debug, Clone, Default)]
 pub(super) struct RunTally {
-    /// Calls started in this run, in start order: the order pending calls are reported in.
-    pub(super) started: Vec<String>,
+    /// Calls started in this run, in start order (entries of `calls`): the order pending calls
+    /// are reported in.
+    started: Vec<u32>,
     /// What happened to each call this run named: [`STARTED`], [`ENDED`], [`ANSWERED`]. One map
-    /// (of the layout of the thread's indexes) where three sets held three more copies of every
-    /// id and two more tables: a run of 13,884 calls held 2.1 MB more natively.
-    calls: HashMap<String, usize>,
+    /// where three sets held three more copies of every id and two more tables (a run of 13,884
+    /// calls held 2.1 MB more natively), its ids written end to end ([`IdMap`]).
+    calls: IdMap,
     /// Set by `RUN_FINISHED`; `None` while the run is going.
     pub(super) finished: Option<Finished>,
 }
@@ -58,32 +59,37 @@ pub(super) struct RunTally {
 impl RunTally {
     /// `TOOL_CALL_START`: a call new to this run joins [`started`](Self::started).
     pub(super) fn start(&mut self, id: &str) {
-        let bits = self.calls.entry(id.to_owned()).or_insert(0);
-        if *bits & STARTED == 0 {
-            *bits |= STARTED;
-            self.started.push(id.to_owned());
+        let entry = self.calls.entry(id);
+        let bits = self.calls.value(entry);
+        if bits & STARTED == 0 {
+            self.calls.set(entry, bits | STARTED);
+            self.started.push(entry as u32);
         }
     }
 
     /// `TOOL_CALL_END`: counted for a call started in this run.
     pub(super) fn end(&mut self, id: &str) {
-        if let Some(bits) = self.calls.get_mut(id) {
-            if *bits & STARTED != 0 {
-                *bits |= ENDED;
+        if let Some(entry) = self.calls.find(id) {
+            let bits = self.calls.value(entry);
+            if bits & STARTED != 0 {
+                self.calls.set(entry, bits | ENDED);
             }
         }
     }
 
     /// A real `TOOL_CALL_RESULT`.
     pub(super) fn answer(&mut self, id: &str) {
-        *self.calls.entry(id.to_owned()).or_insert(0) |= ANSWERED;
+        let entry = self.calls.entry(id);
+        self.calls.set(entry, self.calls.value(entry) | ANSWERED);
     }
 
-    /// Whether the call has all of `bits` and none of `not`.
-    fn is(&self, id: &str, bits: usize, not: usize) -> bool {
-        self.calls
-            .get(id)
-            .is_some_and(|b| b & bits == bits && b & not == 0)
+    /// The ids of the calls started in this run that have all of `bits` and none of `not`, in
+    /// start order.
+    fn started_with(&self, bits: usize, not: usize) -> impl Iterator<Item = &str> {
+        self.started.iter().filter_map(move |&entry| {
+            let b = self.calls.value(entry as usize);
+            (b & bits == bits && b & not == 0).then(|| self.calls.id(entry as usize))
+        })
     }
 }
 
@@ -129,9 +135,7 @@ impl Thread {
     /// `TOOL_CALL_RESULT`, in start order, whatever `outcome.pendingToolCallIds` says.
     pub fn unanswered_ended_calls(&self) -> Vec<PendingCall> {
         self.run
-            .started
-            .iter()
-            .filter(|id| self.run.is(id, ENDED, ANSWERED))
+            .started_with(ENDED, ANSWERED)
             .filter_map(|id| self.pending_call(id))
             .collect()
     }
@@ -147,18 +151,13 @@ impl Thread {
 
     /// Whether the thread holds a tool call with this id.
     pub fn has_tool_call(&self, tool_call_id: &str) -> bool {
-        self.tool_call_index.contains_key(tool_call_id)
+        self.call_position(tool_call_id).is_some()
     }
 
     /// The ids of the calls started in this run whose `TOOL_CALL_END` arrived, in start order,
     /// answered or not.
     pub fn ended_tool_calls_this_run(&self) -> Vec<&str> {
-        self.run
-            .started
-            .iter()
-            .filter(|id| self.run.is(id, ENDED, 0))
-            .map(String::as_str)
-            .collect()
+        self.run.started_with(ENDED, 0).collect()
     }
 
     /// The call with this id, as a [`PendingCall`].

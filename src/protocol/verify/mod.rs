@@ -34,7 +34,8 @@ mod error;
 mod scope;
 mod spans;
 
-use crate::lean::hash::{HashMap, HashSet};
+use crate::lean::hash::HashSet;
+use crate::lean::ids::IdMap;
 
 use super::event::{EncryptedValueSubtype, Event, Message};
 
@@ -103,13 +104,13 @@ pub struct Verifier {
     subagents_closed: HashSet<String>,
     /// Who opened each message (text, or tool message from `TOOL_CALL_RESULT`), kept after it
     /// closes, so continuations and re-opens can be checked against it (rule 7).
-    message_owners: HashMap<String, OwnerIx>,
+    message_owners: IdMap,
     /// Who opened each tool call (rule 7).
-    tool_call_owners: HashMap<String, OwnerIx>,
+    tool_call_owners: IdMap,
     /// Who wrote each activity message (rule 7, `ACTIVITY_DELTA`).
-    activity_owners: HashMap<String, OwnerIx>,
+    activity_owners: IdMap,
     /// Who opened each reasoning span or message; spans and messages share it, as in TS (rule 7).
-    reasoning_owners: HashMap<String, OwnerIx>,
+    reasoning_owners: IdMap,
     /// The sub-agent run ids the owner maps name, in the order first seen (see [`OwnerIx`]).
     owner_names: Vec<String>,
 }
@@ -199,11 +200,11 @@ impl Verifier {
                         message_id: id.clone(),
                     });
                 }
-                let owner = self.message_owners.get(id.as_str()).copied();
+                let owner = self.message_owners.get(id);
                 self.tag_error(index, event, tag, owner, EntityKind::Message, id)?;
                 if owner.is_none() {
                     let owner = self.owner(tag);
-                    self.message_owners.insert(id.clone(), owner);
+                    self.message_owners.insert(id, owner);
                 }
                 self.text_messages.insert(id.clone());
             }
@@ -224,7 +225,7 @@ impl Verifier {
                 // A tool call belongs to the message that carries it.
                 let mut inherited = None;
                 if let Some(parent) = &e.parent_message_id {
-                    if let Some(&parent_owner) = self.message_owners.get(parent.as_str()) {
+                    if let Some(parent_owner) = self.message_owners.get(parent) {
                         let parent_name = owner_name(&self.owner_names, parent_owner);
                         if let Some(tag) = tag {
                             if parent_name != Some(tag) {
@@ -240,7 +241,7 @@ impl Verifier {
                         inherited = Some(parent_owner);
                     }
                 }
-                let existing = self.tool_call_owners.get(id.as_str()).copied();
+                let existing = self.tool_call_owners.get(id);
                 if let Some(existing) = existing {
                     self.tag_error(index, event, tag, Some(existing), EntityKind::ToolCall, id)?;
                     if let (None, Some(inherited)) = (tag, inherited) {
@@ -261,7 +262,7 @@ impl Verifier {
                         Some(_) => self.owner(tag),
                         None => inherited.unwrap_or(0),
                     };
-                    self.tool_call_owners.insert(id.clone(), owner);
+                    self.tool_call_owners.insert(id, owner);
                 }
                 self.tool_calls.insert(id.clone());
             }
@@ -271,7 +272,7 @@ impl Verifier {
             // gets an owner.
             Event::ToolCallResult(e) => {
                 let owner = self.owner(tag);
-                self.message_owners.insert(e.message_id.clone(), owner);
+                self.message_owners.insert(&e.message_id, owner);
             }
 
             Event::StepStarted(e) => {
@@ -321,13 +322,13 @@ impl Verifier {
 
             Event::ActivitySnapshot(e)
                 if e.replace != Some(false)
-                    || !self.activity_owners.contains_key(e.message_id.as_str()) =>
+                    || !self.activity_owners.contains_key(&e.message_id) =>
             {
                 let owner = self.owner(tag);
-                self.activity_owners.insert(e.message_id.clone(), owner);
+                self.activity_owners.insert(&e.message_id, owner);
             }
             Event::ActivityDelta(e) => {
-                let owner = self.activity_owners.get(e.message_id.as_str()).copied();
+                let owner = self.activity_owners.get(&e.message_id);
                 self.tag_error(
                     index,
                     event,
@@ -365,7 +366,7 @@ impl Verifier {
                         EntityKind::Message,
                     ),
                 };
-                self.tag_error(index, event, tag, owner.copied(), kind, id)?;
+                self.tag_error(index, event, tag, owner, kind, id)?;
             }
 
             Event::SubagentStarted(e) => {
@@ -467,11 +468,11 @@ impl Verifier {
                 _ => &mut self.message_owners,
             };
             if authoritative || !bucket.contains_key(message.id()) {
-                bucket.insert(message.id().to_owned(), owner);
+                bucket.insert(message.id(), owner);
             }
             for call in tool_calls.unwrap_or_default() {
-                if authoritative || !self.tool_call_owners.contains_key(call.id.as_str()) {
-                    self.tool_call_owners.insert(call.id.clone(), owner);
+                if authoritative || !self.tool_call_owners.contains_key(&call.id) {
+                    self.tool_call_owners.insert(&call.id, owner);
                 }
             }
         }

@@ -1,6 +1,6 @@
 //! Rule 7: an event of a sub-agent run may only continue what that run opened.
 
-use crate::lean::hash::HashMap;
+use crate::lean::ids::IdMap;
 use crate::protocol::event::Event;
 
 use super::error::{EntityKind, OrderError};
@@ -14,14 +14,12 @@ impl Verifier {
         &self,
         index: usize,
         event: &Event,
-        owners: &HashMap<String, OwnerIx>,
+        owners: &IdMap,
         entity: EntityKind,
         id: &str,
     ) -> Result<(), OrderError> {
         match event.subagent_run_id() {
-            Some(tag) => {
-                self.tag_error(index, event, Some(tag), owners.get(id).copied(), entity, id)
-            }
+            Some(tag) => self.tag_error(index, event, Some(tag), owners.get(id), entity, id),
             None => Ok(()),
         }
     }

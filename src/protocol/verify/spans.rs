@@ -85,11 +85,11 @@ impl Verifier {
             });
         }
         let tag = event.subagent_run_id();
-        let owner = self.reasoning_owners.get(id).copied();
+        let owner = self.reasoning_owners.get(id);
         self.tag_error(index, event, tag, owner, EntityKind::ReasoningMessage, id)?;
         if owner.is_none() {
             let owner = self.owner(tag);
-            self.reasoning_owners.insert(id.to_owned(), owner);
+            self.reasoning_owners.insert(id, owner);
         }
         if span {
             self.reasoning_spans.insert(id.to_owned());
@@ -129,7 +129,7 @@ impl Verifier {
                 }
             });
         }
-        let owner = self.reasoning_owners.get(id).copied();
+        let owner = self.reasoning_owners.get(id);
         self.tag_error(
             index,
             event,
