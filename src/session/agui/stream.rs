@@ -106,16 +106,30 @@ pub(in crate::session) fn bytes(
         return;
     };
     round.outgoing.send(None);
-    let Some(decoder) = round.decoder() else {
-        return;
-    };
-    // At an error the turn ends and the decoder goes with it: it need not keep the error.
-    if let Err(error) = decoder.feed_once(bytes) {
-        decode_failed(sh, thread_id, state, error);
-        return;
+    // In pieces, each decoded and folded before the next is read: what a read holds decoded at
+    // once (its SSE frames, its events) is bounded by a piece, not by the read (64 KiB of small
+    // events is a thousand of them), and the buffers of one piece's events serve the next's.
+    for piece in bytes.chunks(PIECE) {
+        // The turn may have ended with the piece before (`RUN_ERROR`, a failed fold).
+        let Some(decoder) = state
+            .turn
+            .as_mut()
+            .filter(|t| t.run_id == run_id)
+            .and_then(Turn::decoder)
+        else {
+            return;
+        };
+        // At an error the turn ends and the decoder goes with it: it need not keep the error.
+        if let Err(error) = decoder.feed_once(piece) {
+            decode_failed(sh, thread_id, state, error);
+            return;
+        }
+        drain_decoder(sh, thread_id, state);
     }
-    drain_decoder(sh, thread_id, state);
 }
+
+/// How many bytes of a read [`bytes`] decodes and folds at a time.
+const PIECE: usize = 8 * 1024;
 
 /// The current round's body ended (the session's `handle_body_end`). Without `RUN_FINISHED` after
 /// events with SSE ids, the stream is resumed ([`Action::Reconnect`]) while attempts are left.
