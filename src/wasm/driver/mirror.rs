@@ -207,7 +207,11 @@ impl Driver {
             let (text, long_at, long) = {
                 let state = self.borrow();
                 let all = state.session.messages(thread_id);
-                let mut text = String::from("[");
+                // Room for a batch and the message that ends it: the text does not grow by
+                // doubling (a batch took twice its size, at the run's end, when the
+                // thread is largest) unless one message is that long.
+                let mut text = String::with_capacity(BATCH + BATCH / 4);
+                text.push('[');
                 // The batch's items that handed strings apart.
                 let mut long_at: Vec<u32> = Vec::new();
                 let mut items = 0;
@@ -239,8 +243,13 @@ impl Driver {
             match &list {
                 None => list = Some(batch),
                 Some(list) => {
-                    for n in 0..batch.length() {
-                        list.push(&batch.get(n));
+                    // In one call, `list.push(...batch)`: a batch of about `BATCH` bytes of
+                    // JSON holds far fewer items than an engine takes as arguments.
+                    let appended = Reflect::get(list, &"push".into()).and_then(|push| {
+                        Reflect::apply::<fn() -> JsValue>(push.unchecked_ref(), list, &batch)
+                    });
+                    if let Err(e) = appended {
+                        return Err(Error::new("internal", script::describe(&e)));
                     }
                 }
             }
@@ -314,5 +323,5 @@ fn pick(list: &Array, positions: &[usize]) -> Array {
 }
 
 /// About how many bytes of JSON a `messages` event's list is written in at a time
-/// ([`Driver::flush_messages`]).
-const BATCH: usize = 256 * 1024;
+/// ([`Driver::messages_to_js`]): what it adds to the wasm heap when the thread is largest.
+const BATCH: usize = 64 * 1024;
