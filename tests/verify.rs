@@ -479,22 +479,29 @@ fn subagent_mismatch_names_the_entity_and_both_owners() {
     for (body, entity_kind, id, expected_owner) in cases {
         let mut lines = vec![RS];
         lines.extend_from_slice(body);
-        match verify(&lines).unwrap_err() {
-            OrderError::SubagentMismatch {
-                entity,
-                entity_id,
-                owner,
-                index,
-                ..
-            } => {
-                assert_eq!(
-                    (entity, entity_id.as_str(), owner.as_deref()),
-                    (*entity_kind, *id, *expected_owner)
-                );
-                assert_eq!(index, lines.len() - 1);
-            }
-            other => panic!("unexpected {other:?}"),
+        assert_subagent_mismatch(&lines, *entity_kind, id, *expected_owner);
+    }
+}
+
+/// `lines` fail verification at their last line with a `SubagentMismatch` on `id`, an entity of
+/// kind `kind` that `owner` opened (`None`: the agent itself).
+fn assert_subagent_mismatch(lines: &[&str], kind: EntityKind, id: &str, owner: Option<&str>) {
+    match verify(lines).unwrap_err() {
+        OrderError::SubagentMismatch {
+            entity,
+            entity_id,
+            owner: opened_by,
+            index,
+            ..
+        } => {
+            assert_eq!(
+                (entity, entity_id.as_str(), opened_by.as_deref()),
+                (kind, id, owner),
+                "{lines:?}"
+            );
+            assert_eq!(index, lines.len() - 1);
         }
+        other => panic!("unexpected {other:?} for {lines:?}"),
     }
 }
 
@@ -566,22 +573,7 @@ fn what_the_agent_opened_before_any_sub_agent_stays_its_own() {
     for (tagged, entity_kind, id) in cases {
         let mut lines = opened.clone();
         lines.push(tagged);
-        match verify(&lines).unwrap_err() {
-            OrderError::SubagentMismatch {
-                entity,
-                entity_id,
-                owner,
-                index,
-                ..
-            } => {
-                assert_eq!(
-                    (entity, entity_id.as_str(), owner),
-                    (*entity_kind, *id, None)
-                );
-                assert_eq!(index, lines.len() - 1);
-            }
-            other => panic!("unexpected {other:?} for {tagged}"),
-        }
+        assert_subagent_mismatch(&lines, *entity_kind, id, None);
     }
     let mut lines = opened.clone();
     lines.push(r#"{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"f","parentMessageId":"m","subagentRunId":"A"}"#);
