@@ -59,9 +59,10 @@ extern "C" {
     fn describe_js(value: &JsValue) -> JsValue;
     /// Puts the long strings handed apart (`string::long_strings_apart`) back into the items
     /// of `list` at `at` (the items they were written in): each string value starting with
-    /// U+0000 becomes `strings[N]`, N the number after it.
-    #[wasm_bindgen(js_name = fillLong)]
-    pub fn fill_long(list: &Array, at: &[u32], strings: &Array);
+    /// U+0000 becomes `strings[N]`, N the number after it. With `catch`: it calls `Object.keys`
+    /// and iterates, which a page can replace with something that throws.
+    #[wasm_bindgen(catch, js_name = fillLong)]
+    pub fn fill_long(list: &Array, at: &[u32], strings: &Array) -> Result<(), JsValue>;
     /// Whether a string holds no lone surrogate.
     #[wasm_bindgen(js_name = isWellFormed)]
     pub fn is_well_formed(text: &JsString) -> bool;

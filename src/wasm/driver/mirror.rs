@@ -238,7 +238,8 @@ impl Driver {
             };
             let batch: Array = parse(&text)?.unchecked_into();
             if let Some(long) = long {
-                script::fill_long(&batch, &long_at, &long);
+                script::fill_long(&batch, &long_at, &long)
+                    .map_err(|e| Error::new("internal", script::describe(&e)))?;
             }
             match &list {
                 None => list = Some(batch),
