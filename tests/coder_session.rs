@@ -866,13 +866,11 @@ fn the_next_message_waits_for_the_interrupts_stop_owes() {
             status("waiting")
         ]),
     );
-    let posted = |h: &Harness| {
-        h.chat_requests
-            .iter()
-            .filter(|r| r.url.ends_with("/messages"))
-            .count()
-    };
-    assert_eq!(posted(&h), 0, "no message while Stop's interrupt is out");
+    assert_eq!(
+        messages_posted(&h),
+        0,
+        "no message while Stop's interrupt is out"
+    );
     // The first interrupt's answer: the chat was `running` when it came.
     h.session.handle_chat_reply(
         CHAT,
@@ -886,7 +884,7 @@ fn the_next_message_waits_for_the_interrupts_stop_owes() {
         "the second interrupt"
     );
     assert_eq!(
-        posted(&h),
+        messages_posted(&h),
         0,
         "no message while the second interrupt is out"
     );
@@ -902,19 +900,7 @@ fn the_next_message_waits_for_the_interrupts_stop_owes() {
         json!({"content":[{"type":"text","text":"again"}]})
     );
     assert_eq!(h.results.len(), 1, "the next turn goes on");
-    reply(&mut h, 200, json!({"queued":false}));
-    frame(
-        &mut h,
-        CHAT,
-        json!([
-            message(5, "user", text("again")),
-            status("running"),
-            message(6, "assistant", text("Again.")),
-            status("waiting")
-        ]),
-    );
-    assert_eq!(h.results.len(), 2);
-    assert_eq!(h.result().status, RunStatus::Completed);
+    next_turn_completes(&mut h);
     let last = h.session.messages(CHAT).last().unwrap().id().to_owned();
     assert_eq!(last, "6");
 }
