@@ -709,6 +709,15 @@ macro_rules! wire_literals {
                     $( $name::$variant => $wire, )*
                 }
             }
+
+            /// The literal named `text`, if one is (the reader's fast path; `FromJson` names
+            /// the error).
+            #[allow(dead_code)] // read by the fast path of the roles only
+            pub(crate) fn from_name(text: &str) -> Option<Self> {
+                const NAMES: &[&str] = &[$($wire),*];
+                const ALL: &[$name] = &[$($name::$variant),*];
+                NAMES.iter().position(|name| *name == text).map(|at| ALL[at])
+            }
         }
 
         impl $crate::protocol::wire::FromJson for $name {
