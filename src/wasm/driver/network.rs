@@ -168,6 +168,8 @@ impl Driver {
                     }
                     Err(error) => break 'stream Err(error),
                 };
+                // The slices' buffer, kept from chunk to chunk (at most `http::SLICE` bytes).
+                let mut bytes = Vec::new();
                 loop {
                     let chunk = match Body::chunk(body.read().await) {
                         Ok(chunk) => chunk,
@@ -187,7 +189,6 @@ impl Driver {
                     };
                     // A slice at a time (`http::SLICE`): a whole body in one chunk is never in
                     // wasm memory at once, nor are all of its events. An empty chunk is fed too.
-                    let mut bytes = Vec::new();
                     let mut more = match chunk.slice(&mut bytes) {
                         Ok(more) => more,
                         Err(error) => break 'stream Err(error),

@@ -273,17 +273,23 @@ impl Chunk {
             return Ok(false);
         }
         let end = length.min(self.at + SLICE);
-        let part = call_method(&self.bytes, "subarray", &[&self.at.into(), &end.into()])
-            .map_err(IoError::Failed)?;
-        let part = part
-            .dyn_into::<Uint8Array>()
-            .map_err(|_| IoError::SubarrayNotBytes)?;
-        if part.length() != end - self.at {
-            return Err(IoError::SubarrayLength);
-        }
         into.clear();
         into.resize((end - self.at) as usize, 0);
-        part.copy_to(into);
+        if self.at == 0 && end == length {
+            // The whole chunk in one slice (a network's chunks are smaller than `SLICE`): copied
+            // as it is, with no `subarray` of it.
+            self.bytes.copy_to(into);
+        } else {
+            let part = call_method(&self.bytes, "subarray", &[&self.at.into(), &end.into()])
+                .map_err(IoError::Failed)?;
+            let part = part
+                .dyn_into::<Uint8Array>()
+                .map_err(|_| IoError::SubarrayNotBytes)?;
+            if part.length() != end - self.at {
+                return Err(IoError::SubarrayLength);
+            }
+            part.copy_to(into);
+        }
         self.at = end;
         Ok(true)
     }
