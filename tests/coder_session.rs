@@ -1009,6 +1009,52 @@ fn an_interrupt_that_never_answers_holds_the_next_message_ten_seconds_at_most() 
     next_turn_completes(&mut h);
 }
 
+/// Stop during a call, and its interrupt never reached the chat (a network failure): the chat
+/// goes on waiting for the call. The next turn, even with `pending: "run"`, does not run it (the
+/// user stopped it): it answers it as stopped, then posts its message.
+#[test]
+fn a_call_stop_cut_short_is_not_run_by_the_next_turn_even_with_pending_run() {
+    let mut h = coder_host(None);
+    let chat = paused_chat(&mut h, &[("toolu_1", "get_weather")]);
+    assert_eq!(h.jobs.len(), 1, "the call runs");
+    h.session.abort(&chat);
+    h.pump();
+    let interrupt = last_request(&h);
+    assert_eq!(interrupt.url, format!("/api/v2/chats/{CHAT}/interrupt"));
+    h.session
+        .handle_chat_reply(CHAT, interrupt.request_id, SubmitReply::Network);
+    h.pump();
+    assert_eq!(interrupts(&h), 1, "a failed interrupt is not sent again");
+
+    start(&mut h, CHAT, "again", Pending::Run);
+    frame(
+        &mut h,
+        CHAT,
+        json!([
+            status("requires_action"),
+            action_required(&[("toolu_1", "get_weather")]),
+            {"type":"preview_reset"},
+        ]),
+    );
+    assert_eq!(h.jobs.len(), 1, "the stopped call is not run again");
+    let posts = results_posts(&h);
+    assert_eq!(posts.len(), 1, "it is answered");
+    let result = &posts[0].body["results"][0];
+    assert_eq!(result["tool_call_id"], "toolu_1");
+    assert_eq!(result["is_error"], true);
+    let output = result["output"].as_str().unwrap();
+    assert!(output.contains("INTERRUPTED"), "{output}");
+    assert!(output.contains("stopped"), "{output}");
+    assert_eq!(messages_posted(&h), 0, "the results go first");
+    reply(&mut h, 204, Value::Null);
+    frame(
+        &mut h,
+        CHAT,
+        json!([message(3, "assistant", text("Stopped.")), status("waiting")]),
+    );
+    assert_eq!(messages_posted(&h), 1, "then the message");
+}
+
 /// The second interrupt held: it gets its own ten seconds from when it went out.
 #[test]
 fn a_second_interrupt_that_never_answers_holds_the_next_message_ten_seconds_at_most() {

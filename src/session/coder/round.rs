@@ -29,6 +29,11 @@ pub(in crate::session) struct ChatState {
     /// When Stop's interrupts out count as unanswered (host's clock; `None` until `poll_action`
     /// stamps it; each interrupt sent sets it anew): `requests::chat_requests_due`.
     pub(super) stop_by: Option<u64>,
+    /// The calls a Stop cut short: handed out, the chat waiting for them, no result sent. An
+    /// interrupt that lands answers them; one that never does leaves the chat asking for them
+    /// on the next turn, which answers them as stopped and never runs them
+    /// (`submit::calls_required`).
+    pub(super) stopped: Vec<String>,
 }
 
 impl ChatState {

@@ -164,6 +164,13 @@ pub(in crate::session) fn stop_chat(sh: &mut Shared, thread_id: &str, state: &mu
         chat.coder.status(),
         Some(ChatStatus::Running | ChatStatus::RequiresAction)
     );
+    // The calls the chat waits for, which no result answers yet: cut short by the user.
+    for call in chat.coder.batch() {
+        let id = &call.tool_call_id;
+        if !chat.coder.is_answered(id) && !chat.stopped.contains(id) {
+            chat.stopped.push(id.clone());
+        }
+    }
     if posted || busy {
         let url = routes(coder_config(sh)).interrupt(thread_id);
         chat_request(sh, thread_id, state, Request::Interrupt, url, None);
@@ -211,6 +218,10 @@ pub(in crate::session) fn submit_batch(sh: &mut Shared, thread_id: &str, state: 
         Interruption::RunEnded,
         "this call was handed out before and its result was lost",
     ));
+    let stopped = ToolOutcome::Failed(ToolFailure::interrupted(
+        Interruption::Stopped,
+        "the run was stopped before this call was answered",
+    ));
     let mut results: Vec<(&str, &ToolOutcome)> = Vec::new();
     for call in chat.coder.batch() {
         let id = call.tool_call_id.as_str();
@@ -218,7 +229,12 @@ pub(in crate::session) fn submit_batch(sh: &mut Shared, thread_id: &str, state: 
             continue;
         }
         let outcome = round.outcomes.iter().find(|(done, _)| done == id);
-        results.push((id, outcome.map_or(&lost, |(_, outcome)| outcome)));
+        let unknown = if chat.stopped.iter().any(|s| s == id) {
+            &stopped
+        } else {
+            &lost
+        };
+        results.push((id, outcome.map_or(unknown, |(_, outcome)| outcome)));
     }
     if results.is_empty() {
         return;

@@ -43,8 +43,11 @@ pub(super) fn calls_required(
     };
     if calls.is_empty() {
         // The batch again, every call of it handed out before: answers kept for them (a
-        // refused submission's) are owed now, unless a batch is being answered or sent.
-        if round.answers.is_empty() && round.submission.is_none() && !round.outcomes.is_empty() {
+        // refused submission's) are owed now, unless a batch is being answered or sent. So are
+        // the calls a Stop cut short whose interrupt never reached the chat: answered as
+        // stopped, never run, whatever the turn's `pending` says (the user stopped them).
+        let idle = round.answers.is_empty() && round.submission.is_none();
+        if idle && (!round.outcomes.is_empty() || stopped_asked(state)) {
             submit_batch(sh, thread_id, state);
         }
         return;
@@ -63,6 +66,15 @@ pub(super) fn calls_required(
             dispatch(sh, thread_id, state, call, true);
         }
     }
+}
+
+/// Whether the chat's batch names a call a Stop cut short that no result answers yet.
+fn stopped_asked(state: &ThreadState) -> bool {
+    let Some(chat) = state.chat.as_ref() else {
+        return false;
+    };
+    let stopped = |id: &String| chat.stopped.contains(id) && !chat.coder.is_answered(id);
+    chat.coder.batch().iter().any(|c| stopped(&c.tool_call_id))
 }
 
 /// The chat's state is read again: its stream, opened anew, starts with the snapshot.
