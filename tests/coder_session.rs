@@ -765,10 +765,7 @@ fn a_message_a_chat_cannot_take_is_refused_not_dropped() {
                 .map(|p| p.as_object().unwrap().clone())
                 .collect(),
         ),
-        name: None,
-        encrypted_value: None,
-        metadata: None,
-        subagent_run_id: None,
+        rare: None,
     });
     let request = RunRequest {
         thread_id: CHAT.to_owned(),

@@ -330,3 +330,76 @@ fn the_base_fields_are_written_after_the_own_ones_in_one_order() {
         r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","timestamp":3,"metadata":{"m":1}}"#
     );
 }
+
+/// A message's rare fields (`name`, `error`, `encryptedValue`, `metadata`, `subagentRunId`) are
+/// held apart, boxed together only when one is present: each kind reads them from anywhere in
+/// the object and writes them after its own fields, in the one order of its declaration.
+#[test]
+fn every_message_kind_writes_its_rare_fields_in_wire_order() {
+    let cases = [
+        (
+            r#"{"subagentRunId":"s","metadata":{"m":1},"encryptedValue":"e","name":"n","content":"c","id":"d","role":"developer"}"#,
+            r#"{"role":"developer","id":"d","content":"c","name":"n","encryptedValue":"e","metadata":{"m":1},"subagentRunId":"s"}"#,
+        ),
+        (
+            r#"{"role":"system","metadata":{"m":1},"id":"s","content":"c"}"#,
+            r#"{"role":"system","id":"s","content":"c","metadata":{"m":1}}"#,
+        ),
+        (
+            r#"{"role":"user","subagentRunId":"s","name":"n","id":"u","content":[{"type":"text","text":"t"}]}"#,
+            r#"{"role":"user","id":"u","content":[{"type":"text","text":"t"}],"name":"n","subagentRunId":"s"}"#,
+        ),
+        (
+            r#"{"role":"assistant","encryptedValue":"e","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}],"name":"n","id":"a","content":"c"}"#,
+            r#"{"role":"assistant","id":"a","content":"c","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}],"name":"n","encryptedValue":"e"}"#,
+        ),
+        (
+            r#"{"role":"tool","subagentRunId":"s","error":"boom","toolCallId":"c","content":"x","id":"t","metadata":{"m":1},"encryptedValue":"e"}"#,
+            r#"{"role":"tool","id":"t","content":"x","toolCallId":"c","error":"boom","encryptedValue":"e","metadata":{"m":1},"subagentRunId":"s"}"#,
+        ),
+        (
+            r#"{"role":"activity","subagentRunId":"s","metadata":{"m":1},"content":{"p":1},"activityType":"PLAN","id":"p"}"#,
+            r#"{"role":"activity","id":"p","activityType":"PLAN","content":{"p":1},"metadata":{"m":1},"subagentRunId":"s"}"#,
+        ),
+        (
+            r#"{"role":"reasoning","subagentRunId":"s","encryptedValue":"e","id":"r","content":"c"}"#,
+            r#"{"role":"reasoning","id":"r","content":"c","encryptedValue":"e","subagentRunId":"s"}"#,
+        ),
+    ];
+    for (input, written) in cases {
+        let e = event(&format!(
+            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{input}]}}"#
+        ));
+        assert_eq!(
+            e.to_json(),
+            format!(r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{written}]}}"#),
+            "{input}"
+        );
+    }
+}
+
+#[test]
+fn a_message_without_rare_fields_holds_no_box_and_one_with_them_reads_them() {
+    use chat_runtime::protocol::event::Message;
+    let e = event(
+        r#"{"type":"MESSAGES_SNAPSHOT","messages":[
+            {"role":"user","id":"u","content":"hi","name":null,"metadata":null},
+            {"role":"tool","id":"t","content":"x","toolCallId":"c","error":"boom"},
+            {"role":"assistant","id":"a","subagentRunId":"s"}
+        ]}"#,
+    );
+    let Event::MessagesSnapshot(snapshot) = e else {
+        panic!("not a snapshot: {e:?}");
+    };
+    let [Message::User(user), Message::Tool(tool), Message::Assistant(assistant)] =
+        &snapshot.messages[..]
+    else {
+        panic!("unexpected messages: {:?}", snapshot.messages);
+    };
+    assert!(user.rare.is_none(), "nulls read as absent: {user:?}");
+    assert_eq!(user.name(), None);
+    assert_eq!(tool.error().map(String::as_str), Some("boom"));
+    assert_eq!(tool.metadata(), None);
+    assert_eq!(assistant.subagent_run_id().map(String::as_str), Some("s"));
+    assert_eq!(assistant.name(), None);
+}

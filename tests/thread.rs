@@ -704,10 +704,7 @@ fn pushing_the_real_result_replaces_the_forwarded_placeholder_in_place() {
         id: "t1".into(),
         content: Content::Text("42".into()),
         tool_call_id: "c1".into(),
-        error: None,
-        encrypted_value: None,
-        metadata: None,
-        subagent_run_id: None,
+        rare: None,
     });
     assert_eq!(thread.push_message(real), 1);
     let ids: Vec<&str> = thread.messages().iter().map(Message::id).collect();

@@ -54,10 +54,10 @@ use crate::json::Value;
 use crate::lean::hash::HashSet;
 use crate::lean::text::{concat, decimal};
 use crate::protocol::event::{
-    AssistantMessage, Content, Event, FunctionCall, FunctionKind, Message, ReasoningMessage,
-    ReasoningMessageContent, ReasoningMessageEnd, ReasoningMessageStart, ReasoningRole,
-    TextMessage, TextMessageContent, TextMessageEnd, TextMessageStart, ToolCall, ToolCallArgs,
-    ToolCallEnd, ToolCallStart, ToolMessage, UserMessage,
+    AssistantMessage, Content, Event, FunctionCall, FunctionKind, Message, RareFields,
+    ReasoningMessage, ReasoningMessageContent, ReasoningMessageEnd, ReasoningMessageStart,
+    ReasoningRole, TextMessage, TextMessageContent, TextMessageEnd, TextMessageStart, ToolCall,
+    ToolCallArgs, ToolCallEnd, ToolCallStart, ToolMessage, UserMessage,
 };
 use crate::protocol::thread::PendingCall;
 use crate::protocol::wire::FromJson;
@@ -679,9 +679,7 @@ impl CoderThread {
                     out.push(Message::Reasoning(ReasoningMessage {
                         id: concat(&[&id, "-reasoning"]),
                         content,
-                        encrypted_value: None,
-                        metadata: None,
-                        subagent_run_id: None,
+                        rare: None,
                     }));
                 }
                 if !text.is_empty() || !calls.is_empty() || results.is_empty() {
@@ -696,18 +694,12 @@ impl CoderThread {
             Role::User => out.push(Message::User(UserMessage {
                 id: id.clone(),
                 content: Content::Text(text),
-                name: None,
-                encrypted_value: None,
-                metadata: None,
-                subagent_run_id: None,
+                rare: None,
             })),
             Role::System => out.push(Message::System(TextMessage {
                 id: id.clone(),
                 content: text,
-                name: None,
-                encrypted_value: None,
-                metadata: None,
-                subagent_run_id: None,
+                rare: None,
             })),
             Role::Tool | Role::Other(_) => {}
         }
@@ -727,12 +719,13 @@ impl CoderThread {
                     } else {
                         concat(&[&id, "-", &decimal((i + usize::from(!first)) as i64)])
                     },
-                    error: result.is_error.then(|| content.clone()),
+                    rare: RareFields {
+                        error: result.is_error.then(|| content.clone()),
+                        ..RareFields::default()
+                    }
+                    .boxed(),
                     content: Content::Text(content),
                     tool_call_id: result.tool_call_id,
-                    encrypted_value: None,
-                    metadata: None,
-                    subagent_run_id: None,
                 }));
             }
         }

@@ -596,6 +596,14 @@ impl ToJson for PatchOp {
 /// `field "jsonName": Type` (optional: `Option<_>`), or `field "jsonName" default: Type` for a
 /// field always written that reads as `Default::default()` when absent. Derives `Debug`, `Clone` and
 /// `PartialEq`; further attributes (docs, derives) pass through.
+///
+/// A trailing `rare Rare { field "jsonName": Type, ... }` names optional fields that most values
+/// lack: they live in `Rare`, a struct of `Option`s declared apart (with `Default` and
+/// `boxed(self) -> Option<Box<Rare>>`, `None` when all its fields are), held as one
+/// `rare: Option<Box<Rare>>`: 4 bytes in wasm32 where each `Option<String>` or `Option<Map>` is
+/// 12. Several structs share one `Rare`, each reading and writing only the fields it lists, after
+/// its other fields, in the list's order; `value.field()` reads one (`Option<&Type>`) and
+/// `value.rare_mut()` makes room to set them.
 #[macro_export]
 #[doc(hidden)]
 macro_rules! wire_struct {
@@ -603,18 +611,47 @@ macro_rules! wire_struct {
         $(#[$attr:meta])* $vis:vis struct $name:ident {
             $( $(#[$fattr:meta])* $field:ident $wire:literal $($default:ident)? : $ty:ty ),* $(,)?
         }
+        $(
+            rare $rare:ident {
+                $( $(#[$rattr:meta])* $rfield:ident $rwire:literal : $rty:ty ),* $(,)?
+            }
+        )?
     ) => {
         $(#[$attr])*
         #[derive(Debug, Clone, PartialEq)]
         $vis struct $name {
             $( $(#[$fattr])* pub $field: $ty, )*
+            $(
+                /// The optional fields most values lack, boxed together; `None` when all of
+                /// them are.
+                pub rare: Option<Box<$rare>>,
+            )?
         }
+
+        $(
+            impl $name {
+                $(
+                    $(#[$rattr])*
+                    pub fn $rfield(&self) -> Option<&$rty> {
+                        self.rare.as_ref().and_then(|rare| rare.$rfield.as_ref())
+                    }
+                )*
+
+                /// The rare fields, to set: boxed now if they were all absent.
+                pub fn rare_mut(&mut self) -> &mut $rare {
+                    $rare::make(&mut self.rare)
+                }
+            }
+        )?
 
         impl $name {
             /// The JSON name and the Rust type of each field, for the TypeScript declarations.
             #[cfg(test)]
             #[allow(dead_code)] // the TypeScript test reads the events' and a few structs'
-            pub(crate) const WIRE_FIELDS: &[(&str, &str)] = &[$(($wire, stringify!($ty))),*];
+            pub(crate) const WIRE_FIELDS: &[(&str, &str)] = &[
+                $(($wire, stringify!($ty)),)*
+                $($(($rwire, concat!("Option<", stringify!($rty), ">")),)*)?
+            ];
 
             /// Reads the fields from an object's members.
             pub(crate) fn read(
@@ -636,12 +673,25 @@ macro_rules! wire_struct {
             pub(crate) fn read_unchecked(fields: &mut $crate::protocol::wire::Fields<'_>) -> Self {
                 $name {
                     $( $field: $crate::wire_struct!(@take fields $wire $($default)?), )*
+                    $(
+                        rare: $rare {
+                            $( $rfield: fields.get($rwire), )*
+                            ..$rare::default()
+                        }
+                        .boxed(),
+                    )?
                 }
             }
 
             /// Writes the fields as members of an open object.
             pub(crate) fn write_fields(&self, w: &mut $crate::protocol::wire::ObjWriter<'_>) {
                 $( w.field($wire, &self.$field); )*
+                $(
+                    if let Some(rare) = &self.rare {
+                        let rare: &$rare = rare;
+                        $( w.field($rwire, &rare.$rfield); )*
+                    }
+                )?
             }
         }
 
@@ -655,6 +705,7 @@ macro_rules! wire_struct {
             fn placeholder() -> Self {
                 $name {
                     $( $field: $crate::protocol::wire::FromJson::placeholder(), )*
+                    $( rare: None::<Box<$rare>>, )?
                 }
             }
 

@@ -8,7 +8,7 @@ use super::shared::Shared;
 use super::turn::Turn;
 
 use crate::lean::hash::HashSet;
-use crate::protocol::event::{Content, Interrupt, Message, ToolCall, ToolMessage};
+use crate::protocol::event::{Content, Interrupt, Message, RareFields, ToolCall, ToolMessage};
 use crate::protocol::thread::Thread;
 use crate::tools::outcome::ToolOutcome;
 
@@ -92,10 +92,11 @@ pub(super) fn record_result(
         id,
         content: Content::Text(outcome.content()),
         tool_call_id: tool_call_id.to_owned(),
-        error: outcome.error(),
-        encrypted_value: None,
-        metadata: None,
-        subagent_run_id: None,
+        rare: RareFields {
+            error: outcome.error(),
+            ..RareFields::default()
+        }
+        .boxed(),
     });
     if at < state.changes.seen {
         // Placed before messages already handed out (right after its assistant message).

@@ -355,10 +355,7 @@ pub fn user(id: &str, text: &str) -> Message {
     Message::User(UserMessage {
         id: id.to_owned(),
         content: Content::Text(text.to_owned()),
-        name: None,
-        encrypted_value: None,
-        metadata: None,
-        subagent_run_id: None,
+        rare: None,
     })
 }
 

@@ -257,6 +257,52 @@ impl ToJson for Content {
     }
 }
 
+/// The optional fields most messages (and tool calls) lack, boxed together as their `rare`
+/// field (`wire_struct!`'s `rare` group) and only when one is present: an absent one costs no
+/// 12-byte slot in every message. One struct for every message kind: a kind reads and writes
+/// only the fields it lists (a `tool` message has no `name`, an `activity` message no
+/// `encryptedValue`), and the others stay `None`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RareFields {
+    /// The author's name (`developer`, `system`, `user`, `assistant`).
+    pub name: Option<String>,
+    /// Why the tool failed (`tool`; its `content` still says what happened).
+    pub error: Option<String>,
+    /// An opaque value from the provider (`REASONING_ENCRYPTED_VALUE`; not on `activity`).
+    pub encrypted_value: Option<String>,
+    /// Free-form metadata.
+    pub metadata: Option<JsonObject>,
+    /// The sub-agent run it belongs to (messages).
+    pub subagent_run_id: Option<String>,
+}
+
+impl RareFields {
+    /// Whether every field is absent.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none()
+            && self.error.is_none()
+            && self.encrypted_value.is_none()
+            && self.metadata.is_none()
+            && self.subagent_run_id.is_none()
+    }
+
+    /// The value of a `rare` field: `None` when every field is absent.
+    #[inline(never)]
+    pub fn boxed(self) -> Option<Box<RareFields>> {
+        if self.is_empty() {
+            None
+        } else {
+            Some(Box::new(self))
+        }
+    }
+
+    /// The fields of a `rare` slot, to set: boxed (all absent) if the slot was empty.
+    #[inline(never)]
+    pub fn make(slot: &mut Option<Box<RareFields>>) -> &mut RareFields {
+        slot.get_or_insert_with(Default::default)
+    }
+}
+
 wire_struct! {
     /// A tool call inside an assistant message.
     pub struct ToolCall {

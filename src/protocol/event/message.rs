@@ -4,7 +4,7 @@ use crate::json::Value;
 use crate::protocol::wire::{FieldError, Fields, FromJson, ObjWriter, ToJson};
 use crate::wire_struct;
 
-use super::fields::{Content, JsonObject, ToolCall};
+use super::fields::{Content, JsonObject, RareFields, ToolCall};
 
 /// The one table of the AG-UI messages: `Variant(Payload) "role"`, from which come the
 /// [`Message`] enum, [`Message::id`], [`Message::role`], the reader's `role` dispatch, the writer
@@ -30,6 +30,22 @@ macro_rules! messages {
             pub fn role(&self) -> &'static str {
                 match self {
                     $( Message::$variant(_) => $role, )*
+                }
+            }
+
+            /// The message's rare fields (`name`, `error`, `encryptedValue`, `metadata`,
+            /// `subagentRunId`, those of its kind), `None` when it has none.
+            pub fn rare(&self) -> Option<&RareFields> {
+                match self {
+                    $( Message::$variant(m) => m.rare.as_deref(), )*
+                }
+            }
+
+            /// The message's rare fields, to set: boxed now if it had none. Set only the fields
+            /// of its kind: the others are never written.
+            pub fn rare_mut(&mut self) -> &mut RareFields {
+                match self {
+                    $( Message::$variant(m) => RareFields::make(&mut m.rare), )*
                 }
             }
 
@@ -104,10 +120,16 @@ wire_struct! {
     pub struct TextMessage {
         id "id": String,
         content "content": String,
-        name "name": Option<String>,
-        encrypted_value "encryptedValue": Option<String>,
-        metadata "metadata": Option<JsonObject>,
-        subagent_run_id "subagentRunId": Option<String>,
+    }
+    rare RareFields {
+        /// The author's name.
+        name "name": String,
+        /// An opaque value from the provider (`REASONING_ENCRYPTED_VALUE`).
+        encrypted_value "encryptedValue": String,
+        /// Free-form metadata.
+        metadata "metadata": JsonObject,
+        /// The sub-agent run it belongs to.
+        subagent_run_id "subagentRunId": String,
     }
 }
 
@@ -117,10 +139,16 @@ wire_struct! {
     pub struct UserMessage {
         id "id": String,
         content "content": Content,
-        name "name": Option<String>,
-        encrypted_value "encryptedValue": Option<String>,
-        metadata "metadata": Option<JsonObject>,
-        subagent_run_id "subagentRunId": Option<String>,
+    }
+    rare RareFields {
+        /// The author's name.
+        name "name": String,
+        /// An opaque value from the provider (`REASONING_ENCRYPTED_VALUE`).
+        encrypted_value "encryptedValue": String,
+        /// Free-form metadata.
+        metadata "metadata": JsonObject,
+        /// The sub-agent run it belongs to.
+        subagent_run_id "subagentRunId": String,
     }
 }
 
@@ -132,10 +160,16 @@ wire_struct! {
         id "id": String,
         content "content": Option<String>,
         tool_calls "toolCalls": Option<Vec<ToolCall>>,
-        name "name": Option<String>,
-        encrypted_value "encryptedValue": Option<String>,
-        metadata "metadata": Option<JsonObject>,
-        subagent_run_id "subagentRunId": Option<String>,
+    }
+    rare RareFields {
+        /// The author's name.
+        name "name": String,
+        /// An opaque value from the provider (`REASONING_ENCRYPTED_VALUE`).
+        encrypted_value "encryptedValue": String,
+        /// Free-form metadata.
+        metadata "metadata": JsonObject,
+        /// The sub-agent run it belongs to.
+        subagent_run_id "subagentRunId": String,
     }
 }
 
@@ -146,11 +180,16 @@ wire_struct! {
         id "id": String,
         content "content": Content,
         tool_call_id "toolCallId": String,
+    }
+    rare RareFields {
         /// Set when the tool failed; `content` still says what happened.
-        error "error": Option<String>,
-        encrypted_value "encryptedValue": Option<String>,
-        metadata "metadata": Option<JsonObject>,
-        subagent_run_id "subagentRunId": Option<String>,
+        error "error": String,
+        /// An opaque value from the provider (`REASONING_ENCRYPTED_VALUE`).
+        encrypted_value "encryptedValue": String,
+        /// Free-form metadata.
+        metadata "metadata": JsonObject,
+        /// The sub-agent run it belongs to.
+        subagent_run_id "subagentRunId": String,
     }
 }
 
@@ -161,8 +200,12 @@ wire_struct! {
         id "id": String,
         activity_type "activityType": String,
         content "content": JsonObject,
-        metadata "metadata": Option<JsonObject>,
-        subagent_run_id "subagentRunId": Option<String>,
+    }
+    rare RareFields {
+        /// Free-form metadata.
+        metadata "metadata": JsonObject,
+        /// The sub-agent run it belongs to.
+        subagent_run_id "subagentRunId": String,
     }
 }
 
@@ -172,8 +215,22 @@ wire_struct! {
     pub struct ReasoningMessage {
         id "id": String,
         content "content": String,
-        encrypted_value "encryptedValue": Option<String>,
-        metadata "metadata": Option<JsonObject>,
-        subagent_run_id "subagentRunId": Option<String>,
+    }
+    rare RareFields {
+        /// An opaque value from the provider (`REASONING_ENCRYPTED_VALUE`).
+        encrypted_value "encryptedValue": String,
+        /// Free-form metadata.
+        metadata "metadata": JsonObject,
+        /// The sub-agent run it belongs to.
+        subagent_run_id "subagentRunId": String,
     }
 }
+
+/// A message is 11 words: 44 bytes in wasm32 (88 before its rare fields were boxed), the slot
+/// of the thread's `Vec<Message>`. Its largest kinds are `tool` (`id`, `content`, `toolCallId`)
+/// and `assistant` (`id`, `content`, `toolCalls`), each with the box of its rare fields; an
+/// optional field moved out of the box adds a word or three to every message.
+const _: () = assert!(
+    core::mem::size_of::<Message>() <= 11 * core::mem::size_of::<usize>(),
+    "a Message grew past 11 words (44 bytes in wasm32): keep rare fields in `rare`"
+);

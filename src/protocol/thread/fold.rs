@@ -5,8 +5,8 @@ use crate::json::{self, Map, Value};
 use crate::lean::hash::{HashMap, HashSet};
 use crate::protocol::event::{
     ActivityMessage, AssistantMessage, Content, EncryptedValueSubtype, Event, FunctionCall,
-    FunctionKind, JsonObject, Message, MessagesSnapshot, ReasoningMessage, RunFinishedOutcome,
-    TextMessage, TextMessageRole, ToolCall, ToolMessage, UserMessage,
+    FunctionKind, JsonObject, Message, MessagesSnapshot, RareFields, ReasoningMessage,
+    RunFinishedOutcome, TextMessage, TextMessageRole, ToolCall, ToolMessage, UserMessage,
 };
 
 use super::error::{Fault, ReduceError};
@@ -80,7 +80,7 @@ impl Thread {
                         return Err(Fault::ActivityIdReused(&e.message_id));
                     }
                     return Ok(changed_if(
-                        merge_metadata(metadata_mut(message), e.metadata.as_ref()),
+                        merge_message_metadata(message, e.metadata.as_ref()),
                         at,
                     ));
                 }
@@ -93,10 +93,13 @@ impl Thread {
                         let text = TextMessage {
                             id,
                             content: String::new(),
-                            name,
-                            encrypted_value: None,
-                            metadata,
-                            subagent_run_id,
+                            rare: RareFields {
+                                name,
+                                metadata,
+                                subagent_run_id,
+                                ..RareFields::default()
+                            }
+                            .boxed(),
                         };
                         if role == TextMessageRole::Developer {
                             Message::Developer(text)
@@ -107,18 +110,25 @@ impl Thread {
                     TextMessageRole::User => Message::User(UserMessage {
                         id,
                         content: Content::Text(String::new()),
-                        name,
-                        encrypted_value: None,
-                        metadata,
-                        subagent_run_id,
+                        rare: RareFields {
+                            name,
+                            metadata,
+                            subagent_run_id,
+                            ..RareFields::default()
+                        }
+                        .boxed(),
                     }),
                     TextMessageRole::Assistant => Message::Assistant(AssistantMessage {
                         id,
                         content: Some(String::new()),
-                        name,
-                        metadata,
-                        subagent_run_id,
-                        ..AssistantMessage::default()
+                        tool_calls: None,
+                        rare: RareFields {
+                            name,
+                            metadata,
+                            subagent_run_id,
+                            ..RareFields::default()
+                        }
+                        .boxed(),
                     }),
                 };
                 Ok(Applied::Added(self.append(message)))
@@ -127,14 +137,13 @@ impl Thread {
                 let at = self.text_target(&e.message_id)?;
                 let message = &mut self.messages[at];
                 append_text(message, &e.delta);
-                merge_metadata(metadata_mut(message), e.metadata.as_ref());
+                merge_message_metadata(message, e.metadata.as_ref());
                 Ok(Applied::Message(at))
             }
             Event::TextMessageEnd(e) => {
                 let at = self.text_target(&e.message_id)?;
                 shrink_text(&mut self.messages[at]);
-                let changed =
-                    merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
+                let changed = merge_message_metadata(&mut self.messages[at], e.metadata.as_ref());
                 Ok(changed_if(changed, at))
             }
             Event::ReasoningMessageStart(e) => {
@@ -144,16 +153,19 @@ impl Thread {
                         return Err(Fault::ActivityIdReused(&e.message_id));
                     }
                     return Ok(changed_if(
-                        merge_metadata(metadata_mut(message), e.metadata.as_ref()),
+                        merge_message_metadata(message, e.metadata.as_ref()),
                         at,
                     ));
                 }
                 let message = Message::Reasoning(ReasoningMessage {
                     id: e.message_id.clone(),
                     content: String::new(),
-                    encrypted_value: None,
-                    metadata: merged(None, e.metadata.as_ref()),
-                    subagent_run_id: e.subagent_run_id.clone(),
+                    rare: RareFields {
+                        metadata: merged(None, e.metadata.as_ref()),
+                        subagent_run_id: e.subagent_run_id.clone(),
+                        ..RareFields::default()
+                    }
+                    .boxed(),
                 });
                 Ok(Applied::Added(self.append(message)))
             }
@@ -161,13 +173,12 @@ impl Thread {
                 let at = self.text_target(&e.message_id)?;
                 let message = &mut self.messages[at];
                 append_text(message, &e.delta);
-                merge_metadata(metadata_mut(message), e.metadata.as_ref());
+                merge_message_metadata(message, e.metadata.as_ref());
                 Ok(Applied::Message(at))
             }
             Event::ReasoningMessageEnd(e) => {
                 let at = self.text_target(&e.message_id)?;
-                let changed =
-                    merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
+                let changed = merge_message_metadata(&mut self.messages[at], e.metadata.as_ref());
                 Ok(changed_if(changed, at))
             }
             Event::ToolCallStart(e) => {
@@ -190,8 +201,9 @@ impl Thread {
                     // it would be bytes in the `.wasm` for a panic that cannot happen).
                     unreachable!();
                 };
-                if created && assistant.subagent_run_id.is_none() {
-                    assistant.subagent_run_id.clone_from(&e.subagent_run_id);
+                // A message made for the call (it has no rare fields yet) takes its attribution.
+                if let (true, Some(tag)) = (created, &e.subagent_run_id) {
+                    assistant.rare_mut().subagent_run_id = Some(tag.clone());
                 }
                 // Room for one call: most messages make one, and a `Vec`'s first push makes room
                 // for four (three empty calls per message, the mixed corpus's largest cost).
@@ -240,10 +252,12 @@ impl Thread {
                     id: e.message_id.clone(),
                     content: e.content.clone(),
                     tool_call_id: e.tool_call_id.clone(),
-                    error: None,
-                    encrypted_value: None,
-                    metadata: merged(None, e.metadata.as_ref()),
-                    subagent_run_id: e.subagent_run_id.clone(),
+                    rare: RareFields {
+                        metadata: merged(None, e.metadata.as_ref()),
+                        subagent_run_id: e.subagent_run_id.clone(),
+                        ..RareFields::default()
+                    }
+                    .boxed(),
                 });
                 Ok(Applied::Added(
                     self.place_tool_message(message, &e.tool_call_id),
@@ -270,13 +284,16 @@ impl Thread {
                         id: e.message_id.clone(),
                         activity_type: e.activity_type.clone(),
                         content: e.content.clone(),
-                        metadata: None,
-                        subagent_run_id: e.subagent_run_id.clone(),
+                        rare: RareFields {
+                            subagent_run_id: e.subagent_run_id.clone(),
+                            ..RareFields::default()
+                        }
+                        .boxed(),
                     })
                 };
                 let Some(at) = self.position(&e.message_id) else {
                     let at = self.append(fresh());
-                    merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
+                    merge_message_metadata(&mut self.messages[at], e.metadata.as_ref());
                     return Ok(Applied::Added(at));
                 };
                 match &mut self.messages[at] {
@@ -286,16 +303,30 @@ impl Thread {
                             // the event's attribution (subagentRunId), present or not.
                             existing.activity_type.clone_from(&e.activity_type);
                             existing.content.clone_from(&e.content);
-                            existing.subagent_run_id.clone_from(&e.subagent_run_id);
+                            match &e.subagent_run_id {
+                                Some(tag) => {
+                                    existing.rare_mut().subagent_run_id = Some(tag.clone())
+                                }
+                                None => {
+                                    if let Some(rare) = &mut existing.rare {
+                                        rare.subagent_run_id = None;
+                                        if rare.is_empty() {
+                                            existing.rare = None;
+                                        }
+                                    }
+                                }
+                            }
                         }
                         // default.ts: the metadata merges onto the existing activity message
                         // even when `replace` is false.
-                        merge_metadata(&mut existing.metadata, e.metadata.as_ref());
+                        if let Some(incoming) = &e.metadata {
+                            merge_metadata(&mut existing.rare_mut().metadata, Some(incoming));
+                        }
                     }
                     _ if replace => {
                         // default.ts: a non-activity message under this id is replaced whole.
                         self.messages[at] = fresh();
-                        merge_metadata(metadata_mut(&mut self.messages[at]), e.metadata.as_ref());
+                        merge_message_metadata(&mut self.messages[at], e.metadata.as_ref());
                         self.reindex();
                     }
                     _ => return Ok(Applied::None),
@@ -311,7 +342,9 @@ impl Thread {
                     return Err(Fault::NotActivity(&e.message_id));
                 };
                 // default.ts: "Metadata does not depend on the patch succeeding", merge first.
-                merge_metadata(&mut activity.metadata, e.metadata.as_ref());
+                if let Some(incoming) = &e.metadata {
+                    merge_metadata(&mut activity.rare_mut().metadata, Some(incoming));
+                }
                 let mut content = Value::Object(activity.content.clone());
                 // `None`: the patch applied but did not leave an object.
                 let patched = match crate::json::patch::apply(&mut content, &e.patch) {
@@ -344,16 +377,12 @@ impl Thread {
                         let Some(at) = self.position(&e.entity_id) else {
                             return Ok(Applied::None);
                         };
-                        let slot = match &mut self.messages[at] {
-                            Message::Developer(m) | Message::System(m) => &mut m.encrypted_value,
-                            Message::User(m) => &mut m.encrypted_value,
-                            Message::Assistant(m) => &mut m.encrypted_value,
-                            Message::Tool(m) => &mut m.encrypted_value,
-                            Message::Reasoning(m) => &mut m.encrypted_value,
-                            // Activity messages have no encryptedValue.
-                            Message::Activity(_) => return Ok(Applied::None),
-                        };
-                        *slot = Some(e.encrypted_value.clone());
+                        let message = &mut self.messages[at];
+                        // Activity messages have no encryptedValue.
+                        if matches!(message, Message::Activity(_)) {
+                            return Ok(Applied::None);
+                        }
+                        message.rare_mut().encrypted_value = Some(e.encrypted_value.clone());
                         at
                     }
                 };
@@ -512,15 +541,10 @@ fn shrink_text(message: &mut Message) {
     }
 }
 
-fn metadata_mut(message: &mut Message) -> &mut Option<JsonObject> {
-    match message {
-        Message::Developer(m) | Message::System(m) => &mut m.metadata,
-        Message::User(m) => &mut m.metadata,
-        Message::Assistant(m) => &mut m.metadata,
-        Message::Tool(m) => &mut m.metadata,
-        Message::Activity(m) => &mut m.metadata,
-        Message::Reasoning(m) => &mut m.metadata,
-    }
+/// [`merge_metadata`] onto a message's `metadata`, one of its rare fields: boxed only when the
+/// event has metadata to merge.
+fn merge_message_metadata(message: &mut Message, incoming: Option<&JsonObject>) -> bool {
+    incoming.is_some() && merge_metadata(&mut message.rare_mut().metadata, incoming)
 }
 
 /// `@ag-ui/core` `mergeMetadata`: `{ ...existing, ...incoming }`: key by key, last write wins,

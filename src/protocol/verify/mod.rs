@@ -453,15 +453,12 @@ impl Verifier {
     /// (overwrites), a `RUN_STARTED.input` echo only fills gaps.
     fn seed_owners(&mut self, messages: &[Message], authoritative: bool) {
         for message in messages {
-            let (owner, tool_calls) = match message {
-                Message::Developer(m) | Message::System(m) => (&m.subagent_run_id, None),
-                Message::User(m) => (&m.subagent_run_id, None),
-                Message::Assistant(m) => (&m.subagent_run_id, m.tool_calls.as_deref()),
-                Message::Tool(m) => (&m.subagent_run_id, None),
-                Message::Activity(m) => (&m.subagent_run_id, None),
-                Message::Reasoning(m) => (&m.subagent_run_id, None),
+            let tool_calls = match message {
+                Message::Assistant(m) => m.tool_calls.as_deref(),
+                _ => None,
             };
-            let owner = self.owner(owner.as_deref());
+            let tag = message.rare().and_then(|r| r.subagent_run_id.as_deref());
+            let owner = self.owner(tag);
             let bucket = match message {
                 Message::Reasoning(_) => &mut self.reasoning_owners,
                 Message::Activity(_) => &mut self.activity_owners,
