@@ -168,9 +168,10 @@ size:
 # read decoded 8 KiB at a time (+1) and `messages` batches of 64 KiB in a buffer sized for them,
 # appended in one call (+106 / +143): 181,368 and 218,240. Then `fillLong` bound with `catch`
 # (+54 / +65): 181,422 and 218,305. Then issue 38's smaller `Message` (its rare fields boxed
-# together, 88 -> 44 bytes in wasm32; docs/numbers.md "Memory"): +315 / +164: 181,737 and 218,469.
-SIZE_BUDGET_GZIP ?= 181737
-SIZE_BUDGET_CODER_GZIP ?= 218469
+# together, 88 -> 44 bytes in wasm32; docs/numbers.md "Memory"): +315 / +164: 181,737 and 218,469;
+# a tool call's too (60 -> 40 bytes): -60 / -59: 181,677 and 218,410.
+SIZE_BUDGET_GZIP ?= 181677
+SIZE_BUDGET_CODER_GZIP ?= 218410
 test-size: build
 	node scripts/size-report.mjs --budget $(SIZE_BUDGET_GZIP) --coder-budget $(SIZE_BUDGET_CODER_GZIP)
 
