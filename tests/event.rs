@@ -331,9 +331,10 @@ fn the_base_fields_are_written_after_the_own_ones_in_one_order() {
     );
 }
 
-/// A message's rare fields (`name`, `error`, `encryptedValue`, `metadata`, `subagentRunId`) are
-/// held apart, boxed together only when one is present: each kind reads them from anywhere in
-/// the object and writes them after its own fields, in the one order of its declaration.
+/// A message's rare fields (`name`, `error`, `encryptedValue`, `metadata`, `subagentRunId`), and
+/// a tool call's (`encryptedValue`, `metadata`), are held apart, boxed together only when one is
+/// present: each kind reads them from anywhere in the object and writes them after its own
+/// fields, in the one order of its declaration.
 #[test]
 fn every_message_kind_writes_its_rare_fields_in_wire_order() {
     let cases = [
@@ -352,6 +353,10 @@ fn every_message_kind_writes_its_rare_fields_in_wire_order() {
         (
             r#"{"role":"assistant","encryptedValue":"e","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}],"name":"n","id":"a","content":"c"}"#,
             r#"{"role":"assistant","id":"a","content":"c","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}],"name":"n","encryptedValue":"e"}"#,
+        ),
+        (
+            r#"{"role":"assistant","id":"a","toolCalls":[{"metadata":{"k":1},"function":{"arguments":"{}","name":"f"},"encryptedValue":"x","type":"function","id":"c"},{"id":"d","type":"function","function":{"name":"g","arguments":""},"metadata":null}]}"#,
+            r#"{"role":"assistant","id":"a","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"},"encryptedValue":"x","metadata":{"k":1}},{"id":"d","type":"function","function":{"name":"g","arguments":""}}]}"#,
         ),
         (
             r#"{"role":"tool","subagentRunId":"s","error":"boom","toolCallId":"c","content":"x","id":"t","metadata":{"m":1},"encryptedValue":"e"}"#,
@@ -385,7 +390,10 @@ fn a_message_without_rare_fields_holds_no_box_and_one_with_them_reads_them() {
         r#"{"type":"MESSAGES_SNAPSHOT","messages":[
             {"role":"user","id":"u","content":"hi","name":null,"metadata":null},
             {"role":"tool","id":"t","content":"x","toolCallId":"c","error":"boom"},
-            {"role":"assistant","id":"a","subagentRunId":"s"}
+            {"role":"assistant","id":"a","subagentRunId":"s","toolCalls":[
+                {"id":"c","type":"function","function":{"name":"f","arguments":""}},
+                {"id":"d","type":"function","function":{"name":"f","arguments":""},"metadata":{"k":1}}
+            ]}
         ]}"#,
     );
     let Event::MessagesSnapshot(snapshot) = e else {
@@ -402,4 +410,8 @@ fn a_message_without_rare_fields_holds_no_box_and_one_with_them_reads_them() {
     assert_eq!(tool.metadata(), None);
     assert_eq!(assistant.subagent_run_id().map(String::as_str), Some("s"));
     assert_eq!(assistant.name(), None);
+    let calls = assistant.tool_calls.as_deref().unwrap_or_default();
+    assert!(calls[0].rare.is_none(), "{:?}", calls[0]);
+    assert_eq!(calls[1].metadata().map(|m| m.len()), Some(1));
+    assert_eq!(calls[1].encrypted_value(), None);
 }

@@ -664,8 +664,7 @@ impl CoderThread {
                             name: call.tool_name,
                             arguments: call.args.map(|a| a.to_json()).unwrap_or_default(),
                         },
-                        encrypted_value: None,
-                        metadata: None,
+                        rare: None,
                     });
                 }
                 Part::ToolResult(result) => results.push(result),

@@ -312,12 +312,21 @@ wire_struct! {
         kind "type": FunctionKind,
         /// The function called.
         function "function": FunctionCall,
-        /// An opaque value from the provider.
-        encrypted_value "encryptedValue": Option<String>,
+    }
+    rare RareFields {
+        /// An opaque value from the provider (`REASONING_ENCRYPTED_VALUE`).
+        encrypted_value "encryptedValue": String,
         /// Free-form metadata.
-        metadata "metadata": Option<JsonObject>,
+        metadata "metadata": JsonObject,
     }
 }
+
+/// A tool call is 10 words: 40 bytes in wasm32 (60 before its rare fields were boxed), the
+/// item of an assistant message's `toolCalls`.
+const _: () = assert!(
+    core::mem::size_of::<ToolCall>() <= 10 * core::mem::size_of::<usize>(),
+    "a ToolCall grew past 10 words (40 bytes in wasm32): keep rare fields in `rare`"
+);
 
 wire_literals! {
     /// The `"function"` literal of [`ToolCall::kind`].

@@ -191,7 +191,7 @@ impl Thread {
                     if renamed {
                         call.function.name.clone_from(&e.tool_call_name);
                     }
-                    let changed = merge_metadata(&mut call.metadata, e.metadata.as_ref());
+                    let changed = merge_call_metadata(call, e.metadata.as_ref());
                     return Ok(changed_if(renamed || changed, m));
                 }
                 let (m, created) = self
@@ -217,8 +217,11 @@ impl Thread {
                         name: e.tool_call_name.clone(),
                         arguments: String::new(),
                     },
-                    encrypted_value: None,
-                    metadata: merged(None, e.metadata.as_ref()),
+                    rare: RareFields {
+                        metadata: merged(None, e.metadata.as_ref()),
+                        ..RareFields::default()
+                    }
+                    .boxed(),
                 });
                 let c = calls.len() - 1;
                 self.index_call(m, c);
@@ -232,7 +235,7 @@ impl Thread {
                 let (m, c) = self.call_target(&e.tool_call_id)?;
                 let call = self.call_mut(m, c);
                 json::push_str(&mut call.function.arguments, &e.delta);
-                merge_metadata(&mut call.metadata, e.metadata.as_ref());
+                merge_call_metadata(call, e.metadata.as_ref());
                 Ok(Applied::Message(m))
             }
             Event::ToolCallEnd(e) => {
@@ -241,7 +244,7 @@ impl Thread {
                 let call = self.call_mut(m, c);
                 // Finished: held in its length (it grew by doubling while it streamed).
                 call.function.arguments.shrink_to_fit();
-                let changed = merge_metadata(&mut call.metadata, e.metadata.as_ref());
+                let changed = merge_call_metadata(call, e.metadata.as_ref());
                 Ok(changed_if(changed, m))
             }
             Event::ToolCallResult(e) => {
@@ -370,7 +373,8 @@ impl Thread {
                         let Some((m, c)) = self.call_position(&e.entity_id) else {
                             return Ok(Applied::None);
                         };
-                        self.call_mut(m, c).encrypted_value = Some(e.encrypted_value.clone());
+                        self.call_mut(m, c).rare_mut().encrypted_value =
+                            Some(e.encrypted_value.clone());
                         m
                     }
                     EncryptedValueSubtype::Message => {
@@ -545,6 +549,11 @@ fn shrink_text(message: &mut Message) {
 /// event has metadata to merge.
 fn merge_message_metadata(message: &mut Message, incoming: Option<&JsonObject>) -> bool {
     incoming.is_some() && merge_metadata(&mut message.rare_mut().metadata, incoming)
+}
+
+/// [`merge_metadata`] onto a tool call's `metadata`, as [`merge_message_metadata`].
+fn merge_call_metadata(call: &mut ToolCall, incoming: Option<&JsonObject>) -> bool {
+    incoming.is_some() && merge_metadata(&mut call.rare_mut().metadata, incoming)
 }
 
 /// `@ag-ui/core` `mergeMetadata`: `{ ...existing, ...incoming }`: key by key, last write wins,
