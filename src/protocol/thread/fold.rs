@@ -85,21 +85,19 @@ impl Thread {
                     ));
                 }
                 let id = e.message_id.clone();
-                let name = e.name.clone();
-                let subagent_run_id = e.subagent_run_id.clone();
-                let metadata = merged(None, e.metadata.as_ref());
+                let rare = RareFields {
+                    name: e.name.clone(),
+                    metadata: merged(None, e.metadata.as_ref()),
+                    subagent_run_id: e.subagent_run_id.clone(),
+                    ..RareFields::default()
+                }
+                .boxed();
                 let message = match e.role.unwrap_or(TextMessageRole::Assistant) {
                     role @ (TextMessageRole::Developer | TextMessageRole::System) => {
                         let text = TextMessage {
                             id,
                             content: String::new(),
-                            rare: RareFields {
-                                name,
-                                metadata,
-                                subagent_run_id,
-                                ..RareFields::default()
-                            }
-                            .boxed(),
+                            rare,
                         };
                         if role == TextMessageRole::Developer {
                             Message::Developer(text)
@@ -110,25 +108,13 @@ impl Thread {
                     TextMessageRole::User => Message::User(UserMessage {
                         id,
                         content: Content::Text(String::new()),
-                        rare: RareFields {
-                            name,
-                            metadata,
-                            subagent_run_id,
-                            ..RareFields::default()
-                        }
-                        .boxed(),
+                        rare,
                     }),
                     TextMessageRole::Assistant => Message::Assistant(AssistantMessage {
                         id,
                         content: Some(String::new()),
                         tool_calls: None,
-                        rare: RareFields {
-                            name,
-                            metadata,
-                            subagent_run_id,
-                            ..RareFields::default()
-                        }
-                        .boxed(),
+                        rare,
                     }),
                 };
                 Ok(Applied::Added(self.append(message)))
