@@ -767,7 +767,7 @@ macro_rules! wire_literals {
             pub(crate) fn from_name(text: &str) -> Option<Self> {
                 const NAMES: &[&str] = &[$($wire),*];
                 const ALL: &[$name] = &[$($name::$variant),*];
-                NAMES.iter().position(|name| *name == text).map(|at| ALL[at])
+                $crate::protocol::wire::name_index(NAMES, text).map(|at| ALL[at])
             }
         }
 
@@ -803,12 +803,18 @@ pub fn literal_index(value: &Value, names: &[&str]) -> Result<usize, FieldError>
     let Some(text) = value.as_str() else {
         return Err(FieldError::expected("a string", value));
     };
-    names.iter().position(|name| *name == text).ok_or_else(|| {
+    name_index(names, text).ok_or_else(|| {
         FieldError::new(format!(
             "unknown value `{text}`, expected {}",
             one_of(names)
         ))
     })
+}
+
+/// Where `text` is in `names`: the search of [`literal_index`] and of a literal's `from_name`.
+#[doc(hidden)]
+pub fn name_index(names: &[&str], text: &str) -> Option<usize> {
+    names.iter().position(|name| *name == text)
 }
 
 /// "`a`, `b` or `c`".

@@ -44,8 +44,13 @@ macro_rules! messages {
             /// The message's rare fields, to set: boxed now if it had none. Set only the fields
             /// of its kind: the others are never written.
             pub fn rare_mut(&mut self) -> &mut RareFields {
+                RareFields::make(self.rare_slot())
+            }
+
+            /// The message's `rare` field itself (`None` when it has no rare fields).
+            pub fn rare_slot(&mut self) -> &mut Option<Box<RareFields>> {
                 match self {
-                    $( Message::$variant(m) => RareFields::make(&mut m.rare), )*
+                    $( Message::$variant(m) => &mut m.rare, )*
                 }
             }
 

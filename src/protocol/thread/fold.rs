@@ -177,7 +177,7 @@ impl Thread {
                     if renamed {
                         call.function.name.clone_from(&e.tool_call_name);
                     }
-                    let changed = merge_call_metadata(call, e.metadata.as_ref());
+                    let changed = merge_rare_metadata(&mut call.rare, e.metadata.as_ref());
                     return Ok(changed_if(renamed || changed, m));
                 }
                 let (m, created) = self
@@ -221,7 +221,7 @@ impl Thread {
                 let (m, c) = self.call_target(&e.tool_call_id)?;
                 let call = self.call_mut(m, c);
                 json::push_str(&mut call.function.arguments, &e.delta);
-                merge_call_metadata(call, e.metadata.as_ref());
+                merge_rare_metadata(&mut call.rare, e.metadata.as_ref());
                 Ok(Applied::Message(m))
             }
             Event::ToolCallEnd(e) => {
@@ -230,7 +230,7 @@ impl Thread {
                 let call = self.call_mut(m, c);
                 // Finished: held in its length (it grew by doubling while it streamed).
                 call.function.arguments.shrink_to_fit();
-                let changed = merge_call_metadata(call, e.metadata.as_ref());
+                let changed = merge_rare_metadata(&mut call.rare, e.metadata.as_ref());
                 Ok(changed_if(changed, m))
             }
             Event::ToolCallResult(e) => {
@@ -308,9 +308,7 @@ impl Thread {
                         }
                         // default.ts: the metadata merges onto the existing activity message
                         // even when `replace` is false.
-                        if let Some(incoming) = &e.metadata {
-                            merge_metadata(&mut existing.rare_mut().metadata, Some(incoming));
-                        }
+                        merge_rare_metadata(&mut existing.rare, e.metadata.as_ref());
                     }
                     _ if replace => {
                         // default.ts: a non-activity message under this id is replaced whole.
@@ -331,9 +329,7 @@ impl Thread {
                     return Err(Fault::NotActivity(&e.message_id));
                 };
                 // default.ts: "Metadata does not depend on the patch succeeding", merge first.
-                if let Some(incoming) = &e.metadata {
-                    merge_metadata(&mut activity.rare_mut().metadata, Some(incoming));
-                }
+                merge_rare_metadata(&mut activity.rare, e.metadata.as_ref());
                 let mut content = Value::Object(activity.content.clone());
                 // `None`: the patch applied but did not leave an object.
                 let patched = match crate::json::patch::apply(&mut content, &e.patch) {
@@ -531,15 +527,15 @@ fn shrink_text(message: &mut Message) {
     }
 }
 
-/// [`merge_metadata`] onto a message's `metadata`, one of its rare fields: boxed only when the
-/// event has metadata to merge.
-fn merge_message_metadata(message: &mut Message, incoming: Option<&JsonObject>) -> bool {
-    incoming.is_some() && merge_metadata(&mut message.rare_mut().metadata, incoming)
+/// [`merge_metadata`] onto the `metadata` of a message's or a tool call's rare fields, boxed
+/// only when the event has metadata to merge.
+fn merge_rare_metadata(rare: &mut Option<Box<RareFields>>, incoming: Option<&JsonObject>) -> bool {
+    incoming.is_some() && merge_metadata(&mut RareFields::make(rare).metadata, incoming)
 }
 
-/// [`merge_metadata`] onto a tool call's `metadata`, as [`merge_message_metadata`].
-fn merge_call_metadata(call: &mut ToolCall, incoming: Option<&JsonObject>) -> bool {
-    incoming.is_some() && merge_metadata(&mut call.rare_mut().metadata, incoming)
+/// [`merge_rare_metadata`] onto a message.
+fn merge_message_metadata(message: &mut Message, incoming: Option<&JsonObject>) -> bool {
+    merge_rare_metadata(message.rare_slot(), incoming)
 }
 
 /// `@ag-ui/core` `mergeMetadata`: `{ ...existing, ...incoming }`: key by key, last write wins,
