@@ -2048,3 +2048,29 @@ fn a_resumed_connection_whose_events_carry_no_ids_of_their_own_is_applied_whole(
         "the thread as without the cut: the text once, the call"
     );
 }
+
+/// `RUN_ERROR` ends the turn: a run the stream starts after it is not folded into the thread,
+/// whether it comes in the same read or in later ones.
+#[test]
+fn nothing_after_run_error_is_folded_whatever_the_reads() {
+    let body = sse(&[
+        started("r"),
+        json!({"type": "RUN_ERROR", "message": "boom"}),
+        started("r2"),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "late"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "a1"}),
+        finished("r2"),
+    ]);
+    for piece in [1, 16, body.len()] {
+        let mut h = asking("Go.");
+        h.open("t");
+        for bytes in body.as_bytes().chunks(piece) {
+            h.feed("t", bytes);
+        }
+        h.end("t");
+        assert_eq!(h.result().status, RunStatus::Error, "reads of {piece}");
+        let ids: Vec<&str> = h.session.messages("t").iter().map(Message::id).collect();
+        assert_eq!(ids, ["u1"], "reads of {piece}");
+    }
+}

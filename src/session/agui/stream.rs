@@ -352,6 +352,11 @@ fn drain_decoder(sh: &mut Shared, thread_id: &str, state: &mut ThreadState) {
                 event: item.event,
             }));
         }
+        // `RUN_ERROR` ends the turn: what the stream sent after it is not folded, whether it
+        // came in the same read or a later one (which the ended turn no longer reads).
+        if run_error.is_some() {
+            break;
+        }
     }
     for tool_call_id in fire_and_forget {
         if let Some(call) = state.thread.pending_call(&tool_call_id) {
