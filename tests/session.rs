@@ -2074,3 +2074,61 @@ fn nothing_after_run_error_is_folded_whatever_the_reads() {
         assert_eq!(ids, ["u1"], "reads of {piece}");
     }
 }
+
+/// Without `agui` events (no listener reads them one by one) consecutive deltas are folded in
+/// as one: the thread, its state and the run's end are the same as with them, whatever the
+/// pieces the body arrives in. Every conformance body and the real servers' answers.
+#[test]
+fn deltas_fold_to_the_same_thread_with_or_without_agui_events() {
+    let bodies: &[&str] = &[
+        include_str!("fixtures/conformance/text-basic.sse"),
+        include_str!("fixtures/conformance/text-roles.sse"),
+        include_str!("fixtures/conformance/text-chunks.sse"),
+        include_str!("fixtures/conformance/tool-calls-parallel.sse"),
+        include_str!("fixtures/conformance/tool-call-chunks.sse"),
+        include_str!("fixtures/conformance/state.sse"),
+        include_str!("fixtures/conformance/messages-snapshot.sse"),
+        include_str!("fixtures/conformance/activity.sse"),
+        include_str!("fixtures/conformance/reasoning.sse"),
+        include_str!("fixtures/conformance/subagents.sse"),
+        include_str!("fixtures/conformance/run-error.sse"),
+        include_str!("fixtures/conformance/outcomes-interrupt.sse"),
+        include_str!("fixtures/conformance/outcomes-cancelled.sse"),
+        include_str!("fixtures/conformance/multi-run.sse"),
+        include_str!("fixtures/conformance/raw-custom.sse"),
+        include_str!("fixtures/conformance/unicode.sse"),
+        include_str!("fixtures/agui-real/pydantic-ai/run1.sse"),
+        include_str!("fixtures/agui-real/pydantic-ai/run2.sse"),
+        include_str!("fixtures/agui-real/pydantic-ai/parallel-run1.sse"),
+        include_str!("fixtures/agui-real/ag-ui-server-starter/hitl-run1.sse"),
+    ];
+    let outcome = |body: &str, agui: bool, piece: usize| {
+        let mut h = harness();
+        h.session.set_agui_events(agui);
+        h.start(request("t", vec![user("u1", "Go.")]), clock());
+        h.open("t");
+        for bytes in body.as_bytes().chunks(piece) {
+            h.feed("t", bytes);
+        }
+        h.end("t");
+        let messages: Vec<Value> = h.session.messages("t").iter().map(to_serde).collect();
+        let state = h.session.state("t").map(to_serde);
+        let ends: Vec<String> = h
+            .results
+            .iter()
+            .map(|r| format!("{:?} {:?}", r.status, r.error))
+            .collect();
+        (messages, state, ends, h.jobs.len())
+    };
+    for (n, body) in bodies.iter().enumerate() {
+        let expected = outcome(body, true, body.len());
+        assert!(!expected.0.is_empty(), "body {n} folds to a thread");
+        for piece in [1, 7, 64, body.len()] {
+            assert_eq!(
+                outcome(body, false, piece),
+                expected,
+                "body {n}, pieces of {piece}"
+            );
+        }
+    }
+}

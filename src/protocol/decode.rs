@@ -16,9 +16,20 @@ use std::collections::VecDeque;
 use super::wire::{ObjWriter, ToJson};
 
 use super::chunks::{ChunkError, ChunkExpander, LegacyNotice, LegacyUpgrader};
-use super::event::{Event, EventError, Parsed};
+use super::event::{flat_delta, Event, EventError, Parsed};
 use super::sse::{SseDecoder, SseError, DEFAULT_MAX_EVENT_BYTES};
 use super::verify::{OrderError, Verifier};
+
+/// Whether an event has none of the base fields (`timestamp`, `rawEvent`, `metadata`,
+/// `subagentRunId`).
+macro_rules! bare {
+    ($e:expr) => {
+        $e.timestamp.is_none()
+            && $e.raw_event.is_none()
+            && $e.metadata.is_none()
+            && $e.subagent_run_id.is_none()
+    };
+}
 
 /// How to decode.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -307,6 +318,8 @@ pub struct EventDecoder {
     ids: Option<Vec<String>>,
     /// After a [`reconnect`](Self::reconnect), until the new connection has caught up.
     catching_up: Option<CatchUp>,
+    /// With [`coalesce_deltas`](Self::coalesce_deltas): deltas merged into the one before.
+    coalesce: bool,
 }
 
 /// A resumed connection that may be sending again events the stream has had.
@@ -335,6 +348,7 @@ impl EventDecoder {
             failed: None,
             ids: options.resumable.then(Vec::new),
             catching_up: None,
+            coalesce: false,
         }
     }
 
@@ -350,6 +364,15 @@ impl EventDecoder {
         self.check_failed()?;
         let result = self.finish_once();
         self.fail_on(result)
+    }
+
+    /// For a caller that folds the expanded view and reads no event of it one by one (the
+    /// session, while no `agui` listener is subscribed): a `TEXT_MESSAGE_CONTENT` or
+    /// `TOOL_CALL_ARGS` that continues the event queued last (same id, no base field on either)
+    /// is appended to its `delta` instead of queued, so the thread it folds into is the same,
+    /// in fewer events. Takes effect for the events decoded from then on.
+    pub(crate) fn coalesce_deltas(&mut self, on: bool) {
+        self.coalesce = on;
     }
 
     /// [`feed`](Self::feed) for a caller that drops the decoder at its first error (the session,
@@ -500,6 +523,10 @@ impl EventDecoder {
             }
             let index = self.index;
             self.index += 1;
+            if self.coalesce && self.append_delta(&frame.data) {
+                self.sse.recycle(frame.data);
+                continue;
+            }
             let parsed = Event::parse(&frame.data, index);
             self.sse.recycle(frame.data);
             let parsed = parsed?;
@@ -520,11 +547,11 @@ impl EventDecoder {
             // An event that is not a chunk, with no chunk stream open, is what the expander
             // would give back alone: checked and queued straight (not through `expanded`).
             if expander.is_idle() && !is_chunk(&event) {
+                let wire = self.output != Output::Expanded;
+                let expanded = self.output != Output::Wire;
                 if let Some(verifier) = &mut self.verifier {
                     verifier.check(&event, index)?;
                 }
-                let wire = self.output != Output::Expanded;
-                let expanded = self.output != Output::Wire;
                 queue(&mut self.ready, event, wire, expanded);
                 continue;
             }
@@ -557,6 +584,40 @@ impl EventDecoder {
             }
         }
         Ok(())
+    }
+
+    /// With [`coalesce_deltas`](Self::coalesce_deltas): appends the delta of `data` to the item
+    /// queued last when `data` is a flat `TEXT_MESSAGE_CONTENT` or `TOOL_CALL_ARGS` that
+    /// continues it (read as [`Event::parse`] would, never made an event of its own); false,
+    /// reading nothing, when it is not. The item queued last was checked by the verifier and
+    /// nothing was checked since, so the verifier would say of this event what it said of that
+    /// one; with no chunk stream open, the expander would hand it on as it is, in both views.
+    fn append_delta(&mut self, data: &str) -> bool {
+        let (wire, expanded) = match &self.expander {
+            None => (true, false),
+            Some(expander) if expander.is_idle() => {
+                (self.output != Output::Expanded, self.output != Output::Wire)
+            }
+            Some(_) => return false,
+        };
+        let Some(last) = self.ready.back_mut() else {
+            return false;
+        };
+        if last.wire != wire || last.expanded != expanded {
+            return false;
+        }
+        let (tool, to_id, to) = match &mut last.event {
+            Event::TextMessageContent(e) if bare!(e) => (false, &e.message_id, &mut e.delta),
+            Event::ToolCallArgs(e) if bare!(e) => (true, &e.tool_call_id, &mut e.delta),
+            _ => return false,
+        };
+        match flat_delta(data) {
+            Some((is_tool, id, delta)) if is_tool == tool && id == to_id.as_str() => {
+                to.push_str(&delta);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Verifies the expanded events of event `index` and queues them unless only the wire view
@@ -786,5 +847,116 @@ mod display_tests {
         for (error, text) in cases {
             assert_eq!(error.to_string(), text);
         }
+    }
+}
+
+#[cfg(test)]
+mod coalesce_tests {
+    use super::*;
+
+    fn frames(events: &[&str]) -> String {
+        events.iter().map(|e| format!("data: {e}\n\n")).collect()
+    }
+
+    /// The items a session's decoder yields for `body` fed in one piece, with deltas merged
+    /// or not.
+    fn items(body: &str, coalesce: bool) -> Result<Vec<Item>, DecodeError> {
+        let mut decoder = EventDecoder::new(&DecodeOptions {
+            output: Output::Both,
+            ..DecodeOptions::default()
+        });
+        decoder.coalesce_deltas(coalesce);
+        decoder.feed_once(body.as_bytes())?;
+        decoder.finish_once()?;
+        Ok(std::iter::from_fn(|| decoder.next_item()).collect())
+    }
+
+    fn json(items: &[Item]) -> Vec<String> {
+        items.iter().map(|i| i.event.to_json()).collect()
+    }
+
+    const START: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
+    const END: &str = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+
+    #[test]
+    fn consecutive_deltas_of_one_message_or_call_become_one_event() {
+        let body = frames(&[
+            START,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\"b\u00e9"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"c"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+            r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}"#,
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"x\""}"#,
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":":1}"}"#,
+            r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#,
+            END,
+        ]);
+        let merged = items(&body, true).unwrap();
+        assert_eq!(
+            json(&merged)[2..4],
+            [
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\"béc"}"#,
+                r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+            ]
+        );
+        assert_eq!(
+            json(&merged)[5],
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"x\":1}"}"#
+        );
+        assert_eq!(merged.len(), 8);
+        assert!(merged.iter().all(|i| i.wire && i.expanded));
+        // Off, every event is its own item.
+        assert_eq!(items(&body, false).unwrap().len(), 11);
+    }
+
+    #[test]
+    fn a_delta_of_another_id_or_with_a_base_field_is_not_merged() {
+        let body = frames(&[
+            START,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"n","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"n","delta":"b"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"c"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","timestamp":5}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"e"}"#,
+            r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"k","delta":"f"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"g"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"n"}"#,
+            END,
+        ]);
+        let merged = items(&body, true).unwrap();
+        assert_eq!(json(&merged), json(&items(&body, false).unwrap()));
+    }
+
+    #[test]
+    fn a_merged_delta_is_checked_as_its_own_event_would_be() {
+        // A delta after its message ended is refused at its own index, merged or not.
+        let body = frames(&[
+            START,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#,
+            r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"b"}"#,
+        ]);
+        for coalesce in [true, false] {
+            let error = items(&body, coalesce).unwrap_err();
+            assert!(
+                matches!(
+                    error,
+                    DecodeError::Order(OrderError::TextMessageNotOpen { index: 4, .. })
+                ),
+                "{error:?}"
+            );
+        }
+        // And one before any run: the first is refused, nothing is merged into nothing.
+        let body = frames(&[
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"b"}"#,
+        ]);
+        assert_eq!(items(&body, true).unwrap_err().index(), Some(0));
     }
 }

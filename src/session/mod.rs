@@ -393,7 +393,8 @@ impl Session {
 
     /// Whether each AG-UI event as it arrived is emitted as [`RuntimeEvent::Agui`] (on by
     /// default). A host whose listeners do not want them turns this off, and the stream then costs
-    /// no per-event action.
+    /// no per-event action: consecutive deltas of one message or tool call are even folded in as
+    /// one (the thread is the same).
     pub fn set_agui_events(&mut self, on: bool) {
         self.shared.agui_events = on;
     }

@@ -193,6 +193,23 @@ fn parse_flat(data: &str) -> Option<Event> {
     build(&mut slots)
 }
 
+/// A `TEXT_MESSAGE_CONTENT` or `TOOL_CALL_ARGS` (`true`) in the shape [`parse_flat`] reads: its
+/// id and its delta, as [`Event::parse`] would read them. `None` for any other text.
+pub(crate) fn flat_delta(data: &str) -> Option<(bool, Cow<'_, str>, Cow<'_, str>)> {
+    let rest = data.strip_prefix("{\"type\":\"")?;
+    let (tool, id) = if rest.starts_with("TEXT_MESSAGE_CONTENT\"") {
+        (false, "messageId")
+    } else if rest.starts_with("TOOL_CALL_ARGS\"") {
+        (true, "toolCallId")
+    } else {
+        return None;
+    };
+    let mut slots = [("type", None), (id, None), ("delta", None)];
+    parse_string_members(data, &mut slots)?;
+    let [_, (_, id), (_, delta)] = slots;
+    Some((tool, id?, delta?))
+}
+
 /// `type` and the members of a flat event, in the order of [`FLAT`]'s names (`None`: absent).
 type Slots<'a> = [(&'a str, Option<Cow<'a, str>>); 5];
 

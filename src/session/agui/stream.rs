@@ -119,6 +119,8 @@ pub(in crate::session) fn bytes(
         else {
             return;
         };
+        // Without an `agui` listener no event is read one by one: deltas may be merged.
+        decoder.coalesce_deltas(!sh.agui_events);
         // At an error the turn ends and the decoder goes with it: it need not keep the error.
         if let Err(error) = decoder.feed_once(piece) {
             decode_failed(sh, thread_id, state, error);
