@@ -6,7 +6,8 @@ use crate::lean::hash::{HashMap, HashSet};
 use crate::protocol::event::{
     ActivityMessage, AssistantMessage, Content, EncryptedValueSubtype, Event, FunctionCall,
     FunctionKind, JsonObject, Message, MessagesSnapshot, RareFields, ReasoningMessage,
-    RunFinishedOutcome, TextMessage, TextMessageRole, ToolCall, ToolMessage, UserMessage,
+    RunFinishedOutcome, TextMessage, TextMessageRole, TextMessageStart, ToolCall, ToolCallResult,
+    ToolCallStart, ToolMessage, UserMessage,
 };
 
 use super::error::{Fault, ReduceError};
@@ -84,40 +85,7 @@ impl Thread {
                         at,
                     ));
                 }
-                let id = e.message_id.clone();
-                let rare = RareFields {
-                    name: e.name.clone(),
-                    metadata: merged(None, e.metadata.as_ref()),
-                    subagent_run_id: e.subagent_run_id.clone(),
-                    ..RareFields::default()
-                }
-                .boxed();
-                let message = match e.role.unwrap_or(TextMessageRole::Assistant) {
-                    role @ (TextMessageRole::Developer | TextMessageRole::System) => {
-                        let text = TextMessage {
-                            id,
-                            content: String::new(),
-                            rare,
-                        };
-                        if role == TextMessageRole::Developer {
-                            Message::Developer(text)
-                        } else {
-                            Message::System(text)
-                        }
-                    }
-                    TextMessageRole::User => Message::User(UserMessage {
-                        id,
-                        content: Content::Text(String::new()),
-                        rare,
-                    }),
-                    TextMessageRole::Assistant => Message::Assistant(AssistantMessage {
-                        id,
-                        content: Some(String::new()),
-                        tool_calls: None,
-                        rare,
-                    }),
-                };
-                Ok(Applied::Added(self.append(message)))
+                Ok(Applied::Added(self.start_text(e, e.message_id.clone())))
             }
             Event::TextMessageContent(e) => {
                 let at = self.text_target(&e.message_id)?;
@@ -180,42 +148,7 @@ impl Thread {
                     let changed = merge_rare_metadata(&mut call.rare, e.metadata.as_ref());
                     return Ok(changed_if(renamed || changed, m));
                 }
-                let (m, created) = self
-                    .resolve_or_create_assistant(e.parent_message_id.as_deref(), &e.tool_call_id);
-                let Message::Assistant(assistant) = &mut self.messages[m] else {
-                    // resolve_or_create_assistant returns an assistant message (no message text:
-                    // it would be bytes in the `.wasm` for a panic that cannot happen).
-                    unreachable!();
-                };
-                // A message made for the call (it has no rare fields yet) takes its attribution.
-                if let (true, Some(tag)) = (created, &e.subagent_run_id) {
-                    assistant.rare_mut().subagent_run_id = Some(tag.clone());
-                }
-                // Room for one call: most messages make one, and a `Vec`'s first push makes room
-                // for four (three empty calls per message, the mixed corpus's largest cost).
-                let calls = assistant
-                    .tool_calls
-                    .get_or_insert_with(|| Vec::with_capacity(1));
-                calls.push(ToolCall {
-                    id: e.tool_call_id.clone(),
-                    kind: FunctionKind::Function,
-                    function: FunctionCall {
-                        name: e.tool_call_name.clone(),
-                        arguments: String::new(),
-                    },
-                    rare: RareFields {
-                        metadata: merged(None, e.metadata.as_ref()),
-                        ..RareFields::default()
-                    }
-                    .boxed(),
-                });
-                let c = calls.len() - 1;
-                self.index_call(m, c);
-                Ok(if created {
-                    Applied::Added(m)
-                } else {
-                    Applied::Message(m)
-                })
+                Ok(self.start_call(e, e.tool_call_id.clone(), e.tool_call_name.clone()))
             }
             Event::ToolCallArgs(e) => {
                 let (m, c) = self.call_target(&e.tool_call_id)?;
@@ -233,25 +166,12 @@ impl Thread {
                 let changed = merge_rare_metadata(&mut call.rare, e.metadata.as_ref());
                 Ok(changed_if(changed, m))
             }
-            Event::ToolCallResult(e) => {
-                if !is_placeholder(&e.content) {
-                    self.run.answer(&e.tool_call_id);
-                }
-                let message = Message::Tool(ToolMessage {
-                    id: e.message_id.clone(),
-                    content: e.content.clone(),
-                    tool_call_id: e.tool_call_id.clone(),
-                    rare: RareFields {
-                        metadata: merged(None, e.metadata.as_ref()),
-                        subagent_run_id: e.subagent_run_id.clone(),
-                        ..RareFields::default()
-                    }
-                    .boxed(),
-                });
-                Ok(Applied::Added(
-                    self.place_tool_message(message, &e.tool_call_id),
-                ))
-            }
+            Event::ToolCallResult(e) => Ok(Applied::Added(self.add_result(
+                e,
+                e.message_id.clone(),
+                e.content.clone(),
+                e.tool_call_id.clone(),
+            ))),
             Event::StateSnapshot(e) => {
                 self.state = e.snapshot.clone();
                 Ok(Applied::State)
@@ -376,6 +296,133 @@ impl Thread {
             }
             _ => Ok(Applied::None),
         }
+    }
+
+    /// [`fold`](Self::fold) for an event nobody reads after the thread (the session's, when no
+    /// `agui` listener is subscribed): the strings a new message or call keeps (its id, a tool
+    /// call's name, a result's content and call id) move out of the event instead of being
+    /// copied. The event is left with empty strings in their place.
+    pub(crate) fn fold_moving<'a>(&mut self, event: &'a mut Event) -> Result<Applied, Fault<'a>> {
+        match event {
+            Event::TextMessageStart(e) if self.position(&e.message_id).is_none() => {
+                let id = std::mem::take(&mut e.message_id);
+                Ok(Applied::Added(self.start_text(e, id)))
+            }
+            Event::ToolCallStart(e) if self.call_position(&e.tool_call_id).is_none() => {
+                self.run.start(&e.tool_call_id);
+                let id = std::mem::take(&mut e.tool_call_id);
+                let name = std::mem::take(&mut e.tool_call_name);
+                Ok(self.start_call(e, id, name))
+            }
+            Event::ToolCallResult(e) => {
+                let id = std::mem::take(&mut e.message_id);
+                let content = std::mem::take(&mut e.content);
+                let call = std::mem::take(&mut e.tool_call_id);
+                Ok(Applied::Added(self.add_result(e, id, content, call)))
+            }
+            event => self.fold(event),
+        }
+    }
+
+    /// A new text message `id` for `TEXT_MESSAGE_START` `e` (no message has its id), appended.
+    fn start_text(&mut self, e: &TextMessageStart, id: String) -> usize {
+        let rare = RareFields {
+            name: e.name.clone(),
+            metadata: merged(None, e.metadata.as_ref()),
+            subagent_run_id: e.subagent_run_id.clone(),
+            ..RareFields::default()
+        }
+        .boxed();
+        let message = match e.role.unwrap_or(TextMessageRole::Assistant) {
+            role @ (TextMessageRole::Developer | TextMessageRole::System) => {
+                let text = TextMessage {
+                    id,
+                    content: String::new(),
+                    rare,
+                };
+                if role == TextMessageRole::Developer {
+                    Message::Developer(text)
+                } else {
+                    Message::System(text)
+                }
+            }
+            TextMessageRole::User => Message::User(UserMessage {
+                id,
+                content: Content::Text(String::new()),
+                rare,
+            }),
+            TextMessageRole::Assistant => Message::Assistant(AssistantMessage {
+                id,
+                content: Some(String::new()),
+                tool_calls: None,
+                rare,
+            }),
+        };
+        self.append(message)
+    }
+
+    /// The new call `id` (named `name`) of `TOOL_CALL_START` `e` (no call has its id), added to
+    /// its parent message or to a message made for it.
+    fn start_call(&mut self, e: &ToolCallStart, id: String, name: String) -> Applied {
+        let (m, created) = self.resolve_or_create_assistant(e.parent_message_id.as_deref(), &id);
+        let Message::Assistant(assistant) = &mut self.messages[m] else {
+            // resolve_or_create_assistant returns an assistant message (no message text:
+            // it would be bytes in the `.wasm` for a panic that cannot happen).
+            unreachable!();
+        };
+        // A message made for the call (it has no rare fields yet) takes its attribution.
+        if let (true, Some(tag)) = (created, &e.subagent_run_id) {
+            assistant.rare_mut().subagent_run_id = Some(tag.clone());
+        }
+        // Room for one call: most messages make one, and a `Vec`'s first push makes room
+        // for four (three empty calls per message, the mixed corpus's largest cost).
+        let calls = assistant
+            .tool_calls
+            .get_or_insert_with(|| Vec::with_capacity(1));
+        calls.push(ToolCall {
+            id,
+            kind: FunctionKind::Function,
+            function: FunctionCall {
+                name,
+                arguments: String::new(),
+            },
+            rare: RareFields {
+                metadata: merged(None, e.metadata.as_ref()),
+                ..RareFields::default()
+            }
+            .boxed(),
+        });
+        let c = calls.len() - 1;
+        self.index_call(m, c);
+        if created {
+            Applied::Added(m)
+        } else {
+            Applied::Message(m)
+        }
+    }
+
+    /// The tool message `id` of `TOOL_CALL_RESULT` `e`, placed after its call's message.
+    fn add_result(
+        &mut self,
+        e: &ToolCallResult,
+        id: String,
+        content: Content,
+        tool_call_id: String,
+    ) -> usize {
+        if !is_placeholder(&content) {
+            self.run.answer(&tool_call_id);
+        }
+        self.place_tool_message(ToolMessage {
+            id,
+            content,
+            tool_call_id,
+            rare: RareFields {
+                metadata: merged(None, e.metadata.as_ref()),
+                subagent_run_id: e.subagent_run_id.clone(),
+                ..RareFields::default()
+            }
+            .boxed(),
+        })
     }
 
     /// `default.ts` `resolveOrCreateAssistantMessage`, returning (index, created):

@@ -190,8 +190,7 @@ impl Thread {
             self.reindex();
             return at;
         }
-        let tool_call_id = message.tool_call_id.clone();
-        self.place_tool_message(Message::Tool(message), &tool_call_id)
+        self.place_tool_message(message)
     }
 
     /// Places a tool message like the TS reducer places `TOOL_CALL_RESULT` (default.ts: "Place
@@ -199,8 +198,10 @@ impl Thread {
     /// call — not at the end. [...] Skip past any tool results already recorded for the same
     /// assistant so parallel results keep their order. Fall back to append when no owner is
     /// found.")
-    fn place_tool_message(&mut self, message: Message, tool_call_id: &str) -> usize {
-        let Some((owner, _)) = self.call_position(tool_call_id) else {
+    pub(super) fn place_tool_message(&mut self, message: ToolMessage) -> usize {
+        let owner = self.call_position(&message.tool_call_id);
+        let message = Message::Tool(message);
+        let Some((owner, _)) = owner else {
             return self.append(message);
         };
         let mut at = owner + 1;

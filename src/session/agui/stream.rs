@@ -300,6 +300,8 @@ fn drain_decoder(sh: &mut Shared, thread_id: &str, state: &mut ThreadState) {
                 Event::StateDelta(e) if !(item.wire && sh.agui_events) => {
                     state.thread.apply_state_delta(&mut e.delta).ok()
                 }
+                // Nor one of the others: the strings a new message keeps move into it.
+                event if !(item.wire && sh.agui_events) => state.thread.fold_moving(event).ok(),
                 event => state.thread.fold(event).ok(),
             };
             for message in recorded {

@@ -137,8 +137,8 @@ pub(in crate::session) fn take_reconnecting(state: &mut ThreadState) -> Option<(
 /// What one translated change of the stream does.
 fn chat_update(sh: &mut Shared, thread_id: &str, state: &mut ThreadState, update: Update) {
     match update {
-        Update::Event(event) => {
-            let applied = state.thread.fold(&event).ok();
+        Update::Event(mut event) => {
+            let applied = state.thread.fold_moving(&mut event).ok();
             note_applied(&state.thread, &mut state.changes, applied);
         }
         Update::Replace => {
