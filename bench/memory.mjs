@@ -25,6 +25,11 @@ export function memoryLines() {
     lines.push({ what: `${name} ${mb} MB, delivered in 1-16 KiB chunks`, name, delivery: "chunked", fn: "wasmOfRun", args: [name, mb, "chunked"] });
     lines.push({ what: `${name} ${mb} MB, the same bytes as one \`Response\` body`, name, delivery: "whole", fn: "wasmOfRun", args: [name, mb, "whole"] });
   }
+  // The state corpus's thread is its state, ~0.06 MB at any length: its 1 MB run is the control
+  // that tells a fixed cost (the same at 1 MB) from one that grows with the stream.
+  if (names.includes("state") && mb > 1) {
+    lines.push({ what: "state 1 MB, delivered in 1-16 KiB chunks (the state lines' control)", name: "state", delivery: "control", fn: "wasmOfRun", args: ["state", 1, "chunked"] });
+  }
   lines.push({ what: "2,000 turns in one thread (200-char messages)", fn: "wasmOfTurns", args: [1, 2000, 200] });
   lines.push({ what: "2,000 turns in one thread, default options (`subscribe(fn)`, `history: \"full\"`)", fn: "wasmOfTurns", args: [1, 2000, 200, false, true] });
   lines.push({ what: "10,000 turns in one thread, default options", fn: "wasmOfTurns", args: [1, 10000, 200, false, true] });

@@ -467,10 +467,20 @@ const oneRun = [
     const a = median(c.floor) / median(c.A), ar = median(c.floor) / median(c.AR);
     return `| speed | ${c.name} ${c.mb} MB | floor/A ${fmt(a, 2)}, floor/AR ${fmt(ar, 2)} | ≥ ${FLOOR_GOAL} | ${a >= FLOOR_GOAL && ar >= FLOOR_GOAL ? "yes" : "**no**"} |`;
   }),
-  ...memoryResults.map((r) => r.forgotten
+  ...memoryResults.map((r) => {
+    const measure = `(peak − fresh) / thread ${fmt(grownBy(r), 1)}× (${MiB(r.after)} MiB, thread ${(r.thread / 1e6).toFixed(2)} MB)`;
     // Forgotten threads measure reuse (section 5): the later 480 threads against the first 20.
-    ? `| memory | ${r.what} | the later 480 threads grew wasm memory by ${Math.round((r.after - r.early) / 1024)} KiB (the first 20 by ${Math.round((r.early - r.before) / 1024)} KiB) | at most one 64 KiB page | ${r.after - r.early <= 65536 ? "yes" : "**no**"} |`
-    : `| memory | ${r.what} | (peak − fresh) / thread ${fmt(grownBy(r), 1)}× (${MiB(r.after)} MiB, thread ${(r.thread / 1e6).toFixed(2)} MB) | ≤ 2× | ${grownBy(r) <= 2 ? "yes" : "**no**"} |`),
+    if (r.forgotten) return `| memory | ${r.what} | the later 480 threads grew wasm memory by ${Math.round((r.after - r.early) / 1024)} KiB (the first 20 by ${Math.round((r.early - r.before) / 1024)} KiB) | at most one 64 KiB page | ${r.after - r.early <= 65536 ? "yes" : "**no**"} |`;
+    if (r.delivery === "control") return `| memory | ${r.what} | ${measure} | (the state lines' control) | |`;
+    // Issue 38's table has no state line: a 0.06 MB state is less than one 64 KiB page over 2×,
+    // so its goal is that the growth is fixed, no larger at 20 MB than twice the 1 MB run's.
+    const control = r.name === "state" && memoryResults.find((c) => c.delivery === "control");
+    if (control) {
+      const grew = r.after - r.before, base = control.after - control.before;
+      return `| memory | ${r.what} | ${measure}; grew ${(grew / 2 ** 20).toFixed(2)} MiB, at 1 MB ${(base / 2 ** 20).toFixed(2)} MiB | fixed: ≤ 2× the 1 MB run's growth (not an issue-38 line) | ${grew <= 2 * base ? "yes" : "**no**"} |`;
+    }
+    return `| memory | ${r.what} | ${measure} | ≤ 2× | ${grownBy(r) <= 2 ? "yes" : "**no**"} |`;
+  }),
   ...[[tool, toolControl], [answer, answerControl]].filter(([r, c]) => r && c).map(([r, c]) =>
     `| pattern | ${r.what} | ${fmt(r.ms, 1)} ms, ${fmt(r.ms - c.ms, 1)} ms over its control | the match ≤ 50 ms | ${r.ms - c.ms <= 50 ? "yes" : "**no**"} |`),
   ...Object.keys(coldResults.samples).map((system) =>
