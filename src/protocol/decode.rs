@@ -547,11 +547,10 @@ impl EventDecoder {
             // An event that is not a chunk, with no chunk stream open, is what the expander
             // would give back alone: checked and queued straight (not through `expanded`).
             if expander.is_idle() && !is_chunk(&event) {
-                let wire = self.output != Output::Expanded;
-                let expanded = self.output != Output::Wire;
                 if let Some(verifier) = &mut self.verifier {
                     verifier.check(&event, index)?;
                 }
+                let (wire, expanded) = self.straight_views();
                 queue(&mut self.ready, event, wire, expanded);
                 continue;
             }
@@ -586,6 +585,12 @@ impl EventDecoder {
         Ok(())
     }
 
+    /// The views of an event the expander would hand on as it is (no chunk, none open): the
+    /// wire's unless only the expanded view is wanted, the expanded one unless only the wire.
+    fn straight_views(&self) -> (bool, bool) {
+        (self.output != Output::Expanded, self.output != Output::Wire)
+    }
+
     /// With [`coalesce_deltas`](Self::coalesce_deltas): appends the delta of `data` to the item
     /// queued last when `data` is a flat `TEXT_MESSAGE_CONTENT` or `TOOL_CALL_ARGS` that
     /// continues it (read as [`Event::parse`] would, never made an event of its own); false,
@@ -595,9 +600,7 @@ impl EventDecoder {
     fn append_delta(&mut self, data: &str) -> bool {
         let (wire, expanded) = match &self.expander {
             None => (true, false),
-            Some(expander) if expander.is_idle() => {
-                (self.output != Output::Expanded, self.output != Output::Wire)
-            }
+            Some(expander) if expander.is_idle() => self.straight_views(),
             Some(_) => return false,
         };
         let Some(last) = self.ready.back_mut() else {

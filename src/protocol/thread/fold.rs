@@ -28,17 +28,6 @@ impl Thread {
         self.fold(event).map_err(|fault| fault.into_error(event))
     }
 
-    /// A `STATE_DELTA`'s patch applied by value: its values move into the state (the patch is
-    /// left with `null` in their place), for a delta nobody reads after the thread. All or
-    /// nothing, as [`apply`](Self::apply).
-    pub(crate) fn apply_state_delta(
-        &mut self,
-        delta: &mut [crate::json::patch::PatchOp],
-    ) -> Result<Applied, crate::json::patch::PatchError> {
-        crate::json::patch::apply_taking(&mut self.state, delta)?;
-        Ok(Applied::State)
-    }
-
     /// [`apply`](Self::apply) without building the error: what went wrong comes back as a
     /// [`Fault`] that borrows the event (the session, which drops these errors as the TS client
     /// does, then carries no code to write them).
@@ -301,9 +290,15 @@ impl Thread {
     /// [`fold`](Self::fold) for an event nobody reads after the thread (the session's, when no
     /// `agui` listener is subscribed): the strings a new message or call keeps (its id, a tool
     /// call's name, a result's content and call id) move out of the event instead of being
-    /// copied. The event is left with empty strings in their place.
+    /// copied, and a `STATE_DELTA`'s values move into the state (all or nothing, as `fold`). The
+    /// event is left with empty strings and `null`s in their place.
     pub(crate) fn fold_moving<'a>(&mut self, event: &'a mut Event) -> Result<Applied, Fault<'a>> {
         match event {
+            Event::StateDelta(e) => {
+                json::patch::apply_taking(&mut self.state, &mut e.delta)
+                    .map_err(Fault::StatePatch)?;
+                Ok(Applied::State)
+            }
             Event::TextMessageStart(e) if self.position(&e.message_id).is_none() => {
                 let id = std::mem::take(&mut e.message_id);
                 Ok(Applied::Added(self.start_text(e, id)))

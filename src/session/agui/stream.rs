@@ -295,14 +295,12 @@ fn drain_decoder(sh: &mut Shared, thread_id: &str, state: &mut ThreadState) {
                 Event::MessagesSnapshot(_) => unsent_tool_messages(&state.thread, &state.unsent),
                 _ => Vec::new(),
             };
-            let applied = match &mut item.event {
-                // A delta no `agui` listener reads: its values move into the state.
-                Event::StateDelta(e) if !(item.wire && sh.agui_events) => {
-                    state.thread.apply_state_delta(&mut e.delta).ok()
-                }
-                // Nor one of the others: the strings a new message keeps move into it.
-                event if !(item.wire && sh.agui_events) => state.thread.fold_moving(event).ok(),
-                event => state.thread.fold(event).ok(),
+            // An event no `agui` listener reads gives the thread what it keeps (strings, a
+            // delta's values) instead of copies.
+            let applied = if item.wire && sh.agui_events {
+                state.thread.fold(&item.event).ok()
+            } else {
+                state.thread.fold_moving(&mut item.event).ok()
             };
             for message in recorded {
                 keep_tool_message(&mut state.thread, message);
